@@ -1,0 +1,138 @@
+"""Collection nodes: an eval file and its items."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .dataset import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
+from .engine import JudgeError
+from .judging import EvalFailed, judge_entry
+from .rubrics import DIMENSIONS
+from .state import STATE_KEY, record_for
+
+class LLMJudgeWarning(UserWarning):
+    """Something in an eval file was ignored."""
+
+
+class InvalidEntryError(Exception):
+    """An invalid entry under ``--judge-strict``."""
+
+
+def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool:
+    """Inside ``llmjudge_paths`` and matching ``llmjudge_file_patterns``, or named explicitly."""
+    if file_path.suffix != ".json":
+        return False
+    if explicit:
+        return True
+    patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
+    if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return False
+    roots = [config.rootpath / p for p in config.getini("llmjudge_paths")]
+    return any(file_path.is_relative_to(root) for root in roots)
+
+
+def run_eval_entry(request: pytest.FixtureRequest, eval_case: EvalCase, llmjudge_response: Any,
+                   relevance_judge: Any, tone_judge: Any) -> None:
+    """Judge the entry's response on relevance and tone against its thresholds."""
+    record = record_for(request.node)
+    judge_entry(eval_case.ticket, llmjudge_response,
+                {"relevance": relevance_judge, "tone": tone_judge}, record)
+
+
+class EvalJsonFile(pytest.File):
+    """A JSON eval file; yields one item per entry, in file order."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        try:
+            loaded = load_eval_file(self.path, DIMENSIONS)
+        except EvalFileError as exc:
+            raise self.CollectError(str(exc)) from None
+        for message in loaded.warnings:
+            self.warn(LLMJudgeWarning(message))
+        for entry in loaded.entries:
+            if isinstance(entry, ValidEntry):
+                marks, problem = _marks(entry.case)
+                if problem is None:
+                    yield EvalItem.from_parent(self, name=entry.case.id, callobj=run_eval_entry,
+                                               entry=entry, extra_marks=marks)
+                    continue
+                entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
+            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry,
+                                              strict=self.config.stash[STATE_KEY].settings.strict)
+
+
+def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
+    marks = []
+    for position, spec in enumerate(case.mark_specs()):
+        kwargs = spec.kwargs
+        if spec.name == "xfail":
+            # xfail means "expected to score below threshold", not "expected to crash":
+            # a judge error must stay visible.
+            kwargs.setdefault("raises", EvalFailed)
+        try:
+            marks.append(getattr(pytest.mark, spec.name)(**kwargs))
+        except (pytest.fail.Exception, AttributeError, TypeError) as exc:
+            return [], f"'marks.{position}': {exc}"
+    return marks, None
+
+
+class EvalItem(pytest.Function):
+    """One eval entry as a test that requests the judge fixtures."""
+
+    def __init__(self, *, entry: ValidEntry, extra_marks: list[pytest.MarkDecorator],
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+        for mark in extra_marks:
+            self.add_marker(mark)
+
+    @property
+    def case(self) -> EvalCase:
+        return self.entry.case
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.entry.line - 1 if self.entry.line else None
+        return self.path, line, f"{self.path.name}::{self.case.id}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> Any:
+        if isinstance(excinfo.value, (EvalFailed, JudgeError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+
+class InvalidEvalItem(pytest.Item):
+    """An entry that could not be validated: skipped, or an error under ``--judge-strict``."""
+
+    def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+        self.strict = strict
+        if not strict:
+            # A skip mark (not pytest.skip()) makes pytest report the eval file's location.
+            self.add_marker(pytest.mark.skip(reason=f"invalid eval entry: {self.message}"))
+
+    @property
+    def message(self) -> str:
+        return f"{self.path.name} entry {self.entry.index}: {self.entry.reason}"
+
+    def setup(self) -> None:
+        raise InvalidEntryError(f"invalid eval entry: {self.message}")
+
+    def runtest(self) -> None:  # pragma: no cover - skipped or failed in setup
+        raise AssertionError("an invalid entry is never run")
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.entry.line - 1 if self.entry.line else None
+        return self.path, line, f"{self.path.name}::{self.name}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> Any:
+        if isinstance(excinfo.value, InvalidEntryError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)

@@ -1,0 +1,274 @@
+"""Eval files: loading, validation and the messages a person reads when an entry is wrong."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Score = Annotated[float, Field(ge=1, le=5)]
+KNOWN_FIELDS = ("id", "ticket", "response", "thresholds", "marks", "runs", "expected", "metadata")
+
+
+class EvalFileError(Exception):
+    """The file as a whole cannot be read as an eval file (a collection error)."""
+
+
+class MarkSpec(BaseModel):
+    """A pytest mark given as an object: ``{"name": "xfail", "reason": "..."}``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    name: NonEmpty
+    reason: str | None = None
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        extra = dict(self.model_extra or {})
+        if self.reason is not None:
+            extra["reason"] = self.reason
+        return extra
+
+
+class EvalCase(BaseModel):
+    """One validated eval entry."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+    id: NonEmpty
+    ticket: NonEmpty
+    response: NonEmpty
+    thresholds: dict[str, Score] = Field(default_factory=dict)
+    marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
+    runs: Annotated[int, Field(ge=1)] | None = None
+    expected: dict[str, Score] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def mark_specs(self) -> list[MarkSpec]:
+        return [MarkSpec(name=m) if isinstance(m, str) else m for m in self.marks]
+
+
+@dataclass(frozen=True)
+class InvalidEntry:
+    """An entry that could not be used; it becomes a skipped (or, strict, an error) item."""
+
+    index: int
+    name: str
+    reason: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class ValidEntry:
+    index: int
+    case: EvalCase
+    line: int | None
+
+
+@dataclass
+class EvalFile:
+    """The entries of one file, in file order, valid and invalid."""
+
+    path: Path
+    entries: list[ValidEntry | InvalidEntry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _describe_error(error: Any) -> str:
+    """Turn one pydantic error into a sentence that names the field."""
+    loc = [str(part) for part in error["loc"] if not str(part).startswith(("str", "MarkSpec"))]
+    # pydantic reports union members as extra path parts; the field path is what people need.
+    loc = [p for p in loc if p not in ("constrained-str", "function-after[...]")]
+    name = ".".join(loc) or "entry"
+    kind = error["type"]
+    if kind == "missing":
+        return f"Missing '{name}' field"
+    if kind in ("string_too_short",):
+        return f"'{name}' must be a non-empty string"
+    if kind in ("string_type",):
+        return f"'{name}' must be a string, got {type(error['input']).__name__}"
+    if kind in ("greater_than_equal", "less_than_equal") and name.startswith(
+        ("thresholds", "expected")
+    ):
+        return f"'{name}' must be between 1 and 5, got {error['input']!r}"
+    if kind == "greater_than_equal":
+        return f"'{name}' must be >= {error['ctx']['ge']}, got {error['input']!r}"
+    if kind in ("int_type", "float_type", "dict_type", "list_type", "model_type"):
+        expected = {"int_type": "an integer", "float_type": "a number", "dict_type": "an object",
+                    "list_type": "a list", "model_type": "an object"}[kind]
+        return f"'{name}' must be {expected}, got {type(error['input']).__name__}"
+    return f"'{name}': {error['msg']}"
+
+
+def validate_entry(raw: Any, dimensions: Sequence[str]) -> EvalCase:
+    """Validate one entry; raise ValueError with a one-line reason naming the field."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"entry must be an object, got {type(raw).__name__}")
+    try:
+        case = EvalCase.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+        # A mark that is neither a name nor an object yields one error per union member.
+        first = errors[0]
+        if first["loc"][:1] == ("marks",):
+            raise ValueError(
+                f"'marks.{first['loc'][1]}' must be a mark name or an object with 'name'"
+            ) from None
+        raise ValueError(_describe_error(first)) from None
+    for section in ("thresholds", "expected"):
+        unknown = sorted(set(getattr(case, section)) - set(dimensions))
+        if unknown:
+            raise ValueError(
+                f"'{section}.{unknown[0]}' is not a known dimension "
+                f"(known: {', '.join(dimensions)})"
+            )
+    return case
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _array_offsets(text: str, start: int) -> list[int]:
+    """Offsets of the elements of the JSON array that opens at ``start``."""
+    decoder = json.JSONDecoder()
+    offsets: list[int] = []
+    pos = start + 1
+    while True:
+        while text[pos] in " \t\r\n,":
+            pos += 1
+        if text[pos] == "]":
+            return offsets
+        offsets.append(pos)
+        _, pos = decoder.raw_decode(text, pos)
+
+
+def _examples_offset(text: str, start: int) -> int | None:
+    """Offset of the value of the top-level "examples" key of the object at ``start``."""
+    decoder = json.JSONDecoder()
+    pos = start + 1
+    while True:
+        while text[pos] in " \t\r\n,":
+            pos += 1
+        if text[pos] == "}":
+            return None
+        key, pos = decoder.raw_decode(text, pos)
+        while text[pos] in " \t\r\n:":
+            pos += 1
+        if key == "examples":
+            return pos
+        _, pos = decoder.raw_decode(text, pos)
+
+
+def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
+    """Line number of each entry, for reports that point into the file."""
+    try:
+        start = len(text) - len(text.lstrip())
+        array_at = start if is_list else _examples_offset(text, start)
+        if array_at is None:
+            return [None] * count
+        offsets = _array_offsets(text, array_at)
+    except (ValueError, IndexError):  # pragma: no cover - the text already parsed as JSON
+        return [None] * count
+    return [_line_of(text, off) for off in offsets]
+
+
+def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
+    """A unique, stable item name for an entry, valid or not."""
+    raw_id = raw.get("id") if isinstance(raw, dict) else None
+    name = raw_id.strip() if isinstance(raw_id, str) and raw_id.strip() else f"#{index}"
+    if name in seen:
+        name = f"{name}#{index}"
+    return name
+
+
+def parse_eval_text(text: str, path: Path, dimensions: Sequence[str]) -> EvalFile:
+    """Parse an eval file's text; raise EvalFileError for a file that is not an eval file."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvalFileError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    result = EvalFile(path=path)
+    defaults: dict[str, Any] = {}
+    if isinstance(data, list):
+        raw_entries: list[Any] = data
+    elif isinstance(data, dict) and isinstance(data.get("examples"), list):
+        raw_entries = data["examples"]
+        defaults = data.get("defaults") or {}
+        if not isinstance(defaults, dict):
+            raise EvalFileError(f"{path}: 'defaults' must be an object")
+        unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata"})
+        if unknown:
+            raise EvalFileError(
+                f"{path}: unknown key 'defaults.{unknown[0]}' "
+                "(allowed: thresholds, marks, runs, metadata)"
+            )
+        extra_keys = sorted(set(data) - {"defaults", "examples"})
+        if extra_keys:
+            result.warnings.append(f"{path}: ignored top-level key '{extra_keys[0]}'")
+    else:
+        raise EvalFileError(
+            f"{path}: expected a list of entries or an object with an 'examples' list, "
+            f"got {type(data).__name__}"
+            + (" without an 'examples' list" if isinstance(data, dict) else "")
+        )
+
+    lines = _entry_lines(text, isinstance(data, list), len(raw_entries))
+    first_index: dict[str, int] = {}
+    names: set[str] = set()
+    for index, raw in enumerate(raw_entries):
+        line = lines[index] if index < len(lines) else None
+        name = _entry_name(raw, index, names)
+        names.add(name)
+        try:
+            case = validate_entry(_with_defaults(raw, defaults), dimensions)
+        except ValueError as exc:
+            result.entries.append(InvalidEntry(index, name, str(exc), line))
+            continue
+        if case.id in first_index:
+            reason = f"Duplicate id '{case.id}' (already used by entry {first_index[case.id]})"
+            result.entries.append(InvalidEntry(index, name, reason, line))
+            continue
+        first_index[case.id] = index
+        unknown_fields = sorted(set(raw) - set(KNOWN_FIELDS))
+        if unknown_fields:
+            result.warnings.append(
+                f"{path} entry {index}: unknown field '{unknown_fields[0]}' ignored "
+                "(put free-form data under 'metadata')"
+            )
+        result.entries.append(ValidEntry(index, case, line))
+    return result
+
+
+def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
+    """Merge file-level defaults under an entry (the entry wins; marks add up)."""
+    if not defaults or not isinstance(raw, dict):
+        return raw
+    merged = dict(raw)
+    for key in ("runs",):
+        if key in defaults and key not in merged:
+            merged[key] = defaults[key]
+    for key in ("thresholds", "metadata"):
+        if isinstance(defaults.get(key), dict):
+            entry_value = raw.get(key, {})
+            merged[key] = {**defaults[key], **entry_value} if isinstance(entry_value, dict) \
+                else entry_value
+    if isinstance(defaults.get("marks"), list):
+        entry_marks = raw.get("marks", [])
+        merged["marks"] = defaults["marks"] + entry_marks if isinstance(entry_marks, list) \
+            else entry_marks
+    return merged
+
+
+def load_eval_file(path: Path, dimensions: Iterable[str]) -> EvalFile:
+    """Read and parse one eval file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_eval_text(text, path, tuple(dimensions))

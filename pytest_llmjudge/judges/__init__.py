@@ -1,0 +1,32 @@
+"""Judge providers behind one protocol: an OpenAI-compatible client and an offline heuristic."""
+
+from __future__ import annotations
+
+from ..settings import Settings
+from .base import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
+
+__all__ = [
+    "FatalJudgeError",
+    "Judge",
+    "JudgeCallError",
+    "RetryableJudgeError",
+    "RunResult",
+    "make_judge",
+]
+
+
+def make_judge(settings: Settings) -> Judge:
+    """The provider the settings name; the SDK is imported only for an LLM provider."""
+    if not settings.uses_llm:
+        from .heuristic import HeuristicJudge
+
+        return HeuristicJudge()
+    from .openai_judge import OpenAIJudge
+
+    return OpenAIJudge(
+        model=settings.model or "",
+        base_url=settings.base_url,
+        timeout=settings.timeout,
+        temperature=settings.temperature,
+        key_optional=settings.provider == "ollama" or settings.base_url is not None,
+    )

@@ -1,0 +1,207 @@
+"""Judge through the ``openai`` SDK: OpenAI itself or any OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from ..redaction import redact
+from ..rubrics import Dimension, build_messages
+from .base import FatalJudgeError, RetryableJudgeError, RunResult
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+_MISSING_KEY = (
+    "OPENAI_API_KEY is not set: set it, point OPENAI_BASE_URL at an OpenAI-compatible "
+    "server, or run with --judge-provider=heuristic"
+)
+_SNIPPET = 80
+
+
+class JudgeReply(BaseModel):
+    """What the judge must answer; ``Literal`` becomes an enum in the JSON schema."""
+
+    score: Literal[1, 2, 3, 4, 5]
+    reasoning: str
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """Seconds a server asked us to wait (``retry-after-ms`` or ``retry-after``)."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        from datetime import datetime, timezone
+
+        return max((parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds(), 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _snippet(text: str | None) -> str:
+    text = (text or "").strip().replace("\n", " ")
+    return repr(text[:_SNIPPET] + ("..." if len(text) > _SNIPPET else ""))
+
+
+def _describe_validation(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    if first["type"] == "json_invalid":
+        return "reply is not JSON"
+    where = ".".join(str(p) for p in first["loc"]) or "reply"
+    if first["type"] == "missing":
+        return f"reply has no '{where}'"
+    return f"'{where}' {first['msg'][0].lower()}{first['msg'][1:]} (got {first['input']!r})"
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_reply_text(content: str | None) -> JudgeReply:
+    """Validate a free-text reply: JSON, possibly wrapped in prose or a code fence."""
+    text = (content or "").strip()
+    try:
+        return JudgeReply.model_validate_json(text)
+    except ValidationError as strict_error:
+        found = _JSON_OBJECT.search(text)
+        if found is None or found.group(0) == text:
+            raise strict_error from None
+        return JudgeReply.model_validate_json(found.group(0))
+
+
+class OpenAIJudge:
+    """Structured output via ``chat.completions.parse``; ``json_object`` mode as a fallback."""
+
+    uses_llm = True
+
+    def __init__(self, model: str, base_url: str | None, timeout: float,
+                 temperature: float | None, key_optional: bool) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.timeout = timeout
+        self.temperature = temperature
+        self.key_optional = key_optional
+        self._client: AsyncOpenAI | None = None
+        self._schema_supported = True
+
+    def _get_client(self) -> AsyncOpenAI:
+        # Built lazily on the judge loop: the SDK reads the key at construction and an
+        # AsyncOpenAI is bound to the loop it first runs on.
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            key = os.environ.get("OPENAI_API_KEY", "").strip()
+            if not key:
+                if not self.key_optional:
+                    raise FatalJudgeError(_MISSING_KEY)
+                key = "unused"  # local servers (Ollama, vLLM) accept any key
+            self._client = AsyncOpenAI(
+                api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+            )
+        return self._client
+
+    def _extra(self) -> dict[str, Any]:
+        return {} if self.temperature is None else {"temperature": self.temperature}
+
+    async def judge_once(self, dimension: Dimension, ticket: str, response: str) -> RunResult:
+        import openai
+
+        client = self._get_client()
+        messages: Any = build_messages(dimension, ticket, response)
+        try:
+            if self._schema_supported:
+                try:
+                    completion: Any = await client.chat.completions.parse(
+                        model=self.model, messages=messages, response_format=JudgeReply,
+                        **self._extra(),
+                    )
+                    message = completion.choices[0].message
+                    if message.parsed is None:
+                        raise RetryableJudgeError(
+                            f"judge gave no score: {_snippet(message.refusal or message.content)}"
+                        )
+                    reply: JudgeReply = message.parsed
+                except openai.BadRequestError as exc:
+                    if not _schema_unsupported(exc):
+                        raise
+                    self._schema_supported = False
+            if not self._schema_supported:
+                completion = await client.chat.completions.create(
+                    model=self.model, messages=messages,
+                    response_format={"type": "json_object"}, **self._extra(),
+                )
+                content = completion.choices[0].message.content
+                try:
+                    reply = parse_reply_text(content)
+                except ValidationError as exc:
+                    raise RetryableJudgeError(
+                        f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
+                    ) from None
+        except ValidationError as exc:
+            raise RetryableJudgeError(f"malformed judge reply: {_describe_validation(exc)}") \
+                from None
+        except openai.LengthFinishReasonError:
+            raise RetryableJudgeError("judge reply was cut off (max tokens reached)") from None
+        except openai.APITimeoutError:
+            raise RetryableJudgeError(f"timed out after {self.timeout:g}s") from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise RetryableJudgeError(
+                redact(f"connection error: {type(cause).__name__}: {cause}")
+            ) from None
+        except openai.APIStatusError as exc:
+            raise _status_error(exc) from None
+        usage = getattr(completion, "usage", None)
+        return RunResult(
+            score=reply.score,
+            reasoning=reply.reasoning.strip(),
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+
+def _status_message(exc: Any) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return exc.response.reason_phrase or ""
+
+
+def _schema_unsupported(exc: Any) -> bool:
+    text = json.dumps(exc.body) if exc.body is not None else str(exc)
+    return "response_format" in text or "json_schema" in text
+
+
+def _status_error(exc: Any) -> RetryableJudgeError | FatalJudgeError:
+    """Map an HTTP error status to a retryable or a final error, key redacted."""
+    status = exc.status_code
+    names = {401: "authentication failed", 403: "permission denied", 404: "not found",
+             408: "request timeout", 409: "conflict", 429: "rate limited"}
+    label = names.get(status, "server error" if status >= 500 else "rejected")
+    message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
+    if status in (408, 409, 429) or status >= 500:
+        return RetryableJudgeError(message, retry_after=retry_after_seconds(exc.response.headers))
+    return FatalJudgeError(message)

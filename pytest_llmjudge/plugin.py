@@ -1,0 +1,208 @@
+"""pytest hooks and fixtures of pytest-llmjudge; each hands off to a plain module.
+
+Importing this module imports no SDK, creates no client, file or directory: a session
+that collects no eval file and requests no judge fixture is left as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .settings import OPTIONS, SettingsError, resolve_settings
+from .state import RECORD_KEY, STATE_KEY, SessionState, record_for
+
+if TYPE_CHECKING:
+    from .dataset import EvalCase
+    from .judging import DimensionJudge, ItemJudge
+    from .results import ResultsCollector
+
+MARKER = (
+    "llmjudge(runs=None, relevance=None, tone=None): judge settings for this test "
+    "(runs per dimension and minimum scores 1-5); overrides the command line and ini"
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("llmjudge", "LLM judge evals (pytest-llmjudge)")
+    for spec in OPTIONS:
+        dest = f"llmjudge_{spec.dest}"
+        if spec.is_flag:
+            group.addoption(spec.flag, action="store_true", default=None, dest=dest,
+                            help=spec.help)
+        else:
+            group.addoption(spec.flag, default=None, dest=dest, metavar=spec.metavar,
+                            help=spec.help)
+        parser.addini(spec.ini, f"pytest-llmjudge: {spec.help}", default="")
+    parser.addini("llmjudge_paths", "pytest-llmjudge: directories whose JSON files are evals",
+                  type="args", default=["evals"])
+    parser.addini("llmjudge_file_patterns", "pytest-llmjudge: eval file name patterns",
+                  type="args", default=["*.json"])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER)
+    cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
+    ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS}
+    try:
+        settings = resolve_settings(cli, os.environ, ini, base_dir=config.invocation_params.dir,
+                                    ini_dir=config.rootpath)
+    except SettingsError as exc:
+        raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
+    config.stash[STATE_KEY] = SessionState(settings)
+    if not hasattr(config, "workerinput"):  # only the controller writes results
+        config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return config.stash[STATE_KEY].settings.header()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".json":
+        return None
+    from .collect import EvalJsonFile, is_eval_file
+
+    if is_eval_file(file_path, parent.config, parent.session.isinitpath(file_path)):
+        return EvalJsonFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Any:
+    report = yield
+    if call.when == "call" or (call.when == "setup" and not report.passed):
+        from .records import item_record
+
+        record = item_record(item)
+        if record is not None:
+            report.llmjudge = record  # plain data: it travels to the xdist controller
+    if call.when == "teardown" and RECORD_KEY in item.stash:
+        del item.stash[RECORD_KEY]
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    record = getattr(report, "llmjudge", None)
+    if record and report.when == "call" and report.failed and record.get("error"):
+        return "error", "E", ("ERROR", {"red": True})  # a judge error is no verdict
+    return None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None:
+        state.close()
+
+
+@pytest.fixture
+def eval_case(request: pytest.FixtureRequest) -> EvalCase:
+    """The validated eval entry of this item."""
+    from .collect import EvalItem
+
+    if not isinstance(request.node, EvalItem):
+        pytest.fail("the eval_case fixture is only available to items of eval files",
+                    pytrace=False)
+    return request.node.case
+
+
+@pytest.fixture
+def llmjudge_response(eval_case: EvalCase) -> str:
+    """The response to judge: the entry's stored one. Override it to call a live bot."""
+    return eval_case.response
+
+
+@pytest.fixture
+def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
+    """The session's judge, with this test's runs and thresholds."""
+    from .records import item_settings
+
+    state = request.config.stash[STATE_KEY]
+    from .judging import ItemJudge
+
+    return ItemJudge(state.engine, item_settings(request.node, state.settings),
+                     record_for(request.node))
+
+
+@pytest.fixture
+def relevance_judge(llmjudge: ItemJudge) -> DimensionJudge:
+    """Callable (ticket, response) -> Judgment scoring relevance."""
+    from .judging import DimensionJudge
+
+    return DimensionJudge(llmjudge, "relevance")
+
+
+@pytest.fixture
+def tone_judge(llmjudge: ItemJudge) -> DimensionJudge:
+    """Callable (ticket, response) -> Judgment scoring tone."""
+    from .judging import DimensionJudge
+
+    return DimensionJudge(llmjudge, "tone")
+
+
+class ResultsReporter:
+    """On the controller: gathers records from reports, writes results, prints the summary."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from .results import ResultsCollector
+
+        self.config = config
+        self.collector: ResultsCollector = ResultsCollector()
+        self.started = datetime.now(timezone.utc)
+        self.clock = time.monotonic()
+        self.written: Path | None = None
+        self.summary: list[str] = []
+        self._previous_sigterm: Any = None
+
+    def pytest_sessionstart(self) -> None:
+        # CI cancels jobs with SIGTERM; make it an interrupt so the results still get written.
+        try:
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+                self._previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
+        except ValueError:  # not the main thread
+            pass
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "llmjudge", None)
+        if record is not None:
+            from .records import report_outcome
+
+            outcome, reason = report_outcome(report, record)
+            self.collector.add({"reason": reason, **record}, outcome, report.duration)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and report.nodeid.endswith(".json"):
+            self.collector.add_collection_error(report.nodeid, str(report.longrepr).strip())
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not self.collector.seen_anything:
+            return
+        from .records import write_results
+
+        self.written, self.summary = write_results(
+            self.collector, self.config.stash[STATE_KEY].settings, session, int(exitstatus),
+            self.started, time.monotonic() - self.clock,
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.summary:
+            terminalreporter.section("llmjudge")
+            for line in self.summary:
+                terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self) -> None:
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"received signal {signum}")

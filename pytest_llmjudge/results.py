@@ -1,0 +1,221 @@
+"""The results file: its schema (a pydantic model), how records become it, and the writer."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+
+
+class DimensionResult(BaseModel):
+    """One dimension of one item: N runs aggregated."""
+
+    score: float = Field(description="mean of the successful runs")
+    runs: list[int] = Field(description="score of each successful run, 1-5")
+    std: float = Field(description="sample standard deviation of the runs (0 for one run)")
+    agreement: float = Field(description="share of runs equal to the modal score")
+    threshold: float
+    passed: bool
+    unstable: bool = Field(description="runs fall on both sides of the threshold")
+    reasoning: str = Field(description="the judge's reasoning of the run nearest the mean")
+    failed_runs: list[str] = Field(default_factory=list,
+                                   description="errors of runs that failed after retries")
+    calls: int = Field(0, description="judge requests made, retries included")
+    reused_runs: int = Field(0, description="runs served by an identical earlier run")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ItemResult(BaseModel):
+    """One eval item (or hand-written test that used the judge). One key per dimension."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str
+    file: str
+    nodeid: str
+    line: int | None = None
+    outcome: Outcome
+    error: str | None = None
+    runs: int | None = None
+    relevance: DimensionResult | None = None
+    tone: DimensionResult | None = None
+    expected: dict[str, float] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    duration_s: float = 0.0
+
+
+class SkippedEntry(BaseModel):
+    file: str
+    index: int | None = None
+    id: str | None = None
+    line: int | None = None
+    reason: str
+
+
+class ErrorEntry(BaseModel):
+    id: str | None = None
+    file: str
+    reason: str
+
+
+class Summary(BaseModel):
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    xfailed: int = 0
+    xpassed: int = 0
+    flaky: int = Field(0, description="items with a dimension whose runs straddle the threshold")
+
+
+class Tokens(BaseModel):
+    prompt: int = 0
+    completion: int = 0
+    total: int = 0
+
+
+class Meta(BaseModel):
+    provider: str
+    llm: bool = Field(description="false when the heuristic judge produced the scores")
+    note: str | None = None
+    model: str | None
+    base_url: str | None = None
+    runs: int
+    thresholds: dict[str, float]
+    started: str
+    duration_s: float
+    complete: bool = Field(description="false when the session was interrupted or stopped early")
+    exit_status: int | None = None
+    calls: int = Field(description="judge requests made, retries included")
+    cached_calls: int = Field(description="judge runs served without a request")
+    tokens: Tokens
+    plugin_version: str
+
+
+class ResultsFile(BaseModel):
+    """The results JSON written at session end (a superset of the original harness format)."""
+
+    meta: Meta
+    results: list[ItemResult]
+    skipped: list[SkippedEntry]
+    errors: list[ErrorEntry]
+    summary: Summary
+
+
+def json_schema() -> dict[str, Any]:
+    """The published JSON Schema of the results file."""
+    return ResultsFile.model_json_schema()
+
+
+def outcome_of(passed: bool, failed: bool, skipped: bool, xfail: bool, judge_error: bool) -> str:
+    """The results outcome of a test report's flags."""
+    if passed:
+        return "xpassed" if xfail else "passed"
+    if skipped:
+        return "xfailed" if xfail else "skipped"
+    del failed
+    return "error" if judge_error else "failed"
+
+
+class ResultsCollector:
+    """Gathers records (plain dicts from test reports) on the controller."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, dict[str, Any]] = {}
+        self._invalid: dict[str, dict[str, Any]] = {}
+        self._collect_errors: dict[str, str] = {}
+
+    @property
+    def seen_anything(self) -> bool:
+        return bool(self._items or self._invalid or self._collect_errors)
+
+    def add(self, record: Mapping[str, Any], outcome: str, duration: float) -> None:
+        """Keep the latest record per node id: a rerun replaces its earlier attempt."""
+        nodeid = record["nodeid"]
+        if record.get("kind") == "invalid":
+            self._invalid[nodeid] = {**record, "outcome": outcome}
+            return
+        self._items[nodeid] = {**record, "outcome": outcome, "duration_s": round(duration, 4)}
+
+    def add_collection_error(self, file: str, reason: str) -> None:
+        self._collect_errors[file] = reason
+
+    def build(self, meta: Mapping[str, Any]) -> ResultsFile:
+        items = [_item_result(r) for r in self._items.values()]
+        skipped = [SkippedEntry(file=r["file"], index=r.get("index"), id=r.get("id"),
+                                line=r.get("line"), reason=r["reason"])
+                   for r in self._invalid.values() if r["outcome"] == "skipped"]
+        skipped += [SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.error or "skipped")
+                    for i in items if i.outcome == "skipped"]
+        errors = [ErrorEntry(id=i.id, file=i.file, reason=i.error or "error")
+                  for i in items if i.outcome == "error"]
+        errors += [ErrorEntry(id=r.get("id"), file=r["file"], reason=r["reason"])
+                   for r in self._invalid.values() if r["outcome"] != "skipped"]
+        errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
+        skipped_invalid = sum(1 for r in self._invalid.values() if r["outcome"] == "skipped")
+        summary = _summarize(items, skipped_invalid, len(self._invalid), len(errors))
+        usage = _usage(items)
+        full_meta = {**meta, **usage}
+        return ResultsFile(meta=Meta.model_validate(full_meta), results=items, skipped=skipped,
+                           errors=errors, summary=summary)
+
+
+def _item_result(record: Mapping[str, Any]) -> ItemResult:
+    data = {k: v for k, v in record.items() if k not in ("kind", "dimensions")}
+    data.update(record.get("dimensions", {}))
+    return ItemResult.model_validate(data)
+
+
+def _dimensions(item: ItemResult) -> Iterable[DimensionResult]:
+    for name, value in item:
+        if isinstance(value, DimensionResult):
+            yield value
+        elif name in (item.model_extra or {}) and isinstance(value, dict):
+            yield DimensionResult.model_validate(value)
+
+
+def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int,
+               errors: int) -> Summary:
+    counts = {o: sum(1 for i in items if i.outcome == o)
+              for o in ("passed", "failed", "skipped", "xfailed", "xpassed")}
+    counts["skipped"] += skipped_invalid
+    flaky = sum(1 for i in items if any(d.unstable for d in _dimensions(i)))
+    return Summary(total=len(items) + invalid, errors=errors, flaky=flaky, **counts)
+
+
+def _usage(items: list[ItemResult]) -> dict[str, Any]:
+    dims = [d for i in items for d in _dimensions(i)]
+    prompt = sum(d.prompt_tokens for d in dims)
+    completion = sum(d.completion_tokens for d in dims)
+    return {
+        "calls": sum(d.calls for d in dims),
+        "cached_calls": sum(d.reused_runs for d in dims),
+        "tokens": {"prompt": prompt, "completion": completion, "total": prompt + completion},
+    }
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file in the same directory and rename: readers never see half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def dump(results: ResultsFile) -> str:
+    return json.dumps(results.model_dump(mode="json", exclude_none=False), indent=2) + "\n"

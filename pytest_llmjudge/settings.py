@@ -1,0 +1,282 @@
+"""Configuration: one table of options, resolved once into a frozen ``Settings``.
+
+Precedence for every option: command line > environment > ini (``[tool.pytest.ini_options]``)
+> default. Per-entry values and the ``llmjudge`` marker override the result per item
+(see ``ItemSettings``). Bad values raise ``SettingsError`` naming the source they came from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+PROVIDERS = ("auto", "openai", "ollama", "heuristic")
+DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_OLLAMA_MODEL = "llama3.1"
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+
+
+class SettingsError(ValueError):
+    """A configuration value is invalid; the message names its source."""
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(f"must be >= 0, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise ValueError(f"must be > 0, got {text}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise ValueError(f"must be >= 0, got {text}")
+    return value
+
+
+def score_threshold(text: str) -> float:
+    """Parse a threshold on the 1-5 rubric scale."""
+    value = float(text)
+    if not 1 <= value <= 5:
+        raise ValueError(f"must be between 1 and 5, got {text}")
+    return value
+
+
+def _provider(text: str) -> str:
+    value = text.strip().lower()
+    if value not in PROVIDERS:
+        raise ValueError(f"must be one of {', '.join(PROVIDERS)}, got {text!r}")
+    return value
+
+
+def _boolean(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"must be true or false, got {text!r}")
+
+
+def _text(text: str) -> str:
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option as the command line, the environment and the ini file know it."""
+
+    dest: str
+    flag: str
+    ini: str
+    help: str
+    parse: Callable[[str], Any]
+    default: Any
+    env: tuple[str, ...] = ()
+    metavar: str | None = None
+    is_flag: bool = False
+
+
+# The single table of options; plugin.py registers these, tests and the README refer to them.
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("runs", "--judge-runs", "llmjudge_runs", "judge runs per dimension (default 1)",
+               _positive_int, 1, env=("JUDGE_RUNS",), metavar="N"),
+    OptionSpec("provider", "--judge-provider", "llmjudge_provider",
+               "judge provider: auto, openai, ollama or heuristic (default auto)",
+               _provider, "auto", env=("JUDGE_PROVIDER",), metavar="NAME"),
+    OptionSpec("model", "--judge-model", "llmjudge_model",
+               f"judge model (default {DEFAULT_MODEL}; {DEFAULT_OLLAMA_MODEL} for ollama)",
+               _text, None, env=("OPENAI_MODEL",), metavar="MODEL"),
+    OptionSpec("base_url", "--judge-base-url", "llmjudge_base_url",
+               "base URL of an OpenAI-compatible server", _text, None,
+               env=("OPENAI_BASE_URL",), metavar="URL"),
+    OptionSpec("min_relevance", "--judge-min-relevance", "llmjudge_min_relevance",
+               "minimum mean relevance score, 1-5 (default 3.5)", score_threshold, 3.5,
+               env=("JUDGE_MIN_RELEVANCE",), metavar="SCORE"),
+    OptionSpec("min_tone", "--judge-min-tone", "llmjudge_min_tone",
+               "minimum mean tone score, 1-5 (default 3.5)", score_threshold, 3.5,
+               env=("JUDGE_MIN_TONE",), metavar="SCORE"),
+    OptionSpec("output", "--judge-output", "llmjudge_output",
+               "results JSON path (default results/output.json)", _text,
+               "results/output.json", env=("JUDGE_OUTPUT",), metavar="PATH"),
+    OptionSpec("concurrency", "--judge-concurrency", "llmjudge_concurrency",
+               "judge calls in flight at once (default 8)", _positive_int, 8,
+               env=("JUDGE_CONCURRENCY",), metavar="N"),
+    OptionSpec("timeout", "--judge-timeout", "llmjudge_timeout",
+               "seconds one judge call may take (default 60)", _positive_float, 60.0,
+               env=("JUDGE_TIMEOUT",), metavar="SECONDS"),
+    OptionSpec("max_retries", "--judge-max-retries", "llmjudge_max_retries",
+               "retries of a failed judge call (default 4)", _non_negative_int, 4,
+               env=("JUDGE_MAX_RETRIES",), metavar="N"),
+    OptionSpec("strict", "--judge-strict", "llmjudge_strict",
+               "invalid eval entries are errors instead of skips", _boolean, False,
+               env=("JUDGE_STRICT",), is_flag=True),
+    OptionSpec("temperature", "--judge-temperature", "llmjudge_temperature",
+               "sampling temperature of the judge (default: the server's)",
+               _non_negative_float, None, env=("JUDGE_TEMPERATURE",), metavar="T"),
+    OptionSpec("retry_wait", "--judge-retry-wait", "llmjudge_retry_wait",
+               "first backoff between retries in seconds, doubling (default 1)",
+               _non_negative_float, 1.0, env=("JUDGE_RETRY_WAIT",), metavar="SECONDS"),
+)
+
+OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Session-wide judge configuration after precedence has been applied."""
+
+    provider: str  # resolved: openai, ollama or heuristic (never auto)
+    provider_reason: str
+    model: str | None
+    base_url: str | None
+    runs: int
+    thresholds: Mapping[str, float]
+    output: Path
+    concurrency: int
+    timeout: float
+    max_retries: int
+    strict: bool
+    temperature: float | None
+    retry_wait: float
+    api_key_set: bool = field(default=False)
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.provider != "heuristic"
+
+    def header(self) -> str:
+        """The one line that makes a run's judge setup reproducible."""
+        model = self.model if self.uses_llm else "none (no LLM)"
+        limits = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
+        base = f" base_url={self.base_url}" if self.base_url else ""
+        try:
+            output = os.path.relpath(self.output)
+        except ValueError:  # pragma: no cover - another drive on Windows
+            output = str(self.output)
+        return (
+            f"llmjudge: provider={self.provider} ({self.provider_reason}) model={model}{base} "
+            f"runs={self.runs} thresholds: {limits} output={output}"
+        )
+
+
+def _pick(spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str],
+          ini: Mapping[str, Any]) -> tuple[Any, str]:
+    """Return (value, source) for one option, parsed and validated."""
+    candidates: list[tuple[Any, str]] = []
+    cli_value = cli.get(spec.dest)
+    if cli_value is not None and cli_value is not False:
+        candidates.append((cli_value, spec.flag))
+    for name in spec.env:
+        if env.get(name, "").strip():
+            candidates.append((env[name], f"environment variable {name}"))
+            break
+    ini_value = ini.get(spec.ini)
+    if ini_value not in (None, ""):
+        candidates.append((ini_value, f"ini option {spec.ini}"))
+    if not candidates:
+        return spec.default, "default"
+    raw, source = candidates[0]
+    if isinstance(raw, bool) and spec.is_flag:
+        return raw, source
+    try:
+        return spec.parse(str(raw)), source
+    except ValueError as exc:
+        reason = str(exc)
+        if "invalid literal" in reason or "could not convert" in reason:
+            reason = f"must be a number, got {raw!r}"
+        raise SettingsError(f"{source} {reason}") from None
+
+
+def resolve_settings(cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any],
+                     base_dir: Path, ini_dir: Path) -> Settings:
+    """Apply precedence to every option and decide the provider."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for spec in OPTIONS:
+        values[spec.dest], sources[spec.dest] = _pick(spec, cli, env, ini)
+
+    provider: str = values["provider"]
+    api_key_set = bool(env.get("OPENAI_API_KEY", "").strip())
+    base_url: str | None = values["base_url"] or None
+    model: str | None = values["model"] or None
+    if provider == "auto":
+        if api_key_set:
+            provider, reason = "openai", "auto: OPENAI_API_KEY is set"
+        elif base_url:
+            provider, reason = "openai", f"auto: base URL from {sources['base_url']}"
+        else:
+            provider, reason = "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL"
+    else:
+        reason = f"from {sources['provider']}"
+    if provider == "ollama":
+        # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
+        host_spec = replace(OPTIONS_BY_DEST["base_url"], env=("OLLAMA_HOST",),
+                            default=DEFAULT_OLLAMA_HOST)
+        host = str(_pick(host_spec, cli, env, ini)[0])
+        if not host.startswith(("http://", "https://")):
+            host = f"http://{host}"
+        base_url = host if host.rstrip("/").endswith("/v1") else host.rstrip("/") + "/v1"
+        model_spec = replace(OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",),
+                             default=DEFAULT_OLLAMA_MODEL)
+        model = str(_pick(model_spec, cli, env, ini)[0])
+    elif provider == "openai":
+        model = model or DEFAULT_MODEL
+    else:
+        model, base_url = None, None
+
+    output = Path(values["output"])
+    if not output.is_absolute():
+        output = (ini_dir if sources["output"].startswith("ini") else base_dir) / output
+    return Settings(
+        provider=provider,
+        provider_reason=reason,
+        model=model,
+        base_url=base_url,
+        runs=values["runs"],
+        thresholds={"relevance": values["min_relevance"], "tone": values["min_tone"]},
+        output=output,
+        concurrency=values["concurrency"],
+        timeout=values["timeout"],
+        max_retries=values["max_retries"],
+        strict=values["strict"],
+        temperature=values["temperature"],
+        retry_wait=values["retry_wait"],
+        api_key_set=api_key_set,
+    )
+
+
+@dataclass(frozen=True)
+class ItemSettings:
+    """What one item is judged with: runs and a threshold per dimension."""
+
+    runs: int
+    thresholds: Mapping[str, float]
+
+    def overridden(self, runs: int | None = None,
+                   thresholds: Mapping[str, float] | None = None) -> ItemSettings:
+        merged = dict(self.thresholds)
+        merged.update(thresholds or {})
+        return replace(self, runs=runs or self.runs, thresholds=merged)
+
+
+def environment() -> Mapping[str, str]:
+    """The process environment (a seam for tests of the pure resolver)."""
+    return os.environ
