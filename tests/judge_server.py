@@ -155,7 +155,7 @@ class JudgeServer:
                         server.in_flight -= 1
 
             def _answer(self, body: dict[str, Any]) -> None:
-                request = server._understand(body, dict(self.headers))
+                request = server._understand(body, {k.lower(): v for k, v in self.headers.items()})
                 if request.response_format == "json_schema" and not server.json_schema_supported:
                     self._send(400, {"error": {"message": "response_format json_schema is not "
                                                "supported by this server", "type": "invalid"}})
