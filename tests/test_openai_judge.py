@@ -77,8 +77,10 @@ def test_falls_back_to_json_object_mode_when_schema_is_unsupported(
     result = run(pytester, "evals/")
     result.assert_outcomes(passed=1, failed=1)
     formats = [r.response_format for r in judge_server.requests]
-    # learned from the first refusals (both dimensions were in flight), then kept
-    assert formats[:2] == ["json_schema", "json_schema"]
+    # learned from the first refusal (two calls may already be in flight), then kept
+    schema_calls = formats.count("json_schema")
+    assert 1 <= schema_calls <= 2
+    assert set(formats[:schema_calls]) == {"json_schema"}
     assert formats.count("json_object") == 4
     assert "JSON" in judge_server.requests[-1].body["messages"][0]["content"]
 
