@@ -2,4 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .dataset import EvalCase
+    from .engine import JudgeError, Judgment
+    from .judging import ItemJudge
+
+__all__ = ["EvalCase", "ItemJudge", "JudgeError", "Judgment", "__version__"]
+
+_LAZY = {"EvalCase": "dataset", "JudgeError": "engine", "Judgment": "engine",
+         "ItemJudge": "judging"}
+
+
+def __getattr__(name: str) -> Any:
+    # Public types load on first use, so that installing the plugin costs no import time.
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

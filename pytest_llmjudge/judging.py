@@ -94,10 +94,10 @@ def judge_entry(ticket: str, response: object, judges: Mapping[str, Callable[...
                 record: ItemRecord) -> None:
     """The body of an eval item: judge every dimension, then pass, fail or error."""
     if not isinstance(response, str) or not response.strip():
-        raise JudgeError(
-            f"llmjudge_response must be a non-empty string, got {type(response).__name__} "
-            f"{response!r:.60}"
-        )
+        problem = (f"llmjudge_response must be a non-empty string, got "
+                   f"{type(response).__name__} {response!r:.60}")
+        record.errors.append(problem)
+        raise JudgeError(problem)
     for judge in judges.values():
         prefetch = getattr(judge, "prefetch", None)
         if prefetch is not None:

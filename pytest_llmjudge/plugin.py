@@ -152,15 +152,21 @@ class ResultsReporter:
     """On the controller: gathers records from reports, writes results, prints the summary."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from .results import ResultsCollector
-
         self.config = config
-        self.collector: ResultsCollector = ResultsCollector()
+        self._collector: ResultsCollector | None = None
         self.started = datetime.now(timezone.utc)
         self.clock = time.monotonic()
         self.written: Path | None = None
         self.summary: list[str] = []
         self._previous_sigterm: Any = None
+
+    @property
+    def collector(self) -> ResultsCollector:
+        if self._collector is None:  # pydantic is imported only once there is something
+            from .results import ResultsCollector
+
+            self._collector = ResultsCollector()
+        return self._collector
 
     def pytest_sessionstart(self) -> None:
         # CI cancels jobs with SIGTERM; make it an interrupt so the results still get written.
@@ -184,7 +190,7 @@ class ResultsReporter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not self.collector.seen_anything:
+        if self._collector is None or not self._collector.seen_anything:
             return
         from .records import write_results
 
