@@ -68,7 +68,8 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
     s, meta = results.summary, results.meta
     counts = [f"{getattr(s, name)} {label}" for name, label in (
-        ("passed", "passed"), ("failed", "failed"), ("errors", "errors"),
+        ("passed", "passed"), ("failed", "failed"),
+        ("errors", "error" if s.errors == 1 else "errors"),
         ("skipped", "skipped"), ("xfailed", "xfailed"), ("xpassed", "xpassed"),
     ) if getattr(s, name)]
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"

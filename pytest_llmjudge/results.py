@@ -149,10 +149,13 @@ class ResultsCollector:
         self._collect_errors[file] = reason
 
     def build(self, meta: Mapping[str, Any]) -> ResultsFile:
-        items = [_item_result(r) for r in self._items.values()]
+        # File order, whatever order xdist workers finished in.
+        items = sorted((_item_result(r) for r in self._items.values()),
+                       key=lambda i: (i.file, i.line or 0, i.nodeid))
         skipped = [SkippedEntry(file=r["file"], index=r.get("index"), id=r.get("id"),
                                 line=r.get("line"), reason=r["reason"])
                    for r in self._invalid.values() if r["outcome"] == "skipped"]
+        skipped.sort(key=lambda s: (s.file, s.index or 0))
         skipped += [SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.error or "skipped")
                     for i in items if i.outcome == "skipped"]
         errors = [ErrorEntry(id=i.id, file=i.file, reason=i.error or "error")
