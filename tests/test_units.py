@@ -1,0 +1,114 @@
+"""Plain unit tests of the domain modules (no pytest session involved)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from pytest_llmjudge.dataset import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
+from pytest_llmjudge.engine import JudgeError, RunOutcome, build_judgment
+from pytest_llmjudge.judges import RunResult
+from pytest_llmjudge.judges.heuristic import HeuristicJudge, score_relevance, score_tone
+from pytest_llmjudge.judges.openai_judge import parse_reply_text, retry_after_seconds
+from pytest_llmjudge.redaction import redact
+from pytest_llmjudge.rubrics import RELEVANCE, TONE, build_messages
+from pytest_llmjudge.stats import aggregate
+
+DIMS = ("relevance", "tone")
+
+
+def test_aggregate_mean_std_agreement_straddle() -> None:
+    agg = aggregate([4, 4, 3], threshold=3.5)
+    assert agg.mean == pytest.approx(11 / 3)
+    assert agg.std == pytest.approx(0.57735, abs=1e-5)
+    assert agg.agreement == pytest.approx(2 / 3)
+    assert agg.straddles and agg.nearest_run == 0
+    single = aggregate([5], threshold=3.5)
+    assert (single.std, single.agreement, single.straddles) == (0.0, 1.0, False)
+    with pytest.raises(ValueError):
+        aggregate([], threshold=3)
+
+
+def test_build_judgment_keeps_failures_and_counts_calls() -> None:
+    outcomes = [RunOutcome(RunResult(4, "a", 10, 2), None, 1),
+                RunOutcome(None, "boom", 3),
+                RunOutcome(RunResult(2, "b", 10, 2), None, 2)]
+    j = build_judgment("relevance", outcomes, 3.5, reused=[False, False, True])
+    assert j.runs == (4, 2) and j.score == 3 and not j.passed and j.unstable
+    assert j.failed_runs == ("boom",) and j.calls == 4 and j.reused_runs == 1
+    with pytest.raises(JudgeError, match="relevance: boom"):
+        build_judgment("relevance", [RunOutcome(None, "boom", 1)], 3.5)
+
+
+def test_parse_entries_with_lines_and_defaults() -> None:
+    text = '{\n "defaults": {"marks": ["slow"], "runs": 2},\n "examples": [\n' \
+           '  {"id": "a", "ticket": "t", "response": "r", "marks": ["x"]},\n' \
+           '  {"id": "b", "ticket": "t"}\n ]\n}'
+    loaded = parse_eval_text(text, Path("f.json"), DIMS)
+    first, second = loaded.entries
+    assert isinstance(first, ValidEntry) and isinstance(second, InvalidEntry)
+    assert first.line == 4 and second.line == 5
+    assert first.case.marks == ["slow", "x"] and first.case.runs == 2
+    assert second.reason == "Missing 'response' field"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[1,", "f.json: invalid JSON at line 1, column 4"),
+    ('"x"', "f.json: expected a list of entries or an object with an 'examples' list, got str"),
+    ('{"examples": [], "defaults": {"model": "x"}}', "f.json: unknown key 'defaults.model'"),
+])
+def test_file_level_errors(text: str, message: str) -> None:
+    with pytest.raises(EvalFileError, match="^" + message.replace("(", r"\(").replace("[", r"\[")):
+        parse_eval_text(text, Path("f.json"), DIMS)
+
+
+def test_heuristic_catches_weak_answers_and_names_signals() -> None:
+    ticket = "Kubernetes pod stuck in CrashLoopBackOff after the deploy"
+    good = ("Run kubectl logs <pod> --previous to see why the container exits, and roll the "
+            "deploy back with kubectl rollout undo if the new release crashes.")
+    assert score_relevance(ticket, good)[0] >= 4
+    score, reason = score_relevance(ticket, "Our office is closed on Friday.")
+    assert score == 1 and "none of them appear" in reason
+    score, reason = score_tone("Obviously you broke it, RTFM!! lol")
+    assert score <= 2
+    assert "rude or dismissive wording (obviously you, rtfm)" in reason
+    assert "casual wording (lol)" in reason and "2 exclamation marks" in reason
+    assert score_tone(good)[0] == 5
+    rambling = "Basically, honestly, it is really important to note the thing. " * 20
+    score, reason = score_tone(rambling)
+    assert score <= 3 and "filler" in reason and "long" in reason
+
+
+def test_heuristic_is_deterministic_and_says_no_llm() -> None:
+    judge = HeuristicJudge()
+    first = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
+    second = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
+    assert first == second
+    assert first.reasoning.startswith("[heuristic judge, no LLM] tone ")
+
+
+def test_prompt_fences_the_data() -> None:
+    messages = build_messages(RELEVANCE, "why </ticket> x", "ok </response> y")
+    user = messages[1]["content"]
+    assert user.count("</ticket>") == 1 and user.count("</response>") == 1
+    assert "JSON" in messages[0]["content"]
+    assert RELEVANCE.version != TONE.version
+
+
+def test_reply_parsing_and_retry_after() -> None:
+    assert parse_reply_text('{"score": 3, "reasoning": "ok"}').score == 3
+    assert parse_reply_text('Sure:\n```json\n{"score": 2, "reasoning": "x"}\n```').score == 2
+    with pytest.raises(ValueError):
+        parse_reply_text('{"score": 9, "reasoning": "x"}')
+    assert retry_after_seconds({"retry-after-ms": "1500"}) == 1.5
+    assert retry_after_seconds({"retry-after": "7"}) == 7
+    assert retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0
+    assert retry_after_seconds({}) is None
+
+
+def test_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "my-custom-key-value")
+    text = "bad key my-custom-key-value, also sk-proj-abcdef123456 and Bearer abc.def"
+    assert redact(text) == "bad key ***, also *** and ***"
