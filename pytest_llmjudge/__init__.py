@@ -13,8 +13,12 @@ if TYPE_CHECKING:
 
 __all__ = ["EvalCase", "ItemJudge", "JudgeError", "Judgment", "__version__"]
 
-_LAZY = {"EvalCase": "dataset", "JudgeError": "engine", "Judgment": "engine",
-         "ItemJudge": "judging"}
+_LAZY = {
+    "EvalCase": "dataset",
+    "JudgeError": "engine",
+    "Judgment": "engine",
+    "ItemJudge": "judging",
+}
 
 
 def __getattr__(name: str) -> Any:

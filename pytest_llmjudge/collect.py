@@ -15,6 +15,7 @@ from .judging import EvalFailed, judge_entry
 from .rubrics import DIMENSIONS
 from .state import STATE_KEY, record_for
 
+
 class LLMJudgeWarning(UserWarning):
     """Something in an eval file was ignored."""
 
@@ -36,12 +37,21 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     return any(file_path.is_relative_to(root) for root in roots)
 
 
-def run_eval_entry(request: pytest.FixtureRequest, eval_case: EvalCase, llmjudge_response: Any,
-                   relevance_judge: Any, tone_judge: Any) -> None:
+def run_eval_entry(
+    request: pytest.FixtureRequest,
+    eval_case: EvalCase,
+    llmjudge_response: Any,
+    relevance_judge: Any,
+    tone_judge: Any,
+) -> None:
     """Judge the entry's response on relevance and tone against its thresholds."""
     record = record_for(request.node)
-    judge_entry(eval_case.ticket, llmjudge_response,
-                {"relevance": relevance_judge, "tone": tone_judge}, record)
+    judge_entry(
+        eval_case.ticket,
+        llmjudge_response,
+        {"relevance": relevance_judge, "tone": tone_judge},
+        record,
+    )
 
 
 class EvalJsonFile(pytest.File):
@@ -58,12 +68,21 @@ class EvalJsonFile(pytest.File):
             if isinstance(entry, ValidEntry):
                 marks, problem = _marks(entry.case)
                 if problem is None:
-                    yield EvalItem.from_parent(self, name=entry.case.id, callobj=run_eval_entry,
-                                               entry=entry, extra_marks=marks)
+                    yield EvalItem.from_parent(
+                        self,
+                        name=entry.case.id,
+                        callobj=run_eval_entry,
+                        entry=entry,
+                        extra_marks=marks,
+                    )
                     continue
                 entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
-            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry,
-                                              strict=self.config.stash[STATE_KEY].settings.strict)
+            yield InvalidEvalItem.from_parent(
+                self,
+                name=entry.name,
+                entry=entry,
+                strict=self.config.stash[STATE_KEY].settings.strict,
+            )
 
 
 def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
@@ -84,8 +103,9 @@ def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
 class EvalItem(pytest.Function):
     """One eval entry as a test that requests the judge fixtures."""
 
-    def __init__(self, *, entry: ValidEntry, extra_marks: list[pytest.MarkDecorator],
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *, entry: ValidEntry, extra_marks: list[pytest.MarkDecorator], **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.entry = entry
         for mark in extra_marks:
@@ -99,11 +119,12 @@ class EvalItem(pytest.Function):
         line = self.entry.line - 1 if self.entry.line else None
         return self.path, line, f"{self.path.name}::{self.case.id}"
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> Any:
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
         if isinstance(excinfo.value, (EvalFailed, JudgeError)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
+            return str(excinfo.value)  # a verdict or a judge error: no traceback
+        return super().repr_failure(excinfo)
 
 
 class InvalidEvalItem(pytest.Item):
@@ -131,8 +152,7 @@ class InvalidEvalItem(pytest.Item):
         line = self.entry.line - 1 if self.entry.line else None
         return self.path, line, f"{self.path.name}::{self.name}"
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InvalidEntryError):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)

@@ -97,8 +97,13 @@ def _describe_error(error: Any) -> str:
     if kind == "greater_than_equal":
         return f"'{name}' must be >= {error['ctx']['ge']}, got {error['input']!r}"
     if kind in ("int_type", "float_type", "dict_type", "list_type", "model_type"):
-        expected = {"int_type": "an integer", "float_type": "a number", "dict_type": "an object",
-                    "list_type": "a list", "model_type": "an object"}[kind]
+        expected = {
+            "int_type": "an integer",
+            "float_type": "a number",
+            "dict_type": "an object",
+            "list_type": "a list",
+            "model_type": "an object",
+        }[kind]
         return f"'{name}' must be {expected}, got {type(error['input']).__name__}"
     return f"'{name}': {error['msg']}"
 
@@ -256,12 +261,14 @@ def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
     for key in ("thresholds", "metadata"):
         if isinstance(defaults.get(key), dict):
             entry_value = raw.get(key, {})
-            merged[key] = {**defaults[key], **entry_value} if isinstance(entry_value, dict) \
-                else entry_value
+            merged[key] = (
+                {**defaults[key], **entry_value} if isinstance(entry_value, dict) else entry_value
+            )
     if isinstance(defaults.get("marks"), list):
         entry_marks = raw.get("marks", [])
-        merged["marks"] = defaults["marks"] + entry_marks if isinstance(entry_marks, list) \
-            else entry_marks
+        merged["marks"] = (
+            defaults["marks"] + entry_marks if isinstance(entry_marks, list) else entry_marks
+        )
     return merged
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from tenacity import (
 )
 
 from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
-from .rubrics import Dimension, DIMENSIONS
+from .rubrics import DIMENSIONS, Dimension
 from .settings import Settings
 from .stats import aggregate
 
@@ -90,8 +91,9 @@ class Judgment:
         }
 
 
-def build_judgment(dimension: str, outcomes: Sequence[RunOutcome], threshold: float,
-                   reused: Sequence[bool] = ()) -> Judgment:
+def build_judgment(
+    dimension: str, outcomes: Sequence[RunOutcome], threshold: float, reused: Sequence[bool] = ()
+) -> Judgment:
     """Aggregate the successful runs; raise JudgeError when none succeeded.
 
     ``reused`` flags the runs another judgment already paid for: they count no calls.
@@ -99,7 +101,8 @@ def build_judgment(dimension: str, outcomes: Sequence[RunOutcome], threshold: fl
     reused = list(reused) or [False] * len(outcomes)
     results = [o.result for o in outcomes if o.result is not None]
     failures = tuple(o.error for o in outcomes if o.error is not None)
-    calls = sum(o.attempts for o, was_reused in zip(outcomes, reused) if not was_reused)
+    paid = [o for o, was_reused in zip(outcomes, reused, strict=True) if not was_reused]
+    calls = sum(o.attempts for o in paid)
     if not results:
         reasons = sorted(set(failures))
         raise JudgeError(f"{dimension}: " + "; ".join(reasons))
@@ -144,10 +147,9 @@ class _LoopThread:
             await asyncio.gather(*pending, return_exceptions=True)
             await final()
 
-        try:
+        # A client that will not close in time must not hang the end of the session.
+        with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
             self.submit(shutdown()).result(timeout=10)
-        except (concurrent.futures.TimeoutError, RuntimeError):  # pragma: no cover
-            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         self.loop.close()
@@ -183,8 +185,9 @@ class JudgeEngine:
             self._loop = _LoopThread()
         return self._loop
 
-    def submit_run(self, dimension: Dimension, ticket: str, response: str, run_index: int,
-                   claim: bool = True) -> tuple[concurrent.futures.Future[RunOutcome], bool]:
+    def submit_run(
+        self, dimension: Dimension, ticket: str, response: str, run_index: int, claim: bool = True
+    ) -> tuple[concurrent.futures.Future[RunOutcome], bool]:
         """Start one run unless the same run is already known.
 
         Returns (future, reused): reused when an earlier judgment already claimed this run,
@@ -201,8 +204,9 @@ class JudgeEngine:
                 self._claimed.add(key)
             return future, reused
 
-    def judge(self, dimension_name: str, ticket: str, response: str, runs: int,
-              threshold: float) -> Judgment:
+    def judge(
+        self, dimension_name: str, ticket: str, response: str, runs: int, threshold: float
+    ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done."""
         dimension = self.dimension(dimension_name)
         submitted = [self.submit_run(dimension, ticket, response, i) for i in range(runs)]
@@ -210,8 +214,9 @@ class JudgeEngine:
         reused = [was_reused for _, was_reused in submitted]
         return build_judgment(dimension.name, outcomes, threshold, reused)
 
-    def prefetch(self, dimension_names: Sequence[str], ticket: str, response: str,
-                 runs: int) -> None:
+    def prefetch(
+        self, dimension_names: Sequence[str], ticket: str, response: str, runs: int
+    ) -> None:
         """Start the runs of several dimensions now so that they overlap."""
         for name in dimension_names:
             dimension = self.dimension(name)
@@ -246,12 +251,12 @@ class JudgeEngine:
             self._fatal = str(exc)
             return RunOutcome(None, f"judge call failed: {exc} (not retried)", attempts)
         except JudgeCallError as exc:
-            return RunOutcome(None, f"judge call failed after {attempts} attempts: {exc}",
-                              attempts)
+            return RunOutcome(None, f"judge call failed after {attempts} attempts: {exc}", attempts)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _call(self, judge: Judge, dimension: Dimension, ticket: str,
-                    response: str) -> RunResult:
+    async def _call(
+        self, judge: Judge, dimension: Dimension, ticket: str, response: str
+    ) -> RunResult:
         try:
             return await asyncio.wait_for(
                 judge.judge_once(dimension, ticket, response), self.settings.timeout

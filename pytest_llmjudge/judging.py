@@ -18,8 +18,10 @@ class EvalFailed(Exception):
 def marker_overrides(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ItemSettings:
     """Validate ``@pytest.mark.llmjudge(runs=..., <dimension>=<threshold>)``."""
     if args:
-        raise ValueError("@pytest.mark.llmjudge takes keyword arguments only "
-                         "(runs=N, relevance=SCORE, tone=SCORE)")
+        raise ValueError(
+            "@pytest.mark.llmjudge takes keyword arguments only "
+            "(runs=N, relevance=SCORE, tone=SCORE)"
+        )
     runs = kwargs.get("runs")
     if runs is not None and (not isinstance(runs, int) or isinstance(runs, bool) or runs < 1):
         raise ValueError(f"@pytest.mark.llmjudge runs must be an integer >= 1, got {runs!r}")
@@ -37,21 +39,30 @@ def marker_overrides(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ItemSe
 class ItemJudge:
     """The ``llmjudge`` fixture: judge (ticket, response) pairs with this test's settings."""
 
-    def __init__(self, engine: Callable[[], JudgeEngine], settings: ItemSettings,
-                 record: ItemRecord) -> None:
+    def __init__(
+        self, engine: Callable[[], JudgeEngine], settings: ItemSettings, record: ItemRecord
+    ) -> None:
         self._engine = engine
         self.settings = settings
         self._record = record
 
-    def judge(self, dimension: str, ticket: str, response: str, *, runs: int | None = None,
-              threshold: float | None = None) -> Judgment:
+    def judge(
+        self,
+        dimension: str,
+        ticket: str,
+        response: str,
+        *,
+        runs: int | None = None,
+        threshold: float | None = None,
+    ) -> Judgment:
         """Score ``response`` to ``ticket`` on ``dimension`` over N runs (blocking)."""
         _check_text("ticket", ticket)
         _check_text("response", response)
         limit = threshold if threshold is not None else self.settings.thresholds.get(dimension)
         try:
-            judgment = self._engine().judge(dimension, ticket, response,
-                                            runs or self.settings.runs, limit or 0.0)
+            judgment = self._engine().judge(
+                dimension, ticket, response, runs or self.settings.runs, limit or 0.0
+            )
         except JudgeError as exc:
             self._record.errors.append(str(exc))
             raise
@@ -90,12 +101,15 @@ def _check_text(name: str, value: object) -> None:
         raise JudgeError(f"{name} to judge must be a non-empty string, got {value!r}")
 
 
-def judge_entry(ticket: str, response: object, judges: Mapping[str, Callable[..., Judgment]],
-                record: ItemRecord) -> None:
+def judge_entry(
+    ticket: str, response: object, judges: Mapping[str, Callable[..., Judgment]], record: ItemRecord
+) -> None:
     """The body of an eval item: judge every dimension, then pass, fail or error."""
     if not isinstance(response, str) or not response.strip():
-        problem = (f"llmjudge_response must be a non-empty string, got "
-                   f"{type(response).__name__} {response!r:.60}")
+        problem = (
+            f"llmjudge_response must be a non-empty string, got "
+            f"{type(response).__name__} {response!r:.60}"
+        )
         record.errors.append(problem)
         raise JudgeError(problem)
     for judge in judges.values():

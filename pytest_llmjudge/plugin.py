@@ -35,16 +35,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for spec in OPTIONS:
         dest = f"llmjudge_{spec.dest}"
         if spec.is_flag:
-            group.addoption(spec.flag, action="store_true", default=None, dest=dest,
-                            help=spec.help)
+            group.addoption(spec.flag, action="store_true", default=None, dest=dest, help=spec.help)
         else:
-            group.addoption(spec.flag, default=None, dest=dest, metavar=spec.metavar,
-                            help=spec.help)
+            group.addoption(
+                spec.flag, default=None, dest=dest, metavar=spec.metavar, help=spec.help
+            )
         parser.addini(spec.ini, f"pytest-llmjudge: {spec.help}", default="")
-    parser.addini("llmjudge_paths", "pytest-llmjudge: directories whose JSON files are evals",
-                  type="args", default=["evals"])
-    parser.addini("llmjudge_file_patterns", "pytest-llmjudge: eval file name patterns",
-                  type="args", default=["*.json"])
+    parser.addini(
+        "llmjudge_paths",
+        "pytest-llmjudge: directories whose JSON files are evals",
+        type="args",
+        default=["evals"],
+    )
+    parser.addini(
+        "llmjudge_file_patterns",
+        "pytest-llmjudge: eval file name patterns",
+        type="args",
+        default=["*.json"],
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -52,8 +60,9 @@ def pytest_configure(config: pytest.Config) -> None:
     cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
     ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS}
     try:
-        settings = resolve_settings(cli, os.environ, ini, base_dir=config.invocation_params.dir,
-                                    ini_dir=config.rootpath)
+        settings = resolve_settings(
+            cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
+        )
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     config.stash[STATE_KEY] = SessionState(settings)
@@ -76,8 +85,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
-                              ) -> Any:
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if call.when == "call" or (call.when == "setup" and not report.passed):
         from .records import item_record
@@ -109,8 +117,7 @@ def eval_case(request: pytest.FixtureRequest) -> EvalCase:
     from .collect import EvalItem
 
     if not isinstance(request.node, EvalItem):
-        pytest.fail("the eval_case fixture is only available to items of eval files",
-                    pytrace=False)
+        pytest.fail("the eval_case fixture is only available to items of eval files", pytrace=False)
     return request.node.case
 
 
@@ -128,8 +135,9 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     state = request.config.stash[STATE_KEY]
     from .judging import ItemJudge
 
-    return ItemJudge(state.engine, item_settings(request.node, state.settings),
-                     record_for(request.node))
+    return ItemJudge(
+        state.engine, item_settings(request.node, state.settings), record_for(request.node)
+    )
 
 
 @pytest.fixture
@@ -195,8 +203,12 @@ class ResultsReporter:
         from .records import write_results
 
         self.written, self.summary = write_results(
-            self.collector, self.config.stash[STATE_KEY].settings, session, int(exitstatus),
-            self.started, time.monotonic() - self.clock,
+            self.collector,
+            self.config.stash[STATE_KEY].settings,
+            session,
+            int(exitstatus),
+            self.started,
+            time.monotonic() - self.clock,
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -49,15 +49,26 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
     file = _relative(item.path, item.config.rootpath)
     if isinstance(item, InvalidEvalItem):
         entry = item.entry
-        return {"kind": "invalid", "nodeid": item.nodeid, "file": file, "index": entry.index,
-                "id": entry.name, "line": entry.line, "reason": entry.reason}
+        return {
+            "kind": "invalid",
+            "nodeid": item.nodeid,
+            "file": file,
+            "index": entry.index,
+            "id": entry.name,
+            "line": entry.line,
+            "reason": entry.reason,
+        }
     record = item.stash.get(RECORD_KEY, None)
     data: dict[str, Any] = {"kind": "eval", "nodeid": item.nodeid, "file": file}
     if isinstance(item, EvalItem):
         case = item.case
-        data.update(id=case.id, line=item.entry.line, expected=case.expected,
-                    metadata=case.metadata,
-                    runs=case.runs or item_runs(item))
+        data.update(
+            id=case.id,
+            line=item.entry.line,
+            expected=case.expected,
+            metadata=case.metadata,
+            runs=case.runs or item_runs(item),
+        )
     elif record is None or not (record.judgments or record.errors):
         return None
     else:
@@ -78,8 +89,13 @@ def item_runs(item: pytest.Item) -> int:
 def report_outcome(report: pytest.TestReport, record: dict[str, Any]) -> tuple[str, str | None]:
     """The results outcome of a report and, for skips, xfails and errors, why."""
     xfail = hasattr(report, "wasxfail")
-    outcome = outcome_of(report.passed, report.failed, report.skipped, xfail,
-                         judge_error=bool(record.get("error")) or report.when != "call")
+    outcome = outcome_of(
+        report.passed,
+        report.failed,
+        report.skipped,
+        xfail,
+        judge_error=bool(record.get("error")) or report.when != "call",
+    )
     if xfail:
         return outcome, report.wasxfail or None
     if report.skipped and isinstance(report.longrepr, tuple):
@@ -100,9 +116,14 @@ def _safe_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def write_results(collector: ResultsCollector, settings: Settings, session: pytest.Session,
-                  exit_status: int, started: datetime, duration: float
-                  ) -> tuple[Path, list[str]]:
+def write_results(
+    collector: ResultsCollector,
+    settings: Settings,
+    session: pytest.Session,
+    exit_status: int,
+    started: datetime,
+    duration: float,
+) -> tuple[Path, list[str]]:
     """Build and atomically write the results file; return its path and the summary lines."""
     complete = exit_status != pytest.ExitCode.INTERRUPTED and not (
         session.shouldstop or session.shouldfail

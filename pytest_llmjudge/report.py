@@ -31,8 +31,9 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
         verdict = "ok" if j.passed else "FAIL"
         if j.unstable:
             verdict += " (unstable)"
-        rows.append((j.dimension, f"{j.score:.2f}", f"{j.std:.2f}", _runs(j), f"{j.threshold:g}",
-                     verdict))
+        rows.append(
+            (j.dimension, f"{j.score:.2f}", f"{j.std:.2f}", _runs(j), f"{j.threshold:g}", verdict)
+        )
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     return "\n".join(
         "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
@@ -42,8 +43,9 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
 def _reasoning(judgments: Sequence[Judgment]) -> str:
     lines = []
     for j in judgments:
-        wrapped = textwrap.fill(j.reasoning, width=96, initial_indent="  ",
-                                subsequent_indent="    ")
+        wrapped = textwrap.fill(
+            j.reasoning, width=96, initial_indent="  ", subsequent_indent="    "
+        )
         lines.append(f"{j.dimension} reasoning (run nearest the mean):\n{wrapped}")
         for failure in sorted(set(j.failed_runs)):
             count = j.failed_runs.count(failure)
@@ -67,16 +69,24 @@ def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> 
 def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
     s, meta = results.summary, results.meta
-    counts = [f"{getattr(s, name)} {label}" for name, label in (
-        ("passed", "passed"), ("failed", "failed"),
-        ("errors", "error" if s.errors == 1 else "errors"),
-        ("skipped", "skipped"), ("xfailed", "xfailed"), ("xpassed", "xpassed"),
-    ) if getattr(s, name)]
+    counts = [
+        f"{getattr(s, name)} {label}"
+        for name, label in (
+            ("passed", "passed"),
+            ("failed", "failed"),
+            ("errors", "error" if s.errors == 1 else "errors"),
+            ("skipped", "skipped"),
+            ("xfailed", "xfailed"),
+            ("xpassed", "xpassed"),
+        )
+        if getattr(s, name)
+    ]
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
         judge += " (no LLM)"
-    lines = [f"{s.total} eval items: {', '.join(counts) or 'none run'}; judge: {judge}, "
-             f"runs={meta.runs}"]
+    lines = [
+        f"{s.total} eval items: {', '.join(counts) or 'none run'}; judge: {judge}, runs={meta.runs}"
+    ]
     means = _means(results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
@@ -84,8 +94,9 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     lines.append(f"judge calls: {meta.calls} made, {meta.cached_calls} reused{tokens}")
     unstable = [i.nodeid for i in results.results if _unstable(i.model_dump())]
     if unstable:
-        lines.append(f"unstable (runs straddle the threshold; add runs or mark them): "
-                     f"{', '.join(unstable)}")
+        lines.append(
+            f"unstable (runs straddle the threshold; add runs or mark them): {', '.join(unstable)}"
+        )
     if not meta.complete:
         lines.append("session did not complete: the results cover only what ran")
     if output:

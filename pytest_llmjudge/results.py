@@ -25,8 +25,9 @@ class DimensionResult(BaseModel):
     passed: bool
     unstable: bool = Field(description="runs fall on both sides of the threshold")
     reasoning: str = Field(description="the judge's reasoning of the run nearest the mean")
-    failed_runs: list[str] = Field(default_factory=list,
-                                   description="errors of runs that failed after retries")
+    failed_runs: list[str] = Field(
+        default_factory=list, description="errors of runs that failed after retries"
+    )
     calls: int = Field(0, description="judge requests made, retries included")
     reused_runs: int = Field(0, description="runs served by an identical earlier run")
     prompt_tokens: int = 0
@@ -42,7 +43,8 @@ class ItemResult(BaseModel):
     nodeid: str
     line: int | None = None
     outcome: Outcome
-    error: str | None = None
+    error: str | None = Field(None, description="why the item could not be judged")
+    reason: str | None = Field(None, description="skip or xfail reason")
     runs: int | None = None
     relevance: DimensionResult | None = None
     tone: DimensionResult | None = None
@@ -150,25 +152,49 @@ class ResultsCollector:
 
     def build(self, meta: Mapping[str, Any]) -> ResultsFile:
         # File order, whatever order xdist workers finished in.
-        items = sorted((_item_result(r) for r in self._items.values()),
-                       key=lambda i: (i.file, i.line or 0, i.nodeid))
-        skipped = [SkippedEntry(file=r["file"], index=r.get("index"), id=r.get("id"),
-                                line=r.get("line"), reason=r["reason"])
-                   for r in self._invalid.values() if r["outcome"] == "skipped"]
+        items = sorted(
+            (_item_result(r) for r in self._items.values()),
+            key=lambda i: (i.file, i.line or 0, i.nodeid),
+        )
+        skipped = [
+            SkippedEntry(
+                file=r["file"],
+                index=r.get("index"),
+                id=r.get("id"),
+                line=r.get("line"),
+                reason=r["reason"],
+            )
+            for r in self._invalid.values()
+            if r["outcome"] == "skipped"
+        ]
         skipped.sort(key=lambda s: (s.file, s.index or 0))
-        skipped += [SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.error or "skipped")
-                    for i in items if i.outcome == "skipped"]
-        errors = [ErrorEntry(id=i.id, file=i.file, reason=i.error or "error")
-                  for i in items if i.outcome == "error"]
-        errors += [ErrorEntry(id=r.get("id"), file=r["file"], reason=r["reason"])
-                   for r in self._invalid.values() if r["outcome"] != "skipped"]
+        skipped += [
+            SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.error or "skipped")
+            for i in items
+            if i.outcome == "skipped"
+        ]
+        errors = [
+            ErrorEntry(id=i.id, file=i.file, reason=i.error or "error")
+            for i in items
+            if i.outcome == "error"
+        ]
+        errors += [
+            ErrorEntry(id=r.get("id"), file=r["file"], reason=r["reason"])
+            for r in self._invalid.values()
+            if r["outcome"] != "skipped"
+        ]
         errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
         skipped_invalid = sum(1 for r in self._invalid.values() if r["outcome"] == "skipped")
         summary = _summarize(items, skipped_invalid, len(self._invalid), len(errors))
         usage = _usage(items)
         full_meta = {**meta, **usage}
-        return ResultsFile(meta=Meta.model_validate(full_meta), results=items, skipped=skipped,
-                           errors=errors, summary=summary)
+        return ResultsFile(
+            meta=Meta.model_validate(full_meta),
+            results=items,
+            skipped=skipped,
+            errors=errors,
+            summary=summary,
+        )
 
 
 def _item_result(record: Mapping[str, Any]) -> ItemResult:
@@ -185,10 +211,11 @@ def _dimensions(item: ItemResult) -> Iterable[DimensionResult]:
             yield DimensionResult.model_validate(value)
 
 
-def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int,
-               errors: int) -> Summary:
-    counts = {o: sum(1 for i in items if i.outcome == o)
-              for o in ("passed", "failed", "skipped", "xfailed", "xpassed")}
+def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, errors: int) -> Summary:
+    counts = {
+        o: sum(1 for i in items if i.outcome == o)
+        for o in ("passed", "failed", "skipped", "xfailed", "xpassed")
+    }
     counts["skipped"] += skipped_invalid
     flaky = sum(1 for i in items if any(d.unstable for d in _dimensions(i)))
     return Summary(total=len(items) + invalid, errors=errors, flaky=flaky, **counts)

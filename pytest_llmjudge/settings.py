@@ -96,44 +96,136 @@ class OptionSpec:
 
 # The single table of options; plugin.py registers these, tests and the README refer to them.
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("runs", "--judge-runs", "llmjudge_runs", "judge runs per dimension (default 1)",
-               _positive_int, 1, env=("JUDGE_RUNS",), metavar="N"),
-    OptionSpec("provider", "--judge-provider", "llmjudge_provider",
-               "judge provider: auto, openai, ollama or heuristic (default auto)",
-               _provider, "auto", env=("JUDGE_PROVIDER",), metavar="NAME"),
-    OptionSpec("model", "--judge-model", "llmjudge_model",
-               f"judge model (default {DEFAULT_MODEL}; {DEFAULT_OLLAMA_MODEL} for ollama)",
-               _text, None, env=("OPENAI_MODEL",), metavar="MODEL"),
-    OptionSpec("base_url", "--judge-base-url", "llmjudge_base_url",
-               "base URL of an OpenAI-compatible server", _text, None,
-               env=("OPENAI_BASE_URL",), metavar="URL"),
-    OptionSpec("min_relevance", "--judge-min-relevance", "llmjudge_min_relevance",
-               "minimum mean relevance score, 1-5 (default 3.5)", score_threshold, 3.5,
-               env=("JUDGE_MIN_RELEVANCE",), metavar="SCORE"),
-    OptionSpec("min_tone", "--judge-min-tone", "llmjudge_min_tone",
-               "minimum mean tone score, 1-5 (default 3.5)", score_threshold, 3.5,
-               env=("JUDGE_MIN_TONE",), metavar="SCORE"),
-    OptionSpec("output", "--judge-output", "llmjudge_output",
-               "results JSON path (default results/output.json)", _text,
-               "results/output.json", env=("JUDGE_OUTPUT",), metavar="PATH"),
-    OptionSpec("concurrency", "--judge-concurrency", "llmjudge_concurrency",
-               "judge calls in flight at once (default 8)", _positive_int, 8,
-               env=("JUDGE_CONCURRENCY",), metavar="N"),
-    OptionSpec("timeout", "--judge-timeout", "llmjudge_timeout",
-               "seconds one judge call may take (default 60)", _positive_float, 60.0,
-               env=("JUDGE_TIMEOUT",), metavar="SECONDS"),
-    OptionSpec("max_retries", "--judge-max-retries", "llmjudge_max_retries",
-               "retries of a failed judge call (default 4)", _non_negative_int, 4,
-               env=("JUDGE_MAX_RETRIES",), metavar="N"),
-    OptionSpec("strict", "--judge-strict", "llmjudge_strict",
-               "invalid eval entries are errors instead of skips", _boolean, False,
-               env=("JUDGE_STRICT",), is_flag=True),
-    OptionSpec("temperature", "--judge-temperature", "llmjudge_temperature",
-               "sampling temperature of the judge (default: the server's)",
-               _non_negative_float, None, env=("JUDGE_TEMPERATURE",), metavar="T"),
-    OptionSpec("retry_wait", "--judge-retry-wait", "llmjudge_retry_wait",
-               "first backoff between retries in seconds, doubling (default 1)",
-               _non_negative_float, 1.0, env=("JUDGE_RETRY_WAIT",), metavar="SECONDS"),
+    OptionSpec(
+        "runs",
+        "--judge-runs",
+        "llmjudge_runs",
+        "judge runs per dimension (default 1)",
+        _positive_int,
+        1,
+        env=("JUDGE_RUNS",),
+        metavar="N",
+    ),
+    OptionSpec(
+        "provider",
+        "--judge-provider",
+        "llmjudge_provider",
+        "judge provider: auto, openai, ollama or heuristic (default auto)",
+        _provider,
+        "auto",
+        env=("JUDGE_PROVIDER",),
+        metavar="NAME",
+    ),
+    OptionSpec(
+        "model",
+        "--judge-model",
+        "llmjudge_model",
+        f"judge model (default {DEFAULT_MODEL}; {DEFAULT_OLLAMA_MODEL} for ollama)",
+        _text,
+        None,
+        env=("OPENAI_MODEL",),
+        metavar="MODEL",
+    ),
+    OptionSpec(
+        "base_url",
+        "--judge-base-url",
+        "llmjudge_base_url",
+        "base URL of an OpenAI-compatible server",
+        _text,
+        None,
+        env=("OPENAI_BASE_URL",),
+        metavar="URL",
+    ),
+    OptionSpec(
+        "min_relevance",
+        "--judge-min-relevance",
+        "llmjudge_min_relevance",
+        "minimum mean relevance score, 1-5 (default 3.5)",
+        score_threshold,
+        3.5,
+        env=("JUDGE_MIN_RELEVANCE",),
+        metavar="SCORE",
+    ),
+    OptionSpec(
+        "min_tone",
+        "--judge-min-tone",
+        "llmjudge_min_tone",
+        "minimum mean tone score, 1-5 (default 3.5)",
+        score_threshold,
+        3.5,
+        env=("JUDGE_MIN_TONE",),
+        metavar="SCORE",
+    ),
+    OptionSpec(
+        "output",
+        "--judge-output",
+        "llmjudge_output",
+        "results JSON path (default results/output.json)",
+        _text,
+        "results/output.json",
+        env=("JUDGE_OUTPUT",),
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "concurrency",
+        "--judge-concurrency",
+        "llmjudge_concurrency",
+        "judge calls in flight at once (default 8)",
+        _positive_int,
+        8,
+        env=("JUDGE_CONCURRENCY",),
+        metavar="N",
+    ),
+    OptionSpec(
+        "timeout",
+        "--judge-timeout",
+        "llmjudge_timeout",
+        "seconds one judge call may take (default 60)",
+        _positive_float,
+        60.0,
+        env=("JUDGE_TIMEOUT",),
+        metavar="SECONDS",
+    ),
+    OptionSpec(
+        "max_retries",
+        "--judge-max-retries",
+        "llmjudge_max_retries",
+        "retries of a failed judge call (default 4)",
+        _non_negative_int,
+        4,
+        env=("JUDGE_MAX_RETRIES",),
+        metavar="N",
+    ),
+    OptionSpec(
+        "strict",
+        "--judge-strict",
+        "llmjudge_strict",
+        "invalid eval entries are errors instead of skips",
+        _boolean,
+        False,
+        env=("JUDGE_STRICT",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "temperature",
+        "--judge-temperature",
+        "llmjudge_temperature",
+        "sampling temperature of the judge (default: the server's)",
+        _non_negative_float,
+        None,
+        env=("JUDGE_TEMPERATURE",),
+        metavar="T",
+    ),
+    OptionSpec(
+        "retry_wait",
+        "--judge-retry-wait",
+        "llmjudge_retry_wait",
+        "first backoff between retries in seconds, doubling (default 1)",
+        _non_negative_float,
+        1.0,
+        env=("JUDGE_RETRY_WAIT",),
+        metavar="SECONDS",
+    ),
 )
 
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}
@@ -177,8 +269,9 @@ class Settings:
         )
 
 
-def _pick(spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str],
-          ini: Mapping[str, Any]) -> tuple[Any, str]:
+def _pick(
+    spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
+) -> tuple[Any, str]:
     """Return (value, source) for one option, parsed and validated."""
     candidates: list[tuple[Any, str]] = []
     cli_value = cli.get(spec.dest)
@@ -205,8 +298,13 @@ def _pick(spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str],
         raise SettingsError(f"{source} {reason}") from None
 
 
-def resolve_settings(cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any],
-                     base_dir: Path, ini_dir: Path) -> Settings:
+def resolve_settings(
+    cli: Mapping[str, Any],
+    env: Mapping[str, str],
+    ini: Mapping[str, Any],
+    base_dir: Path,
+    ini_dir: Path,
+) -> Settings:
     """Apply precedence to every option and decide the provider."""
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
@@ -228,14 +326,16 @@ def resolve_settings(cli: Mapping[str, Any], env: Mapping[str, str], ini: Mappin
         reason = f"from {sources['provider']}"
     if provider == "ollama":
         # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
-        host_spec = replace(OPTIONS_BY_DEST["base_url"], env=("OLLAMA_HOST",),
-                            default=DEFAULT_OLLAMA_HOST)
+        host_spec = replace(
+            OPTIONS_BY_DEST["base_url"], env=("OLLAMA_HOST",), default=DEFAULT_OLLAMA_HOST
+        )
         host = str(_pick(host_spec, cli, env, ini)[0])
         if not host.startswith(("http://", "https://")):
             host = f"http://{host}"
         base_url = host if host.rstrip("/").endswith("/v1") else host.rstrip("/") + "/v1"
-        model_spec = replace(OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",),
-                             default=DEFAULT_OLLAMA_MODEL)
+        model_spec = replace(
+            OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",), default=DEFAULT_OLLAMA_MODEL
+        )
         model = str(_pick(model_spec, cli, env, ini)[0])
     elif provider == "openai":
         model = model or DEFAULT_MODEL
@@ -270,8 +370,9 @@ class ItemSettings:
     runs: int
     thresholds: Mapping[str, float]
 
-    def overridden(self, runs: int | None = None,
-                   thresholds: Mapping[str, float] | None = None) -> ItemSettings:
+    def overridden(
+        self, runs: int | None = None, thresholds: Mapping[str, float] | None = None
+    ) -> ItemSettings:
         merged = dict(self.thresholds)
         merged.update(thresholds or {})
         return replace(self, runs=runs or self.runs, thresholds=merged)

@@ -11,12 +11,12 @@ import pytest
 
 # pytester's in-process runs drop modules first imported during a run; importing the SDK
 # and the plugin's lazy modules here keeps each run from paying for those imports again.
-import pytest_llmjudge.judges.openai_judge  # noqa: F401
+import pytest_llmjudge.judges.openai_judge
 import pytest_llmjudge.records  # noqa: F401
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from judge_server import JudgeServer  # noqa: E402
+from judge_server import JudgeServer
 
 API_KEY = "sk-test-SECRET-0123456789abcdef"
 JUDGE_ENV = ("OPENAI_", "JUDGE_", "OLLAMA_", "AZURE_OPENAI")
@@ -51,16 +51,21 @@ def judge_server(_server: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> Judge
     return _server
 
 
-def write_evals(pytester: pytest.Pytester, entries: Any, name: str = "support.json",
-                folder: str = "evals") -> Path:
+def write_evals(
+    pytester: pytest.Pytester, entries: Any, name: str = "support.json", folder: str = "evals"
+) -> Path:
     path = pytester.path / folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(entries, indent=2))
     return path
 
 
-def entry(id: str, response: str = "Raise the heap: set MAVEN_OPTS=-Xmx2g.",
-          ticket: str = "Maven build fails with OOM in Jenkins", **extra: Any) -> dict[str, Any]:
+def entry(
+    id: str,
+    response: str = "Raise the heap: set MAVEN_OPTS=-Xmx2g.",
+    ticket: str = "Maven build fails with OOM in Jenkins",
+    **extra: Any,
+) -> dict[str, Any]:
     return {"id": id, "ticket": ticket, "response": response, **extra}
 
 

@@ -79,8 +79,9 @@ def directive_script(request: JudgeRequest) -> Reply:
         status, count = spec["fail"].split("x")
         if request.nth < int(count):
             headers = {"retry-after-ms": "1"} if status == "429" else {}
-            return Reply(status=int(status), headers=headers, delay=delay,
-                         error_message=f"scripted {status}")
+            return Reply(
+                status=int(status), headers=headers, delay=delay, error_message=f"scripted {status}"
+            )
         request.nth -= int(count)
     if request.nth < int(spec.get("malformed", 0)):
         return Reply(content="Sure! I would rate this a four.", delay=delay)
@@ -157,8 +158,16 @@ class JudgeServer:
             def _answer(self, body: dict[str, Any]) -> None:
                 request = server._understand(body, {k.lower(): v for k, v in self.headers.items()})
                 if request.response_format == "json_schema" and not server.json_schema_supported:
-                    self._send(400, {"error": {"message": "response_format json_schema is not "
-                                               "supported by this server", "type": "invalid"}})
+                    self._send(
+                        400,
+                        {
+                            "error": {
+                                "message": "response_format json_schema is not "
+                                "supported by this server",
+                                "type": "invalid",
+                            }
+                        },
+                    )
                     return
                 reply = server.script(request)
                 if reply.delay:
@@ -170,11 +179,13 @@ class JudgeServer:
                 content = reply.content
                 if content is None:
                     content = json.dumps({"score": reply.score, "reasoning": reply.reasoning})
-                self._send(200, _completion(body.get("model", "test-model"), content),
-                           reply.headers)
+                self._send(
+                    200, _completion(body.get("model", "test-model"), content), reply.headers
+                )
 
-            def _send(self, status: int, payload: dict[str, Any],
-                      headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -210,12 +221,14 @@ def _completion(model: str, content: str) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": content, "refusal": None},
-            "finish_reason": "stop",
-            "logprobs": None,
-        }],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
         "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
 

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from conftest import read_results, run
 
 EVALS = Path(__file__).parent.parent / "evals"
@@ -16,8 +17,11 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     pytester: pytest.Pytester,
 ) -> None:
     shutil.copytree(EVALS, pytester.path / "evals")
-    weak = [e["id"] for e in json.loads((EVALS / "support.json").read_text())
-            if any(isinstance(m, dict) and m["name"] == "xfail" for m in e.get("marks", []))]
+    weak = [
+        e["id"]
+        for e in json.loads((EVALS / "support.json").read_text())
+        if any(isinstance(m, dict) and m["name"] == "xfail" for m in e.get("marks", []))
+    ]
     assert len(weak) >= 5
     result = run(pytester, "evals/", "--judge-runs=3")
     assert result.ret == pytest.ExitCode.OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from conftest import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
@@ -10,7 +11,7 @@ from judge_server import JudgeServer
 def test_overriding_llmjudge_response_judges_the_live_answer(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    pytester.makeconftest('''
+    pytester.makeconftest("""
 import pytest
 
 def bot(ticket):
@@ -19,7 +20,7 @@ def bot(ticket):
 @pytest.fixture
 def llmjudge_response(eval_case):
     return bot(eval_case.ticket)
-''')
+""")
     write_evals(pytester, [entry("a", "stored answer {{relevance=1}}")])
     run(pytester, "evals/").assert_outcomes(passed=1)
     judged = {r.response for r in judge_server.requests}
@@ -29,13 +30,13 @@ def llmjudge_response(eval_case):
 def test_a_response_fixture_returning_nothing_is_an_error(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    pytester.makeconftest('''
+    pytester.makeconftest("""
 import pytest
 
 @pytest.fixture
 def llmjudge_response():
     return None
-''')
+""")
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
     result.assert_outcomes(errors=1)
@@ -43,9 +44,8 @@ def llmjudge_response():
     assert judge_server.count() == 0
 
 
-def test_overriding_a_dimension_judge(pytester: pytest.Pytester, judge_server: JudgeServer
-                                      ) -> None:
-    pytester.makeconftest('''
+def test_overriding_a_dimension_judge(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    pytester.makeconftest("""
 import pytest
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def tone_judge(llmjudge):
     def strict_tone(ticket, response):
         return llmjudge.tone(ticket, response, threshold=4.5)
     return strict_tone
-''')
+""")
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
     result.assert_outcomes(failed=1)
@@ -63,7 +63,8 @@ def tone_judge(llmjudge):
 def test_llmjudge_fixture_and_marker_in_a_hand_written_test(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    pytester.makepyfile(test_bot='''
+    pytester.makepyfile(
+        test_bot="""
 import asyncio
 import pytest
 from pytest_llmjudge import Judgment
@@ -86,13 +87,17 @@ def test_inside_a_running_event_loop(llmjudge):
 
 def test_untouched():
     assert True
-''')
+"""
+    )
     result = run(pytester, "test_bot.py")
     result.assert_outcomes(passed=3)
     assert judge_server.count("relevance") == 3
     results = read_results(pytester)
     rows = {r["nodeid"]: r for r in results["results"]}
-    assert set(rows) == {"test_bot.py::test_refund_policy", "test_bot.py::test_inside_a_running_event_loop"}
+    assert set(rows) == {
+        "test_bot.py::test_refund_policy",
+        "test_bot.py::test_inside_a_running_event_loop",
+    }
     assert rows["test_bot.py::test_refund_policy"]["relevance"]["threshold"] == 4.5
 
 
@@ -100,12 +105,15 @@ def test_eval_case_outside_an_eval_item_fails_clearly(pytester: pytest.Pytester)
     pytester.makepyfile("def test_x(eval_case):\n    pass\n")
     result = run(pytester)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*the eval_case fixture is only available to items of eval files*"])
+    result.stdout.fnmatch_lines(
+        ["*the eval_case fixture is only available to items of eval files*"]
+    )
 
 
-def test_invalid_marker_arguments_are_reported(pytester: pytest.Pytester,
-                                              judge_server: JudgeServer) -> None:
-    pytester.makepyfile('''
+def test_invalid_marker_arguments_are_reported(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytester.makepyfile("""
 import pytest
 
 @pytest.mark.llmjudge(runs=0)
@@ -115,27 +123,30 @@ def test_a(llmjudge):
 @pytest.mark.llmjudge(tone=9)
 def test_b(llmjudge):
     pass
-''')
+""")
     result = run(pytester)
     result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines([
-        "*@pytest.mark.llmjudge runs must be an integer >= 1, got 0*",
-        "*@pytest.mark.llmjudge tone must be between 1 and 5, got 9*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*@pytest.mark.llmjudge runs must be an integer >= 1, got 0*",
+            "*@pytest.mark.llmjudge tone must be between 1 and 5, got 9*",
+        ]
+    )
 
 
 def test_conftest_marker_sets_defaults_for_eval_items_and_entries_win(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    pytester.makeconftest('''
+    pytester.makeconftest("""
 import pytest
 
 def pytest_collection_modifyitems(items):
     for item in items:
         item.add_marker(pytest.mark.llmjudge(runs=2, relevance=4))
-''')
-    write_evals(pytester, [entry("from-marker"), entry("from-entry", runs=3,
-                                                        thresholds={"relevance": 3})])
+""")
+    write_evals(
+        pytester, [entry("from-marker"), entry("from-entry", runs=3, thresholds={"relevance": 3})]
+    )
     run(pytester, "evals/", "--judge-runs=5").assert_outcomes(passed=2)
     rows = by_id(read_results(pytester))
     assert rows["from-marker"]["relevance"]["runs"] == [4, 4]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from conftest import API_KEY, by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer, Reply
 
@@ -36,20 +37,22 @@ def test_failure_report_is_verdict_table_reasoning_without_traceback(
 ) -> None:
     write_evals(pytester, [entry("weak", "Try again later {{relevance=4,3,2}}")])
     result = run(pytester, "evals/", "--judge-runs=3")
-    result.stdout.fnmatch_lines([
-        "*_ support.json::weak _*",
-        # run order follows arrival at the server, so the runs are matched loosely
-        "relevance 3.00 < 3.5 (runs ?, ?, ?)",
-        "",
-        "dimension  mean  std   runs     min  verdict",
-        "relevance  3.00  1.00  ?, ?, ?  3.5  FAIL (unstable)",
-        "tone       4.00  0.00  4, 4, 4  3.5  ok",
-        "",
-        "relevance reasoning (run nearest the mean):",
-        "  scripted relevance 3",
-        "*",
-        "FAILED evals/support.json::weak - relevance 3.00 < 3.5 (runs ?, ?, ?)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ support.json::weak _*",
+            # run order follows arrival at the server, so the runs are matched loosely
+            "relevance 3.00 < 3.5 (runs ?, ?, ?)",
+            "",
+            "dimension  mean  std   runs     min  verdict",
+            "relevance  3.00  1.00  ?, ?, ?  3.5  FAIL (unstable)",
+            "tone       4.00  0.00  4, 4, 4  3.5  ok",
+            "",
+            "relevance reasoning (run nearest the mean):",
+            "  scripted relevance 3",
+            "*",
+            "FAILED evals/support.json::weak - relevance 3.00 < 3.5 (runs ?, ?, ?)",
+        ]
+    )
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*plugin*.py:*")
 
@@ -101,8 +104,10 @@ def test_json_object_fallback_accepts_json_in_a_code_fence(
 def test_rate_limits_and_server_errors_are_retried_by_one_layer(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    write_evals(pytester, [entry("limited", "answer {{fail=429x2}}"),
-                           entry("flaky-server", "answer {{fail=500x1}}")])
+    write_evals(
+        pytester,
+        [entry("limited", "answer {{fail=429x2}}"), entry("flaky-server", "answer {{fail=500x1}}")],
+    )
     result = run(pytester, "evals/")
     result.assert_outcomes(passed=2)
     assert judge_server.count() == 2 * 3 + 2 * 2
@@ -126,18 +131,24 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
     result = run(pytester, "evals/", "--judge-max-retries=2")
     result.assert_outcomes(passed=1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "*ERROR at call of support.json::down*",
-        "judge error: relevance: judge call failed after 3 attempts: 500 server error: "
-        "scripted 500; tone: judge call failed after 3 attempts: 500 server error: scripted 500",
-        "ERROR evals/support.json::down - judge error*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at call of support.json::down*",
+            "judge error: relevance: judge call failed after 3 attempts: 500 server error: "
+            "scripted 500; tone: judge call failed after 3 attempts: 500 server error: "
+            "scripted 500",
+            "ERROR evals/support.json::down - judge error*",
+        ]
+    )
     results = read_results(pytester)
-    assert results["errors"] == [{
-        "id": "down", "file": "evals/support.json",
-        "reason": "relevance: judge call failed after 3 attempts: 500 server error: scripted "
-                  "500; tone: judge call failed after 3 attempts: 500 server error: scripted 500",
-    }]
+    assert results["errors"] == [
+        {
+            "id": "down",
+            "file": "evals/support.json",
+            "reason": "relevance: judge call failed after 3 attempts: 500 server error: scripted "
+            "500; tone: judge call failed after 3 attempts: 500 server error: scripted 500",
+        }
+    ]
     assert by_id(results)["down"]["outcome"] == "error"
     assert results["summary"]["errors"] == 1
 
@@ -150,23 +161,32 @@ def test_some_runs_failing_aggregates_the_rest_and_records_failures(
     result.assert_outcomes(passed=1)
     relevance = by_id(read_results(pytester))["partial"]["relevance"]
     assert relevance["runs"] == [5]
-    assert relevance["failed_runs"] == ["judge call failed after 1 attempts: 500 server error: "
-                                        "scripted 500"] * 2
+    assert (
+        relevance["failed_runs"]
+        == ["judge call failed after 1 attempts: 500 server error: scripted 500"] * 2
+    )
 
 
 def test_malformed_replies_are_retried_then_reported(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    write_evals(pytester, [entry("once", "answer {{malformed=1}}"),
-                           entry("always", "answer {{malformed=99}}"),
-                           entry("out-of-range", "answer {{outofrange=99}}")])
+    write_evals(
+        pytester,
+        [
+            entry("once", "answer {{malformed=1}}"),
+            entry("always", "answer {{malformed=99}}"),
+            entry("out-of-range", "answer {{outofrange=99}}"),
+        ],
+    )
     result = run(pytester, "evals/", "--judge-max-retries=1")
     result.assert_outcomes(passed=1, errors=2)
     errors = {e["id"]: e["reason"] for e in read_results(pytester)["errors"]}
     assert "malformed judge reply: reply is not JSON" in errors["always"]
     assert "judge call failed after 2 attempts" in errors["always"]
-    assert "malformed judge reply: 'score' input should be 1, 2, 3, 4 or 5 (got 7)" \
+    assert (
+        "malformed judge reply: 'score' input should be 1, 2, 3, 4 or 5 (got 7)"
         in errors["out-of-range"]
+    )
 
 
 def test_slow_replies_time_out(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
@@ -180,13 +200,15 @@ def test_slow_replies_time_out(pytester: pytest.Pytester, judge_server: JudgeSer
 def test_retry_after_beyond_the_limit_gives_up_at_once(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    judge_server.script = lambda r: Reply(status=429, headers={"retry-after": "3600"},
-                                          error_message="quota exhausted")
+    judge_server.script = lambda r: Reply(
+        status=429, headers={"retry-after": "3600"}, error_message="quota exhausted"
+    )
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*429 rate limited: quota exhausted (server asked to retry "
-                                 "after 3600s; giving up)*"])
+    result.stdout.fnmatch_lines(
+        ["*429 rate limited: quota exhausted (server asked to retry after 3600s; giving up)*"]
+    )
     assert judge_server.count() == 2
 
 
@@ -217,10 +239,12 @@ def test_missing_key_is_an_error_per_item_not_a_crash(
     collected.stdout.fnmatch_lines(["2 tests collected*"])
     result = run(pytester, "evals/")
     result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines([
-        "*OPENAI_API_KEY is not set: set it, point OPENAI_BASE_URL at an OpenAI-compatible "
-        "server, or run with --judge-provider=heuristic*"
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*OPENAI_API_KEY is not set: set it, point OPENAI_BASE_URL at an OpenAI-compatible "
+            "server, or run with --judge-provider=heuristic*"
+        ]
+    )
     assert read_results(pytester)["summary"]["errors"] == 2
 
 
@@ -231,8 +255,12 @@ def test_auto_picks_openai_when_a_key_or_base_url_is_set(
     monkeypatch.delenv("OPENAI_API_KEY")
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
-    result.stdout.fnmatch_lines(["llmjudge: provider=openai (auto: base URL from environment "
-                                 "variable OPENAI_BASE_URL) model=gpt-4o-mini*"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmjudge: provider=openai (auto: base URL from environment "
+            "variable OPENAI_BASE_URL) model=gpt-4o-mini*"
+        ]
+    )
     result.assert_outcomes(passed=1)
     assert judge_server.count() == 2
     assert judge_server.requests[0].headers["authorization"] == "Bearer unused"
@@ -249,8 +277,9 @@ def test_ollama_alias_reads_ollama_host_and_model(
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/", "--judge-temperature=0.7")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines([f"llmjudge: provider=ollama * model=llama-judge "
-                                 f"base_url={judge_server.url} *"])
+    result.stdout.fnmatch_lines(
+        [f"llmjudge: provider=ollama * model=llama-judge base_url={judge_server.url} *"]
+    )
     assert judge_server.requests[0].body["model"] == "llama-judge"
     assert judge_server.requests[0].body["temperature"] == 0.7
     meta = read_results(pytester)["meta"]

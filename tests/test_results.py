@@ -11,18 +11,24 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import QUIET, by_id, entry, read_results, run, run_subprocess, write_evals
-from judge_server import JudgeServer
 
 from pytest_llmjudge.results import ResultsFile, write_atomically
 
+from conftest import QUIET, by_id, entry, read_results, run, run_subprocess, write_evals
+from judge_server import JudgeServer
 
-def test_results_superset_of_the_harness_format(pytester: pytest.Pytester,
-                                                judge_server: JudgeServer) -> None:
-    write_evals(pytester, [entry("ticket-001", metadata={"area": "ci"},
-                                 expected={"relevance": 5}),
-                           entry("ticket-002", "bad {{relevance=2}}"),
-                           {"id": "ticket-003", "response": "r"}])
+
+def test_results_superset_of_the_harness_format(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("ticket-001", metadata={"area": "ci"}, expected={"relevance": 5}),
+            entry("ticket-002", "bad {{relevance=2}}"),
+            {"id": "ticket-003", "response": "r"},
+        ],
+    )
     run(pytester, "evals/", "--judge-runs=2")
     results = read_results(pytester)
     ResultsFile.model_validate(results)
@@ -32,8 +38,16 @@ def test_results_superset_of_the_harness_format(pytester: pytest.Pytester,
     assert first["metadata"] == {"area": "ci"} and first["expected"] == {"relevance": 5}
     assert results["skipped"][0]["index"] == 2
     assert results["skipped"][0]["reason"] == "Missing 'ticket' field"
-    assert results["summary"] == {"total": 3, "passed": 1, "failed": 1, "errors": 0,
-                                  "skipped": 1, "xfailed": 0, "xpassed": 0, "flaky": 0}
+    assert results["summary"] == {
+        "total": 3,
+        "passed": 1,
+        "failed": 1,
+        "errors": 0,
+        "skipped": 1,
+        "xfailed": 0,
+        "xpassed": 0,
+        "flaky": 0,
+    }
     meta = results["meta"]
     assert meta["complete"] is True and meta["runs"] == 2 and meta["llm"] is True
     assert meta["thresholds"] == {"relevance": 3.5, "tone": 3.5}
@@ -41,19 +55,25 @@ def test_results_superset_of_the_harness_format(pytester: pytest.Pytester,
 
 
 def test_schema_command_prints_the_json_schema() -> None:
-    out = subprocess.run([sys.executable, "-m", "pytest_llmjudge", "schema"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_llmjudge", "schema"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     schema = json.loads(out)
     assert schema["title"] == "ResultsFile"
     assert set(schema["required"]) == {"meta", "results", "skipped", "errors", "summary"}
     assert "DimensionResult" in schema["$defs"]
-    bad = subprocess.run([sys.executable, "-m", "pytest_llmjudge", "nope"],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "pytest_llmjudge", "nope"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "usage: python -m pytest_llmjudge schema" in bad.stderr
 
 
-def test_output_path_from_option_and_ini(pytester: pytest.Pytester,
-                                         judge_server: JudgeServer) -> None:
+def test_output_path_from_option_and_ini(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
     write_evals(pytester, [entry("a")])
     run(pytester, "evals/", "--judge-output=out/custom.json")
     assert json.loads((pytester.path / "out/custom.json").read_text())["results"]
@@ -65,31 +85,38 @@ def test_output_path_from_option_and_ini(pytester: pytest.Pytester,
 def test_an_ordinary_session_writes_nothing_and_imports_no_sdk(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    pytester.makepyfile(test_plain='''
+    pytester.makepyfile(
+        test_plain="""
 import sys
 
 def test_plain():
     assert "openai" not in sys.modules
     assert "pytest_llmjudge.engine" not in sys.modules
     assert "pydantic" not in sys.modules
-''')
+"""
+    )
     before = sorted(p.name for p in pytester.path.iterdir())
-    result = run_subprocess(pytester, "-p", "no:cacheprovider", "-p", "no:xdist",
-                            "-p", "no:rerunfailures")
+    result = run_subprocess(
+        pytester, "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:rerunfailures"
+    )
     result.assert_outcomes(passed=1)
-    after = sorted(p.name for p in pytester.path.iterdir()
-                   if "runpytest" not in p.name and p.name not in ("stdout", "stderr"))
+    after = sorted(
+        p.name
+        for p in pytester.path.iterdir()
+        if "runpytest" not in p.name and p.name not in ("stdout", "stderr")
+    )
     assert after == before
     assert judge_server.count() == 0
 
 
-def test_interrupted_session_writes_what_was_judged(pytester: pytest.Pytester,
-                                                    judge_server: JudgeServer) -> None:
-    pytester.makeconftest('''
+def test_interrupted_session_writes_what_was_judged(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytester.makeconftest("""
 def pytest_runtest_logfinish(nodeid):
     if nodeid.endswith("::b"):
         raise KeyboardInterrupt
-''')
+""")
     write_evals(pytester, [entry("a"), entry("b"), entry("c")])
     result = run_subprocess(pytester, "evals/")  # in-process, the interrupt would reach us
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -99,8 +126,9 @@ def pytest_runtest_logfinish(nodeid):
     assert not list((pytester.path / "results").glob("*.tmp"))
 
 
-def test_maxfail_marks_the_results_incomplete(pytester: pytest.Pytester,
-                                              judge_server: JudgeServer) -> None:
+def test_maxfail_marks_the_results_incomplete(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
     write_evals(pytester, [entry("a", "bad {{relevance=1}}"), entry("b")])
     run(pytester, "evals/", "-x").assert_outcomes(failed=1)
     results = read_results(pytester)
@@ -108,12 +136,14 @@ def test_maxfail_marks_the_results_incomplete(pytester: pytest.Pytester,
     assert [r["id"] for r in results["results"]] == ["a"]
 
 
-def test_sigterm_still_writes_results(pytester: pytest.Pytester,
-                                      judge_server: JudgeServer) -> None:
+def test_sigterm_still_writes_results(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, [entry("fast"), entry("slow", "answer {{delay=30}}")])
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", *QUIET, "-p", "no:xdist", "evals/"],
-        cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     deadline = time.monotonic() + 30
     while not any(r.response.startswith("answer") for r in judge_server.requests):
@@ -147,11 +177,13 @@ def test_failed_atomic_write_keeps_the_previous_file(tmp_path: Path) -> None:
 def test_heuristic_results_say_no_llm_was_used(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
-    result.stdout.fnmatch_lines([
-        "llmjudge: provider=heuristic (auto: no OPENAI_API_KEY or OPENAI_BASE_URL) "
-        "model=none (no LLM) runs=1 thresholds: relevance>=3.5 tone>=3.5 "
-        "output=results/output.json",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "llmjudge: provider=heuristic (auto: no OPENAI_API_KEY or OPENAI_BASE_URL) "
+            "model=none (no LLM) runs=1 thresholds: relevance>=3.5 tone>=3.5 "
+            "output=results/output.json",
+        ]
+    )
     meta = read_results(pytester)["meta"]
     assert meta["llm"] is False and meta["model"] is None
     assert meta["note"] == "heuristic judge: scores come from text signals; no LLM was used"

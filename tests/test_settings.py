@@ -6,22 +6,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run
 
 from pytest_llmjudge.settings import SettingsError, resolve_settings
+
+from conftest import run
 
 BASE = Path("/work/project")
 
 
-def resolve(cli: dict[str, Any] | None = None, env: dict[str, str] | None = None,
-            ini: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
+def resolve(
+    cli: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    ini: dict[str, Any] | None = None,
+):  # type: ignore[no-untyped-def]
     return resolve_settings(cli or {}, env or {}, ini or {}, base_dir=BASE, ini_dir=BASE / "ini")
 
 
 def test_defaults() -> None:
     s = resolve()
     assert (s.provider, s.runs, s.concurrency, s.timeout, s.max_retries) == (
-        "heuristic", 1, 8, 60.0, 4)
+        "heuristic",
+        1,
+        8,
+        60.0,
+        4,
+    )
     assert s.thresholds == {"relevance": 3.5, "tone": 3.5}
     assert s.output == BASE / "results/output.json"
     assert s.model is None and not s.strict
@@ -51,26 +60,40 @@ def test_provider_auto() -> None:
 def test_ollama_alias() -> None:
     s = resolve(env={"JUDGE_PROVIDER": "ollama"})
     assert (s.base_url, s.model) == ("http://localhost:11434/v1", "llama3.1")
-    s = resolve(env={"JUDGE_PROVIDER": "Ollama", "OLLAMA_HOST": "gpu-box:11434",
-                     "OLLAMA_MODEL": "qwen2.5"})
+    s = resolve(
+        env={"JUDGE_PROVIDER": "Ollama", "OLLAMA_HOST": "gpu-box:11434", "OLLAMA_MODEL": "qwen2.5"}
+    )
     assert (s.provider, s.base_url, s.model) == ("ollama", "http://gpu-box:11434/v1", "qwen2.5")
-    s = resolve(cli={"provider": "ollama", "model": "m", "base_url": "http://x/v1"},
-                env={"OLLAMA_HOST": "ignored"})
+    s = resolve(
+        cli={"provider": "ollama", "model": "m", "base_url": "http://x/v1"},
+        env={"OLLAMA_HOST": "ignored"},
+    )
     assert (s.base_url, s.model) == ("http://x/v1", "m")
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"cli": {"runs": "0"}}, "--judge-runs must be >= 1, got 0"),
-    ({"env": {"JUDGE_RUNS": "three"}}, "environment variable JUDGE_RUNS must be a number, "
-                                       "got 'three'"),
-    ({"ini": {"llmjudge_min_relevance": "6"}}, "ini option llmjudge_min_relevance must be "
-                                               "between 1 and 5, got 6"),
-    ({"cli": {"provider": "claude"}}, "--judge-provider must be one of auto, openai, ollama, "
-                                      "heuristic, got 'claude'"),
-    ({"cli": {"timeout": "0"}}, "--judge-timeout must be > 0, got 0"),
-    ({"env": {"JUDGE_STRICT": "maybe"}}, "environment variable JUDGE_STRICT must be true or "
-                                         "false, got 'maybe'"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"cli": {"runs": "0"}}, "--judge-runs must be >= 1, got 0"),
+        (
+            {"env": {"JUDGE_RUNS": "three"}},
+            "environment variable JUDGE_RUNS must be a number, got 'three'",
+        ),
+        (
+            {"ini": {"llmjudge_min_relevance": "6"}},
+            "ini option llmjudge_min_relevance must be between 1 and 5, got 6",
+        ),
+        (
+            {"cli": {"provider": "claude"}},
+            "--judge-provider must be one of auto, openai, ollama, heuristic, got 'claude'",
+        ),
+        ({"cli": {"timeout": "0"}}, "--judge-timeout must be > 0, got 0"),
+        (
+            {"env": {"JUDGE_STRICT": "maybe"}},
+            "environment variable JUDGE_STRICT must be true or false, got 'maybe'",
+        ),
+    ],
+)
 def test_bad_values_name_their_source(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(SettingsError) as excinfo:
         resolve(**kwargs)
@@ -84,18 +107,23 @@ def test_bad_value_fails_at_startup_with_one_line(pytester: pytest.Pytester) -> 
 
 
 def test_ini_values_in_pyproject(pytester: pytest.Pytester) -> None:
-    pytester.makepyprojecttoml('''
+    pytester.makepyprojecttoml("""
 [tool.pytest.ini_options]
 llmjudge_runs = "3"
 llmjudge_min_relevance = "4"
 llmjudge_provider = "heuristic"
-''')
+""")
     result = run(pytester, "--co")
-    result.stdout.fnmatch_lines(["llmjudge: provider=heuristic (from ini option "
-                                 "llmjudge_provider) * runs=3 thresholds: relevance>=4 tone>=3.5*"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmjudge: provider=heuristic (from ini option "
+            "llmjudge_provider) * runs=3 thresholds: relevance>=4 tone>=3.5*"
+        ]
+    )
 
 
 def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--help")
-    result.stdout.fnmatch_lines(["LLM judge evals (pytest-llmjudge):", "*--judge-runs=N*",
-                                 "*llmjudge_provider*"])
+    result.stdout.fnmatch_lines(
+        ["LLM judge evals (pytest-llmjudge):", "*--judge-runs=N*", "*llmjudge_provider*"]
+    )

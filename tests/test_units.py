@@ -32,9 +32,11 @@ def test_aggregate_mean_std_agreement_straddle() -> None:
 
 
 def test_build_judgment_keeps_failures_and_counts_calls() -> None:
-    outcomes = [RunOutcome(RunResult(4, "a", 10, 2), None, 1),
-                RunOutcome(None, "boom", 3),
-                RunOutcome(RunResult(2, "b", 10, 2), None, 2)]
+    outcomes = [
+        RunOutcome(RunResult(4, "a", 10, 2), None, 1),
+        RunOutcome(None, "boom", 3),
+        RunOutcome(RunResult(2, "b", 10, 2), None, 2),
+    ]
     j = build_judgment("relevance", outcomes, 3.5, reused=[False, False, True])
     assert j.runs == (4, 2) and j.score == 3 and not j.passed and j.unstable
     assert j.failed_runs == ("boom",) and j.calls == 4 and j.reused_runs == 1
@@ -43,9 +45,11 @@ def test_build_judgment_keeps_failures_and_counts_calls() -> None:
 
 
 def test_parse_entries_with_lines_and_defaults() -> None:
-    text = '{\n "defaults": {"marks": ["slow"], "runs": 2},\n "examples": [\n' \
-           '  {"id": "a", "ticket": "t", "response": "r", "marks": ["x"]},\n' \
-           '  {"id": "b", "ticket": "t"}\n ]\n}'
+    text = (
+        '{\n "defaults": {"marks": ["slow"], "runs": 2},\n "examples": [\n'
+        '  {"id": "a", "ticket": "t", "response": "r", "marks": ["x"]},\n'
+        '  {"id": "b", "ticket": "t"}\n ]\n}'
+    )
     loaded = parse_eval_text(text, Path("f.json"), DIMS)
     first, second = loaded.entries
     assert isinstance(first, ValidEntry) and isinstance(second, InvalidEntry)
@@ -54,11 +58,14 @@ def test_parse_entries_with_lines_and_defaults() -> None:
     assert second.reason == "Missing 'response' field"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[1,", "f.json: invalid JSON at line 1, column 4"),
-    ('"x"', "f.json: expected a list of entries or an object with an 'examples' list, got str"),
-    ('{"examples": [], "defaults": {"model": "x"}}', "f.json: unknown key 'defaults.model'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1,", "f.json: invalid JSON at line 1, column 4"),
+        ('"x"', "f.json: expected a list of entries or an object with an 'examples' list, got str"),
+        ('{"examples": [], "defaults": {"model": "x"}}', "f.json: unknown key 'defaults.model'"),
+    ],
+)
 def test_file_level_errors(text: str, message: str) -> None:
     with pytest.raises(EvalFileError, match="^" + message.replace("(", r"\(").replace("[", r"\[")):
         parse_eval_text(text, Path("f.json"), DIMS)
@@ -66,8 +73,10 @@ def test_file_level_errors(text: str, message: str) -> None:
 
 def test_heuristic_catches_weak_answers_and_names_signals() -> None:
     ticket = "Kubernetes pod stuck in CrashLoopBackOff after the deploy"
-    good = ("Run kubectl logs <pod> --previous to see why the container exits, and roll the "
-            "deploy back with kubectl rollout undo if the new release crashes.")
+    good = (
+        "Run kubectl logs <pod> --previous to see why the container exits, and roll the "
+        "deploy back with kubectl rollout undo if the new release crashes."
+    )
     assert score_relevance(ticket, good)[0] >= 4
     score, reason = score_relevance(ticket, "Our office is closed on Friday.")
     assert score == 1 and "none of them appear" in reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from conftest import entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
@@ -24,14 +25,21 @@ def _stable(results: dict[str, Any]) -> dict[str, Any]:
 
 def _suite(pytester: pytest.Pytester) -> None:
     # distinct texts: identical (ticket, response) pairs would share runs within a process
-    write_evals(pytester, [entry(f"ok-{i}", ticket=f"Build {i} fails with OOM")
-                           for i in range(6)]
-                + [entry("weak", "bad {{relevance=2,4,3}}"),
-                   entry("xf", "bad {{tone=1}}", marks=[{"name": "xfail", "reason": "rude"}]),
-                   entry("down", "answer {{fail=500x99}}"),
-                   {"id": "broken", "response": "no ticket"}])
-    write_evals(pytester, [entry(f"other-{i}", ticket=f"Deploy {i} is stuck") for i in range(4)],
-                name="more.json")
+    write_evals(
+        pytester,
+        [entry(f"ok-{i}", ticket=f"Build {i} fails with OOM") for i in range(6)]
+        + [
+            entry("weak", "bad {{relevance=2,4,3}}"),
+            entry("xf", "bad {{tone=1}}", marks=[{"name": "xfail", "reason": "rude"}]),
+            entry("down", "answer {{fail=500x99}}"),
+            {"id": "broken", "response": "no ticket"},
+        ],
+    )
+    write_evals(
+        pytester,
+        [entry(f"other-{i}", ticket=f"Deploy {i} is stuck") for i in range(4)],
+        name="more.json",
+    )
 
 
 def test_n2_gives_the_same_outcomes_and_results_as_a_plain_run(

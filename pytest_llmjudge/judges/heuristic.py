@@ -17,26 +17,85 @@ PREFIX = "[heuristic judge, no LLM]"
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/]*[A-Za-z0-9]|[A-Za-z0-9]")
 _STOPWORDS = frozenset(
-    """a about above after again all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for
-    from further had has have having he her here hers him his how i if in into is it its
-    itself just me more most my no nor not now of off on once only or other our out over own
-    same she should so some such than that the their them then there these they this those
+    """
+    a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself
+    just me more most my no nor not now of off on once only or other our out over own same
+    she should so some such than that the their them then there these they this those
     through to too under until up very was we were what when where which while who whom why
     will with would you your yours get got getting keep keeps still every since one two
     issue problem help please thanks thank hi hello team anyone someone something anything
     using use used trying try tried seems seem like know need needs want see way happen
-    happens happening started start today yesterday now again work working works""".split()
+    happens happening started start today yesterday now again work working works
+    """.split()  # noqa: SIM905 - a word list reads better as text
 )
-_RUDE = ("stupid", "dumb", "idiot", "rtfm", "google it", "not my problem", "whatever",
-         "obviously you", "figure it out", "your fault", "useless", "shut up", "duh")
-_CASUAL = ("lol", "dude", "gonna", "wanna", "btw", "haha", "bro", "yo ", "lmao", "omg",
-           "no worries", "super easy", "kinda", "ya ", "nope", "yep", "cool cool", ":)", "tbh")
-_FILLER = ("basically", "actually", "literally", "honestly", "really", "kind of", "sort of",
-           "you know", "as a matter of fact", "at the end of the day", "needless to say",
-           "it is important to note", "it's worth noting", "in today's world", "of course")
-_HEDGES = ("maybe", "perhaps", "i think", "i guess", "not sure", "possibly", "might be",
-           "could be", "probably", "i believe", "hopefully")
+_RUDE = (
+    "stupid",
+    "dumb",
+    "idiot",
+    "rtfm",
+    "google it",
+    "not my problem",
+    "whatever",
+    "obviously you",
+    "figure it out",
+    "your fault",
+    "useless",
+    "shut up",
+    "duh",
+)
+_CASUAL = (
+    "lol",
+    "dude",
+    "gonna",
+    "wanna",
+    "btw",
+    "haha",
+    "bro",
+    "yo ",
+    "lmao",
+    "omg",
+    "no worries",
+    "super easy",
+    "kinda",
+    "ya ",
+    "nope",
+    "yep",
+    "cool cool",
+    ":)",
+    "tbh",
+)
+_FILLER = (
+    "basically",
+    "actually",
+    "literally",
+    "honestly",
+    "really",
+    "kind of",
+    "sort of",
+    "you know",
+    "as a matter of fact",
+    "at the end of the day",
+    "needless to say",
+    "it is important to note",
+    "it's worth noting",
+    "in today's world",
+    "of course",
+)
+_HEDGES = (
+    "maybe",
+    "perhaps",
+    "i think",
+    "i guess",
+    "not sure",
+    "possibly",
+    "might be",
+    "could be",
+    "probably",
+    "i believe",
+    "hopefully",
+)
 
 
 def _stem(word: str) -> str:
@@ -54,7 +113,7 @@ def technical_terms(text: str) -> set[str]:
 
 def _found(text: str, phrases: tuple[str, ...]) -> list[str]:
     lowered = f" {text.lower()} "
-    hits = []
+    hits: list[str] = []
     for phrase in phrases:
         pattern = r"(?<![a-z])" + re.escape(phrase.strip()) + r"(?![a-z])"
         hits.extend(phrase.strip() for _ in re.finditer(pattern, lowered))
@@ -68,7 +127,9 @@ def _matches(term: str, others: set[str]) -> bool:
     return len(term) >= 5 and any(len(o) >= 5 and o[:5] == term[:5] for o in others)
 
 
-_TECHNICAL_TOKEN = re.compile(r"`[^`]+`|\S*[=_/]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*")
+_TECHNICAL_TOKEN = re.compile(
+    r"`[^`]+`|\S*[=_/]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
+)
 
 
 def score_relevance(ticket: str, response: str) -> tuple[int, str]:
@@ -86,7 +147,8 @@ def score_relevance(ticket: str, response: str) -> tuple[int, str]:
     shown = ", ".join(shared[:6]) + (", ..." if len(shared) > 6 else "")
     reason = (
         f"response shares {len(shared)} of the ticket's {len(ticket_terms)} technical terms "
-        f"({overlap:.0%})" + (f": {shown}" if shared else "; none of them appear")
+        f"({overlap:.0%})"
+        + (f": {shown}" if shared else "; none of them appear")
         + f"; {concrete} concrete commands/settings/identifiers"
     )
     return score, reason

@@ -91,8 +91,14 @@ class OpenAIJudge:
 
     uses_llm = True
 
-    def __init__(self, model: str, base_url: str | None, timeout: float,
-                 temperature: float | None, key_optional: bool) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None,
+        timeout: float,
+        temperature: float | None,
+        key_optional: bool,
+    ) -> None:
         self.model = model
         self.base_url = base_url
         self.timeout = timeout
@@ -129,7 +135,9 @@ class OpenAIJudge:
             if self._schema_supported:
                 try:
                     completion: Any = await client.chat.completions.parse(
-                        model=self.model, messages=messages, response_format=JudgeReply,
+                        model=self.model,
+                        messages=messages,
+                        response_format=JudgeReply,
                         **self._extra(),
                     )
                     message = completion.choices[0].message
@@ -144,8 +152,10 @@ class OpenAIJudge:
                     self._schema_supported = False
             if not self._schema_supported:
                 completion = await client.chat.completions.create(
-                    model=self.model, messages=messages,
-                    response_format={"type": "json_object"}, **self._extra(),
+                    model=self.model,
+                    messages=messages,
+                    response_format={"type": "json_object"},
+                    **self._extra(),
                 )
                 content = completion.choices[0].message.content
                 try:
@@ -155,8 +165,9 @@ class OpenAIJudge:
                         f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
                     ) from None
         except ValidationError as exc:
-            raise RetryableJudgeError(f"malformed judge reply: {_describe_validation(exc)}") \
-                from None
+            raise RetryableJudgeError(
+                f"malformed judge reply: {_describe_validation(exc)}"
+            ) from None
         except openai.LengthFinishReasonError:
             raise RetryableJudgeError("judge reply was cut off (max tokens reached)") from None
         except openai.APITimeoutError:
@@ -198,8 +209,14 @@ def _schema_unsupported(exc: Any) -> bool:
 def _status_error(exc: Any) -> RetryableJudgeError | FatalJudgeError:
     """Map an HTTP error status to a retryable or a final error, key redacted."""
     status = exc.status_code
-    names = {401: "authentication failed", 403: "permission denied", 404: "not found",
-             408: "request timeout", 409: "conflict", 429: "rate limited"}
+    names = {
+        401: "authentication failed",
+        403: "permission denied",
+        404: "not found",
+        408: "request timeout",
+        409: "conflict",
+        429: "rate limited",
+    }
     label = names.get(status, "server error" if status >= 500 else "rejected")
     message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
     if status in (408, 409, 429) or status >= 500:
