@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -79,10 +79,7 @@ class EvalFile:
 
 def _describe_error(error: Any) -> str:
     """Turn one pydantic error into a sentence that names the field."""
-    loc = [str(part) for part in error["loc"] if not str(part).startswith(("str", "MarkSpec"))]
-    # pydantic reports union members as extra path parts; the field path is what people need.
-    loc = [p for p in loc if p not in ("constrained-str", "function-after[...]")]
-    name = ".".join(loc) or "entry"
+    name = ".".join(str(part) for part in error["loc"]) or "entry"
     kind = error["type"]
     if kind == "missing":
         return f"Missing '{name}' field"
@@ -137,34 +134,22 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _array_offsets(text: str, start: int) -> list[int]:
-    """Offsets of the elements of the JSON array that opens at ``start``."""
+def _members(text: str, start: int) -> Iterator[tuple[str | None, int]]:
+    """(key, value offset) of each member of the JSON array or object opening at ``start``."""
     decoder = json.JSONDecoder()
-    offsets: list[int] = []
+    closing = "]" if text[start] == "[" else "}"
     pos = start + 1
     while True:
         while text[pos] in " \t\r\n,":
             pos += 1
-        if text[pos] == "]":
-            return offsets
-        offsets.append(pos)
-        _, pos = decoder.raw_decode(text, pos)
-
-
-def _examples_offset(text: str, start: int) -> int | None:
-    """Offset of the value of the top-level "examples" key of the object at ``start``."""
-    decoder = json.JSONDecoder()
-    pos = start + 1
-    while True:
-        while text[pos] in " \t\r\n,":
-            pos += 1
-        if text[pos] == "}":
-            return None
-        key, pos = decoder.raw_decode(text, pos)
-        while text[pos] in " \t\r\n:":
-            pos += 1
-        if key == "examples":
-            return pos
+        if text[pos] == closing:
+            return
+        key = None
+        if closing == "}":
+            key, pos = decoder.raw_decode(text, pos)
+            while text[pos] in " \t\r\n:":
+                pos += 1
+        yield key, pos
         _, pos = decoder.raw_decode(text, pos)
 
 
@@ -172,11 +157,10 @@ def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
     """Line number of each entry, for reports that point into the file."""
     try:
         start = len(text) - len(text.lstrip())
-        array_at = start if is_list else _examples_offset(text, start)
-        if array_at is None:
-            return [None] * count
-        offsets = _array_offsets(text, array_at)
-    except (ValueError, IndexError):  # pragma: no cover - the text already parsed as JSON
+        if not is_list:
+            start = next(off for key, off in _members(text, start) if key == "examples")
+        offsets = [off for _, off in _members(text, start)]
+    except (ValueError, IndexError, StopIteration):  # pragma: no cover - text parsed as JSON
         return [None] * count
     return [_line_of(text, off) for off in offsets]
 

@@ -17,7 +17,7 @@ from .redaction import redact
 from .report import terminal_summary
 from .results import ResultsCollector, dump, outcome_of, write_atomically
 from .settings import ItemSettings, Settings
-from .state import RECORD_KEY
+from .state import RECORD_KEY, STATE_KEY
 
 HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 
@@ -81,8 +81,6 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
 
 
 def item_runs(item: pytest.Item) -> int:
-    from .state import STATE_KEY
-
     return item_settings(item, item.config.stash[STATE_KEY].settings).runs
 
 
@@ -91,10 +89,9 @@ def report_outcome(report: pytest.TestReport, record: dict[str, Any]) -> tuple[s
     xfail = hasattr(report, "wasxfail")
     outcome = outcome_of(
         report.passed,
-        report.failed,
         report.skipped,
         xfail,
-        judge_error=bool(record.get("error")) or report.when != "call",
+        error=bool(record.get("error")) or report.when != "call",
     )
     if xfail:
         return outcome, report.wasxfail or None

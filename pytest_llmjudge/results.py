@@ -117,14 +117,13 @@ def json_schema() -> dict[str, Any]:
     return ResultsFile.model_json_schema()
 
 
-def outcome_of(passed: bool, failed: bool, skipped: bool, xfail: bool, judge_error: bool) -> str:
-    """The results outcome of a test report's flags."""
+def outcome_of(passed: bool, skipped: bool, xfail: bool, error: bool) -> str:
+    """The results outcome of a test report's flags (``error``: failed without a verdict)."""
     if passed:
         return "xpassed" if xfail else "passed"
     if skipped:
         return "xfailed" if xfail else "skipped"
-    del failed
-    return "error" if judge_error else "failed"
+    return "error" if error else "failed"
 
 
 class ResultsCollector:

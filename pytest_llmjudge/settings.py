@@ -376,8 +376,3 @@ class ItemSettings:
         merged = dict(self.thresholds)
         merged.update(thresholds or {})
         return replace(self, runs=runs or self.runs, thresholds=merged)
-
-
-def environment() -> Mapping[str, str]:
-    """The process environment (a seam for tests of the pure resolver)."""
-    return os.environ
