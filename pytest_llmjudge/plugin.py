@@ -213,6 +213,7 @@ class ResultsReporter:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary:
+            terminalreporter.ensure_newline()
             terminalreporter.section("llmjudge")
             for line in self.summary:
                 terminalreporter.write_line(line)
