@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -25,12 +27,15 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from .cache import JudgeCache
 from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
+from .redaction import redact
 from .rubrics import DIMENSIONS, Dimension
 from .settings import Settings
 from .stats import aggregate
 
 T = TypeVar("T")
+logger = logging.getLogger("pytest_llmjudge")
 
 # A server that asks for a longer pause than this is treated as "not now": we give up.
 MAX_RETRY_AFTER = 60.0
@@ -47,7 +52,8 @@ class RunOutcome:
 
     result: RunResult | None
     error: str | None
-    attempts: int
+    attempts: int  # requests sent, retries included (0 when served from the cache)
+    cached: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class Judgment:
     unstable: bool
     failed_runs: tuple[str, ...] = ()
     calls: int = 0
-    reused_runs: int = 0
+    cached_runs: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -85,7 +91,7 @@ class Judgment:
             "reasoning": self.reasoning,
             "failed_runs": list(self.failed_runs),
             "calls": self.calls,
-            "reused_runs": self.reused_runs,
+            "cached_runs": self.cached_runs,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
         }
@@ -96,13 +102,15 @@ def build_judgment(
 ) -> Judgment:
     """Aggregate the successful runs; raise JudgeError when none succeeded.
 
-    ``reused`` flags the runs another judgment already paid for: they count no calls.
+    ``reused`` flags runs another judgment of this session already paid for: they count as
+    cached, like runs served from the disk cache, and cost no calls or tokens.
     """
     reused = list(reused) or [False] * len(outcomes)
+    paid = [
+        o for o, was_reused in zip(outcomes, reused, strict=True) if not was_reused and not o.cached
+    ]
     results = [o.result for o in outcomes if o.result is not None]
     failures = tuple(o.error for o in outcomes if o.error is not None)
-    paid = [o for o, was_reused in zip(outcomes, reused, strict=True) if not was_reused]
-    calls = sum(o.attempts for o in paid)
     if not results:
         reasons = sorted(set(failures))
         raise JudgeError(f"{dimension}: " + "; ".join(reasons))
@@ -118,10 +126,10 @@ def build_judgment(
         reasoning=results[agg.nearest_run].reasoning,
         unstable=agg.straddles,
         failed_runs=failures,
-        calls=calls,
-        reused_runs=sum(reused),
-        prompt_tokens=sum(r.prompt_tokens for r in results),
-        completion_tokens=sum(r.completion_tokens for r in results),
+        calls=sum(o.attempts for o in paid),
+        cached_runs=len(outcomes) - len(paid),
+        prompt_tokens=sum(o.result.prompt_tokens for o in paid if o.result is not None),
+        completion_tokens=sum(o.result.completion_tokens for o in paid if o.result is not None),
     )
 
 
@@ -155,21 +163,52 @@ class _LoopThread:
         self.loop.close()
 
 
+RunKey = tuple[str, str, str, str, int]
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    dimension: Dimension
+    ticket: str
+    response: str
+    run_index: int
+
+    @property
+    def key(self) -> RunKey:
+        d = self.dimension
+        return (d.name, d.version, self.ticket, self.response, self.run_index)
+
+
+class BudgetExhausted(JudgeCallError):
+    """No new calls may be made: ``--judge-max-calls`` or ``--judge-max-cost`` was reached."""
+
+
 @dataclass
 class JudgeEngine:
-    """Runs judge calls for a session. Identical runs within a session are made once."""
+    """Runs judge calls for a session.
+
+    Runs are identified by (dimension, rubric version, ticket, response, run index); each is
+    made at most once per session. Runs of upcoming items can be *planned*: they start in
+    plan order as capacity frees, so that while pytest reports one item the next items'
+    calls are already in flight, and at most ``concurrency`` requests are open at once.
+    """
 
     settings: Settings
     judge_factory: Callable[[Settings], Judge]
+    cache: JudgeCache | None = None
     _judge: Judge | None = field(default=None, init=False)
     _loop: _LoopThread | None = field(default=None, init=False)
     _semaphore: asyncio.Semaphore | None = field(default=None, init=False)
-    _runs: dict[tuple[str, ...], concurrent.futures.Future[RunOutcome]] = field(
+    _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
         default_factory=dict, init=False
     )
-    _claimed: set[tuple[str, ...]] = field(default_factory=set, init=False)
+    _planned: deque[PlannedRun] = field(default_factory=deque, init=False)
+    _planned_active: int = field(default=0, init=False)
+    _claimed: set[RunKey] = field(default_factory=set, init=False)
     _fatal: str | None = field(default=None, init=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _requests: int = field(default=0, init=False)
+    _spent_usd: float = field(default=0.0, init=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
 
     def dimension(self, name: str) -> Dimension:
         try:
@@ -179,53 +218,81 @@ class JudgeEngine:
                 f"unknown dimension '{name}' (known: {', '.join(DIMENSIONS)})"
             ) from None
 
-    def _start(self) -> _LoopThread:
+    def _start_loop(self) -> _LoopThread:
         if self._loop is None:
             self._judge = self.judge_factory(self.settings)
             self._loop = _LoopThread()
         return self._loop
 
-    def submit_run(
-        self, dimension: Dimension, ticket: str, response: str, run_index: int, claim: bool = True
-    ) -> tuple[concurrent.futures.Future[RunOutcome], bool]:
-        """Start one run unless the same run is already known.
+    def _start(self, run: PlannedRun) -> concurrent.futures.Future[RunOutcome]:
+        """Start a run unless it is already running or done (caller holds the lock)."""
+        future = self._runs.get(run.key)
+        if future is None:
+            future = self._start_loop().submit(self._run(run))
+            self._runs[run.key] = future
+        return future
 
-        Returns (future, reused): reused when an earlier judgment already claimed this run,
-        so its calls are not counted twice. A prefetch starts a run without claiming it.
-        """
-        key = (dimension.name, dimension.version, ticket, response, str(run_index))
+    def plan(self, dimension_names: Sequence[str], ticket: str, response: str, runs: int) -> None:
+        """Queue the runs of an upcoming item; they start in order as capacity frees."""
         with self._lock:
-            future = self._runs.get(key)
-            if future is None:
-                future = self._start().submit(self._run(dimension, ticket, response))
-                self._runs[key] = future
-            reused = key in self._claimed
-            if claim:
-                self._claimed.add(key)
-            return future, reused
+            for name in dimension_names:
+                dimension = self.dimension(name)
+                self._planned.extend(
+                    PlannedRun(dimension, ticket, response, i) for i in range(runs)
+                )
+        self._pump()
+
+    def cancel_planned(self) -> None:
+        """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""
+        with self._lock:
+            self._planned.clear()
+
+    def _pump(self) -> None:
+        with self._lock:
+            while self._planned and self._planned_active < self.settings.concurrency:
+                run = self._planned.popleft()
+                if run.key in self._runs:
+                    continue
+                self._planned_active += 1
+                self._start(run).add_done_callback(self._planned_done)
+
+    def _planned_done(self, _: concurrent.futures.Future[RunOutcome]) -> None:
+        with self._lock:
+            self._planned_active -= 1
+        self._pump()
 
     def judge(
         self, dimension_name: str, ticket: str, response: str, runs: int, threshold: float
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done."""
         dimension = self.dimension(dimension_name)
-        submitted = [self.submit_run(dimension, ticket, response, i) for i in range(runs)]
-        outcomes = [future.result() for future, _ in submitted]
-        reused = [was_reused for _, was_reused in submitted]
+        planned = [PlannedRun(dimension, ticket, response, i) for i in range(runs)]
+        with self._lock:
+            futures = [self._start(run) for run in planned]
+            reused = [run.key in self._claimed for run in planned]
+            self._claimed.update(run.key for run in planned)
+        outcomes = [future.result() for future in futures]
         return build_judgment(dimension.name, outcomes, threshold, reused)
 
     def prefetch(
         self, dimension_names: Sequence[str], ticket: str, response: str, runs: int
     ) -> None:
         """Start the runs of several dimensions now so that they overlap."""
-        for name in dimension_names:
-            dimension = self.dimension(name)
-            for i in range(runs):
-                self.submit_run(dimension, ticket, response, i, claim=False)
+        with self._lock:
+            for name in dimension_names:
+                dimension = self.dimension(name)
+                for i in range(runs):
+                    self._start(PlannedRun(dimension, ticket, response, i))
 
-    async def _run(self, dimension: Dimension, ticket: str, response: str) -> RunOutcome:
+    async def _run(self, run: PlannedRun) -> RunOutcome:
         assert self._judge is not None
         judge = self._judge
+        cache_key = None
+        if self.cache is not None:
+            cache_key = self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
+            cached = self.cache.get(cache_key)
+            if cached is not None:
+                return RunOutcome(cached, None, 0, cached=True)
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.settings.concurrency)
         semaphore = self._semaphore
@@ -235,17 +302,23 @@ class JudgeEngine:
             | stop_after_delay(self.settings.timeout * (self.settings.max_retries + 1)),
             wait=self._wait,
             retry=retry_if_exception_type(RetryableJudgeError),
+            before_sleep=_log_retry,
             reraise=True,
         )
         try:
             async for attempt in retrying:
                 with attempt:
-                    if self._fatal is not None:
-                        raise FatalJudgeError(self._fatal)
-                    attempts += 1
                     async with semaphore:
-                        result = await self._call(judge, dimension, ticket, response)
+                        self._check_budget()
+                        attempts += 1
+                        self._requests += 1
+                        result = await self._call(judge, run)
+                    self._spend(result)
+                    if self.cache is not None and cache_key is not None:
+                        self.cache.put(cache_key, result)
                     return RunOutcome(result, None, attempts)
+        except BudgetExhausted as exc:
+            return RunOutcome(None, str(exc), attempts)
         except FatalJudgeError as exc:
             # Bad key, unknown model...: every later call would fail the same way.
             self._fatal = str(exc)
@@ -254,12 +327,33 @@ class JudgeEngine:
             return RunOutcome(None, f"judge call failed after {attempts} attempts: {exc}", attempts)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _call(
-        self, judge: Judge, dimension: Dimension, ticket: str, response: str
-    ) -> RunResult:
+    def _check_budget(self) -> None:
+        if self._fatal is not None:
+            raise FatalJudgeError(self._fatal)
+        limit = self.settings.max_calls
+        if limit is not None and self._requests >= limit:
+            raise BudgetExhausted(
+                f"judge call budget exhausted: --judge-max-calls={limit} calls made; "
+                "no new calls in this session"
+            )
+        cap, price = self.settings.max_cost, self.settings.price
+        if cap is not None and price is not None and self._spent_usd >= cap:
+            raise BudgetExhausted(
+                f"judge cost budget exhausted: ${self._spent_usd:.4f} spent of "
+                f"--judge-max-cost={cap:g}; no new calls in this session"
+            )
+
+    def _spend(self, result: RunResult) -> None:
+        if self.settings.price is not None:
+            self._spent_usd += self.settings.price.cost(
+                result.prompt_tokens, result.completion_tokens
+            )
+
+    async def _call(self, judge: Judge, run: PlannedRun) -> RunResult:
         try:
             return await asyncio.wait_for(
-                judge.judge_once(dimension, ticket, response), self.settings.timeout
+                judge.judge_once(run.dimension, run.ticket, run.response),
+                self.settings.timeout,
             )
         except asyncio.TimeoutError:
             raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
@@ -279,9 +373,22 @@ class JudgeEngine:
 
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""
+        self.cancel_planned()
         if self._loop is None:
             return
         judge = self._judge
         assert judge is not None
         self._loop.stop(judge.aclose)
         self._loop = None
+
+
+def _log_retry(state: RetryCallState) -> None:
+    # Long waits (rate limits) must not look like a hang: say what is happening.
+    exc = state.outcome.exception() if state.outcome else None
+    wait = state.next_action.sleep if state.next_action else 0.0
+    logger.warning(
+        "judge call attempt %d failed (%s); retrying in %.1fs",
+        state.attempt_number,
+        redact(str(exc)),
+        wait,
+    )

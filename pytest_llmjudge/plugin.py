@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
@@ -16,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import OPTIONS, SettingsError, resolve_settings
+from .settings import OPTIONS, SettingsError, resolve_settings, worker_share
 from .state import RECORD_KEY, STATE_KEY, SessionState, record_for
 
 if TYPE_CHECKING:
     from .dataset import EvalCase
     from .judging import DimensionJudge, ItemJudge
+    from .planning import Planner
     from .results import ResultsCollector
 
 MARKER = (
@@ -36,6 +39,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest = f"llmjudge_{spec.dest}"
         if spec.is_flag:
             group.addoption(spec.flag, action="store_true", default=None, dest=dest, help=spec.help)
+            if spec.negative_flag:
+                group.addoption(
+                    spec.negative_flag,
+                    action="store_false",
+                    default=None,
+                    dest=dest,
+                    help=f"opposite of {spec.flag}",
+                )
         else:
             group.addoption(
                 spec.flag, default=None, dest=dest, metavar=spec.metavar, help=spec.help
@@ -53,21 +64,50 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="args",
         default=["*.json"],
     )
+    parser.addini(
+        "llmjudge_prices",
+        "pytest-llmjudge: model=input,output prices in USD per million tokens, one per line",
+        type="linelist",
+        default=[],
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER)
     cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
     ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS}
+    ini["llmjudge_prices"] = config.getini("llmjudge_prices")
     try:
         settings = resolve_settings(
             cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
         )
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
-    config.stash[STATE_KEY] = SessionState(settings)
-    if not hasattr(config, "workerinput"):  # only the controller writes results
+    cache_dir = _cache_dir(config, settings.cache_dir)
+    if cache_dir is None:
+        settings = replace(settings, cache=False)
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        index = int(str(worker["workerid"]).removeprefix("gw") or 0)
+        settings = worker_share(settings, worker["workercount"], index)
+    elif settings.cache_dir is not None and config.getoption("cacheclear", False):
+        from .cache import clear_cache_dir
+
+        clear_cache_dir(settings.cache_dir)
+    config.stash[STATE_KEY] = SessionState(settings, cache_dir)
+    config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
+    if worker is None:  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
+
+
+def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], Path] | None:
+    """Where the judge cache lives: configured, else inside pytest's cache dir (if enabled)."""
+    if configured is not None:
+        return lambda: configured
+    if not config.pluginmanager.has_plugin("cacheprovider"):  # -p no:cacheprovider
+        return None
+    # config.cache is set up in the cacheprovider's own configure hook: look it up at use.
+    return lambda: config.cache.mkdir("llmjudge")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -80,6 +120,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from .collect import EvalJsonFile, is_eval_file
 
     if is_eval_file(file_path, parent.config, parent.session.isinitpath(file_path)):
+        parent.config.stash[STATE_KEY].collected_evals = True
         return EvalJsonFile.from_parent(parent, path=file_path)
     return None
 
@@ -154,6 +195,29 @@ def tone_judge(llmjudge: ItemJudge) -> DimensionJudge:
     from .judging import DimensionJudge
 
     return DimensionJudge(llmjudge, "tone")
+
+
+class PlanningHooks:
+    """Starts the judge runs of upcoming items early; stops when the session stops."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.planner: Planner | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if self.planner is None:
+            if not self.config.stash[STATE_KEY].collected_evals:
+                return  # no eval file: nothing to plan, nothing to import
+            from .planning import Planner
+
+            self.planner = Planner(self.config, item.session)
+        self.planner.before_item(item, nextitem)
+
+    @pytest.hookimpl(trylast=True)  # after the session counted the failure for -x/--maxfail
+    def pytest_runtest_logreport(self) -> None:
+        if self.planner is not None:
+            self.planner.after_report()
 
 
 class ResultsReporter:

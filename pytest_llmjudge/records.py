@@ -12,10 +12,11 @@ import pytest
 
 from . import __version__
 from .collect import EvalItem, InvalidEvalItem
+from .fileio import write_atomically
 from .judging import marker_overrides
 from .redaction import redact
 from .report import terminal_summary
-from .results import ResultsCollector, dump, outcome_of, write_atomically
+from .results import ResultsCollector, dump, outcome_of
 from .settings import ItemSettings, Settings
 from .state import RECORD_KEY, STATE_KEY
 
@@ -140,6 +141,10 @@ def write_results(
         "plugin_version": __version__,
     }
     results = collector.build(meta)
+    if settings.price is not None:
+        tokens = results.meta.tokens
+        results.meta.cost_usd = round(settings.price.cost(tokens.prompt, tokens.completion), 6)
+        results.meta.price_source = settings.price.source
     write_atomically(settings.output, dump(results))
     try:
         shown = os.path.relpath(settings.output)

@@ -90,8 +90,15 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     means = _means(results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
-    tokens = f", {meta.tokens.total} tokens" if meta.tokens.total else ""
-    lines.append(f"judge calls: {meta.calls} made, {meta.cached_calls} reused{tokens}")
+    usage = f"judge calls: {meta.calls} made, {meta.cached_calls} cached"
+    if meta.tokens.total:
+        usage += (
+            f", {meta.tokens.total} tokens ({meta.tokens.prompt} prompt, "
+            f"{meta.tokens.completion} completion)"
+        )
+    if meta.cost_usd is not None:
+        usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
+    lines.append(usage)
     unstable = [i.nodeid for i in results.results if _unstable(i.model_dump())]
     if unstable:
         lines.append(

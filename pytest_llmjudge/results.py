@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,7 +26,9 @@ class DimensionResult(BaseModel):
         default_factory=list, description="errors of runs that failed after retries"
     )
     calls: int = Field(0, description="judge requests made, retries included")
-    reused_runs: int = Field(0, description="runs served by an identical earlier run")
+    cached_runs: int = Field(
+        0, description="runs served without a request (judge cache or an identical earlier run)"
+    )
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -99,6 +98,10 @@ class Meta(BaseModel):
     calls: int = Field(description="judge requests made, retries included")
     cached_calls: int = Field(description="judge runs served without a request")
     tokens: Tokens
+    cost_usd: float | None = Field(
+        None, description="cost of the calls made, if the price is known"
+    )
+    price_source: str | None = None
     plugin_version: str
 
 
@@ -226,24 +229,9 @@ def _usage(items: list[ItemResult]) -> dict[str, Any]:
     completion = sum(d.completion_tokens for d in dims)
     return {
         "calls": sum(d.calls for d in dims),
-        "cached_calls": sum(d.reused_runs for d in dims),
+        "cached_calls": sum(d.cached_runs for d in dims),
         "tokens": {"prompt": prompt, "completion": completion, "total": prompt + completion},
     }
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and rename: readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
 
 
 def dump(results: ResultsFile) -> str:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .pricing import Price, parse_price_lines, price_for
+
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_OLLAMA_MODEL = "llama3.1"
@@ -92,6 +94,7 @@ class OptionSpec:
     env: tuple[str, ...] = ()
     metavar: str | None = None
     is_flag: bool = False
+    negative_flag: str | None = None  # e.g. --judge-no-cache for --judge-cache
 
 
 # The single table of options; plugin.py registers these, tests and the README refer to them.
@@ -207,6 +210,47 @@ OPTIONS: tuple[OptionSpec, ...] = (
         is_flag=True,
     ),
     OptionSpec(
+        "cache",
+        "--judge-cache",
+        "llmjudge_cache",
+        "reuse judgments of unchanged cases from the judge cache (default: on for LLM providers)",
+        _boolean,
+        None,
+        env=("JUDGE_CACHE",),
+        is_flag=True,
+        negative_flag="--judge-no-cache",
+    ),
+    OptionSpec(
+        "cache_dir",
+        "--judge-cache-dir",
+        "llmjudge_cache_dir",
+        "judge cache directory (default: llmjudge inside pytest's cache dir)",
+        _text,
+        None,
+        env=("JUDGE_CACHE_DIR",),
+        metavar="DIR",
+    ),
+    OptionSpec(
+        "max_calls",
+        "--judge-max-calls",
+        "llmjudge_max_calls",
+        "make no new judge calls once this many were made",
+        _positive_int,
+        None,
+        env=("JUDGE_MAX_CALLS",),
+        metavar="N",
+    ),
+    OptionSpec(
+        "max_cost",
+        "--judge-max-cost",
+        "llmjudge_max_cost",
+        "make no new judge calls once this many USD were spent",
+        _positive_float,
+        None,
+        env=("JUDGE_MAX_COST",),
+        metavar="USD",
+    ),
+    OptionSpec(
         "temperature",
         "--judge-temperature",
         "llmjudge_temperature",
@@ -248,6 +292,11 @@ class Settings:
     strict: bool
     temperature: float | None
     retry_wait: float
+    cache: bool = False
+    cache_dir: Path | None = None
+    max_calls: int | None = None
+    max_cost: float | None = None
+    price: Price | None = None
     api_key_set: bool = field(default=False)
 
     @property
@@ -263,9 +312,15 @@ class Settings:
             output = os.path.relpath(self.output)
         except ValueError:  # pragma: no cover - another drive on Windows
             output = str(self.output)
+        budget = "".join(
+            f" {name}={value:g}"
+            for name, value in (("max_calls", self.max_calls), ("max_cost_usd", self.max_cost))
+            if value is not None
+        )
         return (
             f"llmjudge: provider={self.provider} ({self.provider_reason}) model={model}{base} "
-            f"runs={self.runs} thresholds: {limits} output={output}"
+            f"runs={self.runs} thresholds: {limits} concurrency={self.concurrency} "
+            f"cache={'on' if self.cache else 'off'}{budget} output={output}"
         )
 
 
@@ -275,7 +330,7 @@ def _pick(
     """Return (value, source) for one option, parsed and validated."""
     candidates: list[tuple[Any, str]] = []
     cli_value = cli.get(spec.dest)
-    if cli_value is not None and cli_value is not False:
+    if cli_value is not None:
         candidates.append((cli_value, spec.flag))
     for name in spec.env:
         if env.get(name, "").strip():
@@ -342,9 +397,29 @@ def resolve_settings(
     else:
         model, base_url = None, None
 
-    output = Path(values["output"])
-    if not output.is_absolute():
-        output = (ini_dir if sources["output"].startswith("ini") else base_dir) / output
+    def path(name: str) -> Path | None:
+        if values[name] is None:
+            return None
+        value = Path(values[name]).expanduser()
+        return (
+            value
+            if value.is_absolute()
+            else ((ini_dir if sources[name].startswith("ini") else base_dir) / value)
+        )
+
+    try:
+        prices = parse_price_lines(ini.get("llmjudge_prices") or [])
+    except ValueError as exc:
+        raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
+    price = price_for(model, prices) if provider != "heuristic" else None
+    if values["max_cost"] is not None and price is None and provider != "heuristic":
+        raise SettingsError(
+            f"{sources['max_cost']} needs the price of model {model!r}: "
+            f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
+        )
+    cache = values["cache"] if values["cache"] is not None else provider != "heuristic"
+    output = path("output")
+    assert output is not None
     return Settings(
         provider=provider,
         provider_reason=reason,
@@ -359,6 +434,11 @@ def resolve_settings(
         strict=values["strict"],
         temperature=values["temperature"],
         retry_wait=values["retry_wait"],
+        cache=cache,
+        cache_dir=path("cache_dir"),
+        max_calls=values["max_calls"],
+        max_cost=values["max_cost"],
+        price=price,
         api_key_set=api_key_set,
     )
 
@@ -376,3 +456,22 @@ class ItemSettings:
         merged = dict(self.thresholds)
         merged.update(thresholds or {})
         return replace(self, runs=runs or self.runs, thresholds=merged)
+
+
+def worker_share(settings: Settings, workers: int, index: int) -> Settings:
+    """An xdist worker's part of the session limits, so that all workers together keep them.
+
+    Concurrency is divided rounding up (every worker can make progress); call and cost
+    budgets are divided exactly, the remainder of calls going to the first workers.
+    """
+    if workers <= 1:
+        return settings
+    max_calls = settings.max_calls
+    if max_calls is not None:
+        max_calls = max_calls // workers + (1 if index < max_calls % workers else 0)
+    return replace(
+        settings,
+        concurrency=max(1, -(-settings.concurrency // workers)),
+        max_calls=max_calls,
+        max_cost=None if settings.max_cost is None else settings.max_cost / workers,
+    )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,15 +20,32 @@ class SessionState:
     """The resolved settings and, once something is judged, the engine."""
 
     settings: Settings
+    cache_dir: Callable[[], Path] | None = None
+    collected_evals: bool = False
     _engine: JudgeEngine | None = field(default=None, init=False)
+
+    @property
+    def has_engine(self) -> bool:
+        return self._engine is not None
 
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""
         if self._engine is None:
+            from .cache import JudgeCache
             from .engine import JudgeEngine
             from .judges import make_judge
 
-            self._engine = JudgeEngine(self.settings, make_judge)
+            s = self.settings
+            cache = None
+            if s.cache and self.cache_dir is not None:
+                identity = {
+                    "provider": "heuristic" if not s.uses_llm else "openai-compatible",
+                    "base_url": s.base_url,
+                    "model": s.model,
+                    "temperature": s.temperature,
+                }
+                cache = JudgeCache(self.cache_dir, identity)
+            self._engine = JudgeEngine(s, make_judge, cache)
         return self._engine
 
     def close(self) -> None:

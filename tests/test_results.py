@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.results import ResultsFile, write_atomically
+from pytest_llmjudge.fileio import write_atomically
+from pytest_llmjudge.results import ResultsFile
 
 from conftest import QUIET, by_id, entry, read_results, run, run_subprocess, write_evals
 from judge_server import JudgeServer
@@ -180,8 +181,8 @@ def test_heuristic_results_say_no_llm_was_used(pytester: pytest.Pytester) -> Non
     result.stdout.fnmatch_lines(
         [
             "llmjudge: provider=heuristic (auto: no OPENAI_API_KEY or OPENAI_BASE_URL) "
-            "model=none (no LLM) runs=1 thresholds: relevance>=3.5 tone>=3.5 "
-            "output=results/output.json",
+            "model=none (no LLM) runs=1 thresholds: relevance>=3.5 tone>=3.5 concurrency=8 "
+            "cache=off output=results/output.json",
         ]
     )
     meta = read_results(pytester)["meta"]

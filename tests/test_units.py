@@ -39,7 +39,7 @@ def test_build_judgment_keeps_failures_and_counts_calls() -> None:
     ]
     j = build_judgment("relevance", outcomes, 3.5, reused=[False, False, True])
     assert j.runs == (4, 2) and j.score == 3 and not j.passed and j.unstable
-    assert j.failed_runs == ("boom",) and j.calls == 4 and j.reused_runs == 1
+    assert j.failed_runs == ("boom",) and j.calls == 4 and j.cached_runs == 1
     with pytest.raises(JudgeError, match="relevance: boom"):
         build_judgment("relevance", [RunOutcome(None, "boom", 1)], 3.5)
 

@@ -46,13 +46,23 @@ def test_n2_gives_the_same_outcomes_and_results_as_a_plain_run(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     _suite(pytester)
-    plain = run(pytester, "evals/", "--judge-runs=3", "--judge-max-retries=1", "-p", "no:xdist")
+    plain = run(
+        pytester,
+        "evals/",
+        "--judge-runs=3",
+        "--judge-max-retries=1",
+        "-p",
+        "no:xdist",
+        "--judge-no-cache",
+    )
     plain.assert_outcomes(passed=10, failed=1, xfailed=1, errors=1, skipped=1)
     plain_results = _stable(read_results(pytester))
     plain_calls = judge_server.count()
 
     judge_server.reset()
-    dist = run(pytester, "evals/", "--judge-runs=3", "--judge-max-retries=1", "-n", "2")
+    dist = run(
+        pytester, "evals/", "--judge-runs=3", "--judge-max-retries=1", "-n", "2", "--judge-no-cache"
+    )
     dist.assert_outcomes(passed=10, failed=1, xfailed=1, errors=1, skipped=1)
     dist.stdout.fnmatch_lines(["*2 workers*", "*llmjudge*", "14 eval items:*"])
     dist_results = _stable(read_results(pytester))

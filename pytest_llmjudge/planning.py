@@ -1,0 +1,92 @@
+"""Which judge runs to start ahead of the item that needs them.
+
+Judging item after item leaves the judge idle while pytest reports; planning starts the
+runs of upcoming eval items as capacity frees, so calls of different items overlap while
+items still report in pytest's order. Only runs that will surely be needed are planned:
+- items after deselection and ``-k`` (``session.items``), never a skipped one;
+- items whose judging fixtures are the plugin's own (an overridden ``llmjudge_response``
+  may call a live bot: its answer is unknown until the item runs);
+- under xdist, only the item the worker runs now and the next one it was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from .collect import EvalItem
+from .records import item_settings
+from .state import STATE_KEY
+
+JUDGING_FIXTURES = ("eval_case", "llmjudge_response", "relevance_judge", "tone_judge", "llmjudge")
+DIMENSIONS = ("relevance", "tone")
+
+
+def fixtures_overridden(config: pytest.Config) -> bool:
+    """Whether a conftest or another plugin defines one of the judging fixtures."""
+    from . import plugin
+
+    for other in config.pluginmanager.get_plugins():
+        if other is plugin:
+            continue
+        if any(getattr(other, name, None) is not None for name in JUDGING_FIXTURES):
+            return True
+    return False
+
+
+def _plannable(item: pytest.Item) -> bool:
+    return isinstance(item, EvalItem) and not any(
+        item.iter_markers(name) for name in ("skip", "skipif")
+    )
+
+
+class Planner:
+    """Feeds the engine the runs of upcoming items, in the order they will run."""
+
+    def __init__(self, config: pytest.Config, session: pytest.Session) -> None:
+        self.config = config
+        self.session = session
+        self.distributed = hasattr(config, "workerinput")
+        self._planned: set[str] = set()
+        self._planned_everything = False
+        self._enabled: bool | None = None
+
+    def _enabled_now(self) -> bool:
+        if self._enabled is None:  # conftests are all loaded once items run
+            self._enabled = not fixtures_overridden(self.config)
+        return self._enabled
+
+    def before_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if not self._enabled_now():
+            return
+        if self.distributed:
+            # A worker learns its items one at a time: plan only the ones it surely runs.
+            upcoming: Sequence[pytest.Item] = [i for i in (item, nextitem) if i is not None]
+        elif self._planned_everything:
+            return
+        else:
+            self._planned_everything = True
+            items = self.session.items
+            upcoming = items[items.index(item) :] if item in items else [item]
+        self._plan([i for i in upcoming if i.nodeid not in self._planned and _plannable(i)])
+
+    def _plan(self, items: Sequence[pytest.Item]) -> None:
+        if not items:
+            return
+        state = self.config.stash[STATE_KEY]
+        engine = state.engine()
+        for item in items:
+            assert isinstance(item, EvalItem)
+            self._planned.add(item.nodeid)
+            try:
+                runs = item_settings(item, state.settings).runs
+            except pytest.fail.Exception:
+                continue  # a bad marker: the item reports it when it runs
+            engine.plan(DIMENSIONS, item.case.ticket, item.case.response, runs)
+
+    def after_report(self) -> None:
+        if self.session.shouldstop or self.session.shouldfail:
+            state = self.config.stash[STATE_KEY]
+            if state.has_engine:
+                state.engine().cancel_planned()
