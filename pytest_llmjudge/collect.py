@@ -117,7 +117,8 @@ class EvalItem(pytest.Function):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.entry.line - 1 if self.entry.line else None
-        return self.path, line, f"{self.path.name}::{self.case.id}"
+        # the domain is shown after the file in -v lines and as the failure heading
+        return self.path, line, self.name
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
@@ -150,7 +151,7 @@ class InvalidEvalItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.entry.line - 1 if self.entry.line else None
-        return self.path, line, f"{self.path.name}::{self.name}"
+        return self.path, line, self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, InvalidEntryError):

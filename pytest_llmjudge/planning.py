@@ -37,7 +37,7 @@ def fixtures_overridden(config: pytest.Config) -> bool:
 
 def _plannable(item: pytest.Item) -> bool:
     return isinstance(item, EvalItem) and not any(
-        item.iter_markers(name) for name in ("skip", "skipif")
+        item.get_closest_marker(name) is not None for name in ("skip", "skipif")
     )
 
 
