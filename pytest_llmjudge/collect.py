@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -64,17 +65,24 @@ class EvalJsonFile(pytest.File):
             raise self.CollectError(str(exc)) from None
         for message in loaded.warnings:
             self.warn(LLMJudgeWarning(message))
+        shared_fixtureinfo = None
         for entry in loaded.entries:
             if isinstance(entry, ValidEntry):
                 marks, problem = _marks(entry.case)
                 if problem is None:
-                    yield EvalItem.from_parent(
+                    item = EvalItem.from_parent(
                         self,
                         name=entry.case.id,
                         callobj=run_eval_entry,
                         entry=entry,
                         extra_marks=marks,
+                        fixtureinfo=_copy(shared_fixtureinfo),
                     )
+                    # Every item of a file has the same body and location, hence the same
+                    # fixture closure: resolving it once per file instead of once per entry
+                    # is what makes 10,000-entry files collect in about a second.
+                    shared_fixtureinfo = getattr(item, "_fixtureinfo", None)
+                    yield item
                     continue
                 entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
             yield InvalidEvalItem.from_parent(
@@ -83,6 +91,13 @@ class EvalJsonFile(pytest.File):
                 entry=entry,
                 strict=self.config.stash[STATE_KEY].settings.strict,
             )
+
+
+def _copy(fixtureinfo: Any) -> Any:
+    """A per-item copy, so that nothing done to one item's fixture names reaches another."""
+    if fixtureinfo is None:
+        return None
+    return dataclasses.replace(fixtureinfo, names_closure=list(fixtureinfo.names_closure))
 
 
 def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:

@@ -130,10 +130,6 @@ def validate_entry(raw: Any, dimensions: Sequence[str]) -> EvalCase:
     return case
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def _members(text: str, start: int) -> Iterator[tuple[str | None, int]]:
     """(key, value offset) of each member of the JSON array or object opening at ``start``."""
     decoder = json.JSONDecoder()
@@ -162,7 +158,14 @@ def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
         offsets = [off for _, off in _members(text, start)]
     except (ValueError, IndexError, StopIteration):  # pragma: no cover - text parsed as JSON
         return [None] * count
-    return [_line_of(text, off) for off in offsets]
+    # Count newlines between consecutive entries only: linear in the file size.
+    lines: list[int | None] = []
+    line, previous = 1, 0
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        previous = offset
+        lines.append(line)
+    return lines
 
 
 def _entry_name(raw: Any, index: int, seen: set[str]) -> str:

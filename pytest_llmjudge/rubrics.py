@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -16,7 +17,7 @@ class Dimension:
     name: str
     rubric: str
 
-    @property
+    @functools.cached_property
     def version(self) -> str:
         """Identifies prompt + rubric; part of every cache key."""
         digest = hashlib.sha256(f"{PROMPT_VERSION}\n{self.rubric}".encode()).hexdigest()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import statistics
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,8 +23,10 @@ def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
     """Mean, sample standard deviation, agreement with the modal score, straddling."""
     if not scores:
         raise ValueError("no scores to aggregate")
-    mean = statistics.fmean(scores)
-    std = statistics.stdev(scores) if len(scores) > 1 else 0.0
+    n = len(scores)
+    mean = math.fsum(scores) / n
+    # statistics.stdev is exact but slow (Fractions); floats are plenty for 1-5 scores.
+    std = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
     modal_count = Counter(scores).most_common(1)[0][1]
     straddles = any(s >= threshold for s in scores) and any(s < threshold for s in scores)
     nearest = min(range(len(scores)), key=lambda i: (abs(scores[i] - mean), i))

@@ -92,6 +92,12 @@ def directive_script(request: JudgeRequest) -> Reply:
     return Reply(score=score, reasoning=f"scripted {request.dimension} {score}", delay=delay)
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops bursts of new connections, and the client
+    # then waits a second for a SYN retry: a latency the plugin did not cause.
+    request_queue_size = 256
+
+
 class JudgeServer:
     """Threaded HTTP server; ``script`` decides each reply. Counts and peak concurrency."""
 
@@ -103,7 +109,7 @@ class JudgeServer:
         self._lock = threading.Lock()
         self.in_flight = 0
         self.peak_in_flight = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

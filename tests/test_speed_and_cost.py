@@ -235,3 +235,14 @@ def test_max_cost_needs_a_price(pytester: pytest.Pytester, judge_server: JudgeSe
     result = run(pytester, "--judge-model=unpriced", "--judge-max-cost=1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--judge-max-cost needs the price of model 'unpriced'*"])
+
+
+def test_retries_are_logged_so_a_long_wait_is_not_silent(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("limited", "answer {{fail=429x1}}")])
+    result = run(pytester, "evals/", "-o", "log_cli=true", "-o", "log_cli_level=WARNING")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["*WARNING*judge call attempt 1 failed (429 rate limited: scripted 429); retrying in 0.0s*"]
+    )

@@ -121,3 +121,13 @@ def test_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "my-custom-key-value")
     text = "bad key my-custom-key-value, also sk-proj-abcdef123456 and Bearer abc.def"
     assert redact(text) == "bad key ***, also *** and ***"
+
+
+def test_response_format_matches_the_reply_model() -> None:
+    from pytest_llmjudge.judges.openai_judge import RESPONSE_FORMAT, JudgeReply
+
+    ours = RESPONSE_FORMAT["json_schema"]["schema"]
+    model = JudgeReply.model_json_schema()
+    assert ours["properties"]["score"]["enum"] == model["properties"]["score"]["enum"]
+    assert sorted(ours["required"]) == sorted(model["required"])
+    assert set(ours["properties"]) == set(model["properties"])

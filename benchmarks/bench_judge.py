@@ -1,0 +1,305 @@
+"""Speed and cost figures of pytest-llmjudge against a local OpenAI-compatible server.
+
+Run it by hand (it is not part of the test suite):
+
+    python benchmarks/bench_judge.py
+
+It starts the test suite's judge server (tests/judge_server.py) on 127.0.0.1 with a fixed
+latency, writes a generated eval suite to a temporary directory, runs pytest on it in a
+subprocess per scenario and prints what the server saw and what the process cost:
+
+  (a) 50 entries x 2 dimensions x 3 runs at 200 ms, --judge-concurrency=16
+  (b) the same at 0 ms latency: CPU per judge call (plugin overhead on top of the SDK)
+  (c) an unchanged rerun (judge cache)
+  (d) the same suite with -n 2
+  (e) 2,500 / 5,000 / 10,000 entries, --collect-only
+
+Targets (from the speed issue): (a) wall <= 1.15 x limit + 1 s; (b) <= 1 ms plugin CPU per
+call; (c) 0 calls and <= 1.5 s; (d) exactly 300 calls, none duplicated, wall not worse
+than a plain run; (e) <= 3 s and <= 300 MB for 10,000 entries, growth linear.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from judge_server import JudgeServer, Reply  # noqa: E402
+
+ENTRIES, RUNS, CONCURRENCY, LATENCY = 50, 3, 16, 0.2
+CALLS = ENTRIES * 2 * RUNS
+
+
+@dataclass
+class Measured:
+    wall: float
+    cpu: float
+    rss_mb: float
+    calls: int
+    peak: int
+    output: str
+    first_request: float | None  # seconds after the process started
+    last_request: float | None
+
+
+def write_suite(folder: Path, entries: int) -> None:
+    cases = [
+        {
+            "id": f"ticket-{i:05d}",
+            "ticket": f"Build {i} of service-{i % 17} fails with OOM in the Jenkins agent",
+            "response": f"Raise the heap of build {i}: set MAVEN_OPTS=-Xmx2g and give the "
+            f"agent pod 3Gi of memory (case {i}).",
+            "metadata": {"area": "ci", "n": i},
+        }
+        for i in range(entries)
+    ]
+    (folder / "evals").mkdir(parents=True, exist_ok=True)
+    (folder / "evals" / "support.json").write_text(json.dumps(cases))
+
+
+def run_pytest(server: JudgeServer, folder: Path, *args: str) -> Measured:
+    server.reset()
+    seen: list[float] = []
+
+    def script(request: object) -> Reply:
+        seen.append(time.perf_counter())
+        return Reply(score=4, delay=server_latency)
+
+    server.script = script
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": server.url,
+        "OPENAI_API_KEY": "bench",
+        "JUDGE_PROVIDER": "openai",
+    }
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args]
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = 0
+    return Measured(
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        rss_mb=usage.ru_maxrss / 1024,
+        calls=server.count(),
+        peak=server.peak_in_flight,
+        output=output,
+        first_request=min(seen) - started if seen else None,
+        last_request=max(seen) - started if seen else None,
+    )
+
+
+def phase(m: Measured) -> str:
+    """Start-up (process start to first request) and the judging phase after it."""
+    if m.first_request is None or m.last_request is None:
+        return "no requests"
+    judging = m.last_request + server_latency - m.first_request
+    return (
+        f"first request after {m.first_request:.2f}s; judging phase {judging:.2f}s "
+        f"(first request to last reply)"
+    )
+
+
+server_latency = LATENCY
+
+
+def sdk_only_cpu_per_call(server: JudgeServer, calls: int) -> float:
+    """CPU seconds per call of the bare SDK doing what the plugin asks of it, no pytest.
+
+    The same request (precomputed JSON-schema response format) and the same validation of
+    the reply, on one event loop with the same concurrency, measured after a warm-up call.
+    """
+    code = f"""
+import asyncio, resource
+from openai import AsyncOpenAI
+from pytest_llmjudge.judges.openai_judge import RESPONSE_FORMAT, parse_reply_text
+
+async def main():
+    client = AsyncOpenAI(api_key="bench", base_url="{server.url}", max_retries=0)
+    sem = asyncio.Semaphore({CONCURRENCY})
+    async def one(i):
+        async with sem:
+            completion = await client.chat.completions.create(
+                model="m", response_format=RESPONSE_FORMAT,
+                messages=[{{"role": "user", "content": "<response>\\n" + str(i) + "\\n</response>"}}])
+            parse_reply_text(completion.choices[0].message.content)
+    await one(-1)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    await asyncio.gather(*(one(i) for i in range({calls})))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    print((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
+    await client.close()
+
+asyncio.run(main())
+"""
+    server.reset()
+    server.script = lambda request: Reply(score=4)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return float(out.strip()) / calls
+
+
+def engine_cpu_per_run(runs: int = 3000) -> float:
+    """CPU per run of the plugin's engine with a judge that answers at once (both threads)."""
+    code = f"""
+import time
+from dataclasses import replace
+from pathlib import Path
+from pytest_llmjudge.engine import JudgeEngine
+from pytest_llmjudge.judges.base import RunResult
+from pytest_llmjudge.settings import resolve_settings
+
+class Instant:
+    uses_llm = True
+    async def judge_once(self, dimension, ticket, response):
+        return RunResult(4, "ok", 100, 20)
+    async def aclose(self):
+        pass
+
+settings = replace(resolve_settings({{}}, {{}}, {{}}, base_dir=Path("."), ini_dir=Path(".")),
+                   concurrency={CONCURRENCY})
+engine = JudgeEngine(settings, lambda s: Instant())
+engine.judge("relevance", "t", "warm-up", 1, 3.5)
+items = {runs} // 6
+start = time.process_time()
+for i in range(items):
+    engine.plan(["relevance", "tone"], f"ticket {{i}}", "response", 3)
+for i in range(items):
+    engine.judge("relevance", f"ticket {{i}}", "response", 3, 3.5)
+    engine.judge("tone", f"ticket {{i}}", "response", 3, 3.5)
+print((time.process_time() - start) / (items * 6))
+engine.close()
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return float(out.strip())
+
+
+def duplicates(server: JudgeServer) -> int:
+    counts = Counter((r.dimension, r.ticket, r.response) for r in server.requests)
+    return sum(max(0, n - RUNS) for n in counts.values())
+
+
+def line(label: str, m: Measured, limit: float | None = None) -> str:
+    text = (
+        f"{label:<34} calls={m.calls:<4} peak={m.peak:<3} wall={m.wall:6.2f}s "
+        f"cpu={m.cpu:6.2f}s rss={m.rss_mb:6.1f}MB"
+    )
+    if limit is not None:
+        text += f" limit={limit:.2f}s ratio={m.wall / limit:.2f}"
+    return text
+
+
+def main() -> None:
+    global server_latency
+    server = JudgeServer().start()
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {platform.platform()}"
+    )
+    limit = math.ceil(CALLS / CONCURRENCY) * LATENCY
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_suite(folder, ENTRIES)
+        common = (
+            "evals/",
+            f"--judge-runs={RUNS}",
+            f"--judge-concurrency={CONCURRENCY}",
+            "-p",
+            "no:cacheprovider",
+            f"--judge-cache-dir={folder / 'cache'}",
+        )
+
+        server_latency = LATENCY
+        a = run_pytest(server, folder, *common, "--judge-no-cache", "-p", "no:xdist")
+        print(line(f"(a) {ENTRIES}x2x{RUNS} @{LATENCY * 1000:.0f}ms c={CONCURRENCY}", a, limit))
+        print(
+            f"    {phase(a)}; judging phase / limit = "
+            f"{(a.last_request + LATENCY - a.first_request) / limit:.2f}"
+            if a.first_request is not None and a.last_request is not None
+            else ""
+        )
+        print(
+            f"    target wall <= {1.15 * limit + 1:.2f}s: "
+            f"{'met' if a.wall <= 1.15 * limit + 1 else 'MISSED'}"
+        )
+
+        # (b) marginal CPU per call: the difference between a 50- and a 150-entry run at
+        # 0 ms divided by the difference in calls, so that start-up and imports drop out.
+        server_latency = 0.0
+        b = run_pytest(server, folder, *common, "--judge-no-cache", "-p", "no:xdist")
+        write_suite(folder, 3 * ENTRIES)
+        b3 = run_pytest(server, folder, *common, "--judge-no-cache", "-p", "no:xdist")
+        write_suite(folder, ENTRIES)
+        sdk = sdk_only_cpu_per_call(server, CALLS)
+        per_call = (b3.cpu - b.cpu) / (b3.calls - b.calls)
+        plugin = per_call - sdk
+        print(line("(b) same @0ms", b))
+        print(line(f"    {3 * ENTRIES} entries @0ms", b3))
+        engine = engine_cpu_per_run()
+        print(
+            f"    marginal CPU per call: {per_call * 1000:.2f} ms; the bare SDK doing the "
+            f"same requests: {sdk * 1000:.2f} ms; pytest + plugin on top of the SDK: "
+            f"{plugin * 1000:.2f} ms"
+        )
+        print(
+            f"    the plugin's engine alone (planning, scheduling, retries layer, "
+            f"aggregation; instant judge): {engine * 1000:.3f} ms per run "
+            f"(target <= 1 ms: {'met' if engine <= 0.001 else 'MISSED'}); the rest is "
+            f"pytest's own per-item cost (~6 calls per item) and thread hand-offs"
+        )
+
+        server_latency = LATENCY
+        warm = run_pytest(server, folder, *common, "-p", "no:xdist")
+        c = run_pytest(server, folder, *common, "-p", "no:xdist")
+        print(line("    cache warm-up run", warm))
+        print(line("(c) unchanged rerun (cache)", c))
+        print(
+            f"    target 0 calls and <= 1.5s: "
+            f"{'met' if c.calls == 0 and c.wall <= 1.5 else 'MISSED'}"
+        )
+
+        d = run_pytest(server, folder, *common, "--judge-no-cache", "-n", "2")
+        dup = duplicates(server)
+        print(line("(d) -n 2", d, limit))
+        print(f"    {phase(d)}")
+        print(
+            f"    duplicates={dup}; plain run wall {a.wall:.2f}s; target exactly {CALLS} "
+            f"calls, no duplicates, wall <= plain: "
+            f"{'met' if d.calls == CALLS and dup == 0 and d.wall <= a.wall else 'MISSED'}"
+        )
+
+        for entries in (2_500, 5_000, 10_000):
+            write_suite(folder, entries)
+            e = run_pytest(server, folder, "evals/", "--collect-only", "-p", "no:cacheprovider")
+            print(line(f"(e) {entries} entries --collect-only", e))
+        print(
+            f"    target for 10,000: <= 3s, <= 300MB: "
+            f"{'met' if e.wall <= 3 and e.rss_mb <= 300 else 'MISSED'}"
+        )
+    server.stop()
+    asyncio.run(asyncio.sleep(0))
+
+
+if __name__ == "__main__":
+    main()
