@@ -139,7 +139,8 @@ async def main():
         async with sem:
             completion = await client.chat.completions.create(
                 model="m", response_format=RESPONSE_FORMAT,
-                messages=[{{"role": "user", "content": "<response>\\n" + str(i) + "\\n</response>"}}])
+                messages=[{{"role": "user",
+                            "content": "<response>\\n" + str(i) + "\\n</response>"}}])
             parse_reply_text(completion.choices[0].message.content)
     await one(-1)
     before = resource.getrusage(resource.RUSAGE_SELF)
