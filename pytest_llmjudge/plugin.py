@@ -262,8 +262,9 @@ class ResultsReporter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self._collector is None or not self._collector.seen_anything:
-            return
+        seen = self._collector is not None and self._collector.seen_anything
+        if not seen and not self.config.stash[STATE_KEY].collected_evals:
+            return  # not an eval session: write nothing
         from .records import write_results
 
         self.written, self.summary = write_results(
