@@ -6,11 +6,8 @@ that collects no eval file and requests no judge fixture is left as it was.
 
 from __future__ import annotations
 
-import os
 import signal
 import time
-from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
@@ -18,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import OPTIONS, SettingsError, resolve_settings, worker_share
-from .state import RECORD_KEY, STATE_KEY, SessionState, record_for
+from .settings import OPTIONS, SettingsError
+from .state import RECORD_KEY, STATE_KEY, record_for, session_state
 
 if TYPE_CHECKING:
     from .dataset import EvalCase
@@ -74,40 +71,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER)
-    cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
-    ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS}
-    ini["llmjudge_prices"] = config.getini("llmjudge_prices")
     try:
-        settings = resolve_settings(
-            cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
-        )
+        config.stash[STATE_KEY] = session_state(config)
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
-    cache_dir = _cache_dir(config, settings.cache_dir)
-    if cache_dir is None:
-        settings = replace(settings, cache=False)
-    worker = getattr(config, "workerinput", None)
-    if worker is not None:
-        index = int(str(worker["workerid"]).removeprefix("gw") or 0)
-        settings = worker_share(settings, worker["workercount"], index)
-    elif settings.cache_dir is not None and config.getoption("cacheclear", False):
-        from .cache import clear_cache_dir
-
-        clear_cache_dir(settings.cache_dir)
-    config.stash[STATE_KEY] = SessionState(settings, cache_dir)
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
-    if worker is None:  # only the controller writes results
+    if not hasattr(config, "workerinput"):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
-
-
-def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], Path] | None:
-    """Where the judge cache lives: configured, else inside pytest's cache dir (if enabled)."""
-    if configured is not None:
-        return lambda: configured
-    if not config.pluginmanager.has_plugin("cacheprovider"):  # -p no:cacheprovider
-        return None
-    # config.cache is set up in the cacheprovider's own configure hook: look it up at use.
-    return lambda: config.cache.mkdir("llmjudge")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

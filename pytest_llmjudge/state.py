@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from .settings import Settings
+from .settings import OPTIONS, Settings, resolve_settings, worker_share
 
 if TYPE_CHECKING:
     from .engine import JudgeEngine, Judgment
@@ -69,3 +70,35 @@ RECORD_KEY = pytest.StashKey[ItemRecord]()
 def record_for(item: pytest.Item) -> ItemRecord:
     """This attempt's record; the report hook drops it at teardown so reruns start afresh."""
     return item.stash.setdefault(RECORD_KEY, ItemRecord())
+
+
+def session_state(config: pytest.Config) -> SessionState:
+    """Resolve the settings of this process (an xdist worker gets its share of the limits)."""
+    cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
+    ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS}
+    ini["llmjudge_prices"] = config.getini("llmjudge_prices")
+    settings = resolve_settings(
+        cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
+    )
+    cache_dir = _cache_dir(config, settings.cache_dir)
+    if cache_dir is None:
+        settings = replace(settings, cache=False)
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        index = int(str(worker["workerid"]).removeprefix("gw") or 0)
+        settings = worker_share(settings, worker["workercount"], index)
+    elif settings.cache_dir is not None and config.getoption("cacheclear", False):
+        from .cache import clear_cache_dir
+
+        clear_cache_dir(settings.cache_dir)
+    return SessionState(settings, cache_dir)
+
+
+def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], Path] | None:
+    """Where the judge cache lives: configured, else inside pytest's cache dir (if enabled)."""
+    if configured is not None:
+        return lambda: configured
+    if not config.pluginmanager.has_plugin("cacheprovider"):  # -p no:cacheprovider
+        return None
+    # config.cache is set up in the cacheprovider's own configure hook: look it up at use.
+    return lambda: config.cache.mkdir("llmjudge")
