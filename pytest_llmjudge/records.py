@@ -68,7 +68,7 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
             line=item.entry.line,
             expected=case.expected,
             metadata=case.metadata,
-            runs=case.runs or item_runs(item),
+            runs=item_runs(item),
         )
     elif record is None or not (record.judgments or record.errors):
         return None
@@ -81,8 +81,12 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
     return data
 
 
-def item_runs(item: pytest.Item) -> int:
-    return item_settings(item, item.config.stash[STATE_KEY].settings).runs
+def item_runs(item: pytest.Item) -> int | None:
+    """The runs this item is judged with (None when its marker is invalid)."""
+    try:
+        return item_settings(item, item.config.stash[STATE_KEY].settings).runs
+    except pytest.fail.Exception:
+        return None
 
 
 def report_outcome(report: pytest.TestReport, record: dict[str, Any]) -> tuple[str, str | None]:
