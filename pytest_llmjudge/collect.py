@@ -12,9 +12,11 @@ import pytest
 
 from .dataset import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from .engine import JudgeError
-from .judging import EvalFailed, judge_entry
+from .judging import EvalFailed, UndecidedVerdict, judge_entry
 from .rubrics import DIMENSIONS
 from .state import STATE_KEY, record_for
+
+FLAKY_MARK = "flaky_eval"
 
 
 class LLMJudgeWarning(UserWarning):
@@ -46,13 +48,18 @@ def run_eval_entry(
     tone_judge: Any,
 ) -> None:
     """Judge the entry's response on relevance and tone against its thresholds."""
-    record = record_for(request.node)
-    judge_entry(
-        eval_case.ticket,
-        llmjudge_response,
-        {"relevance": relevance_judge, "tone": tone_judge},
-        record,
-    )
+    item = request.node
+    state = item.config.stash[STATE_KEY]
+    try:
+        judge_entry(
+            eval_case.ticket,
+            llmjudge_response,
+            {"relevance": relevance_judge, "tone": tone_judge},
+            record_for(item),
+            state.verdict_policy(item.nodeid),
+        )
+    except UndecidedVerdict as exc:
+        pytest.xfail(f"undecided verdict (--judge-unstable=xfail): {exc}")
 
 
 class EvalJsonFile(pytest.File):
@@ -104,12 +111,15 @@ def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
     marks = []
     for position, spec in enumerate(case.mark_specs()):
         kwargs = spec.kwargs
+        # In eval files "flaky" means a flaky eval; pytest-rerunfailures' own "flaky"
+        # (rerun the test) would judge the same answer again instead.
+        name = FLAKY_MARK if spec.name == "flaky" else spec.name
         if spec.name == "xfail":
             # xfail means "expected to score below threshold", not "expected to crash":
             # a judge error must stay visible.
             kwargs.setdefault("raises", EvalFailed)
         try:
-            marks.append(getattr(pytest.mark, spec.name)(**kwargs))
+            marks.append(getattr(pytest.mark, name)(**kwargs))
         except (pytest.fail.Exception, AttributeError, TypeError) as exc:
             return [], f"'marks.{position}': {exc}"
     return marks, None

@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import math
 import threading
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
@@ -32,7 +33,7 @@ from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError,
 from .redaction import redact
 from .rubrics import DIMENSIONS, Dimension
 from .settings import Settings
-from .stats import aggregate
+from .stats import aggregate, confidence_interval, decide
 
 T = TypeVar("T")
 logger = logging.getLogger("pytest_llmjudge")
@@ -73,10 +74,20 @@ class Judgment:
     cached_runs: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    decision: str = ""  # pass, fail or unstable (see stats.decide); derived when empty
+    ci_low: float | None = None
+    ci_high: float | None = None
+    extra_runs: int = 0  # added by --judge-adaptive
+    mode: str = "mean"  # the verdict rule that made ``decision``
+
+    def __post_init__(self) -> None:
+        if not self.decision:
+            verdict = decide(self.score, self.std, len(self.runs), self.threshold, "mean")
+            object.__setattr__(self, "decision", verdict)
 
     @property
     def passed(self) -> bool:
-        return self.score >= self.threshold
+        return self.decision == "pass"
 
     def to_record(self) -> dict[str, Any]:
         """Plain data for the results JSON (and the xdist wire)."""
@@ -94,11 +105,25 @@ class Judgment:
             "cached_runs": self.cached_runs,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "decision": self.decision,
+            "ci_low": _rounded(self.ci_low),
+            "ci_high": _rounded(self.ci_high),
+            "extra_runs": self.extra_runs,
         }
 
 
+def _rounded(value: float | None) -> float | None:
+    # JSON has no infinity: an interval of a single run is reported as unknown (null).
+    return None if value is None or math.isinf(value) else round(value, 4)
+
+
 def build_judgment(
-    dimension: str, outcomes: Sequence[RunOutcome], threshold: float, reused: Sequence[bool] = ()
+    dimension: str,
+    outcomes: Sequence[RunOutcome],
+    threshold: float,
+    reused: Sequence[bool] = (),
+    mode: str = "mean",
+    extra_runs: int = 0,
 ) -> Judgment:
     """Aggregate the successful runs; raise JudgeError when none succeeded.
 
@@ -116,6 +141,7 @@ def build_judgment(
         raise JudgeError(f"{dimension}: " + "; ".join(reasons))
     scores = [r.score for r in results]
     agg = aggregate(scores, threshold)
+    low, high = confidence_interval(agg.mean, agg.std, len(scores))
     return Judgment(
         dimension=dimension,
         score=agg.mean,
@@ -130,6 +156,11 @@ def build_judgment(
         cached_runs=len(outcomes) - len(paid),
         prompt_tokens=sum(o.result.prompt_tokens for o in paid if o.result is not None),
         completion_tokens=sum(o.result.completion_tokens for o in paid if o.result is not None),
+        decision=decide(agg.mean, agg.std, len(scores), threshold, mode),
+        mode=mode,
+        ci_low=low,
+        ci_high=high,
+        extra_runs=extra_runs,
     )
 
 
@@ -264,15 +295,39 @@ class JudgeEngine:
     def judge(
         self, dimension_name: str, ticket: str, response: str, runs: int, threshold: float
     ) -> Judgment:
-        """Judge one dimension ``runs`` times and aggregate; blocks until done."""
+        """Judge one dimension ``runs`` times and aggregate; blocks until done.
+
+        With ``--judge-adaptive``, a verdict that is still uncertain after those runs (runs on
+        both sides of the threshold, a mean within the margin, or an undecided confidence
+        interval) gets more runs, in rounds, up to ``--judge-max-runs``.
+        """
         dimension = self.dimension(dimension_name)
-        planned = [PlannedRun(dimension, ticket, response, i) for i in range(runs)]
-        with self._lock:
-            futures = [self._start(run) for run in planned]
-            reused = [run.key in self._claimed for run in planned]
-            self._claimed.update(run.key for run in planned)
-        outcomes = [future.result() for future in futures]
-        return build_judgment(dimension.name, outcomes, threshold, reused)
+        mode = self.settings.verdict
+        outcomes: list[RunOutcome] = []
+        reused: list[bool] = []
+        limit = max(runs, self.settings.max_runs) if self.settings.adaptive else runs
+        batch = runs
+        while True:
+            first = len(outcomes)
+            planned = [
+                PlannedRun(dimension, ticket, response, i) for i in range(first, first + batch)
+            ]
+            with self._lock:
+                futures = [self._start(run) for run in planned]
+                reused += [run.key in self._claimed for run in planned]
+                self._claimed.update(run.key for run in planned)
+            outcomes += [future.result() for future in futures]
+            judgment = build_judgment(
+                dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
+            )
+            if len(outcomes) >= limit or not self._uncertain(judgment):
+                return judgment
+            batch = min(max(runs, 2), limit - len(outcomes))
+
+    def _uncertain(self, judgment: Judgment) -> bool:
+        if judgment.decision == "unstable" or judgment.unstable:
+            return True
+        return abs(judgment.score - judgment.threshold) < self.settings.adaptive_margin
 
     def prefetch(
         self, dimension_names: Sequence[str], ticket: str, response: str, runs: int

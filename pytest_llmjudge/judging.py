@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .engine import JudgeEngine, JudgeError, Judgment
-from .report import failure_report, judge_error_report
+from .report import failure_report, judge_error_report, verdict_line
 from .settings import ItemSettings, score_threshold
 from .state import ItemRecord
 
@@ -102,7 +103,11 @@ def _check_text(name: str, value: object) -> None:
 
 
 def judge_entry(
-    ticket: str, response: object, judges: Mapping[str, Callable[..., Judgment]], record: ItemRecord
+    ticket: str,
+    response: object,
+    judges: Mapping[str, Callable[..., Judgment]],
+    record: ItemRecord,
+    policy: VerdictPolicy,
 ) -> None:
     """The body of an eval item: judge every dimension, then pass, fail or error."""
     if not isinstance(response, str) or not response.strip():
@@ -126,5 +131,27 @@ def judge_entry(
     if errors:
         record.errors[:] = errors
         raise JudgeError(judge_error_report(errors, judgments))
-    if any(not j.passed for j in judgments):
-        raise EvalFailed(failure_report(judgments))
+    check_verdict(judgments, policy)
+
+
+@dataclass(frozen=True)
+class VerdictPolicy:
+    """How an item's judgments become its outcome, beyond 'every dimension passes'."""
+
+    unstable: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
+    regressions: Callable[[Sequence[Judgment]], list[str]] | None = None
+
+
+class UndecidedVerdict(Exception):
+    """The confident verdict could not decide and --judge-unstable=xfail: report as xfail."""
+
+
+def check_verdict(judgments: Sequence[Judgment], policy: VerdictPolicy) -> None:
+    """Raise EvalFailed or UndecidedVerdict unless the judgments pass under the policy."""
+    regressions = policy.regressions(judgments) if policy.regressions else []
+    failing = [j for j in judgments if j.decision == "fail"]
+    undecided = [j for j in judgments if j.decision == "unstable"]
+    if failing or regressions or (undecided and policy.unstable == "fail"):
+        raise EvalFailed(failure_report(judgments, regressions))
+    if undecided and policy.unstable == "xfail":
+        raise UndecidedVerdict(verdict_line(undecided))

@@ -24,9 +24,11 @@ if TYPE_CHECKING:
     from .planning import Planner
     from .results import ResultsCollector
 
-MARKER = (
+MARKERS = (
     "llmjudge(runs=None, relevance=None, tone=None): judge settings for this test "
-    "(runs per dimension and minimum scores 1-5); overrides the command line and ini"
+    "(runs per dimension and minimum scores 1-5); overrides the command line and ini",
+    "flaky_eval: a judged test whose scores are known to be noisy: falling below threshold "
+    "is reported as xfail and does not fail the session (unless --judge-strict-flaky)",
 )
 
 
@@ -70,7 +72,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", MARKER)
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
     try:
         config.stash[STATE_KEY] = session_state(config)
     except SettingsError as exc:
@@ -99,14 +102,30 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if call.when == "call" or (call.when == "setup" and not report.passed):
-        from .records import item_record
+        from .records import item_record, junit_properties
 
         record = item_record(item)
         if record is not None:
             report.llmjudge = record  # plain data: it travels to the xdist controller
+            report.user_properties.extend(junit_properties(record))  # --junitxml
     if call.when == "teardown" and RECORD_KEY in item.stash:
         del item.stash[RECORD_KEY]
     return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    try:
+        return (yield)
+    except Exception as exc:
+        if item.get_closest_marker("flaky_eval") is None:
+            raise
+        from .records import flaky_failure
+
+        reason = flaky_failure(item, exc)
+        if reason is None:
+            raise
+        pytest.xfail(reason)
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
@@ -198,7 +217,6 @@ class ResultsReporter:
         self._collector: ResultsCollector | None = None
         self.started = datetime.now(timezone.utc)
         self.clock = time.monotonic()
-        self.written: Path | None = None
         self.summary: list[str] = []
         self._previous_sigterm: Any = None
 
@@ -235,16 +253,19 @@ class ResultsReporter:
         seen = self._collector is not None and self._collector.seen_anything
         if not seen and not self.config.stash[STATE_KEY].collected_evals:
             return  # not an eval session: write nothing
-        from .records import write_results
+        from .records import finish_results, summary_lines, write_outputs
 
-        self.written, self.summary = write_results(
+        state = self.config.stash[STATE_KEY]
+        results = finish_results(
             self.collector,
-            self.config.stash[STATE_KEY].settings,
+            state,
             session,
             int(exitstatus),
             self.started,
             time.monotonic() - self.clock,
         )
+        write_outputs(results, state.settings)
+        self.summary = summary_lines(results, state.settings)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary:

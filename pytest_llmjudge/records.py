@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from datetime import datetime
 from pathlib import Path
@@ -11,14 +12,16 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from . import __version__
+from .ci_reports import github_annotations, markdown_report, summary_markdown
 from .collect import EvalItem, InvalidEvalItem
 from .fileio import write_atomically
-from .judging import marker_overrides
+from .gates import compare_with_baseline, evaluate_gates
+from .judging import EvalFailed, marker_overrides
 from .redaction import redact
 from .report import terminal_summary
-from .results import ResultsCollector, dump, outcome_of
+from .results import GateResult, ResultsCollector, ResultsFile, dump, outcome_of
 from .settings import ItemSettings, Settings
-from .state import RECORD_KEY, STATE_KEY
+from .state import RECORD_KEY, STATE_KEY, SessionState
 
 HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 
@@ -74,11 +77,44 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
         return None
     else:
         data.update(kind="test", id=item.name, line=None)
+    data["flaky"] = item.get_closest_marker("flaky_eval") is not None
     if record is not None:
         data["dimensions"] = {name: j.to_record() for name, j in record.judgments.items()}
+        data["flaky_failed"] = record.flaky_failed
         if record.errors:
             data["error"] = redact("; ".join(record.errors))
     return data
+
+
+def junit_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
+    """Score, std, runs and threshold per dimension, as JUnit XML properties."""
+    properties: list[tuple[str, object]] = []
+    for name, dim in record.get("dimensions", {}).items():
+        properties += [
+            (f"llmjudge.{name}.score", dim["score"]),
+            (f"llmjudge.{name}.std", dim["std"]),
+            (f"llmjudge.{name}.runs", ",".join(str(r) for r in dim["runs"])),
+            (f"llmjudge.{name}.threshold", dim["threshold"]),
+            (f"llmjudge.{name}.decision", dim["decision"]),
+        ]
+    if record.get("error"):
+        properties.append(("llmjudge.error", record["error"]))
+    return properties
+
+
+def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
+    """The xfail reason when a flaky eval fell below its threshold (None: let it fail)."""
+    record = item.stash.get(RECORD_KEY, None)
+    settings = item.config.stash[STATE_KEY].settings
+    judged_cleanly = record is not None and record.judgments and not record.errors
+    if settings.strict_flaky or not judged_cleanly:
+        return None
+    if not isinstance(exc, (EvalFailed, AssertionError)):
+        return None
+    assert record is not None
+    record.flaky_failed = True
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "assertion failed"
+    return f"flaky eval below threshold (not gating): {first_line}"
 
 
 def item_runs(item: pytest.Item) -> int | None:
@@ -99,6 +135,8 @@ def report_outcome(report: pytest.TestReport, record: dict[str, Any]) -> tuple[s
         error=bool(record.get("error")) or report.when != "call",
     )
     if xfail:
+        if record.get("flaky_failed") and outcome == "xfailed":
+            outcome = "flaky_failed"
         return outcome, report.wasxfail or None
     if report.skipped and isinstance(report.longrepr, tuple):
         return outcome, str(report.longrepr[2]).removeprefix("Skipped: ")
@@ -118,15 +156,20 @@ def _safe_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def write_results(
+def finish_results(
     collector: ResultsCollector,
-    settings: Settings,
+    state: SessionState,
     session: pytest.Session,
     exit_status: int,
     started: datetime,
     duration: float,
-) -> tuple[Path, list[str]]:
-    """Build and atomically write the results file; return its path and the summary lines."""
+) -> ResultsFile:
+    """The results of the session: items, usage and cost, suite gates, baseline comparison.
+
+    A failed gate turns a green session red (``session.exitstatus``); the results record the
+    final exit status.
+    """
+    settings = state.settings
     complete = exit_status != pytest.ExitCode.INTERRUPTED and not (
         session.shouldstop or session.shouldfail
     )
@@ -142,6 +185,7 @@ def write_results(
         "duration_s": round(duration, 3),
         "complete": complete,
         "exit_status": exit_status,
+        "verdict": settings.verdict,
         "plugin_version": __version__,
     }
     results = collector.build(meta)
@@ -149,9 +193,36 @@ def write_results(
         tokens = results.meta.tokens
         results.meta.cost_usd = round(settings.price.cost(tokens.prompt, tokens.completion), 6)
         results.meta.price_source = settings.price.source
+    rows = [row.model_dump() for row in results.results]
+    gates = evaluate_gates(rows, settings.min_pass_rate, settings.min_mean, any_eval=True)
+    results.gates = [GateResult(**dataclasses.asdict(gate)) for gate in gates]
+    if settings.baseline is not None:
+        comparison = compare_with_baseline(rows, state.baseline(), str(settings.baseline))
+        results.baseline = comparison.to_record()
+    if exit_status == pytest.ExitCode.OK and not all(g.passed for g in gates):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        results.meta.exit_status = int(pytest.ExitCode.TESTS_FAILED)
+    return results
+
+
+def write_outputs(results: ResultsFile, settings: Settings) -> None:
+    """The results JSON, the markdown report and the GitHub step summary, as configured."""
     write_atomically(settings.output, dump(results))
+    if settings.report is not None:
+        write_atomically(settings.report, markdown_report(results))
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as handle:
+            handle.write(summary_markdown(results) + "\n")
+
+
+def summary_lines(results: ResultsFile, settings: Settings) -> list[str]:
+    """The terminal summary, plus GitHub annotations when running in GitHub Actions."""
     try:
         shown = os.path.relpath(settings.output)
     except ValueError:  # pragma: no cover - another drive on Windows
         shown = str(settings.output)
-    return settings.output, terminal_summary(results, shown)
+    lines = terminal_summary(results, shown)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        lines += github_annotations(results)
+    return lines

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .engine import Judgment
@@ -15,25 +16,54 @@ def _runs(judgment: Judgment) -> str:
     return ", ".join(str(s) for s in judgment.runs)
 
 
-def verdict_line(judgments: Sequence[Judgment]) -> str:
-    """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension below its threshold."""
-    failing = [j for j in judgments if not j.passed]
-    return "; ".join(
-        f"{j.dimension} {j.score:.2f} < {j.threshold:g} (runs {_runs(j)})" for j in failing
-    )
+def _ci(j: Judgment) -> str:
+    if j.ci_low is None or j.ci_high is None or math.isinf(j.ci_low):
+        return "no interval from one run"
+    return f"95% CI {j.ci_low:.2f}-{j.ci_high:.2f}"
+
+
+def _dimension_verdict(j: Judgment) -> str:
+    if j.decision == "unstable":
+        return (
+            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} "
+            f"(runs {_runs(j)})"
+        )
+    if j.ci_low is not None and j.decision == "fail" and j.mode == "confident":
+        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; runs {_runs(j)})"
+    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} (runs {_runs(j)})"
+
+
+def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
+    """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension that did not pass."""
+    lines = [_dimension_verdict(j) for j in judgments if not j.passed]
+    return "; ".join([*lines, *regressions])
 
 
 def judgment_table(judgments: Sequence[Judgment]) -> str:
     """A compact table: one row per dimension."""
-    header = ("dimension", "mean", "std", "runs", "min", "verdict")
+    confident = any(j.mode == "confident" for j in judgments)
+    header: tuple[str, ...] = ("dimension", "mean", "std", "runs", "min", "verdict")
+    if confident:
+        header = (*header[:5], "95% CI", header[5])
     rows = [header]
     for j in judgments:
-        verdict = "ok" if j.passed else "FAIL"
-        if j.unstable:
+        verdict = {"pass": "ok", "fail": "FAIL", "unstable": "UNDECIDED"}[j.decision]
+        if j.unstable and j.decision != "unstable":
             verdict += " (unstable)"
-        rows.append(
-            (j.dimension, f"{j.score:.2f}", f"{j.std:.2f}", _runs(j), f"{j.threshold:g}", verdict)
+        if j.extra_runs:
+            verdict += f" (+{j.extra_runs} adaptive runs)"
+        row: tuple[str, ...] = (
+            j.dimension,
+            f"{j.score:.2f}",
+            f"{j.std:.2f}",
+            _runs(j),
+            f"{j.threshold:g}",
+            verdict,
         )
+        if confident:
+            interval = _ci(j).removeprefix("95% CI ")
+            row = (*row[:5], interval, row[5])
+        rows.append(row)
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     return "\n".join(
         "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
@@ -53,9 +83,12 @@ def _reasoning(judgments: Sequence[Judgment]) -> str:
     return "\n".join(lines)
 
 
-def failure_report(judgments: Sequence[Judgment]) -> str:
+def failure_report(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
     """Verdict line, table, reasoning: what an eval failure shows instead of a traceback."""
-    return f"{verdict_line(judgments)}\n\n{judgment_table(judgments)}\n\n{_reasoning(judgments)}"
+    return (
+        f"{verdict_line(judgments, regressions)}\n\n{judgment_table(judgments)}\n\n"
+        f"{_reasoning(judgments)}"
+    )
 
 
 def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:
@@ -78,6 +111,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
             ("skipped", "skipped"),
             ("xfailed", "xfailed"),
             ("xpassed", "xpassed"),
+            ("flaky_failed", "flaky failed (not gating)"),
         )
         if getattr(s, name)
     ]
@@ -99,11 +133,20 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     if meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
     lines.append(usage)
-    unstable = [i.nodeid for i in results.results if _unstable(i.model_dump())]
-    if unstable:
+    if results.unstable:
         lines.append(
-            f"unstable (runs straddle the threshold; add runs or mark them): {', '.join(unstable)}"
+            "unstable (runs straddle the threshold; add runs or mark them flaky): "
+            + ", ".join(results.unstable)
         )
+    flaky = [i.nodeid for i in results.results if i.outcome == "flaky_failed"]
+    if flaky:
+        lines.append(f"flaky evals below threshold (not gating): {', '.join(flaky)}")
+    for gate in results.gates:
+        if gate.name == "judged" and gate.passed:
+            continue
+        lines.append(f"gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
+    if results.baseline:
+        lines += _baseline_summary(results.baseline)
     if not meta.complete:
         lines.append("session did not complete: the results cover only what ran")
     if output:
@@ -111,14 +154,23 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     return lines
 
 
-def _unstable(item: Mapping[str, object]) -> bool:
-    return any(isinstance(v, dict) and v.get("unstable") for v in item.values())
+def _baseline_summary(baseline: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"baseline {baseline['source']}: {baseline['compared']} compared, "
+        f"{baseline['regressed']} regressed, {baseline['improved']} improved, "
+        f"{len(baseline['new'])} new, {len(baseline['removed'])} removed"
+    ]
+    lines += [f"  {entry['statement']}" for entry in baseline["suite"].values()]
+    lines += [
+        f"  regressed: {c['nodeid']} {c['dimension']} {c['before']:.2f} -> {c['after']:.2f} "
+        f"({c['delta']:+.2f}, noise level {c['noise']:.2f})"
+        for c in baseline["changes"]
+        if c["verdict"] == "regressed"
+    ]
+    return lines
 
 
 def _means(results: ResultsFile) -> dict[str, float]:
-    scores: dict[str, list[float]] = {}
-    for item in results.results:
-        for name, value in item.model_dump().items():
-            if isinstance(value, dict) and "score" in value and "runs" in value:
-                scores.setdefault(name, []).append(float(value["score"]))
-    return {name: sum(v) / len(v) for name, v in scores.items()}
+    from .gates import suite_means
+
+    return suite_means(item.model_dump() for item in results.results)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"]
 
 
 class DimensionResult(BaseModel):
@@ -31,6 +31,10 @@ class DimensionResult(BaseModel):
     )
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    decision: str = Field("", description="pass, fail or (confident verdict) unstable")
+    ci_low: float | None = Field(None, description="95% confidence interval of the mean")
+    ci_high: float | None = None
+    extra_runs: int = Field(0, description="runs added by --judge-adaptive")
 
 
 class ItemResult(BaseModel):
@@ -47,6 +51,7 @@ class ItemResult(BaseModel):
     runs: int | None = None
     relevance: DimensionResult | None = None
     tone: DimensionResult | None = None
+    flaky: bool = Field(False, description="marked flaky_eval")
     expected: dict[str, float] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
     duration_s: float = 0.0
@@ -74,7 +79,13 @@ class Summary(BaseModel):
     skipped: int = 0
     xfailed: int = 0
     xpassed: int = 0
-    flaky: int = Field(0, description="items with a dimension whose runs straddle the threshold")
+    flaky: int = Field(0, description="items marked flaky_eval")
+    flaky_failed: int = Field(0, description="flaky evals below threshold (not gating)")
+    unstable: int = Field(0, description="items with a dimension whose runs straddle the threshold")
+    judged: int = Field(0, description="items with at least one judged dimension")
+    pass_rate: float | None = Field(
+        None, description="passed / (passed + failed + errors) over judged items"
+    )
 
 
 class Tokens(BaseModel):
@@ -102,7 +113,16 @@ class Meta(BaseModel):
         None, description="cost of the calls made, if the price is known"
     )
     price_source: str | None = None
+    verdict: str = "mean"
     plugin_version: str
+
+
+class GateResult(BaseModel):
+    name: str
+    passed: bool
+    actual: float | None
+    required: float | None
+    message: str
 
 
 class ResultsFile(BaseModel):
@@ -113,6 +133,11 @@ class ResultsFile(BaseModel):
     skipped: list[SkippedEntry]
     errors: list[ErrorEntry]
     summary: Summary
+    unstable: list[str] = Field(
+        default_factory=list, description="items whose runs straddle a threshold: mark or rerun"
+    )
+    gates: list[GateResult] = Field(default_factory=list)
+    baseline: dict[str, Any] | None = None
 
 
 def json_schema() -> dict[str, Any]:
@@ -171,7 +196,7 @@ class ResultsCollector:
         ]
         skipped.sort(key=lambda s: (s.file, s.index or 0))
         skipped += [
-            SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.error or "skipped")
+            SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.reason or "skipped")
             for i in items
             if i.outcome == "skipped"
         ]
@@ -196,6 +221,7 @@ class ResultsCollector:
             skipped=skipped,
             errors=errors,
             summary=summary,
+            unstable=[i.nodeid for i in items if is_unstable(i)],
         )
 
 
@@ -216,11 +242,25 @@ def _dimensions(item: ItemResult) -> Iterable[DimensionResult]:
 def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, errors: int) -> Summary:
     counts = {
         o: sum(1 for i in items if i.outcome == o)
-        for o in ("passed", "failed", "skipped", "xfailed", "xpassed")
+        for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
     }
     counts["skipped"] += skipped_invalid
-    flaky = sum(1 for i in items if any(d.unstable for d in _dimensions(i)))
-    return Summary(total=len(items) + invalid, errors=errors, flaky=flaky, **counts)
+    judged = [i for i in items if any(True for _ in _dimensions(i))]
+    gating = counts["passed"] + counts["xpassed"] + counts["failed"] + errors
+    return Summary(
+        total=len(items) + invalid,
+        errors=errors,
+        flaky=sum(1 for i in items if i.flaky),
+        unstable=sum(1 for i in items if is_unstable(i)),
+        judged=len(judged),
+        pass_rate=round((counts["passed"] + counts["xpassed"]) / gating, 4) if gating else None,
+        **counts,
+    )
+
+
+def is_unstable(item: ItemResult) -> bool:
+    """Runs of some dimension fall on both sides of its threshold."""
+    return any(d.unstable for d in _dimensions(item))
 
 
 def _usage(items: list[ItemResult]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .pricing import Price, parse_price_lines, price_for
+from .rubrics import DIMENSIONS
 
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -79,6 +80,34 @@ def _boolean(text: str) -> bool:
 
 def _text(text: str) -> str:
     return text.strip()
+
+
+def _choice(*choices: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        value = text.strip().lower()
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _dimension_scores(text: str) -> dict[str, float]:
+    """``relevance=4.0,tone=3.5`` -> {"relevance": 4.0, "tone": 3.5}."""
+    scores: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"must look like relevance=4.0,tone=3.5, got {text!r}")
+        scores[name.strip()] = score_threshold(value.strip())
+    return scores
 
 
 @dataclass(frozen=True)
@@ -272,6 +301,123 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
 )
 
+
+# CI gating (flaky evals, adaptive runs, verdicts, suite gates, baselines, reports).
+OPTIONS += (
+    OptionSpec(
+        "strict_flaky",
+        "--judge-strict-flaky",
+        "llmjudge_strict_flaky",
+        "flaky evals gate like any other",
+        _boolean,
+        False,
+        env=("JUDGE_STRICT_FLAKY",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "adaptive",
+        "--judge-adaptive",
+        "llmjudge_adaptive",
+        "give extra runs to items whose verdict is uncertain",
+        _boolean,
+        False,
+        env=("JUDGE_ADAPTIVE",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "max_runs",
+        "--judge-max-runs",
+        "llmjudge_max_runs",
+        "most runs per dimension with --judge-adaptive (default max(5, runs))",
+        _positive_int,
+        None,
+        env=("JUDGE_MAX_RUNS",),
+        metavar="N",
+    ),
+    OptionSpec(
+        "adaptive_margin",
+        "--judge-adaptive-margin",
+        "llmjudge_adaptive_margin",
+        "a mean this close to its threshold is uncertain (default 0.5)",
+        _non_negative_float,
+        0.5,
+        env=("JUDGE_ADAPTIVE_MARGIN",),
+        metavar="SCORE",
+    ),
+    OptionSpec(
+        "verdict",
+        "--judge-verdict",
+        "llmjudge_verdict",
+        "mean: pass when mean >= threshold; confident: when the 95 percent confidence "
+        "interval clears it (default mean)",
+        _choice("mean", "confident"),
+        "mean",
+        env=("JUDGE_VERDICT",),
+        metavar="MODE",
+    ),
+    OptionSpec(
+        "unstable",
+        "--judge-unstable",
+        "llmjudge_unstable",
+        "outcome of an item the confident verdict cannot decide: fail, pass or xfail "
+        "(default fail)",
+        _choice("fail", "pass", "xfail"),
+        "fail",
+        env=("JUDGE_UNSTABLE",),
+        metavar="OUTCOME",
+    ),
+    OptionSpec(
+        "min_pass_rate",
+        "--judge-min-pass-rate",
+        "llmjudge_min_pass_rate",
+        "fail the session when fewer judged items pass (0-1)",
+        _fraction,
+        None,
+        env=("JUDGE_MIN_PASS_RATE",),
+        metavar="RATE",
+    ),
+    OptionSpec(
+        "min_mean",
+        "--judge-min-mean",
+        "llmjudge_min_mean",
+        "fail the session when a dimension's suite mean is lower (relevance=4.0,tone=3.5)",
+        _dimension_scores,
+        None,
+        env=("JUDGE_MIN_MEAN",),
+        metavar="DIM=SCORE,...",
+    ),
+    OptionSpec(
+        "baseline",
+        "--judge-baseline",
+        "llmjudge_baseline",
+        "compare with an earlier results JSON",
+        _text,
+        None,
+        env=("JUDGE_BASELINE",),
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "fail_on_regression",
+        "--judge-fail-on-regression",
+        "llmjudge_fail_on_regression",
+        "items that regressed significantly against the baseline fail",
+        _boolean,
+        False,
+        env=("JUDGE_FAIL_ON_REGRESSION",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "report",
+        "--judge-report",
+        "llmjudge_report",
+        "write a markdown report",
+        _text,
+        None,
+        env=("JUDGE_REPORT",),
+        metavar="PATH",
+    ),
+)
+
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}
 
 
@@ -297,6 +443,17 @@ class Settings:
     max_calls: int | None = None
     max_cost: float | None = None
     price: Price | None = None
+    strict_flaky: bool = False
+    adaptive: bool = False
+    max_runs: int = 5
+    adaptive_margin: float = 0.5
+    verdict: str = "mean"
+    unstable: str = "fail"
+    min_pass_rate: float | None = None
+    min_mean: Mapping[str, float] | None = None
+    baseline: Path | None = None
+    fail_on_regression: bool = False
+    report: Path | None = None
     api_key_set: bool = field(default=False)
 
     @property
@@ -418,6 +575,14 @@ def resolve_settings(
             f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
         )
     cache = values["cache"] if values["cache"] is not None else provider != "heuristic"
+    unknown = sorted(set(values["min_mean"] or {}) - set(DIMENSIONS))
+    if unknown:
+        raise SettingsError(
+            f"{sources['min_mean']} names unknown dimension {unknown[0]!r} "
+            f"(known: {', '.join(DIMENSIONS)})"
+        )
+    if values["fail_on_regression"] and values["baseline"] is None:
+        raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
     output = path("output")
     assert output is not None
     return Settings(
@@ -439,6 +604,17 @@ def resolve_settings(
         max_calls=values["max_calls"],
         max_cost=values["max_cost"],
         price=price,
+        strict_flaky=values["strict_flaky"],
+        adaptive=values["adaptive"],
+        max_runs=max(values["max_runs"] or 5, values["runs"]),
+        adaptive_margin=values["adaptive_margin"],
+        verdict=values["verdict"],
+        unstable=values["unstable"],
+        min_pass_rate=values["min_pass_rate"],
+        min_mean=values["min_mean"],
+        baseline=path("baseline"),
+        fail_on_regression=values["fail_on_regression"],
+        report=path("report"),
         api_key_set=api_key_set,
     )
 

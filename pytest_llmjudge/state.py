@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import OPTIONS, Settings, resolve_settings, worker_share
+from .settings import OPTIONS, Settings, SettingsError, resolve_settings, worker_share
 
 if TYPE_CHECKING:
     from .engine import JudgeEngine, Judgment
+    from .judging import VerdictPolicy
 
 
 @dataclass
@@ -23,11 +24,35 @@ class SessionState:
     settings: Settings
     cache_dir: Callable[[], Path] | None = None
     collected_evals: bool = False
+    _baseline: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
     _engine: JudgeEngine | None = field(default=None, init=False)
 
     @property
     def has_engine(self) -> bool:
         return self._engine is not None
+
+    def baseline(self) -> Mapping[str, Mapping[str, Mapping[str, Any]]]:
+        """The baseline results by node id (empty without --judge-baseline); read once."""
+        if self._baseline is None:
+            from .gates import load_baseline
+
+            path = self.settings.baseline
+            self._baseline = load_baseline(path) if path is not None else {}
+        return self._baseline
+
+    def verdict_policy(self, nodeid: str) -> VerdictPolicy:
+        """How this item's judgments become its outcome (unstable handling, regressions)."""
+        from .gates import regression_messages
+        from .judging import VerdictPolicy
+
+        def regressions(judgments: Sequence[Judgment]) -> list[str]:
+            after = {j.dimension: j.to_record() for j in judgments}
+            return regression_messages(nodeid, after, self.baseline())
+
+        return VerdictPolicy(
+            unstable=self.settings.unstable,
+            regressions=regressions if self.settings.fail_on_regression else None,
+        )
 
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""
@@ -61,6 +86,7 @@ class ItemRecord:
 
     judgments: dict[str, Judgment] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    flaky_failed: bool = False
 
 
 STATE_KEY = pytest.StashKey[SessionState]()
@@ -91,7 +117,13 @@ def session_state(config: pytest.Config) -> SessionState:
         from .cache import clear_cache_dir
 
         clear_cache_dir(settings.cache_dir)
-    return SessionState(settings, cache_dir)
+    state = SessionState(settings, cache_dir)
+    if settings.baseline is not None:
+        try:
+            state.baseline()  # read now: a missing or foreign baseline stops the session at once
+        except ValueError as exc:
+            raise SettingsError(f"--judge-baseline {exc}") from None
+    return state
 
 
 def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], Path] | None:

@@ -37,3 +37,72 @@ def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
         straddles=straddles,
         nearest_run=nearest,
     )
+
+
+# Two-sided 95% Student t quantiles t(0.975, df) for df = 1..30; 1.96 beyond.
+_T_975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
+
+
+def t_quantile_95(df: int) -> float:
+    """t such that mean ± t·s/√n is a two-sided 95% confidence interval."""
+    return _T_975[df - 1] if 1 <= df <= len(_T_975) else 1.96
+
+
+def confidence_interval(mean: float, std: float, n: int) -> tuple[float, float]:
+    """95% interval of the mean of n runs; unbounded for a single run (nothing is known)."""
+    if n < 2:
+        return (-math.inf, math.inf)
+    half = t_quantile_95(n - 1) * std / math.sqrt(n)
+    return (mean - half, mean + half)
+
+
+def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
+    """``pass``, ``fail`` or (confident mode only) ``unstable``."""
+    if mode == "mean":
+        return "pass" if mean >= threshold else "fail"
+    low, high = confidence_interval(mean, std, n)
+    if low >= threshold:
+        return "pass"
+    if high < threshold:
+        return "fail"
+    return "unstable"
+
+
+def paired_difference(deltas: list[float]) -> tuple[float, float, float]:
+    """Mean of paired differences and its 95% interval (low, high)."""
+    n = len(deltas)
+    mean = math.fsum(deltas) / n
+    std = math.sqrt(math.fsum((d - mean) ** 2 for d in deltas) / (n - 1)) if n > 1 else 0.0
+    low, high = confidence_interval(mean, std, n)
+    return mean, low, high

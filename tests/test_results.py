@@ -47,6 +47,10 @@ def test_results_superset_of_the_harness_format(
         "xfailed": 0,
         "xpassed": 0,
         "flaky": 0,
+        "flaky_failed": 0,
+        "unstable": 0,
+        "judged": 2,
+        "pass_rate": 0.5,
     }
     meta = results["meta"]
     assert meta["complete"] is True and meta["runs"] == 2 and meta["llm"] is True
