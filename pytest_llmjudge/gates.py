@@ -225,24 +225,24 @@ def compare_with_baseline(
     for name, values in deltas.items():
         mean, low, high = paired_difference(values)
         significant = not math.isinf(low) and (high < 0 or low > 0)
-        direction = (
-            "better" if mean > TIE_TOLERANCE else "worse" if mean < -TIE_TOLERANCE else "the same"
+        interval = (
+            "one item: no interval" if math.isinf(low) else f"95% CI {low:+.2f} to {high:+.2f}"
         )
+        if significant and abs(mean) > TIE_TOLERANCE:
+            direction = "better" if mean > 0 else "worse"
+            statement = f"{name}: {direction} than the baseline by {abs(mean):.2f} ({interval})"
+        else:
+            statement = (
+                f"{name}: no significant difference from the baseline "
+                f"(mean change {round(mean, 2) + 0.0:+.2f}, {interval})"
+            )
         result.suite[name] = {
             "items": len(values),
             "mean_delta": round(mean, 4),
             "ci_low": None if math.isinf(low) else round(low, 4),
             "ci_high": None if math.isinf(high) else round(high, 4),
             "significant": significant,
-            "statement": (
-                f"{name}: {direction} than the baseline by {mean:+.2f} "
-                + (
-                    f"(95% CI {low:+.2f} to {high:+.2f})"
-                    if not math.isinf(low)
-                    else "(one item: no interval)"
-                )
-                + ("" if significant else "; not a significant difference")
-            ),
+            "statement": statement,
         }
     return result
 

@@ -107,7 +107,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record = item_record(item)
         if record is not None:
             report.llmjudge = record  # plain data: it travels to the xdist controller
-            report.user_properties.extend(junit_properties(record))  # --junitxml
+            # --junitxml reads the properties of the item (via its teardown report); a rerun
+            # replaces the earlier attempt's.
+            item.user_properties[:] = [
+                p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
+            ] + junit_properties(record)
     if call.when == "teardown" and RECORD_KEY in item.stash:
         del item.stash[RECORD_KEY]
     return report

@@ -197,7 +197,7 @@ def finish_results(
     gates = evaluate_gates(rows, settings.min_pass_rate, settings.min_mean, any_eval=True)
     results.gates = [GateResult(**dataclasses.asdict(gate)) for gate in gates]
     if settings.baseline is not None:
-        comparison = compare_with_baseline(rows, state.baseline(), str(settings.baseline))
+        comparison = compare_with_baseline(rows, state.baseline(), _shown(settings.baseline))
         results.baseline = comparison.to_record()
     if exit_status == pytest.ExitCode.OK and not all(g.passed for g in gates):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -216,13 +216,16 @@ def write_outputs(results: ResultsFile, settings: Settings) -> None:
             handle.write(summary_markdown(results) + "\n")
 
 
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+
+
 def summary_lines(results: ResultsFile, settings: Settings) -> list[str]:
     """The terminal summary, plus GitHub annotations when running in GitHub Actions."""
-    try:
-        shown = os.path.relpath(settings.output)
-    except ValueError:  # pragma: no cover - another drive on Windows
-        shown = str(settings.output)
-    lines = terminal_summary(results, shown)
+    lines = terminal_summary(results, _shown(settings.output))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         lines += github_annotations(results)
     return lines
