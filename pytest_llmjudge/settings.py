@@ -581,6 +581,16 @@ def resolve_settings(
             f"{sources['min_mean']} names unknown dimension {unknown[0]!r} "
             f"(known: {', '.join(DIMENSIONS)})"
         )
+    if values["verdict"] == "confident" and values["runs"] < 2:
+        raise SettingsError(
+            f"{sources['verdict']} confident needs --judge-runs >= 2 "
+            "(one run has no confidence interval)"
+        )
+    if values["verdict"] == "confident" and values["runs"] < 2:
+        raise SettingsError(
+            f"{sources['verdict']} confident needs --judge-runs >= 2 "
+            "(one run has no confidence interval)"
+        )
     if values["fail_on_regression"] and values["baseline"] is None:
         raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
     output = path("output")

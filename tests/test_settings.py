@@ -92,6 +92,18 @@ def test_ollama_alias() -> None:
             {"env": {"JUDGE_STRICT": "maybe"}},
             "environment variable JUDGE_STRICT must be true or false, got 'maybe'",
         ),
+        (
+            {"cli": {"verdict": "confident"}},
+            "--judge-verdict confident needs --judge-runs >= 2 (one run has no confidence interval)",
+        ),
+        (
+            {"cli": {"min_mean": "clarity=4"}},
+            "--judge-min-mean names unknown dimension 'clarity' (known: relevance, tone)",
+        ),
+        (
+            {"cli": {"min_pass_rate": "1.5"}},
+            "--judge-min-pass-rate must be between 0 and 1, got 1.5",
+        ),
     ],
 )
 def test_bad_values_name_their_source(kwargs: dict[str, Any], message: str) -> None:
