@@ -94,7 +94,8 @@ def test_ollama_alias() -> None:
         ),
         (
             {"cli": {"verdict": "confident"}},
-            "--judge-verdict confident needs --judge-runs >= 2 (one run has no confidence interval)",
+            "--judge-verdict confident needs --judge-runs >= 2 "
+            "(one run has no confidence interval)",
         ),
         (
             {"cli": {"min_mean": "clarity=4"}},
