@@ -59,6 +59,8 @@ def summary_markdown(results: ResultsFile) -> str:
         lines.append("")
     if results.baseline:
         lines += _baseline_lines(results.baseline)
+    if results.comparison:
+        lines += _comparison_lines(results.comparison)
     usage = f"Judge calls: {meta.calls} made, {meta.cached_calls} cached"
     if meta.tokens.total:
         usage += f", {meta.tokens.total} tokens"
@@ -96,6 +98,28 @@ def _baseline_lines(baseline: dict[str, Any]) -> list[str]:
         ]
     lines.append("")
     return lines
+
+
+def _comparison_lines(comparison: dict[str, Any]) -> list[str]:
+    from .comparison import comparison_lines
+
+    head, *rest = comparison_lines(comparison)
+    table = [
+        "| target | wins | losses | ties | " + " | ".join(f"mean {d}" for d in DIMENSIONS) + " |",
+        "|---|---|---|---|" + "---|" * len(DIMENSIONS),
+    ]
+    for name, o in comparison["overall"].items():
+        means = " | ".join(f"{o['mean'].get(d, float('nan')):.2f}" for d in DIMENSIONS)
+        table.append(
+            f"| {name} | {o['wins']} ({o['win_pct']}%) | {o['losses']} "
+            f"({o['loss_pct']}%) | {o['ties']} ({o['tie_pct']}%) | {means} |"
+        )
+    significance = [
+        f"- {line.strip()}"
+        for line in rest
+        if not line.strip().startswith(tuple(f"{t}:" for t in comparison["targets"]))
+    ]
+    return [head, "", *table, "", *significance, ""]
 
 
 def _item_rows(items: Iterable[ItemResult]) -> list[str]:

@@ -67,29 +67,35 @@ class EvalJsonFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         try:
-            loaded = load_eval_file(self.path, DIMENSIONS)
+            targets = self.config.stash[STATE_KEY].settings.targets
+            loaded = load_eval_file(self.path, DIMENSIONS, live=targets is not None)
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None
         for message in loaded.warnings:
             self.warn(LLMJudgeWarning(message))
         shared_fixtureinfo = None
+        target_names: list[str | None] = (
+            [t.name for t in targets.targets] if targets is not None else [None]
+        )
         for entry in loaded.entries:
             if isinstance(entry, ValidEntry):
                 marks, problem = _marks(entry.case)
                 if problem is None:
-                    item = EvalItem.from_parent(
-                        self,
-                        name=entry.case.id,
-                        callobj=run_eval_entry,
-                        entry=entry,
-                        extra_marks=marks,
-                        fixtureinfo=_copy(shared_fixtureinfo),
-                    )
-                    # Every item of a file has the same body and location, hence the same
-                    # fixture closure: resolving it once per file instead of once per entry
-                    # is what makes 10,000-entry files collect in about a second.
-                    shared_fixtureinfo = getattr(item, "_fixtureinfo", None)
-                    yield item
+                    for target in target_names:
+                        item = EvalItem.from_parent(
+                            self,
+                            name=_item_name(entry.case.id, target, len(target_names)),
+                            callobj=run_eval_entry,
+                            entry=entry,
+                            target=target,
+                            extra_marks=marks,
+                            fixtureinfo=_copy(shared_fixtureinfo),
+                        )
+                        # Every item of a file has the same body and location, hence the
+                        # same fixture closure: resolving it once per file instead of once
+                        # per entry is what makes 10,000-entry files collect in a second.
+                        shared_fixtureinfo = getattr(item, "_fixtureinfo", None)
+                        yield item
                     continue
                 entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
             yield InvalidEvalItem.from_parent(
@@ -98,6 +104,11 @@ class EvalJsonFile(pytest.File):
                 entry=entry,
                 strict=self.config.stash[STATE_KEY].settings.strict,
             )
+
+
+def _item_name(entry_id: str, target: str | None, targets: int) -> str:
+    """``ticket-001`` (stored answer or a single target), ``ticket-001[python]`` (A/B)."""
+    return entry_id if target is None or targets == 1 else f"{entry_id}[{target}]"
 
 
 def _copy(fixtureinfo: Any) -> Any:
@@ -129,10 +140,16 @@ class EvalItem(pytest.Function):
     """One eval entry as a test that requests the judge fixtures."""
 
     def __init__(
-        self, *, entry: ValidEntry, extra_marks: list[pytest.MarkDecorator], **kwargs: Any
+        self,
+        *,
+        entry: ValidEntry,
+        extra_marks: list[pytest.MarkDecorator],
+        target: str | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.entry = entry
+        self.target = target  # the live bot whose answer this item judges, if any
         for mark in extra_marks:
             self.add_marker(mark)
 

@@ -40,7 +40,7 @@ class EvalCase(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
     id: NonEmpty
     ticket: NonEmpty
-    response: NonEmpty
+    response: NonEmpty | None = None  # required unless answers come from live targets
     thresholds: dict[str, Score] = Field(default_factory=dict)
     marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
     runs: Annotated[int, Field(ge=1)] | None = None
@@ -105,8 +105,11 @@ def _describe_error(error: Any) -> str:
     return f"'{name}': {error['msg']}"
 
 
-def validate_entry(raw: Any, dimensions: Sequence[str]) -> EvalCase:
-    """Validate one entry; raise ValueError with a one-line reason naming the field."""
+def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
+    """Validate one entry; raise ValueError with a one-line reason naming the field.
+
+    ``live``: answers come from targets (bots), so a stored ``response`` is optional.
+    """
     if not isinstance(raw, dict):
         raise ValueError(f"entry must be an object, got {type(raw).__name__}")
     try:
@@ -120,6 +123,8 @@ def validate_entry(raw: Any, dimensions: Sequence[str]) -> EvalCase:
                 f"'marks.{first['loc'][1]}' must be a mark name or an object with 'name'"
             ) from None
         raise ValueError(_describe_error(first)) from None
+    if not live and case.response is None:
+        raise ValueError("Missing 'response' field")
     for section in ("thresholds", "expected"):
         unknown = sorted(set(getattr(case, section)) - set(dimensions))
         if unknown:
@@ -177,7 +182,9 @@ def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
     return name
 
 
-def parse_eval_text(text: str, path: Path, dimensions: Sequence[str]) -> EvalFile:
+def parse_eval_text(
+    text: str, path: Path, dimensions: Sequence[str], live: bool = False
+) -> EvalFile:
     """Parse an eval file's text; raise EvalFileError for a file that is not an eval file."""
     try:
         data = json.loads(text)
@@ -218,7 +225,7 @@ def parse_eval_text(text: str, path: Path, dimensions: Sequence[str]) -> EvalFil
         name = _entry_name(raw, index, names)
         names.add(name)
         try:
-            case = validate_entry(_with_defaults(raw, defaults), dimensions)
+            case = validate_entry(_with_defaults(raw, defaults), dimensions, live)
         except ValueError as exc:
             result.entries.append(InvalidEntry(index, name, str(exc), line))
             continue
@@ -259,10 +266,10 @@ def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
     return merged
 
 
-def load_eval_file(path: Path, dimensions: Iterable[str]) -> EvalFile:
+def load_eval_file(path: Path, dimensions: Iterable[str], live: bool = False) -> EvalFile:
     """Read and parse one eval file."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise EvalFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return parse_eval_text(text, path, tuple(dimensions))
+    return parse_eval_text(text, path, tuple(dimensions), live)

@@ -13,6 +13,7 @@ import concurrent.futures
 import contextlib
 import logging
 import math
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
@@ -34,6 +35,7 @@ from .redaction import redact
 from .rubrics import DIMENSIONS, Dimension
 from .settings import Settings
 from .stats import aggregate, confidence_interval, decide
+from .targets import RetryableTargetError, TargetError, ask
 
 T = TypeVar("T")
 logger = logging.getLogger("pytest_llmjudge")
@@ -236,6 +238,9 @@ class JudgeEngine:
     _planned: deque[PlannedRun] = field(default_factory=deque, init=False)
     _planned_active: int = field(default=0, init=False)
     _claimed: set[RunKey] = field(default_factory=set, init=False)
+    _answers: dict[tuple[str, str], concurrent.futures.Future[str]] = field(
+        default_factory=dict, init=False
+    )
     _fatal: str | None = field(default=None, init=False)
     _requests: int = field(default=0, init=False)
     _spent_usd: float = field(default=0.0, init=False)
@@ -328,6 +333,57 @@ class JudgeEngine:
         if judgment.decision == "unstable" or judgment.unstable:
             return True
         return abs(judgment.score - judgment.threshold) < self.settings.adaptive_margin
+
+    def _answer_future(self, target: str, ticket: str) -> concurrent.futures.Future[str]:
+        with self._lock:
+            future = self._answers.get((target, ticket))
+            if future is None:
+                future = self._start_loop().submit(self._ask(target, ticket))
+                self._answers[(target, ticket)] = future
+            return future
+
+    def answer(self, target: str, ticket: str) -> str:
+        """The target's answer to the ticket, asked once per session; JudgeError if none."""
+        try:
+            return self._answer_future(target, ticket).result()
+        except TargetError as exc:
+            raise JudgeError(f"target {target}: {redact(str(exc))}") from None
+
+    def plan_answer(
+        self, target: str, ticket: str, dimension_names: Sequence[str], runs: int
+    ) -> None:
+        """Ask the target now, and plan the judge runs of its answer as soon as it arrives."""
+
+        def plan_runs(future: concurrent.futures.Future[str]) -> None:
+            if not future.cancelled() and future.exception() is None:
+                self.plan(dimension_names, ticket, future.result(), runs)
+
+        self._answer_future(target, ticket).add_done_callback(plan_runs)
+
+    async def _ask(self, target_name: str, ticket: str) -> str:
+        config = self.settings.targets
+        if config is None:
+            raise TargetError("no targets are configured (--judge-targets)")
+        target = config.get(target_name)
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+        semaphore = self._semaphore
+        attempts = 0
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.settings.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception_type(RetryableTargetError),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    async with semaphore:
+                        return await asyncio.to_thread(ask, target, ticket, config, os.environ)
+        except RetryableTargetError as exc:
+            raise TargetError(f"{exc} (after {attempts} attempts)") from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def prefetch(
         self, dimension_names: Sequence[str], ticket: str, response: str, runs: int

@@ -7,6 +7,7 @@ items still report in pytest's order. Only runs that will surely be needed are p
 - items whose judging fixtures are the plugin's own (an overridden ``llmjudge_response``
   may call a live bot: its answer is unknown until the item runs);
 - under xdist, only the item the worker runs now and the next one it was given.
+A live target's answer is asked for ahead too; its judge runs are planned when it arrives.
 """
 
 from __future__ import annotations
@@ -83,7 +84,10 @@ class Planner:
                 runs = item_settings(item, state.settings).runs
             except pytest.fail.Exception:
                 continue  # a bad marker: the item reports it when it runs
-            engine.plan(DIMENSIONS, item.case.ticket, item.case.response, runs)
+            if item.target is not None:
+                engine.plan_answer(item.target, item.case.ticket, DIMENSIONS, runs)
+            elif item.case.response is not None:
+                engine.plan(DIMENSIONS, item.case.ticket, item.case.response, runs)
 
     def after_report(self) -> None:
         if self.session.shouldstop or self.session.shouldfail:

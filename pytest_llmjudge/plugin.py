@@ -156,9 +156,25 @@ def eval_case(request: pytest.FixtureRequest) -> EvalCase:
 
 
 @pytest.fixture
-def llmjudge_response(eval_case: EvalCase) -> str:
-    """The response to judge: the entry's stored one. Override it to call a live bot."""
-    return eval_case.response
+def llmjudge_target(request: pytest.FixtureRequest) -> str | None:
+    """The name of the live bot this item judges (``--judge-targets``), or None."""
+    return getattr(request.node, "target", None)
+
+
+@pytest.fixture
+def llmjudge_response(
+    request: pytest.FixtureRequest, eval_case: EvalCase, llmjudge_target: str | None
+) -> str:
+    """The response to judge: the target's live answer, else the entry's stored one.
+
+    Override it to produce the answer in Python (call your bot, per ``llmjudge_target``).
+    """
+    if llmjudge_target is None:
+        assert eval_case.response is not None  # validated: required without targets
+        return eval_case.response
+    from .records import live_answer
+
+    return live_answer(request.node, llmjudge_target)
 
 
 @pytest.fixture

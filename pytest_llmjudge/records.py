@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from datetime import datetime
 from pathlib import Path
@@ -14,6 +15,8 @@ import pytest
 from . import __version__
 from .ci_reports import github_annotations, markdown_report, summary_markdown
 from .collect import EvalItem, InvalidEvalItem
+from .comparison import compare_targets
+from .engine import JudgeError
 from .fileio import write_atomically
 from .gates import compare_with_baseline, evaluate_gates
 from .judging import EvalFailed, marker_overrides
@@ -21,7 +24,7 @@ from .redaction import redact
 from .report import terminal_summary
 from .results import GateResult, ResultsCollector, ResultsFile, dump, outcome_of
 from .settings import ItemSettings, Settings
-from .state import RECORD_KEY, STATE_KEY, SessionState
+from .state import RECORD_KEY, STATE_KEY, SessionState, record_for
 
 HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 
@@ -77,6 +80,8 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
         return None
     else:
         data.update(kind="test", id=item.name, line=None)
+    if isinstance(item, EvalItem):
+        data.update(_comparison_fields(item, file, record.answer if record else None))
     data["flaky"] = item.get_closest_marker("flaky_eval") is not None
     if record is not None:
         data["dimensions"] = {name: j.to_record() for name, j in record.judgments.items()}
@@ -84,6 +89,37 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
         if record.errors:
             data["error"] = redact("; ".join(record.errors))
     return data
+
+
+def _comparison_fields(item: EvalItem, file: str, answer: str | None) -> dict[str, Any]:
+    """Which implementation answered, and which entry its answer is compared on.
+
+    A live item knows its target; a replayed one (``--judge-save-responses``) carries the
+    target and the original entry in its metadata.
+    """
+    case = item.case
+    target = item.target or case.metadata.get("target")
+    if not isinstance(target, str):
+        return {}
+    source = case.metadata.get("source") if item.target is None else None
+    return {
+        "target": target,
+        "compare_key": source if isinstance(source, str) else f"{file}::{case.id}",
+        "ticket": case.ticket,
+        "answer": answer if item.target is not None else case.response,
+    }
+
+
+def live_answer(item: pytest.Item, target: str) -> str:
+    """Ask the item's target (once per session per ticket); a failure is a judge error."""
+    assert isinstance(item, EvalItem)
+    record = record_for(item)
+    try:
+        record.answer = item.config.stash[STATE_KEY].engine().answer(target, item.case.ticket)
+    except JudgeError as exc:
+        record.errors.append(str(exc))
+        raise
+    return record.answer
 
 
 def junit_properties(record: dict[str, Any]) -> list[tuple[str, object]]:
@@ -199,6 +235,7 @@ def finish_results(
     if settings.baseline is not None:
         comparison = compare_with_baseline(rows, state.baseline(), _shown(settings.baseline))
         results.baseline = comparison.to_record()
+    results.comparison = compare_targets(rows, settings.tie_tolerance)
     if exit_status == pytest.ExitCode.OK and not all(g.passed for g in gates):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         results.meta.exit_status = int(pytest.ExitCode.TESTS_FAILED)
@@ -210,6 +247,8 @@ def write_outputs(results: ResultsFile, settings: Settings) -> None:
     write_atomically(settings.output, dump(results))
     if settings.report is not None:
         write_atomically(settings.report, markdown_report(results))
+    if settings.save_responses is not None:
+        save_responses(results, settings.save_responses)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         with open(step_summary, "a", encoding="utf-8") as handle:
@@ -221,6 +260,23 @@ def _shown(path: Path) -> str:
         return os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(path)
+
+
+def save_responses(results: ResultsFile, folder: Path) -> None:
+    """One static eval file per target, to replay a comparison without the bots."""
+    per_target: dict[str, list[dict[str, Any]]] = {}
+    for row in results.results:
+        if row.target and row.answer and row.ticket:
+            per_target.setdefault(row.target, []).append(
+                {
+                    "id": row.id,
+                    "ticket": row.ticket,
+                    "response": row.answer,
+                    "metadata": {**row.metadata, "target": row.target, "source": row.compare_key},
+                }
+            )
+    for target, entries in per_target.items():
+        write_atomically(folder / f"{target}.json", json.dumps(entries, indent=2) + "\n")
 
 
 def summary_lines(results: ResultsFile, settings: Settings) -> list[str]:

@@ -147,6 +147,10 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
         lines.append(f"gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
     if results.baseline:
         lines += _baseline_summary(results.baseline)
+    if results.comparison:
+        from .comparison import comparison_lines
+
+        lines += comparison_lines(results.comparison)
     if not meta.complete:
         lines.append("session did not complete: the results cover only what ran")
     if output:

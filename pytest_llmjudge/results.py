@@ -52,6 +52,10 @@ class ItemResult(BaseModel):
     relevance: DimensionResult | None = None
     tone: DimensionResult | None = None
     flaky: bool = Field(False, description="marked flaky_eval")
+    target: str | None = Field(None, description="the live bot (or replayed one) that answered")
+    compare_key: str | None = Field(None, description="entry compared across targets")
+    ticket: str | None = None
+    answer: str | None = Field(None, description="the target's answer that was judged")
     expected: dict[str, float] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
     duration_s: float = 0.0
@@ -138,6 +142,9 @@ class ResultsFile(BaseModel):
     )
     gates: list[GateResult] = Field(default_factory=list)
     baseline: dict[str, Any] | None = None
+    comparison: dict[str, Any] | None = Field(
+        default=None, description="targets compared on the same entries (--judge-targets)"
+    )
 
 
 def json_schema() -> dict[str, Any]:

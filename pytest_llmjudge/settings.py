@@ -15,6 +15,15 @@ from typing import Any
 
 from .pricing import Price, parse_price_lines, price_for
 from .rubrics import DIMENSIONS
+from .targets import (
+    DEFAULT_BODY,
+    DEFAULT_FIELD,
+    Target,
+    TargetConfig,
+    check_body_template,
+    parse_headers,
+    parse_targets,
+)
 
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -97,6 +106,15 @@ def _fraction(text: str) -> float:
     if not 0 <= value <= 1:
         raise ValueError(f"must be between 0 and 1, got {text}")
     return value
+
+
+def _targets(text: str) -> tuple[Target, ...] | None:
+    return parse_targets(text) or None
+
+
+def _body_template(text: str) -> str:
+    check_body_template(text)
+    return text
 
 
 def _dimension_scores(text: str) -> dict[str, float]:
@@ -418,6 +436,81 @@ OPTIONS += (
     ),
 )
 
+
+# Live bots and A/B comparison.
+OPTIONS += (
+    OptionSpec(
+        "targets",
+        "--judge-targets",
+        "llmjudge_targets",
+        "live bots to judge instead of stored responses: name=URL ...",
+        _targets,
+        None,
+        env=("JUDGE_TARGETS",),
+        metavar="NAME=URL ...",
+    ),
+    OptionSpec(
+        "target_body",
+        "--judge-target-body",
+        "llmjudge_target_body",
+        'JSON request template with {ticket} (default {"message": "{ticket}"})',
+        _body_template,
+        DEFAULT_BODY,
+        env=("JUDGE_TARGET_BODY",),
+        metavar="JSON",
+    ),
+    OptionSpec(
+        "target_field",
+        "--judge-target-field",
+        "llmjudge_target_field",
+        "dotted path of the answer in the reply (default answer)",
+        _text,
+        DEFAULT_FIELD,
+        env=("JUDGE_TARGET_FIELD",),
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "target_headers",
+        "--judge-target-headers",
+        "llmjudge_target_headers",
+        "request headers 'Name: value; ...'; ${VAR} reads the environment",
+        parse_headers,
+        (),
+        env=("JUDGE_TARGET_HEADERS",),
+        metavar="HEADERS",
+    ),
+    OptionSpec(
+        "target_timeout",
+        "--judge-target-timeout",
+        "llmjudge_target_timeout",
+        "seconds a bot may take to answer (default 30)",
+        _positive_float,
+        30.0,
+        env=("JUDGE_TARGET_TIMEOUT",),
+        metavar="SECONDS",
+    ),
+    OptionSpec(
+        "tie_tolerance",
+        "--judge-tie-tolerance",
+        "llmjudge_tie_tolerance",
+        "combined scores closer than this are a tie (default 0.01)",
+        _non_negative_float,
+        0.01,
+        env=("JUDGE_TIE_TOLERANCE",),
+        metavar="SCORE",
+    ),
+    OptionSpec(
+        "save_responses",
+        "--judge-save-responses",
+        "llmjudge_save_responses",
+        "write the bots' answers as static eval files into this directory",
+        _text,
+        None,
+        env=("JUDGE_SAVE_RESPONSES",),
+        metavar="DIR",
+    ),
+)
+
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}
 
 
@@ -454,6 +547,9 @@ class Settings:
     baseline: Path | None = None
     fail_on_regression: bool = False
     report: Path | None = None
+    targets: TargetConfig | None = None
+    tie_tolerance: float = 0.01
+    save_responses: Path | None = None
     api_key_set: bool = field(default=False)
 
     @property
@@ -625,6 +721,17 @@ def resolve_settings(
         baseline=path("baseline"),
         fail_on_regression=values["fail_on_regression"],
         report=path("report"),
+        targets=None
+        if values["targets"] is None
+        else TargetConfig(
+            targets=values["targets"],
+            body=values["target_body"],
+            field=values["target_field"],
+            headers=tuple(values["target_headers"]),
+            timeout=values["target_timeout"],
+        ),
+        tie_tolerance=values["tie_tolerance"],
+        save_responses=path("save_responses"),
         api_key_set=api_key_set,
     )
 

@@ -87,6 +87,7 @@ class ItemRecord:
     judgments: dict[str, Judgment] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     flaky_failed: bool = False
+    answer: str | None = None  # a live target's answer, once fetched
 
 
 STATE_KEY = pytest.StashKey[SessionState]()

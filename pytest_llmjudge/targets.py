@@ -1,0 +1,157 @@
+"""Live bots ("targets"): where to send a ticket and how to read the answer.
+
+A target is a name and an HTTP endpoint. The request body is a JSON template whose string
+values may contain ``{ticket}``; the answer is read from the reply by a dotted path
+(``answer``, ``choices.0.message.content``). Header values may name environment variables
+(``Authorization: Bearer ${BOT_TOKEN}``): they are expanded when a request is made and never
+written anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_BODY = '{"message": "{ticket}"}'
+DEFAULT_FIELD = "answer"
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class TargetError(Exception):
+    """A target could not give an answer; retrying will not help."""
+
+
+class RetryableTargetError(TargetError):
+    """A transient failure (connection refused, timeout, HTTP 5xx/429)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    url: str | None  # None: the answer comes from a llmjudge_response override
+
+
+@dataclass(frozen=True)
+class TargetConfig:
+    targets: tuple[Target, ...]
+    body: str = DEFAULT_BODY
+    field: str = DEFAULT_FIELD
+    headers: tuple[tuple[str, str], ...] = ()
+    timeout: float = 30.0
+
+    def get(self, name: str) -> Target:
+        return next(t for t in self.targets if t.name == name)
+
+
+def parse_targets(text: str) -> tuple[Target, ...]:
+    """``python=http://localhost:8000/chat dotnet=http://localhost:5000/chat`` (or names only)."""
+    targets: list[Target] = []
+    for part in text.replace(",", " ").split():
+        name, sep, url = part.partition("=")
+        if not _NAME.match(name):
+            raise ValueError(f"target names are letters, digits, '.', '_' or '-', got {name!r}")
+        if sep and not url.startswith(("http://", "https://")):
+            raise ValueError(f"target {name}: URL must start with http:// or https://, got {url!r}")
+        if any(t.name == name for t in targets):
+            raise ValueError(f"target {name} is given twice")
+        targets.append(Target(name, url or None))
+    return tuple(targets)
+
+
+def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
+    """``Authorization: Bearer ${BOT_TOKEN}; X-Team: support`` -> pairs (not expanded)."""
+    headers = []
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        name, sep, value = part.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"headers look like 'Name: value; Other: value', got {part.strip()!r}")
+        headers.append((name.strip(), value.strip()))
+    return tuple(headers)
+
+
+def check_body_template(template: str) -> None:
+    """The template must be JSON; ``{ticket}`` goes inside a string value."""
+    try:
+        json.loads(template)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"body template is not JSON: {exc.msg} at column {exc.colno}") from None
+    if "{ticket}" not in template:
+        raise ValueError("body template has no {ticket} placeholder")
+
+
+def render_body(template: str, ticket: str) -> bytes:
+    """The request body: the template with {ticket} replaced inside its string values."""
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace("{ticket}", ticket)
+        if isinstance(value, list):
+            return [fill(v) for v in value]
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        return value
+
+    return json.dumps(fill(json.loads(template))).encode()
+
+
+def expand_headers(headers: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> dict[str, str]:
+    def value_of(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if not env.get(name):
+            raise TargetError(f"header needs environment variable {name}, which is not set")
+        return env[name]
+
+    return {name: _ENV_REF.sub(value_of, value) for name, value in headers}
+
+
+def extract(data: Any, path: str) -> str:
+    """The answer at a dotted path; list indices are numbers (``choices.0.message.content``)."""
+    value = data
+    for part in path.split("."):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            raise TargetError(f"reply has no field '{path}' (missing '{part}')")
+    if not isinstance(value, str) or not value.strip():
+        raise TargetError(f"reply field '{path}' is not a non-empty string: {value!r:.60}")
+    return value
+
+
+def ask(target: Target, ticket: str, config: TargetConfig, env: Mapping[str, str]) -> str:
+    """One blocking request to a target (run in a worker thread); the answer text."""
+    if target.url is None:
+        raise TargetError("has no URL: give one (name=URL) or override llmjudge_response")
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json",
+        **expand_headers(config.headers, env),
+    }
+    request = urllib.request.Request(
+        target.url, data=render_body(config.body, ticket), headers=headers, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=config.timeout) as reply:
+            payload = reply.read()
+    except urllib.error.HTTPError as exc:
+        message = f"HTTP {exc.code} {exc.reason}"
+        if exc.code >= 500 or exc.code in (408, 429):
+            raise RetryableTargetError(message) from None
+        raise TargetError(message) from None
+    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise RetryableTargetError(f"cannot reach {target.url}: {reason}") from None
+    try:
+        data = json.loads(payload)
+    except json.JSONDecodeError:
+        raise TargetError(f"reply is not JSON: {payload[:60]!r}") from None
+    return extract(data, config.field)
