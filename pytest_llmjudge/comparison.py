@@ -137,7 +137,11 @@ def _significance(
 def compare_targets(rows: Sequence[Mapping[str, Any]], tolerance: float) -> dict[str, Any] | None:
     """The comparison section of the results, or None when fewer than two targets answered."""
     live = [r for r in rows if r.get("target") and r.get("compare_key")]
-    targets = list(dict.fromkeys(str(r["target"]) for r in live))
+    # Configured order (python before dotnet if that is how they were given), else first seen.
+    order = {
+        str(r["target"]): (r.get("target_order", 0), i) for i, r in reversed(list(enumerate(live)))
+    }
+    targets = sorted(order, key=lambda t: order[t])
     if len(targets) < 2:
         return None
     grouped: dict[str, dict[str, Mapping[str, Any]]] = {}

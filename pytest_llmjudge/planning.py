@@ -20,7 +20,14 @@ from .collect import EvalItem
 from .records import item_settings
 from .state import STATE_KEY
 
-JUDGING_FIXTURES = ("eval_case", "llmjudge_response", "relevance_judge", "tone_judge", "llmjudge")
+JUDGING_FIXTURES = (
+    "eval_case",
+    "llmjudge_response",
+    "llmjudge_target",
+    "relevance_judge",
+    "tone_judge",
+    "llmjudge",
+)
 DIMENSIONS = ("relevance", "tone")
 
 

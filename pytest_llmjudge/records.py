@@ -102,8 +102,11 @@ def _comparison_fields(item: EvalItem, file: str, answer: str | None) -> dict[st
     if not isinstance(target, str):
         return {}
     source = case.metadata.get("source") if item.target is None else None
+    settings = item.config.stash[STATE_KEY].settings
+    configured = [t.name for t in settings.targets.targets] if settings.targets else []
     return {
         "target": target,
+        "target_order": configured.index(target) if target in configured else len(configured),
         "compare_key": source if isinstance(source, str) else f"{file}::{case.id}",
         "ticket": case.ticket,
         "answer": answer if item.target is not None else case.response,

@@ -54,6 +54,7 @@ class ItemResult(BaseModel):
     flaky: bool = Field(False, description="marked flaky_eval")
     target: str | None = Field(None, description="the live bot (or replayed one) that answered")
     compare_key: str | None = Field(None, description="entry compared across targets")
+    target_order: int | None = Field(None, description="position of the target in the config")
     ticket: str | None = None
     answer: str | None = Field(None, description="the target's answer that was judged")
     expected: dict[str, float] = Field(default_factory=dict)
