@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .stats import paired_difference
+from .stats import interval_fields, paired_difference
 
 DIMENSIONS = ("relevance", "tone")
 TIE = "tie"
@@ -127,8 +127,7 @@ def _significance(
         "dimension": dimension,
         "items": len(deltas),
         "mean_difference": round(mean, 4),
-        "ci_low": None if math.isinf(low) else round(low, 4),
-        "ci_high": None if math.isinf(high) else round(high, 4),
+        **interval_fields(low, high),
         "significant": significant,
         "statement": statement,
     }

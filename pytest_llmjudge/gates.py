@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .stats import paired_difference
+from .stats import interval_fields, paired_difference
 
 DIMENSIONS = ("relevance", "tone")
 # Outcomes that count in the pass rate: judged items whose verdict gates the merge.
@@ -239,8 +239,7 @@ def compare_with_baseline(
         result.suite[name] = {
             "items": len(values),
             "mean_delta": round(mean, 4),
-            "ci_low": None if math.isinf(low) else round(low, 4),
-            "ci_high": None if math.isinf(high) else round(high, 4),
+            **interval_fields(low, high),
             "significant": significant,
             "statement": statement,
         }

@@ -71,13 +71,6 @@ def score_threshold(text: str) -> float:
     return value
 
 
-def _provider(text: str) -> str:
-    value = text.strip().lower()
-    if value not in PROVIDERS:
-        raise ValueError(f"must be one of {', '.join(PROVIDERS)}, got {text!r}")
-    return value
-
-
 def _boolean(text: str) -> bool:
     value = text.strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -99,6 +92,9 @@ def _choice(*choices: str) -> Callable[[str], str]:
         return value
 
     return parse
+
+
+_provider = _choice(*PROVIDERS)
 
 
 def _fraction(text: str) -> float:

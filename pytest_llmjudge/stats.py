@@ -106,3 +106,11 @@ def paired_difference(deltas: list[float]) -> tuple[float, float, float]:
     std = math.sqrt(math.fsum((d - mean) ** 2 for d in deltas) / (n - 1)) if n > 1 else 0.0
     low, high = confidence_interval(mean, std, n)
     return mean, low, high
+
+
+def interval_fields(low: float, high: float) -> dict[str, float | None]:
+    """``ci_low``/``ci_high`` for JSON, which has no infinity: unknown bounds are null."""
+    return {
+        "ci_low": None if math.isinf(low) else round(low, 4),
+        "ci_high": None if math.isinf(high) else round(high, 4),
+    }
