@@ -34,7 +34,7 @@ def summary_markdown(results: ResultsFile) -> str:
     s, meta = results.summary, results.meta
     judge = f"{meta.provider} {meta.model or ''}".strip()
     if not meta.llm:
-        judge += " (heuristic, no LLM)"
+        judge += " (no LLM)"
     lines = [
         "## LLM judge evals",
         "",
