@@ -26,28 +26,40 @@ _SNIPPET = 80
 
 
 class JudgeReply(BaseModel):
-    """What the judge must answer; ``Literal`` becomes an enum in the JSON schema."""
+    """A 1-5 score on one rubric dimension, with one or two sentences of reasoning."""
+
+    # This docstring is the schema's description, sent to the model; Literal becomes an enum.
 
     score: Literal[1, 2, 3, 4, 5]
     reasoning: str
 
 
-# Structured output: OpenAI's strict JSON schema of JudgeReply (score is an enum: portable
-# to servers that implement JSON schema through grammars, such as vLLM and llama.cpp).
+def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema in the strict form OpenAI's structured output asks for."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            cleaned = {k: strip(v) for k, v in node.items() if k != "title"}
+            if cleaned.get("type") == "object":
+                cleaned["additionalProperties"] = False
+                cleaned["required"] = list(cleaned.get("properties", {}))
+            return cleaned
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    result: dict[str, Any] = strip(model.model_json_schema())
+    return result
+
+
+# Built once from JudgeReply (score is an enum: portable to servers that implement JSON
+# schema through grammars, such as vLLM and llama.cpp); replies are validated by JudgeReply.
 RESPONSE_FORMAT: dict[str, Any] = {
     "type": "json_schema",
     "json_schema": {
         "name": "judge_reply",
         "strict": True,
-        "schema": {
-            "type": "object",
-            "properties": {
-                "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
-                "reasoning": {"type": "string"},
-            },
-            "required": ["score", "reasoning"],
-            "additionalProperties": False,
-        },
+        "schema": strict_json_schema(JudgeReply),
     },
 }
 JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
