@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -129,6 +127,9 @@ def extract(data: Any, path: str) -> str:
 
 def ask(target: Target, ticket: str, config: TargetConfig, env: Mapping[str, str]) -> str:
     """One blocking request to a target (run in a worker thread); the answer text."""
+    import urllib.error  # here, not at import: most sessions never ask a bot
+    import urllib.request
+
     if target.url is None:
         raise TargetError("has no URL: give one (name=URL) or override llmjudge_response")
     headers = {
