@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,8 @@ class EvalJsonFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
         try:
             targets = self.config.stash[STATE_KEY].settings.targets
-            loaded = load_eval_file(self.path, DIMENSIONS, live=targets is not None)
+            shown = Path(os.path.relpath(self.path, self.config.rootpath))
+            loaded = load_eval_file(self.path, DIMENSIONS, live=targets is not None, shown_as=shown)
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None
         for message in loaded.warnings:

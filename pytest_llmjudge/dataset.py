@@ -266,10 +266,13 @@ def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
     return merged
 
 
-def load_eval_file(path: Path, dimensions: Iterable[str], live: bool = False) -> EvalFile:
-    """Read and parse one eval file."""
+def load_eval_file(
+    path: Path, dimensions: Iterable[str], live: bool = False, shown_as: Path | None = None
+) -> EvalFile:
+    """Read and parse one eval file; messages name it as ``shown_as`` (e.g. relative)."""
+    shown = shown_as or path
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise EvalFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return parse_eval_text(text, path, tuple(dimensions), live)
+        raise EvalFileError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_eval_text(text, shown, tuple(dimensions), live)
