@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -546,7 +546,6 @@ class Settings:
     targets: TargetConfig | None = None
     tie_tolerance: float = 0.01
     save_responses: Path | None = None
-    api_key_set: bool = field(default=False)
 
     @property
     def uses_llm(self) -> bool:
@@ -728,7 +727,6 @@ def resolve_settings(
         ),
         tie_tolerance=values["tie_tolerance"],
         save_responses=path("save_responses"),
-        api_key_set=api_key_set,
     )
 
 
