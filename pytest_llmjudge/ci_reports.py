@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
-from .results import ItemResult, ResultsFile
+from .results import ItemResult, ResultsFile, item_dimensions
 
-DIMENSIONS = ("relevance", "tone")
 ORDER = {
     "failed": 0,
     "error": 1,
@@ -104,12 +103,13 @@ def _comparison_lines(comparison: dict[str, Any]) -> list[str]:
     from .comparison import comparison_lines
 
     head, *rest = comparison_lines(comparison)
+    dims = list(dict.fromkeys(d for o in comparison["overall"].values() for d in o["mean"]))
     table = [
-        "| target | wins | losses | ties | " + " | ".join(f"mean {d}" for d in DIMENSIONS) + " |",
-        "|---|---|---|---|" + "---|" * len(DIMENSIONS),
+        "| target | wins | losses | ties | " + " | ".join(f"mean {d}" for d in dims) + " |",
+        "|---|---|---|---|" + "---|" * len(dims),
     ]
     for name, o in comparison["overall"].items():
-        means = " | ".join(f"{o['mean'].get(d, float('nan')):.2f}" for d in DIMENSIONS)
+        means = " | ".join(f"{o['mean'].get(d, float('nan')):.2f}" for d in dims)
         table.append(
             f"| {name} | {o['wins']} ({o['win_pct']}%) | {o['losses']} "
             f"({o['loss_pct']}%) | {o['ties']} ({o['tie_pct']}%) | {means} |"
@@ -122,15 +122,17 @@ def _comparison_lines(comparison: dict[str, Any]) -> list[str]:
     return [head, "", *table, "", *significance, ""]
 
 
-def _item_rows(items: Iterable[ItemResult]) -> list[str]:
+def _item_rows(items: Sequence[ItemResult]) -> list[str]:
+    dims = list(dict.fromkeys(name for item in items for name in item_dimensions(item)))
     rows = [
-        "| item | outcome | " + " | ".join(DIMENSIONS) + " | reasoning |",
-        "|---|---|" + "---|" * len(DIMENSIONS) + "---|",
+        "| item | outcome | " + " | ".join(dims) + " | reasoning |",
+        "|---|---|" + "---|" * len(dims) + "---|",
     ]
     for item in sorted(items, key=lambda i: (ORDER.get(i.outcome, 9), i.file, i.line or 0)):
         cells, reasons = [], []
-        for name in DIMENSIONS:
-            dim = getattr(item, name)
+        judged = item_dimensions(item)
+        for name in dims:
+            dim = judged.get(name)
             if dim is None:
                 cells.append("-")
                 continue
@@ -166,8 +168,8 @@ def github_annotations(results: ResultsFile) -> list[str]:
             continue
         failing = [
             f"{name} {d.score:.2f} < {d.threshold:g}"
-            for name in DIMENSIONS
-            if (d := getattr(item, name)) is not None and not d.passed
+            for name, d in item_dimensions(item).items()
+            if not d.passed
         ]
         message = item.error if item.outcome == "error" else "; ".join(failing) or "failed"
         where = f"file={_escape_property(item.file)}"

@@ -13,14 +13,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .gates import dimension_names
 from .stats import interval_fields, paired_difference
 
-DIMENSIONS = ("relevance", "tone")
 TIE = "tie"
 
 
-def _dims(row: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {d: row[d] for d in DIMENSIONS if isinstance(row.get(d), Mapping)}
+def _dims(row: Mapping[str, Any], dims: Sequence[str]) -> dict[str, Mapping[str, Any]]:
+    return {d: row[d] for d in dims if isinstance(row.get(d), Mapping)}
 
 
 def _combined(dims: Mapping[str, Mapping[str, Any]]) -> float:
@@ -35,12 +35,16 @@ def _winner(scores: Mapping[str, float], tolerance: float) -> str:
 
 
 def _entry(
-    key: str, per_target: Mapping[str, Mapping[str, Any]], targets: Sequence[str], tolerance: float
+    key: str,
+    per_target: Mapping[str, Mapping[str, Any]],
+    targets: Sequence[str],
+    tolerance: float,
+    dims: Sequence[str],
 ) -> dict[str, Any]:
     judged = {
-        t: _dims(per_target[t])
+        t: _dims(per_target[t], dims)
         for t in targets
-        if t in per_target and len(_dims(per_target[t])) == len(DIMENSIONS)
+        if dims and t in per_target and len(_dims(per_target[t], dims)) == len(dims)
     }
     any_row = next(iter(per_target.values()))
     entry: dict[str, Any] = {
@@ -54,9 +58,9 @@ def _entry(
                 "error": row.get("error"),
                 **{
                     d: {"score": v["score"], "std": v["std"], "runs": v["runs"]}
-                    for d, v in _dims(row).items()
+                    for d, v in _dims(row, dims).items()
                 },
-                "combined": round(_combined(_dims(row)), 4) if t in judged else None,
+                "combined": round(_combined(_dims(row, dims)), 4) if t in judged else None,
             }
             for t, row in per_target.items()
         },
@@ -67,11 +71,11 @@ def _entry(
     combined = {t: _combined(d) for t, d in judged.items()}
     winner = _winner(combined, tolerance)
     # Per run i: each target's combined score of its i-th runs; the majority of those winners.
-    runs = min(len(d[name]["runs"]) for d in judged.values() for name in DIMENSIONS)
+    runs = min(len(d[name]["runs"]) for d in judged.values() for name in dims)
     per_run = [
         _winner(
             {
-                t: math.fsum(d[name]["runs"][i] for name in DIMENSIONS) / len(DIMENSIONS)
+                t: math.fsum(d[name]["runs"][i] for name in dims) / len(dims)
                 for t, d in judged.items()
             },
             tolerance,
@@ -146,7 +150,10 @@ def compare_targets(rows: Sequence[Mapping[str, Any]], tolerance: float) -> dict
     grouped: dict[str, dict[str, Mapping[str, Any]]] = {}
     for row in live:
         grouped.setdefault(str(row["compare_key"]), {})[str(row["target"])] = row
-    entries = [_entry(key, per_target, targets, tolerance) for key, per_target in grouped.items()]
+    dims = dimension_names(live)
+    entries = [
+        _entry(key, per_target, targets, tolerance, dims) for key, per_target in grouped.items()
+    ]
     decided = [e for e in entries if e["winner"] is not None]
     overall: dict[str, dict[str, Any]] = {}
     for t in targets:
@@ -155,7 +162,7 @@ def compare_targets(rows: Sequence[Mapping[str, Any]], tolerance: float) -> dict
         losses = len(decided) - wins - ties
         means = {
             d: [float(e["targets"][t][d]["score"]) for e in decided if d in e["targets"][t]]
-            for d in DIMENSIONS
+            for d in dims
         }
         overall[t] = {
             "wins": wins,
@@ -169,7 +176,7 @@ def compare_targets(rows: Sequence[Mapping[str, Any]], tolerance: float) -> dict
     significance = [
         _significance(decided, a, b, d)
         for a, b in itertools.combinations(targets, 2)
-        for d in (*DIMENSIONS, "combined")
+        for d in (*dims, "combined")
     ]
     return {
         "targets": targets,

@@ -15,7 +15,7 @@ from typing import Any
 
 from .stats import interval_fields, paired_difference
 
-DIMENSIONS = ("relevance", "tone")
+NOT_DIMENSIONS = frozenset({"expected", "metadata"})
 # Outcomes that count in the pass rate: judged items whose verdict gates the merge.
 GATING = ("passed", "xpassed", "failed", "error")
 # A drop is a regression only beyond this many points and beyond twice its standard error.
@@ -39,9 +39,23 @@ def _dimension(row: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     return value if isinstance(value, Mapping) and "score" in value else None
 
 
+def row_dimensions(row: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The judged dimensions of a result row: built-in and configured ones alike."""
+    return {
+        k: v
+        for k, v in row.items()
+        if k not in NOT_DIMENSIONS and isinstance(v, Mapping) and "score" in v
+    }
+
+
+def dimension_names(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every dimension judged in these rows, in first-seen order."""
+    return list(dict.fromkeys(name for row in rows for name in row_dimensions(row)))
+
+
 def judged(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Rows with at least one judged dimension."""
-    return [r for r in rows if any(_dimension(r, d) for d in DIMENSIONS)]
+    return [r for r in rows if row_dimensions(r)]
 
 
 def suite_means(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -50,10 +64,8 @@ def suite_means(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     for row in rows:
         if row.get("outcome") == "xfailed":
             continue
-        for name in DIMENSIONS:
-            dim = _dimension(row, name)
-            if dim is not None:
-                scores.setdefault(name, []).append(float(dim["score"]))
+        for name, dim in row_dimensions(row).items():
+            scores.setdefault(name, []).append(float(dim["score"]))
     return {name: math.fsum(v) / len(v) for name, v in scores.items()}
 
 
@@ -173,7 +185,7 @@ def load_baseline(path: Path) -> dict[str, dict[str, Mapping[str, Any]]]:
         if not isinstance(row, dict):
             continue
         key = row.get("nodeid") or f"{row.get('file')}::{row.get('id')}"
-        dims = {d: v for d in DIMENSIONS if (v := _dimension(row, d)) is not None}
+        dims = row_dimensions(row)
         if dims:
             index[str(key)] = dims
     return index
@@ -215,7 +227,7 @@ def compare_with_baseline(
     deltas: dict[str, list[float]] = {}
     for nodeid in sorted(set(current) & set(baseline)):
         result.compared += 1
-        for name in DIMENSIONS:
+        for name in row_dimensions(current[nodeid]):
             after, before = _dimension(current[nodeid], name), baseline[nodeid].get(name)
             if after is None or before is None:
                 continue

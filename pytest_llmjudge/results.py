@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -239,12 +239,15 @@ def _item_result(record: Mapping[str, Any]) -> ItemResult:
     return ItemResult.model_validate(data)
 
 
-def _dimensions(item: ItemResult) -> Iterable[DimensionResult]:
+def item_dimensions(item: ItemResult) -> dict[str, DimensionResult]:
+    """Judged dimensions of an item by name: relevance, tone and configured ones."""
+    found: dict[str, DimensionResult] = {}
     for name, value in item:
         if isinstance(value, DimensionResult):
-            yield value
-        elif name in (item.model_extra or {}) and isinstance(value, dict):
-            yield DimensionResult.model_validate(value)
+            found[name] = value
+        elif name in (item.model_extra or {}) and isinstance(value, dict) and "score" in value:
+            found[name] = DimensionResult.model_validate(value)
+    return found
 
 
 def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, errors: int) -> Summary:
@@ -253,7 +256,7 @@ def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, erro
         for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
     }
     counts["skipped"] += skipped_invalid
-    judged = [i for i in items if any(True for _ in _dimensions(i))]
+    judged = [i for i in items if item_dimensions(i)]
     gating = counts["passed"] + counts["xpassed"] + counts["failed"] + errors
     return Summary(
         total=len(items) + invalid,
@@ -268,11 +271,11 @@ def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, erro
 
 def is_unstable(item: ItemResult) -> bool:
     """Runs of some dimension fall on both sides of its threshold."""
-    return any(d.unstable for d in _dimensions(item))
+    return any(d.unstable for d in item_dimensions(item).values())
 
 
 def _usage(items: list[ItemResult]) -> dict[str, Any]:
-    dims = [d for i in items for d in _dimensions(i)]
+    dims = [d for i in items for d in item_dimensions(i).values()]
     prompt = sum(d.prompt_tokens for d in dims)
     completion = sum(d.completion_tokens for d in dims)
     return {
