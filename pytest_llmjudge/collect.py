@@ -13,8 +13,7 @@ import pytest
 
 from .dataset import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from .engine import JudgeError
-from .judging import EvalFailed, UndecidedVerdict, judge_entry
-from .rubrics import DIMENSIONS
+from .judging import DimensionJudge, EvalFailed, ItemJudge, UndecidedVerdict, judge_entry
 from .state import STATE_KEY, record_for
 
 FLAKY_MARK = "flaky_eval"
@@ -47,15 +46,19 @@ def run_eval_entry(
     llmjudge_response: Any,
     relevance_judge: Any,
     tone_judge: Any,
+    llmjudge: ItemJudge,
 ) -> None:
-    """Judge the entry's response on relevance and tone against its thresholds."""
+    """Judge the entry's response on every dimension against its thresholds."""
     item = request.node
     state = item.config.stash[STATE_KEY]
+    judges = {"relevance": relevance_judge, "tone": tone_judge}
+    for name in state.settings.dimensions:  # configured dimensions beyond the built-in two
+        judges.setdefault(name, DimensionJudge(llmjudge, name))
     try:
         judge_entry(
             eval_case.ticket,
             llmjudge_response,
-            {"relevance": relevance_judge, "tone": tone_judge},
+            judges,
             record_for(item),
             state.verdict_policy(item.nodeid),
         )
@@ -70,7 +73,8 @@ class EvalJsonFile(pytest.File):
         try:
             targets = self.config.stash[STATE_KEY].settings.targets
             shown = Path(os.path.relpath(self.path, self.config.rootpath))
-            loaded = load_eval_file(self.path, DIMENSIONS, live=targets is not None, shown_as=shown)
+            dimensions = self.config.stash[STATE_KEY].settings.dimensions
+            loaded = load_eval_file(self.path, dimensions, live=targets is not None, shown_as=shown)
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None
         for message in loaded.warnings:

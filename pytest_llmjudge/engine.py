@@ -32,7 +32,7 @@ from tenacity import (
 from .cache import JudgeCache
 from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
 from .redaction import redact
-from .rubrics import DIMENSIONS, Dimension
+from .rubrics import Dimension
 from .settings import Settings
 from .stats import aggregate, confidence_interval, decide
 from .targets import RetryableTargetError, TargetError, ask
@@ -248,10 +248,10 @@ class JudgeEngine:
 
     def dimension(self, name: str) -> Dimension:
         try:
-            return DIMENSIONS[name]
+            return self.settings.dimensions[name]
         except KeyError:
             raise JudgeError(
-                f"unknown dimension '{name}' (known: {', '.join(DIMENSIONS)})"
+                f"unknown dimension '{name}' (known: {', '.join(self.settings.dimensions)})"
             ) from None
 
     def _start_loop(self) -> _LoopThread:

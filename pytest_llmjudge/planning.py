@@ -28,7 +28,6 @@ JUDGING_FIXTURES = (
     "tone_judge",
     "llmjudge",
 )
-DIMENSIONS = ("relevance", "tone")
 
 
 def fixtures_overridden(config: pytest.Config) -> bool:
@@ -91,10 +90,11 @@ class Planner:
                 runs = item_settings(item, state.settings).runs
             except pytest.fail.Exception:
                 continue  # a bad marker: the item reports it when it runs
+            dimensions = list(state.settings.dimensions)
             if item.target is not None:
-                engine.plan_answer(item.target, item.case.ticket, DIMENSIONS, runs)
+                engine.plan_answer(item.target, item.case.ticket, dimensions, runs)
             elif item.case.response is not None:
-                engine.plan(DIMENSIONS, item.case.ticket, item.case.response, runs)
+                engine.plan(dimensions, item.case.ticket, item.case.response, runs)
 
     def after_report(self) -> None:
         if self.session.shouldstop or self.session.shouldfail:

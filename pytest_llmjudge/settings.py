@@ -8,13 +8,15 @@ Precedence for every option: command line > environment > ini (``[tool.pytest.in
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .pricing import Price, parse_price_lines, price_for
-from .rubrics import DIMENSIONS
+from .rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
+from .rubrics import Dimension
 from .targets import (
     DEFAULT_BODY,
     DEFAULT_FIELD,
@@ -29,6 +31,7 @@ PROVIDERS = ("auto", "openai", "ollama", "heuristic")
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_OLLAMA_MODEL = "llama3.1"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+DEFAULT_THRESHOLD = 3.5
 
 
 class SettingsError(ValueError):
@@ -111,6 +114,66 @@ def _targets(text: str) -> tuple[Target, ...] | None:
 def _body_template(text: str) -> str:
     check_body_template(text)
     return text
+
+
+_DIMENSION_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+# Names a dimension cannot take: they are keys of a result row already.
+RESERVED_NAMES = frozenset(
+    {
+        "id",
+        "file",
+        "nodeid",
+        "line",
+        "outcome",
+        "error",
+        "reason",
+        "runs",
+        "expected",
+        "metadata",
+        "duration_s",
+        "flaky",
+        "target",
+        "target_order",
+        "compare_key",
+        "ticket",
+        "answer",
+        "combined",
+        "kind",
+        "dimensions",
+        "flaky_failed",
+    }
+)
+
+
+def _dimension_files(text: str) -> tuple[tuple[str, str], ...]:
+    """``empathy=rubrics/empathy.md,clarity=rubrics/clarity.md`` -> name/path pairs."""
+    pairs = []
+    for part in text.replace(",", " ").split():
+        name, sep, path = part.partition("=")
+        if not sep or not path:
+            raise ValueError(f"must look like empathy=rubrics/empathy.md, got {part!r}")
+        if not _DIMENSION_NAME.match(name) or name in RESERVED_NAMES:
+            raise ValueError(f"dimension names are lowercase identifiers, not {name!r}")
+        pairs.append((name, path))
+    return tuple(pairs)
+
+
+def _read_rubrics(
+    pairs: tuple[tuple[str, str], ...], folder: Path, source: str
+) -> dict[str, Dimension]:
+    dimensions = dict(BUILTIN_DIMENSIONS)
+    for name, file in pairs:
+        if name in dimensions:
+            raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
+        path = Path(file) if Path(file).is_absolute() else folder / file
+        try:
+            rubric = path.read_text(encoding="utf-8").strip()
+        except OSError:
+            raise SettingsError(f"{source}: rubric file {path} not found") from None
+        if not rubric:
+            raise SettingsError(f"{source}: rubric file {path} is empty")
+        dimensions[name] = Dimension(name, rubric)
+    return dimensions
 
 
 def _dimension_scores(text: str) -> dict[str, float]:
@@ -507,6 +570,31 @@ OPTIONS += (
     ),
 )
 
+
+# User-defined dimensions (DESIGN: name + rubric in configuration).
+OPTIONS += (
+    OptionSpec(
+        "dimensions",
+        "--judge-dimensions",
+        "llmjudge_dimensions",
+        "extra dimensions judged on every item: name=rubric-file,...",
+        _dimension_files,
+        (),
+        env=("JUDGE_DIMENSIONS",),
+        metavar="NAME=FILE,...",
+    ),
+    OptionSpec(
+        "thresholds",
+        "--judge-thresholds",
+        "llmjudge_thresholds",
+        "minimum mean score per dimension: relevance=4,empathy=3.5 (default 3.5)",
+        _dimension_scores,
+        None,
+        env=("JUDGE_THRESHOLDS",),
+        metavar="DIM=SCORE,...",
+    ),
+)
+
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}
 
 
@@ -544,6 +632,7 @@ class Settings:
     fail_on_regression: bool = False
     report: Path | None = None
     targets: TargetConfig | None = None
+    dimensions: Mapping[str, Dimension] = field(default_factory=lambda: dict(BUILTIN_DIMENSIONS))
     tie_tolerance: float = 0.01
     save_responses: Path | None = None
 
@@ -666,12 +755,21 @@ def resolve_settings(
             f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
         )
     cache = values["cache"] if values["cache"] is not None else provider != "heuristic"
-    unknown = sorted(set(values["min_mean"] or {}) - set(DIMENSIONS))
-    if unknown:
-        raise SettingsError(
-            f"{sources['min_mean']} names unknown dimension {unknown[0]!r} "
-            f"(known: {', '.join(DIMENSIONS)})"
-        )
+    folder = ini_dir if sources["dimensions"].startswith("ini") else base_dir
+    dimensions = _read_rubrics(values["dimensions"], folder, sources["dimensions"])
+    for name in ("min_mean", "thresholds"):
+        unknown = sorted(set(values[name] or {}) - set(dimensions))
+        if unknown:
+            raise SettingsError(
+                f"{sources[name]} names unknown dimension {unknown[0]!r} "
+                f"(known: {', '.join(dimensions)})"
+            )
+    thresholds = {
+        **{name: DEFAULT_THRESHOLD for name in dimensions},
+        "relevance": values["min_relevance"],
+        "tone": values["min_tone"],
+        **(values["thresholds"] or {}),
+    }
     if values["verdict"] == "confident" and values["runs"] < 2:
         raise SettingsError(
             f"{sources['verdict']} confident needs --judge-runs >= 2 "
@@ -692,7 +790,8 @@ def resolve_settings(
         model=model,
         base_url=base_url,
         runs=values["runs"],
-        thresholds={"relevance": values["min_relevance"], "tone": values["min_tone"]},
+        thresholds=thresholds,
+        dimensions=dimensions,
         output=output,
         concurrency=values["concurrency"],
         timeout=values["timeout"],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..rubrics import Dimension
-from .base import FatalJudgeError, RunResult
+from .base import JudgeCallError, RunResult
 
 PREFIX = "[heuristic judge, no LLM]"
 
@@ -208,8 +208,10 @@ class HeuristicJudge:
         elif dimension.name == "tone":
             score, reason = score_tone(response)
         else:
-            raise FatalJudgeError(
-                f"the heuristic judge cannot score custom dimension '{dimension.name}'"
+            # Not fatal: relevance and tone of the same session can still be scored.
+            raise JudgeCallError(
+                f"the heuristic judge cannot score configured dimension '{dimension.name}'; "
+                "use an LLM provider"
             )
         return RunResult(score=score, reasoning=f"{PREFIX} {dimension.name} {score}/5: {reason}")
 
