@@ -19,7 +19,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from judge_server import JudgeServer
 
 API_KEY = "sk-test-SECRET-0123456789abcdef"
-JUDGE_ENV = ("OPENAI_", "JUDGE_", "OLLAMA_", "AZURE_OPENAI")
+JUDGE_ENV = (
+    "OPENAI_",
+    "JUDGE_",
+    "OLLAMA_",
+    "AZURE_OPENAI",
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+)
 
 
 @pytest.fixture(autouse=True)
