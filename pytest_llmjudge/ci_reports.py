@@ -22,12 +22,6 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _means(results: ResultsFile) -> dict[str, float]:
-    from .gates import suite_means
-
-    return suite_means(r.model_dump() for r in results.results)
-
-
 def summary_markdown(results: ResultsFile) -> str:
     """Counts, means, gates, baseline and cost: the part that also goes to the step summary."""
     s, meta = results.summary, results.meta
@@ -47,7 +41,7 @@ def summary_markdown(results: ResultsFile) -> str:
         f"{'-' if s.pass_rate is None else f'{s.pass_rate:.0%}'} |",
         "",
     ]
-    means = _means(results)
+    means = results.dimension_means()
     if means:
         lines += ["Mean scores: " + ", ".join(f"{k} **{v:.2f}**" for k, v in means.items()), ""]
     if results.gates:

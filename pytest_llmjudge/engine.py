@@ -12,7 +12,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import math
 import os
 import threading
 from collections import deque
@@ -34,7 +33,7 @@ from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError,
 from .redaction import redact
 from .rubrics import Dimension
 from .settings import Settings
-from .stats import aggregate, confidence_interval, decide
+from .stats import aggregate, confidence_interval, decide, interval_fields
 from .targets import RetryableTargetError, TargetError, ask
 
 T = TypeVar("T")
@@ -108,15 +107,9 @@ class Judgment:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "decision": self.decision,
-            "ci_low": _rounded(self.ci_low),
-            "ci_high": _rounded(self.ci_high),
+            **interval_fields(self.ci_low, self.ci_high),
             "extra_runs": self.extra_runs,
         }
-
-
-def _rounded(value: float | None) -> float | None:
-    # JSON has no infinity: an interval of a single run is reported as unknown (null).
-    return None if value is None or math.isinf(value) else round(value, 4)
 
 
 def build_judgment(

@@ -34,11 +34,6 @@ class Gate:
     message: str
 
 
-def _dimension(row: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
-    value = row.get(name)
-    return value if isinstance(value, Mapping) and "score" in value else None
-
-
 def row_dimensions(row: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     """The judged dimensions of a result row: built-in and configured ones alike."""
     return {
@@ -227,9 +222,9 @@ def compare_with_baseline(
     deltas: dict[str, list[float]] = {}
     for nodeid in sorted(set(current) & set(baseline)):
         result.compared += 1
-        for name in row_dimensions(current[nodeid]):
-            after, before = _dimension(current[nodeid], name), baseline[nodeid].get(name)
-            if after is None or before is None:
+        for name, after in row_dimensions(current[nodeid]).items():
+            before = baseline[nodeid].get(name)
+            if before is None:
                 continue
             change = compare_dimension(nodeid, name, before, after)
             result.changes.append(change)

@@ -121,7 +121,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     lines = [
         f"{s.total} eval items: {', '.join(counts) or 'none run'}; judge: {judge}, runs={meta.runs}"
     ]
-    means = _means(results)
+    means = results.dimension_means()
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
     usage = f"judge calls: {meta.calls} made, {meta.cached_calls} cached"
@@ -172,9 +172,3 @@ def _baseline_summary(baseline: Mapping[str, Any]) -> list[str]:
         if c["verdict"] == "regressed"
     ]
     return lines
-
-
-def _means(results: ResultsFile) -> dict[str, float]:
-    from .gates import suite_means
-
-    return suite_means(item.model_dump() for item in results.results)

@@ -147,6 +147,12 @@ class ResultsFile(BaseModel):
         default=None, description="targets compared on the same entries (--judge-targets)"
     )
 
+    def dimension_means(self) -> dict[str, float]:
+        """Suite mean per dimension, as the mean gate computes it (xfail items left out)."""
+        from .gates import suite_means
+
+        return suite_means(row.model_dump() for row in self.results)
+
 
 def json_schema() -> dict[str, Any]:
     """The published JSON Schema of the results file."""

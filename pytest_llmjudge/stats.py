@@ -108,9 +108,10 @@ def paired_difference(deltas: list[float]) -> tuple[float, float, float]:
     return mean, low, high
 
 
-def interval_fields(low: float, high: float) -> dict[str, float | None]:
+def interval_fields(low: float | None, high: float | None) -> dict[str, float | None]:
     """``ci_low``/``ci_high`` for JSON, which has no infinity: unknown bounds are null."""
-    return {
-        "ci_low": None if math.isinf(low) else round(low, 4),
-        "ci_high": None if math.isinf(high) else round(high, 4),
-    }
+
+    def shown(bound: float | None) -> float | None:
+        return None if bound is None or math.isinf(bound) else round(bound, 4)
+
+    return {"ci_low": shown(low), "ci_high": shown(high)}
