@@ -8,16 +8,16 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .dataset import EvalCase
-    from .engine import JudgeError, Judgment
-    from .judging import ItemJudge
+    from .facade import ItemJudge
+    from .judgment import JudgeError, Judgment
 
 __all__ = ["EvalCase", "ItemJudge", "JudgeError", "Judgment", "__version__"]
 
 _LAZY = {
     "EvalCase": "dataset",
-    "JudgeError": "engine",
-    "Judgment": "engine",
-    "ItemJudge": "judging",
+    "JudgeError": "judgment",
+    "Judgment": "judgment",
+    "ItemJudge": "facade",
 }
 
 

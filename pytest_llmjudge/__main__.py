@@ -10,7 +10,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] != ["schema"] or len(argv) != 1:
         print("usage: python -m pytest_llmjudge schema", file=sys.stderr)
         return 2
-    from .results import json_schema
+    from .schema import json_schema
 
     print(json.dumps(json_schema(), indent=2))
     return 0

@@ -11,20 +11,24 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .gates import dimension_names
+from .schema import (
+    ComparedEntry,
+    ItemResult,
+    ScoreSummary,
+    Significance,
+    TargetComparison,
+    TargetOverall,
+    TargetScores,
+)
 from .stats import interval_fields, paired_difference
 
 TIE = "tie"
 
 
-def _dims(row: Mapping[str, Any], dims: Sequence[str]) -> dict[str, Mapping[str, Any]]:
-    return {d: row[d] for d in dims if isinstance(row.get(d), Mapping)}
-
-
-def _combined(dims: Mapping[str, Mapping[str, Any]]) -> float:
-    return math.fsum(float(d["score"]) for d in dims.values()) / len(dims)
+def _combined(dims: Mapping[str, ScoreSummary]) -> float:
+    return math.fsum(d.score for d in dims.values()) / len(dims)
 
 
 def _winner(scores: Mapping[str, float], tolerance: float) -> str:
@@ -34,84 +38,76 @@ def _winner(scores: Mapping[str, float], tolerance: float) -> str:
     return ranked[0][0]
 
 
+def _scores(item: ItemResult, dims: Sequence[str], complete: bool) -> TargetScores:
+    judged = {d: item.dimensions[d] for d in dims if d in item.dimensions}
+    summaries = {d: ScoreSummary(score=v.score, runs=v.runs, std=v.std) for d, v in judged.items()}
+    return TargetScores(
+        outcome=item.outcome,
+        answer=item.answer,
+        error=item.error,
+        combined=round(_combined(judged), 4) if complete else None,
+        **summaries,
+    )
+
+
 def _entry(
     key: str,
-    per_target: Mapping[str, Mapping[str, Any]],
+    per_target: Mapping[str, ItemResult],
     targets: Sequence[str],
     tolerance: float,
     dims: Sequence[str],
-) -> dict[str, Any]:
-    judged = {
-        t: _dims(per_target[t], dims)
-        for t in targets
-        if dims and t in per_target and len(_dims(per_target[t], dims)) == len(dims)
+) -> ComparedEntry:
+    complete = {
+        t for t, item in per_target.items() if dims and all(d in item.dimensions for d in dims)
     }
-    any_row = next(iter(per_target.values()))
-    entry: dict[str, Any] = {
-        "key": key,
-        "id": any_row.get("id"),
-        "ticket": any_row.get("ticket"),
-        "targets": {
-            t: {
-                "outcome": row.get("outcome"),
-                "answer": row.get("answer"),
-                "error": row.get("error"),
-                **{
-                    d: {"score": v["score"], "std": v["std"], "runs": v["runs"]}
-                    for d, v in _dims(row, dims).items()
-                },
-                "combined": round(_combined(_dims(row, dims)), 4) if t in judged else None,
-            }
-            for t, row in per_target.items()
-        },
-    }
+    judged = {t: per_target[t].dimensions for t in targets if t in complete}
+    any_item = next(iter(per_target.values()))
+    entry = ComparedEntry(
+        key=key,
+        id=any_item.id,
+        ticket=any_item.ticket,
+        targets={t: _scores(item, dims, t in complete) for t, item in per_target.items()},
+    )
     if len(judged) < 2:
-        entry.update(winner=None, note="fewer than two targets were judged: no winner")
+        entry.note = "fewer than two targets were judged: no winner"
         return entry
-    combined = {t: _combined(d) for t, d in judged.items()}
-    winner = _winner(combined, tolerance)
+    entry.winner = _winner({t: _combined(d) for t, d in judged.items()}, tolerance)
     # Per run i: each target's combined score of its i-th runs; the majority of those winners.
-    runs = min(len(d[name]["runs"]) for d in judged.values() for name in dims)
+    runs = min(len(d[name].runs) for d in judged.values() for name in dims)
     per_run = [
         _winner(
-            {
-                t: math.fsum(d[name]["runs"][i] for name in dims) / len(dims)
-                for t, d in judged.items()
-            },
+            {t: math.fsum(d[name].runs[i] for name in dims) / len(dims) for t, d in judged.items()},
             tolerance,
         )
         for i in range(runs)
     ]
-    majority, votes = Counter(per_run).most_common(1)[0] if per_run else (winner, 0)
-    entry.update(
-        winner=winner,
-        majority_winner=majority,
-        run_winners=per_run,
-        agreement=round(votes / len(per_run), 4) if per_run else None,
-        disagreement=majority != winner,
-    )
+    majority, votes = Counter(per_run).most_common(1)[0] if per_run else (entry.winner, 0)
+    entry.majority_winner = majority
+    entry.run_winners = per_run
+    entry.agreement = round(votes / len(per_run), 4) if per_run else None
+    entry.disagreement = majority != entry.winner
     return entry
 
 
-def _significance(
-    entries: Sequence[Mapping[str, Any]], a: str, b: str, dimension: str
-) -> dict[str, Any]:
+def _significance(entries: Sequence[ComparedEntry], a: str, b: str, dimension: str) -> Significance:
     deltas = []
     for entry in entries:
-        ta, tb = entry["targets"].get(a, {}), entry["targets"].get(b, {})
+        ta, tb = entry.targets.get(a), entry.targets.get(b)
+        if ta is None or tb is None:
+            continue
         if dimension == "combined":
-            if ta.get("combined") is not None and tb.get("combined") is not None:
-                deltas.append(ta["combined"] - tb["combined"])
-        elif dimension in ta and dimension in tb:
-            deltas.append(float(ta[dimension]["score"]) - float(tb[dimension]["score"]))
+            if ta.combined is not None and tb.combined is not None:
+                deltas.append(ta.combined - tb.combined)
+        elif dimension in ta.dimensions and dimension in tb.dimensions:
+            deltas.append(ta.dimensions[dimension].score - tb.dimensions[dimension].score)
     if not deltas:
-        return {
-            "a": a,
-            "b": b,
-            "dimension": dimension,
-            "items": 0,
-            "statement": f"{a} vs {b} on {dimension}: nothing to compare",
-        }
+        return Significance(
+            a=a,
+            b=b,
+            dimension=dimension,
+            items=0,
+            statement=f"{a} vs {b} on {dimension}: nothing to compare",
+        )
     mean, low, high = paired_difference(deltas)
     half = None if math.isinf(low) else (high - low) / 2
     significant = half is not None and (low > 0 or high < 0)
@@ -125,86 +121,94 @@ def _significance(
         statement = (
             f"{a} vs {b} on {dimension}: no significant difference ({mean + 0.0:+.2f} {spread})"
         )
-    return {
-        "a": a,
-        "b": b,
-        "dimension": dimension,
-        "items": len(deltas),
-        "mean_difference": round(mean, 4),
+    return Significance(
+        a=a,
+        b=b,
+        dimension=dimension,
+        items=len(deltas),
+        mean_difference=round(mean, 4),
         **interval_fields(low, high),
-        "significant": significant,
-        "statement": statement,
+        significant=significant,
+        statement=statement,
+    )
+
+
+def _overall(target: str, decided: Sequence[ComparedEntry], dims: Sequence[str]) -> TargetOverall:
+    wins = sum(1 for e in decided if e.winner == target)
+    ties = sum(1 for e in decided if e.winner == TIE)
+    losses = len(decided) - wins - ties
+    means = {
+        d: [
+            e.targets[target].dimensions[d].score
+            for e in decided
+            if d in e.targets[target].dimensions
+        ]
+        for d in dims
     }
 
+    def percent(count: int) -> float | None:
+        return round(100 * count / len(decided), 1) if decided else None
 
-def compare_targets(rows: Sequence[Mapping[str, Any]], tolerance: float) -> dict[str, Any] | None:
+    return TargetOverall(
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        win_pct=percent(wins),
+        loss_pct=percent(losses),
+        tie_pct=percent(ties),
+        mean={d: round(math.fsum(v) / len(v), 4) for d, v in means.items() if v},
+    )
+
+
+def compare_targets(items: Sequence[ItemResult], tolerance: float) -> TargetComparison | None:
     """The comparison section of the results, or None when fewer than two targets answered."""
-    live = [r for r in rows if r.get("target") and r.get("compare_key")]
+    live = [item for item in items if item.target and item.compare_key]
     # Configured order (python before dotnet if that is how they were given), else first seen.
     order = {
-        str(r["target"]): (r.get("target_order", 0), i) for i, r in reversed(list(enumerate(live)))
+        str(item.target): (item.target_order or 0, i) for i, item in reversed(list(enumerate(live)))
     }
     targets = sorted(order, key=lambda t: order[t])
     if len(targets) < 2:
         return None
-    grouped: dict[str, dict[str, Mapping[str, Any]]] = {}
-    for row in live:
-        grouped.setdefault(str(row["compare_key"]), {})[str(row["target"])] = row
+    grouped: dict[str, dict[str, ItemResult]] = {}
+    for item in live:
+        grouped.setdefault(str(item.compare_key), {})[str(item.target)] = item
     dims = dimension_names(live)
     entries = [
         _entry(key, per_target, targets, tolerance, dims) for key, per_target in grouped.items()
     ]
-    decided = [e for e in entries if e["winner"] is not None]
-    overall: dict[str, dict[str, Any]] = {}
-    for t in targets:
-        wins = sum(1 for e in decided if e["winner"] == t)
-        ties = sum(1 for e in decided if e["winner"] == TIE)
-        losses = len(decided) - wins - ties
-        means = {
-            d: [float(e["targets"][t][d]["score"]) for e in decided if d in e["targets"][t]]
-            for d in dims
-        }
-        overall[t] = {
-            "wins": wins,
-            "losses": losses,
-            "ties": ties,
-            "win_pct": round(100 * wins / len(decided), 1) if decided else None,
-            "loss_pct": round(100 * losses / len(decided), 1) if decided else None,
-            "tie_pct": round(100 * ties / len(decided), 1) if decided else None,
-            "mean": {d: round(math.fsum(v) / len(v), 4) for d, v in means.items() if v},
-        }
-    significance = [
-        _significance(decided, a, b, d)
-        for a, b in itertools.combinations(targets, 2)
-        for d in (*dims, "combined")
-    ]
-    return {
-        "targets": targets,
-        "tie_tolerance": tolerance,
-        "entries": entries,
-        "compared": len(decided),
-        "disagreements": [e["key"] for e in decided if e["disagreement"]],
-        "overall": overall,
-        "significance": significance,
-    }
+    decided = [e for e in entries if e.winner is not None]
+    return TargetComparison(
+        targets=targets,
+        tie_tolerance=tolerance,
+        entries=entries,
+        compared=len(decided),
+        disagreements=[e.key for e in decided if e.disagreement],
+        overall={t: _overall(t, decided, dims) for t in targets},
+        significance=[
+            _significance(decided, a, b, d)
+            for a, b in itertools.combinations(targets, 2)
+            for d in (*dims, "combined")
+        ],
+    )
 
 
-def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
+def comparison_lines(comparison: TargetComparison) -> list[str]:
     """The win/loss/tie table and the significance lines, for terminal and markdown."""
     lines = [
-        f"A/B comparison of {', '.join(comparison['targets'])} on "
-        f"{comparison['compared']} entries (tie tolerance {comparison['tie_tolerance']:g}):"
+        f"A/B comparison of {', '.join(comparison.targets)} on "
+        f"{comparison.compared} entries (tie tolerance {comparison.tie_tolerance:g}):"
     ]
-    for name, o in comparison["overall"].items():
-        means = ", ".join(f"{d} {v:.2f}" for d, v in o["mean"].items())
+    for name, o in comparison.overall.items():
+        means = ", ".join(f"{d} {v:.2f}" for d, v in o.mean.items())
         lines.append(
-            f"  {name}: {o['wins']} wins ({o['win_pct']}%), {o['losses']} losses "
-            f"({o['loss_pct']}%), {o['ties']} ties ({o['tie_pct']}%); mean {means}"
+            f"  {name}: {o.wins} wins ({o.win_pct}%), {o.losses} losses "
+            f"({o.loss_pct}%), {o.ties} ties ({o.tie_pct}%); mean {means}"
         )
-    lines += [f"  {s['statement']}" for s in comparison["significance"]]
-    if comparison["disagreements"]:
+    lines += [f"  {s.statement}" for s in comparison.significance]
+    if comparison.disagreements:
         lines.append(
             "  majority of runs disagrees with the mean-based winner (mean stands): "
-            + ", ".join(comparison["disagreements"])
+            + ", ".join(comparison.disagreements)
         )
     return lines

@@ -1,193 +1,35 @@
-"""Scheduling of judge calls: one event loop per session, bounded concurrency, retries.
+"""Scheduling of judge calls and bot requests: planning ahead, bounded concurrency, budgets.
 
-Items run in pytest's thread; judge calls run as tasks on a private event loop in a
-background thread. That keeps one loop (and one SDK client) for the whole session,
-never calls ``asyncio.run()`` inside a user's running loop (pytest-asyncio), and lets
-the runs and dimensions of a judgment go out concurrently.
+Runs are identified by (dimension, rubric version, ticket, response, run index); each is
+made at most once per session, on the session's event loop (``loop.LoopThread``), retried
+by the one retry policy (``retry.retrying``) and counted against the session's ``Budget``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import logging
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING
 
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    stop_after_delay,
-    wait_exponential_jitter,
-)
-
+from .bots import ask, bot_client
+from .budget import Budget, BudgetExhausted
 from .cache import JudgeCache
 from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
+from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
+from .loop import LoopThread
 from .redaction import redact
+from .retry import RetryAfterTooLong, retrying
 from .rubrics import Dimension
 from .settings import Settings
-from .stats import aggregate, confidence_interval, decide, interval_fields
-from .targets import RetryableTargetError, TargetError, ask
+from .targets import RetryableTargetError, TargetError
 
-T = TypeVar("T")
-logger = logging.getLogger("pytest_llmjudge")
-
-# A server that asks for a longer pause than this is treated as "not now": we give up.
-MAX_RETRY_AFTER = 60.0
-MAX_BACKOFF = 30.0
-
-
-class JudgeError(Exception):
-    """A dimension could not be judged at all: every run failed."""
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """The fate of one run: a result or the error that ended it, and what it cost."""
-
-    result: RunResult | None
-    error: str | None
-    attempts: int  # requests sent, retries included (0 when served from the cache)
-    cached: bool = False
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """The aggregate of N judge runs on one dimension, against its threshold."""
-
-    dimension: str
-    score: float
-    runs: tuple[int, ...]
-    std: float
-    agreement: float
-    threshold: float
-    reasoning: str
-    unstable: bool
-    failed_runs: tuple[str, ...] = ()
-    calls: int = 0
-    cached_runs: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    decision: str = ""  # pass, fail or unstable (see stats.decide); derived when empty
-    ci_low: float | None = None
-    ci_high: float | None = None
-    extra_runs: int = 0  # added by --judge-adaptive
-    mode: str = "mean"  # the verdict rule that made ``decision``
-
-    def __post_init__(self) -> None:
-        if not self.decision:
-            verdict = decide(self.score, self.std, len(self.runs), self.threshold, "mean")
-            object.__setattr__(self, "decision", verdict)
-
-    @property
-    def passed(self) -> bool:
-        return self.decision == "pass"
-
-    def to_record(self) -> dict[str, Any]:
-        """Plain data for the results JSON (and the xdist wire)."""
-        return {
-            "score": round(self.score, 4),
-            "runs": list(self.runs),
-            "std": round(self.std, 4),
-            "agreement": round(self.agreement, 4),
-            "threshold": self.threshold,
-            "passed": self.passed,
-            "unstable": self.unstable,
-            "reasoning": self.reasoning,
-            "failed_runs": list(self.failed_runs),
-            "calls": self.calls,
-            "cached_runs": self.cached_runs,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "decision": self.decision,
-            **interval_fields(self.ci_low, self.ci_high),
-            "extra_runs": self.extra_runs,
-        }
-
-
-def build_judgment(
-    dimension: str,
-    outcomes: Sequence[RunOutcome],
-    threshold: float,
-    reused: Sequence[bool] = (),
-    mode: str = "mean",
-    extra_runs: int = 0,
-) -> Judgment:
-    """Aggregate the successful runs; raise JudgeError when none succeeded.
-
-    ``reused`` flags runs another judgment of this session already paid for: they count as
-    cached, like runs served from the disk cache, and cost no calls or tokens.
-    """
-    reused = list(reused) or [False] * len(outcomes)
-    paid = [
-        o for o, was_reused in zip(outcomes, reused, strict=True) if not was_reused and not o.cached
-    ]
-    results = [o.result for o in outcomes if o.result is not None]
-    failures = tuple(o.error for o in outcomes if o.error is not None)
-    if not results:
-        reasons = sorted(set(failures))
-        raise JudgeError(f"{dimension}: " + "; ".join(reasons))
-    scores = [r.score for r in results]
-    agg = aggregate(scores, threshold)
-    low, high = confidence_interval(agg.mean, agg.std, len(scores))
-    return Judgment(
-        dimension=dimension,
-        score=agg.mean,
-        runs=tuple(scores),
-        std=agg.std,
-        agreement=agg.agreement,
-        threshold=threshold,
-        reasoning=results[agg.nearest_run].reasoning,
-        unstable=agg.straddles,
-        failed_runs=failures,
-        calls=sum(o.attempts for o in paid),
-        cached_runs=len(outcomes) - len(paid),
-        prompt_tokens=sum(o.result.prompt_tokens for o in paid if o.result is not None),
-        completion_tokens=sum(o.result.completion_tokens for o in paid if o.result is not None),
-        decision=decide(agg.mean, agg.std, len(scores), threshold, mode),
-        mode=mode,
-        ci_low=low,
-        ci_high=high,
-        extra_runs=extra_runs,
-    )
-
-
-class _LoopThread:
-    """An event loop running in a daemon thread, fed from other threads."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self.loop.run_forever, name="llmjudge-loop", daemon=True
-        )
-        self._thread.start()
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def stop(self, final: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        async def shutdown() -> None:
-            current = asyncio.current_task()
-            pending = [t for t in asyncio.all_tasks() if t is not current]
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-            await final()
-
-        # A client that will not close in time must not hang the end of the session.
-        with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
-            self.submit(shutdown()).result(timeout=10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=10)
-        self.loop.close()
-
+if TYPE_CHECKING:
+    import httpx2
 
 RunKey = tuple[str, str, str, str, int]
 
@@ -205,10 +47,6 @@ class PlannedRun:
         return (d.name, d.version, self.ticket, self.response, self.run_index)
 
 
-class BudgetExhausted(JudgeCallError):
-    """No new calls may be made: ``--judge-max-calls`` or ``--judge-max-cost`` was reached."""
-
-
 @dataclass
 class JudgeEngine:
     """Runs judge calls for a session.
@@ -223,7 +61,8 @@ class JudgeEngine:
     judge_factory: Callable[[Settings], Judge]
     cache: JudgeCache | None = None
     _judge: Judge | None = field(default=None, init=False)
-    _loop: _LoopThread | None = field(default=None, init=False)
+    _loop: LoopThread | None = field(default=None, init=False)
+    _bots: httpx2.AsyncClient | None = field(default=None, init=False)
     _semaphore: asyncio.Semaphore | None = field(default=None, init=False)
     _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
         default_factory=dict, init=False
@@ -234,10 +73,12 @@ class JudgeEngine:
     _answers: dict[tuple[str, str], concurrent.futures.Future[str]] = field(
         default_factory=dict, init=False
     )
-    _fatal: str | None = field(default=None, init=False)
-    _requests: int = field(default=0, init=False)
-    _spent_usd: float = field(default=0.0, init=False)
+    _budget: Budget = field(init=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self._budget = Budget(s.max_calls, s.max_cost, s.price)
 
     def dimension(self, name: str) -> Dimension:
         try:
@@ -247,11 +88,17 @@ class JudgeEngine:
                 f"unknown dimension '{name}' (known: {', '.join(self.settings.dimensions)})"
             ) from None
 
-    def _start_loop(self) -> _LoopThread:
+    def _start_loop(self) -> LoopThread:
         if self._loop is None:
             self._judge = self.judge_factory(self.settings)
-            self._loop = _LoopThread()
+            self._loop = LoopThread()
         return self._loop
+
+    def _limit(self) -> asyncio.Semaphore:
+        """The bound on requests in flight, judge calls and bot requests together."""
+        if self._semaphore is None:  # created on the loop, at first use
+            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+        return self._semaphore
 
     def _start(self, run: PlannedRun) -> concurrent.futures.Future[RunOutcome]:
         """Start a run unless it is already running or done (caller holds the lock)."""
@@ -358,22 +205,19 @@ class JudgeEngine:
         if config is None:
             raise TargetError("no targets are configured (--judge-targets)")
         target = config.get(target_name)
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
-        semaphore = self._semaphore
+        if self._bots is None:
+            self._bots = bot_client(config)
         attempts = 0
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_retries + 1),
-            wait=self._wait,
-            retry=retry_if_exception_type(RetryableTargetError),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
+            async for attempt in retrying(
+                RetryableTargetError,
+                attempts=self.settings.max_retries + 1,
+                first_wait=self.settings.retry_wait,
+            ):
                 with attempt:
                     attempts += 1
-                    async with semaphore:
-                        return await asyncio.to_thread(ask, target, ticket, config, os.environ)
+                    async with self._limit():
+                        return await ask(self._bots, target, ticket, config, os.environ)
         except RetryableTargetError as exc:
             raise TargetError(f"{exc} (after {attempts} attempts)") from None
         raise AssertionError("unreachable")  # pragma: no cover
@@ -397,27 +241,22 @@ class JudgeEngine:
             cached = self.cache.get(cache_key)
             if cached is not None:
                 return RunOutcome(cached, None, 0, cached=True)
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
-        semaphore = self._semaphore
+        s = self.settings
         attempts = 0
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_retries + 1)
-            | stop_after_delay(self.settings.timeout * (self.settings.max_retries + 1)),
-            wait=self._wait,
-            retry=retry_if_exception_type(RetryableJudgeError),
-            before_sleep=_log_retry,
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
+            async for attempt in retrying(
+                RetryableJudgeError,
+                attempts=s.max_retries + 1,
+                first_wait=s.retry_wait,
+                max_seconds=s.timeout * (s.max_retries + 1),
+                what="judge call",
+            ):
                 with attempt:
-                    async with semaphore:
-                        self._check_budget()
+                    async with self._limit():
+                        self._budget.take_request()
                         attempts += 1
-                        self._requests += 1
                         result = await self._call(judge, run)
-                    self._spend(result)
+                    self._budget.spend(result)
                     if self.cache is not None and cache_key is not None:
                         self.cache.put(cache_key, result)
                     return RunOutcome(result, None, attempts)
@@ -425,33 +264,11 @@ class JudgeEngine:
             return RunOutcome(None, str(exc), attempts)
         except FatalJudgeError as exc:
             # Bad key, unknown model...: every later call would fail the same way.
-            self._fatal = str(exc)
+            self._budget.fatal = str(exc)
             return RunOutcome(None, f"judge call failed: {exc} (not retried)", attempts)
-        except JudgeCallError as exc:
+        except (JudgeCallError, RetryAfterTooLong) as exc:
             return RunOutcome(None, f"judge call failed after {attempts} attempts: {exc}", attempts)
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _check_budget(self) -> None:
-        if self._fatal is not None:
-            raise FatalJudgeError(self._fatal)
-        limit = self.settings.max_calls
-        if limit is not None and self._requests >= limit:
-            raise BudgetExhausted(
-                f"judge call budget exhausted: --judge-max-calls={limit} calls made; "
-                "no new calls in this session"
-            )
-        cap, price = self.settings.max_cost, self.settings.price
-        if cap is not None and price is not None and self._spent_usd >= cap:
-            raise BudgetExhausted(
-                f"judge cost budget exhausted: ${self._spent_usd:.4f} spent of "
-                f"--judge-max-cost={cap:g}; no new calls in this session"
-            )
-
-    def _spend(self, result: RunResult) -> None:
-        if self.settings.price is not None:
-            self._spent_usd += self.settings.price.cost(
-                result.prompt_tokens, result.completion_tokens
-            )
 
     async def _call(self, judge: Judge, run: PlannedRun) -> RunResult:
         try:
@@ -462,37 +279,18 @@ class JudgeEngine:
         except asyncio.TimeoutError:
             raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
 
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(exc, "retry_after", None)
-        if retry_after is not None:
-            if retry_after > MAX_RETRY_AFTER:
-                raise JudgeCallError(
-                    f"{exc} (server asked to retry after {retry_after:.0f}s; giving up)"
-                )
-            return float(retry_after)
-        base = self.settings.retry_wait
-        backoff = wait_exponential_jitter(multiplier=base, max=MAX_BACKOFF, jitter=base)
-        return backoff(state)
-
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""
         self.cancel_planned()
         if self._loop is None:
             return
-        judge = self._judge
+        judge, bots = self._judge, self._bots
         assert judge is not None
-        self._loop.stop(judge.aclose)
+
+        async def close_clients() -> None:
+            await judge.aclose()
+            if bots is not None:
+                await bots.aclose()
+
+        self._loop.stop(close_clients)
         self._loop = None
-
-
-def _log_retry(state: RetryCallState) -> None:
-    # Long waits (rate limits) must not look like a hang: say what is happening.
-    exc = state.outcome.exception() if state.outcome else None
-    wait = state.next_action.sleep if state.next_action else 0.0
-    logger.warning(
-        "judge call attempt %d failed (%s); retrying in %.1fs",
-        state.attempt_number,
-        redact(str(exc)),
-        wait,
-    )

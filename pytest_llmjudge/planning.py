@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import pytest
 
 from .collect import EvalItem
-from .records import item_settings
-from .state import STATE_KEY
+from .runtime import STATE_KEY, settings_for
 
+PLUGIN_MODULE = "pytest_llmjudge.plugin"
 JUDGING_FIXTURES = (
     "eval_case",
     "llmjudge_response",
@@ -32,11 +32,9 @@ JUDGING_FIXTURES = (
 
 def fixtures_overridden(config: pytest.Config) -> bool:
     """Whether a conftest or another plugin defines one of the judging fixtures."""
-    from . import plugin
-
     for other in config.pluginmanager.get_plugins():
-        if other is plugin:
-            continue
+        if getattr(other, "__name__", None) == PLUGIN_MODULE:
+            continue  # the defaults themselves
         if any(getattr(other, name, None) is not None for name in JUDGING_FIXTURES):
             return True
     return False
@@ -87,8 +85,8 @@ class Planner:
             assert isinstance(item, EvalItem)
             self._planned.add(item.nodeid)
             try:
-                runs = item_settings(item, state.settings).runs
-            except pytest.fail.Exception:
+                runs = settings_for(item).runs
+            except ValueError:
                 continue  # a bad marker: the item reports it when it runs
             dimensions = list(state.settings.dimensions)
             if item.target is not None:

@@ -6,6 +6,7 @@ that collects no eval file and requests no judge fixture is left as it was.
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from datetime import datetime, timezone
@@ -15,14 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .settings import OPTIONS, SettingsError
-from .state import RECORD_KEY, STATE_KEY, record_for, session_state
+from .options import OPTIONS
+from .runtime import (
+    RECORD_KEY,
+    STATE_KEY,
+    clear_cache,
+    record_for,
+    session_state,
+    settings_for,
+    shown,
+)
+from .settings import SettingsError
 
 if TYPE_CHECKING:
     from .dataset import EvalCase
-    from .judging import DimensionJudge, ItemJudge
+    from .facade import DimensionJudge, ItemJudge
     from .planning import Planner
-    from .results import ResultsCollector
+    from .session_results import SessionResults
 
 MARKERS = (
     "llmjudge(runs=None, relevance=None, tone=None): judge settings for this test "
@@ -78,6 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[STATE_KEY] = session_state(config)
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
+    clear_cache(config, config.stash[STATE_KEY].settings)
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     if not hasattr(config, "workerinput"):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
@@ -102,7 +113,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if call.when == "call" or (call.when == "setup" and not report.passed):
-        from .records import item_record, junit_properties
+        from .item_records import item_record, junit_properties
 
         record = item_record(item)
         if record is not None:
@@ -111,7 +122,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             # replaces the earlier attempt's.
             item.user_properties[:] = [
                 p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
-            ] + junit_properties(record)
+            ] + junit_properties(item)
     if call.when == "teardown" and RECORD_KEY in item.stash:
         del item.stash[RECORD_KEY]
     return report
@@ -124,7 +135,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     except Exception as exc:
         if item.get_closest_marker("flaky_eval") is None:
             raise
-        from .records import flaky_failure
+        from .item_records import flaky_failure
 
         reason = flaky_failure(item, exc)
         if reason is None:
@@ -172,7 +183,7 @@ def llmjudge_response(
     if llmjudge_target is None:
         assert eval_case.response is not None  # validated: required without targets
         return eval_case.response
-    from .records import live_answer
+    from .item_records import live_answer
 
     return live_answer(request.node, llmjudge_target)
 
@@ -180,20 +191,19 @@ def llmjudge_response(
 @pytest.fixture
 def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     """The session's judge, with this test's runs and thresholds."""
-    from .records import item_settings
+    from .facade import ItemJudge
 
-    state = request.config.stash[STATE_KEY]
-    from .judging import ItemJudge
-
-    return ItemJudge(
-        state.engine, item_settings(request.node, state.settings), record_for(request.node)
-    )
+    try:
+        settings = settings_for(request.node)
+    except ValueError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return ItemJudge(request.config.stash[STATE_KEY].engine, settings, record_for(request.node))
 
 
 @pytest.fixture
 def relevance_judge(llmjudge: ItemJudge) -> DimensionJudge:
     """Callable (ticket, response) -> Judgment scoring relevance."""
-    from .judging import DimensionJudge
+    from .facade import DimensionJudge
 
     return DimensionJudge(llmjudge, "relevance")
 
@@ -201,7 +211,7 @@ def relevance_judge(llmjudge: ItemJudge) -> DimensionJudge:
 @pytest.fixture
 def tone_judge(llmjudge: ItemJudge) -> DimensionJudge:
     """Callable (ticket, response) -> Judgment scoring tone."""
-    from .judging import DimensionJudge
+    from .facade import DimensionJudge
 
     return DimensionJudge(llmjudge, "tone")
 
@@ -230,23 +240,23 @@ class PlanningHooks:
 
 
 class ResultsReporter:
-    """On the controller: gathers records from reports, writes results, prints the summary."""
+    """On the controller: hands reports to the session's results, writes them, prints."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self._collector: ResultsCollector | None = None
+        self._results: SessionResults | None = None
         self.started = datetime.now(timezone.utc)
         self.clock = time.monotonic()
         self.summary: list[str] = []
         self._previous_sigterm: Any = None
 
     @property
-    def collector(self) -> ResultsCollector:
-        if self._collector is None:  # pydantic is imported only once there is something
-            from .results import ResultsCollector
+    def results(self) -> SessionResults:
+        if self._results is None:  # pydantic is imported only once there is something
+            from .session_results import SessionResults
 
-            self._collector = ResultsCollector()
-        return self._collector
+            self._results = SessionResults()
+        return self._results
 
     def pytest_sessionstart(self) -> None:
         # CI cancels jobs with SIGTERM; make it an interrupt so the results still get written.
@@ -259,33 +269,39 @@ class ResultsReporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "llmjudge", None)
         if record is not None:
-            from .records import report_outcome
+            from .item_records import report_outcome
 
             outcome, reason = report_outcome(report, record)
-            self.collector.add({"reason": reason, **record}, outcome, report.duration)
+            self.results.add(report.nodeid, record, outcome, reason, report.duration)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and report.nodeid.endswith(".json"):
-            self.collector.add_collection_error(report.nodeid, str(report.longrepr).strip())
+            self.results.add_collection_error(report.nodeid, str(report.longrepr).strip())
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        seen = self._collector is not None and self._collector.seen_anything
-        if not seen and not self.config.stash[STATE_KEY].collected_evals:
-            return  # not an eval session: write nothing
-        from .records import finish_results, summary_lines, write_outputs
-
         state = self.config.stash[STATE_KEY]
-        results = finish_results(
-            self.collector,
-            state,
-            session,
-            int(exitstatus),
-            self.started,
-            time.monotonic() - self.clock,
+        seen = self._results is not None and self._results.seen_anything
+        if not seen and not state.collected_evals:
+            return  # not an eval session: write nothing
+        from .session_results import SessionFacts
+        from .writers import write_outputs
+
+        settings = state.settings
+        facts = SessionFacts(
+            exit_status=int(exitstatus),
+            stopped_early=bool(session.shouldstop or session.shouldfail),
+            started=self.started,
+            duration=time.monotonic() - self.clock,
+            output_shown=shown(settings.output),
+            baseline_shown=shown(settings.baseline) if settings.baseline else "",
+            github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
         )
-        write_outputs(results, state.settings)
-        self.summary = summary_lines(results, state.settings)
+        end = self.results.finish(settings, state.baseline, facts)
+        write_outputs(end.results, settings, os.environ)
+        if end.exit_status != exitstatus:
+            session.exitstatus = pytest.ExitCode(end.exit_status)
+        self.summary = end.summary
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.summary:

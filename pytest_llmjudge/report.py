@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 
-if TYPE_CHECKING:
-    from .engine import Judgment
-    from .results import ResultsFile
+from .comparison import comparison_lines
+from .gates import suite_means
+from .judgment import Judgment
+from .schema import BaselineResult, ResultsFile
 
 
 def _runs(judgment: Judgment) -> str:
@@ -121,7 +121,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     lines = [
         f"{s.total} eval items: {', '.join(counts) or 'none run'}; judge: {judge}, runs={meta.runs}"
     ]
-    means = results.dimension_means()
+    means = suite_means(results.results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
     usage = f"judge calls: {meta.calls} made, {meta.cached_calls} cached"
@@ -148,8 +148,6 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     if results.baseline:
         lines += _baseline_summary(results.baseline)
     if results.comparison:
-        from .comparison import comparison_lines
-
         lines += comparison_lines(results.comparison)
     if not meta.complete:
         lines.append("session did not complete: the results cover only what ran")
@@ -158,17 +156,17 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     return lines
 
 
-def _baseline_summary(baseline: Mapping[str, Any]) -> list[str]:
+def _baseline_summary(baseline: BaselineResult) -> list[str]:
     lines = [
-        f"baseline {baseline['source']}: {baseline['compared']} compared, "
-        f"{baseline['regressed']} regressed, {baseline['improved']} improved, "
-        f"{len(baseline['new'])} new, {len(baseline['removed'])} removed"
+        f"baseline {baseline.source}: {baseline.compared} compared, "
+        f"{baseline.regressed} regressed, {baseline.improved} improved, "
+        f"{len(baseline.new)} new, {len(baseline.removed)} removed"
     ]
-    lines += [f"  {entry['statement']}" for entry in baseline["suite"].values()]
+    lines += [f"  {entry.statement}" for entry in baseline.suite.values()]
     lines += [
-        f"  regressed: {c['nodeid']} {c['dimension']} {c['before']:.2f} -> {c['after']:.2f} "
-        f"({c['delta']:+.2f}, noise level {c['noise']:.2f})"
-        for c in baseline["changes"]
-        if c["verdict"] == "regressed"
+        f"  regressed: {c.nodeid} {c.dimension} {c.before:.2f} -> {c.after:.2f} "
+        f"({c.delta:+.2f}, noise level {c.noise:.2f})"
+        for c in baseline.changes
+        if c.verdict == "regressed"
     ]
     return lines

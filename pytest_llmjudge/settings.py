@@ -1,167 +1,51 @@
-"""Configuration: one table of options, resolved once into a frozen ``Settings``.
+"""Configuration resolved once into a frozen ``Settings``.
 
 Precedence for every option: command line > environment > ini (``[tool.pytest.ini_options]``)
-> default. Per-entry values and the ``llmjudge`` marker override the result per item
-(see ``ItemSettings``). Bad values raise ``SettingsError`` naming the source they came from.
+> default. Per-item values (an eval entry, the ``llmjudge`` marker) are applied on top by
+``item_settings``. Bad values raise ``SettingsError`` naming the source they came from.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .options import (
+    DEFAULT_MODEL,
+    DEFAULT_OLLAMA_HOST,
+    DEFAULT_OLLAMA_MODEL,
+    DEFAULT_THRESHOLD,
+    OPTIONS,
+    OPTIONS_BY_DEST,
+    OptionSpec,
+)
 from .pricing import Price, parse_price_lines, price_for
 from .rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
 from .rubrics import Dimension
-from .targets import (
-    DEFAULT_BODY,
-    DEFAULT_FIELD,
-    Target,
-    TargetConfig,
-    check_body_template,
-    parse_headers,
-    parse_targets,
-)
-
-PROVIDERS = ("auto", "openai", "ollama", "heuristic")
-DEFAULT_MODEL = "gpt-4o-mini"
-DEFAULT_OLLAMA_MODEL = "llama3.1"
-DEFAULT_OLLAMA_HOST = "http://localhost:11434"
-DEFAULT_THRESHOLD = 3.5
+from .targets import TargetConfig
 
 
 class SettingsError(ValueError):
     """A configuration value is invalid; the message names its source."""
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(f"must be >= 1, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise ValueError(f"must be > 0, got {text}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError(f"must be >= 0, got {text}")
-    return value
-
-
-def score_threshold(text: str) -> float:
-    """Parse a threshold on the 1-5 rubric scale."""
-    value = float(text)
-    if not 1 <= value <= 5:
-        raise ValueError(f"must be between 1 and 5, got {text}")
-    return value
-
-
-def _boolean(text: str) -> bool:
-    value = text.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError(f"must be true or false, got {text!r}")
-
-
-def _text(text: str) -> str:
-    return text.strip()
-
-
-def _choice(*choices: str) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        value = text.strip().lower()
-        if value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}, got {text!r}")
-        return value
-
-    return parse
-
-
-_provider = _choice(*PROVIDERS)
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise ValueError(f"must be between 0 and 1, got {text}")
-    return value
-
-
-def _targets(text: str) -> tuple[Target, ...] | None:
-    return parse_targets(text) or None
-
-
-def _body_template(text: str) -> str:
-    check_body_template(text)
-    return text
-
-
-_DIMENSION_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-# Names a dimension cannot take: they are keys of a result row already.
-RESERVED_NAMES = frozenset(
-    {
-        "id",
-        "file",
-        "nodeid",
-        "line",
-        "outcome",
-        "error",
-        "reason",
-        "runs",
-        "expected",
-        "metadata",
-        "duration_s",
-        "flaky",
-        "target",
-        "target_order",
-        "compare_key",
-        "ticket",
-        "answer",
-        "combined",
-        "kind",
-        "dimensions",
-        "flaky_failed",
-    }
-)
-
-
-def _dimension_files(text: str) -> tuple[tuple[str, str], ...]:
-    """``empathy=rubrics/empathy.md,clarity=rubrics/clarity.md`` -> name/path pairs."""
-    pairs = []
-    for part in text.replace(",", " ").split():
-        name, sep, path = part.partition("=")
-        if not sep or not path:
-            raise ValueError(f"must look like empathy=rubrics/empathy.md, got {part!r}")
-        if not _DIMENSION_NAME.match(name) or name in RESERVED_NAMES:
-            raise ValueError(f"dimension names are lowercase identifiers, not {name!r}")
-        pairs.append((name, path))
-    return tuple(pairs)
-
-
 def _read_rubrics(
     pairs: tuple[tuple[str, str], ...], folder: Path, source: str
 ) -> dict[str, Dimension]:
     dimensions = dict(BUILTIN_DIMENSIONS)
+    if pairs:
+        # The schema (and pydantic) only for sessions that configure dimensions.
+        from .schema import RESERVED_NAMES
+
+        taken = sorted(RESERVED_NAMES.intersection(name for name, _ in pairs))
+        if taken:
+            raise SettingsError(
+                f"{source} dimension names are lowercase identifiers, not {taken[0]!r} "
+                "(a key of every results row)"
+            )
     for name, file in pairs:
         if name in dimensions:
             raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
@@ -174,428 +58,6 @@ def _read_rubrics(
             raise SettingsError(f"{source}: rubric file {path} is empty")
         dimensions[name] = Dimension(name, rubric)
     return dimensions
-
-
-def _dimension_scores(text: str) -> dict[str, float]:
-    """``relevance=4.0,tone=3.5`` -> {"relevance": 4.0, "tone": 3.5}."""
-    scores: dict[str, float] = {}
-    for part in text.split(","):
-        name, sep, value = part.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"must look like relevance=4.0,tone=3.5, got {text!r}")
-        scores[name.strip()] = score_threshold(value.strip())
-    return scores
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One option as the command line, the environment and the ini file know it."""
-
-    dest: str
-    flag: str
-    ini: str
-    help: str
-    parse: Callable[[str], Any]
-    default: Any
-    env: tuple[str, ...] = ()
-    metavar: str | None = None
-    is_flag: bool = False
-    negative_flag: str | None = None  # e.g. --judge-no-cache for --judge-cache
-
-
-# The single table of options; plugin.py registers these, tests and the README refer to them.
-OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "runs",
-        "--judge-runs",
-        "llmjudge_runs",
-        "judge runs per dimension (default 1)",
-        _positive_int,
-        1,
-        env=("JUDGE_RUNS",),
-        metavar="N",
-    ),
-    OptionSpec(
-        "provider",
-        "--judge-provider",
-        "llmjudge_provider",
-        "judge provider: auto, openai, ollama or heuristic (default auto)",
-        _provider,
-        "auto",
-        env=("JUDGE_PROVIDER",),
-        metavar="NAME",
-    ),
-    OptionSpec(
-        "model",
-        "--judge-model",
-        "llmjudge_model",
-        f"judge model (default {DEFAULT_MODEL}; {DEFAULT_OLLAMA_MODEL} for ollama)",
-        _text,
-        None,
-        env=("OPENAI_MODEL",),
-        metavar="MODEL",
-    ),
-    OptionSpec(
-        "base_url",
-        "--judge-base-url",
-        "llmjudge_base_url",
-        "base URL of an OpenAI-compatible server",
-        _text,
-        None,
-        env=("OPENAI_BASE_URL",),
-        metavar="URL",
-    ),
-    OptionSpec(
-        "min_relevance",
-        "--judge-min-relevance",
-        "llmjudge_min_relevance",
-        "minimum mean relevance score, 1-5 (default 3.5)",
-        score_threshold,
-        3.5,
-        env=("JUDGE_MIN_RELEVANCE",),
-        metavar="SCORE",
-    ),
-    OptionSpec(
-        "min_tone",
-        "--judge-min-tone",
-        "llmjudge_min_tone",
-        "minimum mean tone score, 1-5 (default 3.5)",
-        score_threshold,
-        3.5,
-        env=("JUDGE_MIN_TONE",),
-        metavar="SCORE",
-    ),
-    OptionSpec(
-        "output",
-        "--judge-output",
-        "llmjudge_output",
-        "results JSON path (default results/output.json)",
-        _text,
-        "results/output.json",
-        env=("JUDGE_OUTPUT",),
-        metavar="PATH",
-    ),
-    OptionSpec(
-        "concurrency",
-        "--judge-concurrency",
-        "llmjudge_concurrency",
-        "judge calls in flight at once (default 8)",
-        _positive_int,
-        8,
-        env=("JUDGE_CONCURRENCY",),
-        metavar="N",
-    ),
-    OptionSpec(
-        "timeout",
-        "--judge-timeout",
-        "llmjudge_timeout",
-        "seconds one judge call may take (default 60)",
-        _positive_float,
-        60.0,
-        env=("JUDGE_TIMEOUT",),
-        metavar="SECONDS",
-    ),
-    OptionSpec(
-        "max_retries",
-        "--judge-max-retries",
-        "llmjudge_max_retries",
-        "retries of a failed judge call (default 4)",
-        _non_negative_int,
-        4,
-        env=("JUDGE_MAX_RETRIES",),
-        metavar="N",
-    ),
-    OptionSpec(
-        "strict",
-        "--judge-strict",
-        "llmjudge_strict",
-        "invalid eval entries are errors instead of skips",
-        _boolean,
-        False,
-        env=("JUDGE_STRICT",),
-        is_flag=True,
-    ),
-    OptionSpec(
-        "cache",
-        "--judge-cache",
-        "llmjudge_cache",
-        "reuse judgments of unchanged cases from the judge cache (default: on for LLM providers)",
-        _boolean,
-        None,
-        env=("JUDGE_CACHE",),
-        is_flag=True,
-        negative_flag="--judge-no-cache",
-    ),
-    OptionSpec(
-        "cache_dir",
-        "--judge-cache-dir",
-        "llmjudge_cache_dir",
-        "judge cache directory (default: llmjudge inside pytest's cache dir)",
-        _text,
-        None,
-        env=("JUDGE_CACHE_DIR",),
-        metavar="DIR",
-    ),
-    OptionSpec(
-        "max_calls",
-        "--judge-max-calls",
-        "llmjudge_max_calls",
-        "make no new judge calls once this many were made",
-        _positive_int,
-        None,
-        env=("JUDGE_MAX_CALLS",),
-        metavar="N",
-    ),
-    OptionSpec(
-        "max_cost",
-        "--judge-max-cost",
-        "llmjudge_max_cost",
-        "make no new judge calls once this many USD were spent",
-        _positive_float,
-        None,
-        env=("JUDGE_MAX_COST",),
-        metavar="USD",
-    ),
-    OptionSpec(
-        "temperature",
-        "--judge-temperature",
-        "llmjudge_temperature",
-        "sampling temperature of the judge (default: the server's)",
-        _non_negative_float,
-        None,
-        env=("JUDGE_TEMPERATURE",),
-        metavar="T",
-    ),
-    OptionSpec(
-        "retry_wait",
-        "--judge-retry-wait",
-        "llmjudge_retry_wait",
-        "first backoff between retries in seconds, doubling (default 1)",
-        _non_negative_float,
-        1.0,
-        env=("JUDGE_RETRY_WAIT",),
-        metavar="SECONDS",
-    ),
-)
-
-
-# CI gating (flaky evals, adaptive runs, verdicts, suite gates, baselines, reports).
-OPTIONS += (
-    OptionSpec(
-        "strict_flaky",
-        "--judge-strict-flaky",
-        "llmjudge_strict_flaky",
-        "flaky evals gate like any other",
-        _boolean,
-        False,
-        env=("JUDGE_STRICT_FLAKY",),
-        is_flag=True,
-    ),
-    OptionSpec(
-        "adaptive",
-        "--judge-adaptive",
-        "llmjudge_adaptive",
-        "give extra runs to items whose verdict is uncertain",
-        _boolean,
-        False,
-        env=("JUDGE_ADAPTIVE",),
-        is_flag=True,
-    ),
-    OptionSpec(
-        "max_runs",
-        "--judge-max-runs",
-        "llmjudge_max_runs",
-        "most runs per dimension with --judge-adaptive (default max(5, runs))",
-        _positive_int,
-        None,
-        env=("JUDGE_MAX_RUNS",),
-        metavar="N",
-    ),
-    OptionSpec(
-        "adaptive_margin",
-        "--judge-adaptive-margin",
-        "llmjudge_adaptive_margin",
-        "a mean this close to its threshold is uncertain (default 0.5)",
-        _non_negative_float,
-        0.5,
-        env=("JUDGE_ADAPTIVE_MARGIN",),
-        metavar="SCORE",
-    ),
-    OptionSpec(
-        "verdict",
-        "--judge-verdict",
-        "llmjudge_verdict",
-        "mean: pass when mean >= threshold; confident: when the 95 percent confidence "
-        "interval clears it (default mean)",
-        _choice("mean", "confident"),
-        "mean",
-        env=("JUDGE_VERDICT",),
-        metavar="MODE",
-    ),
-    OptionSpec(
-        "unstable",
-        "--judge-unstable",
-        "llmjudge_unstable",
-        "outcome of an item the confident verdict cannot decide: fail, pass or xfail "
-        "(default fail)",
-        _choice("fail", "pass", "xfail"),
-        "fail",
-        env=("JUDGE_UNSTABLE",),
-        metavar="OUTCOME",
-    ),
-    OptionSpec(
-        "min_pass_rate",
-        "--judge-min-pass-rate",
-        "llmjudge_min_pass_rate",
-        "fail the session when fewer judged items pass (0-1)",
-        _fraction,
-        None,
-        env=("JUDGE_MIN_PASS_RATE",),
-        metavar="RATE",
-    ),
-    OptionSpec(
-        "min_mean",
-        "--judge-min-mean",
-        "llmjudge_min_mean",
-        "fail the session when a dimension's suite mean is lower (relevance=4.0,tone=3.5)",
-        _dimension_scores,
-        None,
-        env=("JUDGE_MIN_MEAN",),
-        metavar="DIM=SCORE,...",
-    ),
-    OptionSpec(
-        "baseline",
-        "--judge-baseline",
-        "llmjudge_baseline",
-        "compare with an earlier results JSON",
-        _text,
-        None,
-        env=("JUDGE_BASELINE",),
-        metavar="PATH",
-    ),
-    OptionSpec(
-        "fail_on_regression",
-        "--judge-fail-on-regression",
-        "llmjudge_fail_on_regression",
-        "items that regressed significantly against the baseline fail",
-        _boolean,
-        False,
-        env=("JUDGE_FAIL_ON_REGRESSION",),
-        is_flag=True,
-    ),
-    OptionSpec(
-        "report",
-        "--judge-report",
-        "llmjudge_report",
-        "write a markdown report",
-        _text,
-        None,
-        env=("JUDGE_REPORT",),
-        metavar="PATH",
-    ),
-)
-
-
-# Live bots and A/B comparison.
-OPTIONS += (
-    OptionSpec(
-        "targets",
-        "--judge-targets",
-        "llmjudge_targets",
-        "live bots to judge instead of stored responses: name=URL ...",
-        _targets,
-        None,
-        env=("JUDGE_TARGETS",),
-        metavar="NAME=URL ...",
-    ),
-    OptionSpec(
-        "target_body",
-        "--judge-target-body",
-        "llmjudge_target_body",
-        'JSON request template with {ticket} (default {"message": "{ticket}"})',
-        _body_template,
-        DEFAULT_BODY,
-        env=("JUDGE_TARGET_BODY",),
-        metavar="JSON",
-    ),
-    OptionSpec(
-        "target_field",
-        "--judge-target-field",
-        "llmjudge_target_field",
-        "dotted path of the answer in the reply (default answer)",
-        _text,
-        DEFAULT_FIELD,
-        env=("JUDGE_TARGET_FIELD",),
-        metavar="PATH",
-    ),
-    OptionSpec(
-        "target_headers",
-        "--judge-target-headers",
-        "llmjudge_target_headers",
-        "request headers 'Name: value; ...'; ${VAR} reads the environment",
-        parse_headers,
-        (),
-        env=("JUDGE_TARGET_HEADERS",),
-        metavar="HEADERS",
-    ),
-    OptionSpec(
-        "target_timeout",
-        "--judge-target-timeout",
-        "llmjudge_target_timeout",
-        "seconds a bot may take to answer (default 30)",
-        _positive_float,
-        30.0,
-        env=("JUDGE_TARGET_TIMEOUT",),
-        metavar="SECONDS",
-    ),
-    OptionSpec(
-        "tie_tolerance",
-        "--judge-tie-tolerance",
-        "llmjudge_tie_tolerance",
-        "combined scores closer than this are a tie (default 0.01)",
-        _non_negative_float,
-        0.01,
-        env=("JUDGE_TIE_TOLERANCE",),
-        metavar="SCORE",
-    ),
-    OptionSpec(
-        "save_responses",
-        "--judge-save-responses",
-        "llmjudge_save_responses",
-        "write the bots' answers as static eval files into this directory",
-        _text,
-        None,
-        env=("JUDGE_SAVE_RESPONSES",),
-        metavar="DIR",
-    ),
-)
-
-
-# User-defined dimensions (DESIGN: name + rubric in configuration).
-OPTIONS += (
-    OptionSpec(
-        "dimensions",
-        "--judge-dimensions",
-        "llmjudge_dimensions",
-        "extra dimensions judged on every item: name=rubric-file,...",
-        _dimension_files,
-        (),
-        env=("JUDGE_DIMENSIONS",),
-        metavar="NAME=FILE,...",
-    ),
-    OptionSpec(
-        "thresholds",
-        "--judge-thresholds",
-        "llmjudge_thresholds",
-        "minimum mean score per dimension: relevance=4,empathy=3.5 (default 3.5)",
-        _dimension_scores,
-        None,
-        env=("JUDGE_THRESHOLDS",),
-        metavar="DIM=SCORE,...",
-    ),
-)
-
-OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}
 
 
 @dataclass(frozen=True)
@@ -775,11 +237,6 @@ def resolve_settings(
             f"{sources['verdict']} confident needs --judge-runs >= 2 "
             "(one run has no confidence interval)"
         )
-    if values["verdict"] == "confident" and values["runs"] < 2:
-        raise SettingsError(
-            f"{sources['verdict']} confident needs --judge-runs >= 2 "
-            "(one run has no confidence interval)"
-        )
     if values["fail_on_regression"] and values["baseline"] is None:
         raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
     output = path("output")
@@ -827,21 +284,6 @@ def resolve_settings(
         tie_tolerance=values["tie_tolerance"],
         save_responses=path("save_responses"),
     )
-
-
-@dataclass(frozen=True)
-class ItemSettings:
-    """What one item is judged with: runs and a threshold per dimension."""
-
-    runs: int
-    thresholds: Mapping[str, float]
-
-    def overridden(
-        self, runs: int | None = None, thresholds: Mapping[str, float] | None = None
-    ) -> ItemSettings:
-        merged = dict(self.thresholds)
-        merged.update(thresholds or {})
-        return replace(self, runs=runs or self.runs, thresholds=merged)
 
 
 def worker_share(settings: Settings, workers: int, index: int) -> Settings:

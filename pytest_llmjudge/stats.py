@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,14 +20,17 @@ class Aggregate:
     nearest_run: int  # index of the run whose score is nearest the mean
 
 
+def mean_and_std(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (0 for a single value)."""
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values, mean) if len(values) > 1 else 0.0
+
+
 def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
     """Mean, sample standard deviation, agreement with the modal score, straddling."""
     if not scores:
         raise ValueError("no scores to aggregate")
-    n = len(scores)
-    mean = math.fsum(scores) / n
-    # statistics.stdev is exact but slow (Fractions); floats are plenty for 1-5 scores.
-    std = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
+    mean, std = mean_and_std(scores)
     modal_count = Counter(scores).most_common(1)[0][1]
     straddles = any(s >= threshold for s in scores) and any(s < threshold for s in scores)
     nearest = min(range(len(scores)), key=lambda i: (abs(scores[i] - mean), i))
@@ -101,10 +105,8 @@ def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
 
 def paired_difference(deltas: list[float]) -> tuple[float, float, float]:
     """Mean of paired differences and its 95% interval (low, high)."""
-    n = len(deltas)
-    mean = math.fsum(deltas) / n
-    std = math.sqrt(math.fsum((d - mean) ** 2 for d in deltas) / (n - 1)) if n > 1 else 0.0
-    low, high = confidence_interval(mean, std, n)
+    mean, std = mean_and_std(deltas)
+    low, high = confidence_interval(mean, std, len(deltas))
     return mean, low, high
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,6 @@ from typing import Any
 DEFAULT_BODY = '{"message": "{ticket}"}'
 DEFAULT_FIELD = "answer"
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
-_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class TargetError(Exception):
@@ -100,14 +100,29 @@ def render_body(template: str, ticket: str) -> bytes:
     return json.dumps(fill(json.loads(template))).encode()
 
 
-def expand_headers(headers: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> dict[str, str]:
-    def value_of(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if not env.get(name):
-            raise TargetError(f"header needs environment variable {name}, which is not set")
-        return env[name]
+# Only ${NAME} is a reference: a bare "$" in a header value stays as it is.
+_BRACED_ONLY = r"""
+    \$(?:
+        \{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)\}
+        | (?P<escaped>(?!)) | (?P<named>(?!)) | (?P<invalid>(?!))
+    )
+"""
 
-    return {name: _ENV_REF.sub(value_of, value) for name, value in headers}
+
+class _EnvReference(string.Template):
+    # typeshed types the compiled pattern; a subclass gives the text, which Template compiles.
+    pattern = _BRACED_ONLY  # type: ignore[assignment]
+
+
+def expand_headers(headers: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> dict[str, str]:
+    """Header values with ``${VAR}`` replaced from ``env``; TargetError names a missing one."""
+    present = {name: value for name, value in env.items() if value}
+    try:
+        return {name: _EnvReference(value).substitute(present) for name, value in headers}
+    except KeyError as exc:
+        raise TargetError(
+            f"header needs environment variable {exc.args[0]}, which is not set"
+        ) from None
 
 
 def extract(data: Any, path: str) -> str:
@@ -123,36 +138,3 @@ def extract(data: Any, path: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise TargetError(f"reply field '{path}' is not a non-empty string: {value!r:.60}")
     return value
-
-
-def ask(target: Target, ticket: str, config: TargetConfig, env: Mapping[str, str]) -> str:
-    """One blocking request to a target (run in a worker thread); the answer text."""
-    import urllib.error  # here, not at import: most sessions never ask a bot
-    import urllib.request
-
-    if target.url is None:
-        raise TargetError("has no URL: give one (name=URL) or override llmjudge_response")
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json",
-        **expand_headers(config.headers, env),
-    }
-    request = urllib.request.Request(
-        target.url, data=render_body(config.body, ticket), headers=headers, method="POST"
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=config.timeout) as reply:
-            payload = reply.read()
-    except urllib.error.HTTPError as exc:
-        message = f"HTTP {exc.code} {exc.reason}"
-        if exc.code >= 500 or exc.code in (408, 429):
-            raise RetryableTargetError(message) from None
-        raise TargetError(message) from None
-    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise RetryableTargetError(f"cannot reach {target.url}: {reason}") from None
-    try:
-        data = json.loads(payload)
-    except json.JSONDecodeError:
-        raise TargetError(f"reply is not JSON: {payload[:60]!r}") from None
-    return extract(data, config.field)

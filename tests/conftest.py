@@ -6,13 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpcore2  # noqa: F401
 import openai  # noqa: F401
 import pytest
 
 # pytester's in-process runs drop modules first imported during a run; importing the SDK
 # and the plugin's lazy modules here keeps each run from paying for those imports again.
-import pytest_llmjudge.judges.openai_judge
-import pytest_llmjudge.records  # noqa: F401
+# (httpx2 imports httpcore2 at its first request and keeps its exception classes: a fresh
+# copy imported by a later run would no longer be recognised.)
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_llmjudge.fileio import write_atomically
-from pytest_llmjudge.results import ResultsFile
+from pytest_llmjudge.schema import ResultsFile
 
 from conftest import QUIET, by_id, entry, read_results, run, run_subprocess, write_evals
 from judge_server import JudgeServer

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from .results import ItemResult, ResultsFile, item_dimensions
+from .comparison import comparison_lines
+from .gates import dimension_names, suite_means
+from .schema import BaselineResult, ItemResult, ResultsFile, TargetComparison
 
 ORDER = {
     "failed": 0,
@@ -41,7 +42,7 @@ def summary_markdown(results: ResultsFile) -> str:
         f"{'-' if s.pass_rate is None else f'{s.pass_rate:.0%}'} |",
         "",
     ]
-    means = results.dimension_means()
+    means = suite_means(results.results)
     if means:
         lines += ["Mean scores: " + ", ".join(f"{k} **{v:.2f}**" for k, v in means.items()), ""]
     if results.gates:
@@ -69,15 +70,15 @@ def summary_markdown(results: ResultsFile) -> str:
     return "\n".join(lines)
 
 
-def _baseline_lines(baseline: dict[str, Any]) -> list[str]:
+def _baseline_lines(baseline: BaselineResult) -> list[str]:
     lines = [
-        f"Baseline `{baseline['source']}`: {baseline['compared']} items compared, "
-        f"{baseline['regressed']} regressed, {baseline['improved']} improved, "
-        f"{len(baseline['new'])} new, {len(baseline['removed'])} removed.",
+        f"Baseline `{baseline.source}`: {baseline.compared} items compared, "
+        f"{baseline.regressed} regressed, {baseline.improved} improved, "
+        f"{len(baseline.new)} new, {len(baseline.removed)} removed.",
         "",
     ]
-    lines += [f"- {entry['statement']}" for entry in baseline["suite"].values()]
-    changes = baseline.get("changes") or []
+    lines += [f"- {entry.statement}" for entry in baseline.suite.values()]
+    changes = baseline.changes
     if changes:
         lines += [
             "",
@@ -85,46 +86,44 @@ def _baseline_lines(baseline: dict[str, Any]) -> list[str]:
             "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| `{c['nodeid']}` | {c['dimension']} | {c['before']:.2f} | "
-            f"{c['after']:.2f} | {c['delta']:+.2f} | {c['verdict']} |"
+            f"| `{c.nodeid}` | {c.dimension} | {c.before:.2f} | "
+            f"{c.after:.2f} | {c.delta:+.2f} | {c.verdict} |"
             for c in changes
         ]
     lines.append("")
     return lines
 
 
-def _comparison_lines(comparison: dict[str, Any]) -> list[str]:
-    from .comparison import comparison_lines
-
+def _comparison_lines(comparison: TargetComparison) -> list[str]:
     head, *rest = comparison_lines(comparison)
-    dims = list(dict.fromkeys(d for o in comparison["overall"].values() for d in o["mean"]))
+    dims = list(dict.fromkeys(d for o in comparison.overall.values() for d in o.mean))
     table = [
         "| target | wins | losses | ties | " + " | ".join(f"mean {d}" for d in dims) + " |",
         "|---|---|---|---|" + "---|" * len(dims),
     ]
-    for name, o in comparison["overall"].items():
-        means = " | ".join(f"{o['mean'].get(d, float('nan')):.2f}" for d in dims)
+    for name, o in comparison.overall.items():
+        means = " | ".join(f"{o.mean.get(d, float('nan')):.2f}" for d in dims)
         table.append(
-            f"| {name} | {o['wins']} ({o['win_pct']}%) | {o['losses']} "
-            f"({o['loss_pct']}%) | {o['ties']} ({o['tie_pct']}%) | {means} |"
+            f"| {name} | {o.wins} ({o.win_pct}%) | {o.losses} "
+            f"({o.loss_pct}%) | {o.ties} ({o.tie_pct}%) | {means} |"
         )
     significance = [
         f"- {line.strip()}"
         for line in rest
-        if not line.strip().startswith(tuple(f"{t}:" for t in comparison["targets"]))
+        if not line.strip().startswith(tuple(f"{t}:" for t in comparison.targets))
     ]
     return [head, "", *table, "", *significance, ""]
 
 
 def _item_rows(items: Sequence[ItemResult]) -> list[str]:
-    dims = list(dict.fromkeys(name for item in items for name in item_dimensions(item)))
+    dims = dimension_names(items)
     rows = [
         "| item | outcome | " + " | ".join(dims) + " | reasoning |",
         "|---|---|" + "---|" * len(dims) + "---|",
     ]
     for item in sorted(items, key=lambda i: (ORDER.get(i.outcome, 9), i.file, i.line or 0)):
         cells, reasons = [], []
-        judged = item_dimensions(item)
+        judged = item.dimensions
         for name in dims:
             dim = judged.get(name)
             if dim is None:
@@ -162,7 +161,7 @@ def github_annotations(results: ResultsFile) -> list[str]:
             continue
         failing = [
             f"{name} {d.score:.2f} < {d.threshold:g}"
-            for name, d in item_dimensions(item).items()
+            for name, d in item.dimensions.items()
             if not d.passed
         ]
         message = item.error if item.outcome == "error" else "; ".join(failing) or "failed"

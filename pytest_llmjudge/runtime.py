@@ -1,53 +1,52 @@
-"""Per-session state kept in ``config.stash`` (never as attributes on pytest objects)."""
+"""The session's state as pytest holds it (``config.stash``, ``item.stash``), and its factories.
+
+Holds the resolved settings, the baseline and, once something is judged, the engine; per
+item, its settings (resolved once) and the record of the current attempt.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
-from .settings import OPTIONS, Settings, SettingsError, resolve_settings, worker_share
+from .options import OPTIONS
+from .settings import Settings, SettingsError, resolve_settings, worker_share
 
 if TYPE_CHECKING:
-    from .engine import JudgeEngine, Judgment
-    from .judging import VerdictPolicy
+    from .attempt import ItemRecord, VerdictPolicy
+    from .baseline import Baseline
+    from .engine import JudgeEngine
+    from .item_settings import ItemSettings
+    from .judgment import Judgment
 
 
 @dataclass
 class SessionState:
-    """The resolved settings and, once something is judged, the engine."""
+    """The resolved settings, the baseline and, once something is judged, the engine."""
 
     settings: Settings
     cache_dir: Callable[[], Path] | None = None
     collected_evals: bool = False
-    _baseline: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None
+    baseline: Baseline = field(default_factory=dict)
     _engine: JudgeEngine | None = field(default=None, init=False)
 
     @property
     def has_engine(self) -> bool:
         return self._engine is not None
 
-    def baseline(self) -> Mapping[str, Mapping[str, Mapping[str, Any]]]:
-        """The baseline results by node id (empty without --judge-baseline); read once."""
-        if self._baseline is None:
-            from .gates import load_baseline
-
-            path = self.settings.baseline
-            self._baseline = load_baseline(path) if path is not None else {}
-        return self._baseline
-
     def verdict_policy(self, nodeid: str) -> VerdictPolicy:
         """How this item's judgments become its outcome (unstable handling, regressions)."""
-        from .gates import regression_messages
-        from .judging import VerdictPolicy
+        from .attempt import VerdictPolicy
+        from .baseline import regression_messages
 
         def regressions(judgments: Sequence[Judgment]) -> list[str]:
-            after = {j.dimension: j.to_record() for j in judgments}
-            return regression_messages(nodeid, after, self.baseline())
+            after = {j.dimension: j.result for j in judgments}
+            return regression_messages(nodeid, after, self.baseline)
 
         return VerdictPolicy(
             unstable=self.settings.unstable,
@@ -80,23 +79,47 @@ class SessionState:
             self._engine = None
 
 
-@dataclass
-class ItemRecord:
-    """What one test attempt judged; turned into a results row on its report."""
-
-    judgments: dict[str, Judgment] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    flaky_failed: bool = False
-    answer: str | None = None  # a live target's answer, once fetched
-
-
 STATE_KEY = pytest.StashKey[SessionState]()
-RECORD_KEY = pytest.StashKey[ItemRecord]()
+RECORD_KEY = pytest.StashKey["ItemRecord"]()
+ITEM_SETTINGS_KEY = pytest.StashKey["ItemSettings | str"]()
 
 
 def record_for(item: pytest.Item) -> ItemRecord:
     """This attempt's record; the report hook drops it at teardown so reruns start afresh."""
+    from .attempt import ItemRecord
+
     return item.stash.setdefault(RECORD_KEY, ItemRecord())
+
+
+def settings_for(item: pytest.Item) -> ItemSettings:
+    """Runs and thresholds of one item, resolved once: entry > marker > session settings.
+
+    A bad ``llmjudge`` marker raises ValueError naming the test (each time it is asked).
+    """
+    resolved = item.stash.get(ITEM_SETTINGS_KEY, None)
+    if resolved is None:
+        resolved = _resolve_item(item)
+        item.stash[ITEM_SETTINGS_KEY] = resolved
+    if isinstance(resolved, str):
+        raise ValueError(resolved)
+    return resolved
+
+
+def _resolve_item(item: pytest.Item) -> ItemSettings | str:
+    from .item_settings import Overrides, marker_overrides, resolve_item_settings
+
+    settings = item.config.stash[STATE_KEY].settings
+    layers = []
+    marker = item.get_closest_marker("llmjudge")
+    if marker is not None:
+        try:
+            layers.append(marker_overrides(marker.args, marker.kwargs, settings.dimensions))
+        except ValueError as exc:
+            return f"{item.nodeid}: {exc}"
+    case = getattr(item, "case", None)  # an eval item's entry
+    if case is not None:
+        layers.append(Overrides(case.runs, case.thresholds))
+    return resolve_item_settings(settings.runs, settings.thresholds, *layers)
 
 
 def session_state(config: pytest.Config) -> SessionState:
@@ -114,17 +137,24 @@ def session_state(config: pytest.Config) -> SessionState:
     if worker is not None:
         index = int(str(worker["workerid"]).removeprefix("gw") or 0)
         settings = worker_share(settings, worker["workercount"], index)
-    elif settings.cache_dir is not None and config.getoption("cacheclear", False):
-        from .cache import clear_cache_dir
-
-        clear_cache_dir(settings.cache_dir)
     state = SessionState(settings, cache_dir)
     if settings.baseline is not None:
-        try:
-            state.baseline()  # read now: a missing or foreign baseline stops the session at once
+        from .baseline import load_baseline
+
+        try:  # read now: a missing or foreign baseline stops the session at once
+            state.baseline = load_baseline(settings.baseline)
         except ValueError as exc:
             raise SettingsError(f"--judge-baseline {exc}") from None
     return state
+
+
+def clear_cache(config: pytest.Config, settings: Settings) -> None:
+    """``--cache-clear`` also empties a judge cache kept outside pytest's cache directory."""
+    controller = not hasattr(config, "workerinput")
+    if controller and settings.cache_dir is not None and config.getoption("cacheclear", False):
+        from .cache import clear_cache_dir
+
+        clear_cache_dir(settings.cache_dir)
 
 
 def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], Path] | None:
@@ -135,3 +165,11 @@ def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], P
         return None
     # config.cache is set up in the cacheprovider's own configure hook: look it up at use.
     return lambda: config.cache.mkdir("llmjudge")
+
+
+def shown(path: Path) -> str:
+    """A path as the user should read it: relative to the working directory."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)

@@ -1,0 +1,85 @@
+"""Asking a live bot (a target) for its answer to a ticket, on the judge's event loop.
+
+Requests go through the async HTTP client that the ``openai`` SDK is built on (httpx2), so
+connections are pooled and ``-x`` or Ctrl-C cancel requests in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .targets import (
+    RetryableTargetError,
+    Target,
+    TargetConfig,
+    TargetError,
+    expand_headers,
+    extract,
+    render_body,
+)
+
+if TYPE_CHECKING:
+    import httpx2
+
+# Statuses worth another attempt: the bot is busy or briefly broken.
+RETRYABLE_STATUS = frozenset({408, 429})
+
+
+def bot_client(config: TargetConfig) -> httpx2.AsyncClient:
+    """The pooled client for every bot request of a session (create it on the loop)."""
+    import httpx2  # here, not at import: most sessions never ask a bot
+
+    return httpx2.AsyncClient(timeout=config.timeout, trust_env=False)
+
+
+async def ask(
+    client: httpx2.AsyncClient,
+    target: Target,
+    ticket: str,
+    config: TargetConfig,
+    env: Mapping[str, str],
+) -> str:
+    """One request to a target; the answer text. RetryableTargetError when worth retrying."""
+    import httpx2
+
+    if target.url is None:
+        raise TargetError("has no URL: give one (name=URL) or override llmjudge_response")
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json",
+        **expand_headers(config.headers, env),
+    }
+    try:
+        reply = await client.post(
+            target.url, content=render_body(config.body, ticket), headers=headers
+        )
+    except httpx2.TimeoutException:
+        raise RetryableTargetError(
+            f"cannot reach {target.url}: no answer within {config.timeout:g}s"
+        ) from None
+    except httpx2.TransportError as exc:
+        raise RetryableTargetError(f"cannot reach {target.url}: {_root_cause(exc)}") from None
+    if reply.status_code >= 400:
+        message = f"HTTP {reply.status_code} {reply.reason_phrase}"
+        if reply.status_code >= 500 or reply.status_code in RETRYABLE_STATUS:
+            raise RetryableTargetError(message)
+        raise TargetError(message)
+    try:
+        data = json.loads(reply.content)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise TargetError(f"reply is not JSON: {reply.content[:60]!r}") from None
+    return extract(data, config.field)
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The operating system's reason ("[Errno 111] Connection refused") when there is one."""
+    cause: BaseException | None = exc
+    reason = str(exc)
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.errno is not None:
+            reason = f"[Errno {cause.errno}] {os.strerror(cause.errno)}"
+        cause = cause.__cause__ or cause.__context__
+    return reason

@@ -1,0 +1,76 @@
+"""What a test sees of the judge: the ``llmjudge`` fixture and the per-dimension callables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .attempt import ItemRecord
+from .engine import JudgeEngine
+from .item_settings import ItemSettings
+from .judgment import JudgeError, Judgment
+
+
+class ItemJudge:
+    """The ``llmjudge`` fixture: judge (ticket, response) pairs with this test's settings."""
+
+    def __init__(
+        self, engine: Callable[[], JudgeEngine], settings: ItemSettings, record: ItemRecord
+    ) -> None:
+        self._engine = engine
+        self.settings = settings
+        self._record = record
+
+    def judge(
+        self,
+        dimension: str,
+        ticket: str,
+        response: str,
+        *,
+        runs: int | None = None,
+        threshold: float | None = None,
+    ) -> Judgment:
+        """Score ``response`` to ``ticket`` on ``dimension`` over N runs (blocking)."""
+        _check_text("ticket", ticket)
+        _check_text("response", response)
+        limit = threshold if threshold is not None else self.settings.thresholds.get(dimension)
+        try:
+            judgment = self._engine().judge(
+                dimension, ticket, response, runs or self.settings.runs, limit or 0.0
+            )
+        except JudgeError as exc:
+            self._record.errors.append(str(exc))
+            raise
+        self._record.judgments[dimension] = judgment
+        return judgment
+
+    def relevance(self, ticket: str, response: str, **options: Any) -> Judgment:
+        """Relevance of the response to the ticket, 1-5."""
+        return self.judge("relevance", ticket, response, **options)
+
+    def tone(self, ticket: str, response: str, **options: Any) -> Judgment:
+        """Tone of the response, 1-5."""
+        return self.judge("tone", ticket, response, **options)
+
+    def prefetch(self, dimensions: list[str], ticket: str, response: str) -> None:
+        """Start judging now so that later ``judge`` calls overlap instead of queueing."""
+        self._engine().prefetch(dimensions, ticket, response, self.settings.runs)
+
+
+class DimensionJudge:
+    """``relevance_judge`` / ``tone_judge``: a callable (ticket, response) -> Judgment."""
+
+    def __init__(self, judge: ItemJudge, dimension: str) -> None:
+        self._judge = judge
+        self.dimension = dimension
+
+    def __call__(self, ticket: str, response: str) -> Judgment:
+        return self._judge.judge(self.dimension, ticket, response)
+
+    def prefetch(self, ticket: str, response: str) -> None:
+        self._judge.prefetch([self.dimension], ticket, response)
+
+
+def _check_text(name: str, value: object) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise JudgeError(f"{name} to judge must be a non-empty string, got {value!r}")

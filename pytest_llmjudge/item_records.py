@@ -1,0 +1,171 @@
+"""From pytest's items and reports to plain records: what one attempt judged, and its outcome.
+
+The record of an attempt rides on its test report (plain data, so that it travels from an
+xdist worker to the controller) in the shape of a results row (``schema.ItemResult``) less
+what only the report tells: outcome, reason and duration.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .attempt import EvalFailed
+from .collect import EvalItem, InvalidEvalItem
+from .judgment import JudgeError
+from .redaction import redact
+from .runtime import RECORD_KEY, STATE_KEY, record_for, settings_for
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def item_record(item: pytest.Item) -> dict[str, Any] | None:
+    """Plain data about one attempt, or None for a test that never touched the judge."""
+    file = _relative(item.path, item.config.rootpath)
+    if isinstance(item, InvalidEvalItem):
+        entry = item.entry
+        return {
+            "invalid": {
+                "file": file,
+                "index": entry.index,
+                "id": entry.name,
+                "line": entry.line,
+                "reason": entry.reason,
+            }
+        }
+    record = item.stash.get(RECORD_KEY, None)
+    data: dict[str, Any] = {"nodeid": item.nodeid, "file": file}
+    if isinstance(item, EvalItem):
+        case = item.case
+        data.update(
+            id=case.id,
+            line=item.entry.line,
+            expected=case.expected,
+            metadata=case.metadata,
+            runs=_runs(item),
+            **_comparison_fields(item, file, record.answer if record else None),
+        )
+    elif record is None or not (record.judgments or record.errors):
+        return None
+    else:
+        data.update(id=item.name, line=None)
+    data["flaky"] = item.get_closest_marker("flaky_eval") is not None
+    if record is not None:
+        data.update(
+            {name: j.result.model_dump() for name, j in record.judgments.items()},
+            flaky_failed=record.flaky_failed,
+        )
+        if record.errors:
+            data["error"] = redact("; ".join(record.errors))
+    return data
+
+
+def _runs(item: pytest.Item) -> int | None:
+    """The runs this item is judged with (None when its marker is invalid)."""
+    try:
+        return settings_for(item).runs
+    except ValueError:
+        return None
+
+
+def _comparison_fields(item: EvalItem, file: str, answer: str | None) -> dict[str, Any]:
+    """Which implementation answered, and which entry its answer is compared on.
+
+    A live item knows its target; a replayed one (``--judge-save-responses``) carries the
+    target and the original entry in its metadata.
+    """
+    case = item.case
+    target = item.target or case.metadata.get("target")
+    if not isinstance(target, str):
+        return {}
+    source = case.metadata.get("source") if item.target is None else None
+    settings = item.config.stash[STATE_KEY].settings
+    configured = [t.name for t in settings.targets.targets] if settings.targets else []
+    return {
+        "target": target,
+        "target_order": configured.index(target) if target in configured else len(configured),
+        "compare_key": source if isinstance(source, str) else f"{file}::{case.id}",
+        "ticket": case.ticket,
+        "answer": answer if item.target is not None else case.response,
+    }
+
+
+def live_answer(item: pytest.Item, target: str) -> str:
+    """Ask the item's target (once per session per ticket); a failure is a judge error."""
+    assert isinstance(item, EvalItem)
+    record = record_for(item)
+    try:
+        record.answer = item.config.stash[STATE_KEY].engine().answer(target, item.case.ticket)
+    except JudgeError as exc:
+        record.errors.append(str(exc))
+        raise
+    return record.answer
+
+
+def is_judge_error(record: dict[str, Any]) -> bool:
+    """The attempt could not be judged (a judge error is no verdict)."""
+    return bool(record.get("error"))
+
+
+def junit_properties(item: pytest.Item) -> list[tuple[str, object]]:
+    """Score, std, runs and threshold per dimension, as JUnit XML properties."""
+    record = item.stash.get(RECORD_KEY, None)
+    if record is None:
+        return []
+    properties: list[tuple[str, object]] = []
+    for name, judgment in record.judgments.items():
+        dim = judgment.result
+        properties += [
+            (f"llmjudge.{name}.score", dim.score),
+            (f"llmjudge.{name}.std", dim.std),
+            (f"llmjudge.{name}.runs", ",".join(str(r) for r in dim.runs)),
+            (f"llmjudge.{name}.threshold", dim.threshold),
+            (f"llmjudge.{name}.decision", dim.decision),
+        ]
+    if record.errors:
+        properties.append(("llmjudge.error", redact("; ".join(record.errors))))
+    return properties
+
+
+def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
+    """The xfail reason when a flaky eval fell below its threshold (None: let it fail)."""
+    record = item.stash.get(RECORD_KEY, None)
+    settings = item.config.stash[STATE_KEY].settings
+    judged_cleanly = record is not None and record.judgments and not record.errors
+    if settings.strict_flaky or not judged_cleanly:
+        return None
+    if not isinstance(exc, (EvalFailed, AssertionError)):
+        return None
+    assert record is not None
+    record.flaky_failed = True
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "assertion failed"
+    return f"flaky eval below threshold (not gating): {first_line}"
+
+
+def report_outcome(report: pytest.TestReport, record: dict[str, Any]) -> tuple[str, str | None]:
+    """The results outcome of a report and, for skips, xfails and errors, why."""
+    xfail = hasattr(report, "wasxfail")
+    if report.passed:
+        outcome = "xpassed" if xfail else "passed"
+    elif report.skipped:
+        outcome = "xfailed" if xfail else "skipped"
+    else:
+        error = is_judge_error(record) or report.when != "call"
+        outcome = "error" if error else "failed"
+    if xfail:
+        if record.get("flaky_failed") and outcome == "xfailed":
+            outcome = "flaky_failed"
+        return outcome, report.wasxfail or None
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return outcome, str(report.longrepr[2]).removeprefix("Skipped: ")
+    if outcome == "error" and not is_judge_error(record):
+        text = report.longreprtext.strip().splitlines()
+        return outcome, redact(text[-1] if text else "error")
+    return outcome, None

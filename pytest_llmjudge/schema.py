@@ -1,0 +1,307 @@
+"""The results file as typed models: the published schema (``python -m pytest_llmjudge schema``).
+
+Every later step (gates, baseline, A/B comparison, reports, writers) reads and builds these
+models; nothing downstream passes dimension results around as loose dicts. The models import
+nothing from the rest of the package.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"]
+
+
+class ScoreSummary(BaseModel):
+    """A dimension's mean over its runs: what comparisons need of a dimension result."""
+
+    score: float = Field(description="mean of the successful runs")
+    runs: list[int] = Field(default_factory=list, description="score of each successful run, 1-5")
+    std: float = Field(
+        default=0.0, description="sample standard deviation of the runs (0 for one run)"
+    )
+
+
+class DimensionResult(ScoreSummary):
+    """One dimension of one item: N runs aggregated."""
+
+    agreement: float = Field(description="share of runs equal to the modal score")
+    threshold: float
+    passed: bool
+    unstable: bool = Field(description="runs fall on both sides of the threshold")
+    reasoning: str = Field(description="the judge's reasoning of the run nearest the mean")
+    failed_runs: list[str] = Field(
+        default_factory=list, description="errors of runs that failed after retries"
+    )
+    calls: int = Field(default=0, description="judge requests made, retries included")
+    cached_runs: int = Field(
+        default=0,
+        description="runs served without a request (judge cache or an identical earlier run)",
+    )
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    decision: str = Field(default="", description="pass, fail or (confident verdict) unstable")
+    ci_low: float | None = Field(default=None, description="95% confidence interval of the mean")
+    ci_high: float | None = None
+    extra_runs: int = Field(default=0, description="runs added by --judge-adaptive")
+
+
+class ItemResult(BaseModel):
+    """One eval item (or hand-written test that used the judge); one key per dimension.
+
+    ``relevance`` and ``tone`` are built in; configured dimensions are further keys of the
+    same shape.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, DimensionResult] = Field(init=False)
+
+    id: str
+    file: str
+    nodeid: str
+    line: int | None = None
+    outcome: Outcome
+    error: str | None = Field(default=None, description="why the item could not be judged")
+    reason: str | None = Field(default=None, description="skip or xfail reason")
+    runs: int | None = None
+    relevance: DimensionResult | None = None
+    tone: DimensionResult | None = None
+    flaky: bool = Field(default=False, description="marked flaky_eval")
+    target: str | None = Field(
+        default=None, description="the live bot (or replayed one) that answered"
+    )
+    compare_key: str | None = Field(default=None, description="entry compared across targets")
+    target_order: int | None = Field(
+        default=None, description="position of the target in the config"
+    )
+    ticket: str | None = None
+    answer: str | None = Field(default=None, description="the target's answer that was judged")
+    expected: dict[str, float] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    duration_s: float = 0.0
+    flaky_failed: bool = Field(
+        default=False, description="a flaky eval below threshold (not gating)"
+    )
+
+    @property
+    def dimensions(self) -> dict[str, DimensionResult]:
+        """The judged dimensions by name: built-in ones first, then configured ones."""
+        built_in = {"relevance": self.relevance, "tone": self.tone}
+        judged = {name: d for name, d in built_in.items() if d is not None}
+        return {**judged, **(self.model_extra or {})}
+
+    @property
+    def unstable(self) -> bool:
+        """Runs of some dimension fall on both sides of its threshold."""
+        return any(d.unstable for d in self.dimensions.values())
+
+
+def dimension_keys(row: dict[str, Any]) -> list[str]:
+    """The keys of a results row (a JSON object) that hold dimension results."""
+    return [key for key in row if key not in NOT_DIMENSIONS and isinstance(row[key], dict)]
+
+
+# Keys of a results row that are not dimensions; a configured dimension cannot take them
+# (nor "combined", a key of the A/B comparison's per-target scores).
+NOT_DIMENSIONS = frozenset(ItemResult.model_fields) - {"relevance", "tone"}
+RESERVED_NAMES = NOT_DIMENSIONS | {"combined"}
+
+
+class SkippedEntry(BaseModel):
+    file: str
+    index: int | None = None
+    id: str | None = None
+    line: int | None = None
+    reason: str
+
+
+class ErrorEntry(BaseModel):
+    id: str | None = None
+    file: str
+    reason: str
+
+
+class Summary(BaseModel):
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    xfailed: int = 0
+    xpassed: int = 0
+    flaky: int = Field(default=0, description="items marked flaky_eval")
+    flaky_failed: int = Field(default=0, description="flaky evals below threshold (not gating)")
+    unstable: int = Field(
+        default=0, description="items with a dimension whose runs straddle the threshold"
+    )
+    judged: int = Field(default=0, description="items with at least one judged dimension")
+    pass_rate: float | None = Field(
+        default=None, description="passed / (passed + failed + errors) over judged items"
+    )
+
+
+class Tokens(BaseModel):
+    prompt: int = 0
+    completion: int = 0
+    total: int = 0
+
+
+class Meta(BaseModel):
+    provider: str
+    llm: bool = Field(description="false when the heuristic judge produced the scores")
+    note: str | None = None
+    model: str | None
+    base_url: str | None = None
+    runs: int
+    thresholds: dict[str, float]
+    started: str
+    duration_s: float
+    complete: bool = Field(description="false when the session was interrupted or stopped early")
+    exit_status: int | None = None
+    calls: int = Field(description="judge requests made, retries included")
+    cached_calls: int = Field(description="judge runs served without a request")
+    tokens: Tokens
+    cost_usd: float | None = Field(
+        default=None, description="cost of the calls made, if the price is known"
+    )
+    price_source: str | None = None
+    verdict: str = "mean"
+    plugin_version: str
+
+
+class Gate(BaseModel):
+    """A suite gate: what was required, what was measured, and whether it held."""
+
+    name: str
+    passed: bool
+    actual: float | None
+    required: float | None
+    message: str
+
+
+class Change(BaseModel):
+    """One item's dimension against the baseline."""
+
+    nodeid: str
+    dimension: str
+    before: float
+    after: float
+    delta: float
+    noise: float = Field(description="the drop that still counts as noise")
+    verdict: Literal["improved", "regressed", "unchanged"]
+
+
+class SuiteChange(BaseModel):
+    """A dimension's mean paired change over the items in both runs, with its 95% interval."""
+
+    items: int
+    mean_delta: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    significant: bool
+    statement: str
+
+
+class BaselineResult(BaseModel):
+    """This run against an earlier results file (``--judge-baseline``)."""
+
+    source: str
+    compared: int = 0
+    new: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    regressed: int = 0
+    improved: int = 0
+    suite: dict[str, SuiteChange] = Field(default_factory=dict)
+    changes: list[Change] = Field(
+        default_factory=list, description="changes beyond the noise level"
+    )
+
+
+class TargetScores(BaseModel):
+    """One target's answer to one entry; one key per dimension, as in a results row."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, ScoreSummary] = Field(init=False)
+
+    outcome: str | None = None
+    answer: str | None = None
+    error: str | None = None
+    combined: float | None = Field(default=None, description="mean over dimensions of the means")
+
+    @property
+    def dimensions(self) -> dict[str, ScoreSummary]:
+        return dict(self.model_extra or {})
+
+
+class ComparedEntry(BaseModel):
+    """One entry answered by several targets, and which answer won."""
+
+    key: str
+    id: str | None = None
+    ticket: str | None = None
+    targets: dict[str, TargetScores]
+    winner: str | None = Field(default=None, description="a target, 'tie', or null when undecided")
+    note: str | None = None
+    majority_winner: str | None = None
+    run_winners: list[str] = Field(default_factory=list)
+    agreement: float | None = None
+    disagreement: bool = False
+
+
+class TargetOverall(BaseModel):
+    wins: int
+    losses: int
+    ties: int
+    win_pct: float | None
+    loss_pct: float | None
+    tie_pct: float | None
+    mean: dict[str, float]
+
+
+class Significance(BaseModel):
+    """The paired difference of two targets on one dimension (or 'combined')."""
+
+    a: str
+    b: str
+    dimension: str
+    items: int
+    mean_difference: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    significant: bool = False
+    statement: str
+
+
+class TargetComparison(BaseModel):
+    """Targets compared on the same entries (``--judge-targets``)."""
+
+    targets: list[str]
+    tie_tolerance: float
+    entries: list[ComparedEntry]
+    compared: int
+    disagreements: list[str]
+    overall: dict[str, TargetOverall]
+    significance: list[Significance]
+
+
+class ResultsFile(BaseModel):
+    """The results JSON written at session end (a superset of the original harness format)."""
+
+    meta: Meta
+    results: list[ItemResult]
+    skipped: list[SkippedEntry]
+    errors: list[ErrorEntry]
+    summary: Summary
+    unstable: list[str] = Field(
+        default_factory=list, description="items whose runs straddle a threshold: mark or rerun"
+    )
+    gates: list[Gate] = Field(default_factory=list)
+    baseline: BaselineResult | None = None
+    comparison: TargetComparison | None = None
+
+
+def json_schema() -> dict[str, Any]:
+    """The published JSON Schema of the results file."""
+    return ResultsFile.model_json_schema()

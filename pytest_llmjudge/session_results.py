@@ -1,0 +1,190 @@
+"""The session's results: item records in, at the end the results file, its gates and texts out.
+
+A plain object (no pytest): the hooks hand it each item's record and outcome as they arrive
+(a rerun replaces the earlier attempt), and at session end ``finish`` builds the results
+model, applies the suite gates, the baseline and the A/B comparison, and *returns* the exit
+status and the lines to print; the writers put the results where they belong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from . import __version__
+from .baseline import Baseline, compare_with_baseline
+from .comparison import compare_targets
+from .gates import evaluate_gates
+from .markdown import github_annotations
+from .report import terminal_summary
+from .schema import ErrorEntry, ItemResult, Meta, ResultsFile, SkippedEntry, Summary, Tokens
+from .settings import Settings
+
+HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
+# pytest's exit codes, without importing pytest.
+EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    """What the end of a session decided: the results, the exit status, the lines to print."""
+
+    results: ResultsFile
+    exit_status: int
+    summary: list[str]
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What pytest knows about how the session ended, as plain values."""
+
+    exit_status: int
+    stopped_early: bool  # -x, --maxfail
+    started: datetime
+    duration: float
+    output_shown: str  # the results path as the user should read it
+    baseline_shown: str = ""  # likewise the baseline's
+    github_actions: bool = False
+
+
+@dataclass
+class SessionResults:
+    """Gathers item records (from test reports, also an xdist worker's) on the controller."""
+
+    _items: dict[str, ItemResult] = field(default_factory=dict)
+    _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
+    _collect_errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def seen_anything(self) -> bool:
+        return bool(self._items or self._invalid or self._collect_errors)
+
+    def add(
+        self,
+        nodeid: str,
+        record: Mapping[str, Any],
+        outcome: str,
+        reason: str | None,
+        duration: float,
+    ) -> None:
+        """One attempt's record (plain data from its report); the latest attempt wins."""
+        if "invalid" in record:
+            self._invalid[nodeid] = (SkippedEntry.model_validate(record["invalid"]), outcome)
+            return
+        self._items[nodeid] = ItemResult.model_validate(
+            {**record, "outcome": outcome, "reason": reason, "duration_s": round(duration, 4)}
+        )
+
+    def add_collection_error(self, file: str, reason: str) -> None:
+        self._collect_errors[file] = reason
+
+    def finish(self, settings: Settings, baseline: Baseline, facts: SessionFacts) -> SessionEnd:
+        """The results of the session; a failed gate turns a green session red."""
+        results = self._build(settings, facts)
+        results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
+        if settings.baseline is not None:
+            results.baseline = compare_with_baseline(
+                results.results, baseline, facts.baseline_shown
+            )
+        results.comparison = compare_targets(results.results, settings.tie_tolerance)
+        exit_status = facts.exit_status
+        if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
+            exit_status = EXIT_TESTS_FAILED
+        results.meta.exit_status = exit_status
+        lines = terminal_summary(results, facts.output_shown)
+        if facts.github_actions:
+            lines += github_annotations(results)
+        return SessionEnd(results, exit_status, lines)
+
+    def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:
+        # File order, whatever order xdist workers finished in.
+        items = sorted(self._items.values(), key=lambda i: (i.file, i.line or 0, i.nodeid))
+        invalid_skipped = sorted(
+            (entry for entry, outcome in self._invalid.values() if outcome == "skipped"),
+            key=lambda s: (s.file, s.index or 0),
+        )
+        skipped = invalid_skipped + [
+            SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.reason or "skipped")
+            for i in items
+            if i.outcome == "skipped"
+        ]
+        errors = [
+            ErrorEntry(id=i.id, file=i.file, reason=i.error or "error")
+            for i in items
+            if i.outcome == "error"
+        ]
+        errors += [
+            ErrorEntry(id=entry.id, file=entry.file, reason=entry.reason)
+            for entry, outcome in self._invalid.values()
+            if outcome != "skipped"
+        ]
+        errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
+        return ResultsFile(
+            meta=_meta(settings, facts, items),
+            results=items,
+            skipped=skipped,
+            errors=errors,
+            summary=_summarize(items, len(invalid_skipped), len(self._invalid), len(errors)),
+            unstable=[i.nodeid for i in items if i.unstable],
+        )
+
+
+def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult]) -> Meta:
+    dims = [d for i in items for d in i.dimensions.values()]
+    tokens = Tokens(
+        prompt=sum(d.prompt_tokens for d in dims),
+        completion=sum(d.completion_tokens for d in dims),
+    )
+    tokens.total = tokens.prompt + tokens.completion
+    price = settings.price
+    return Meta(
+        provider=settings.provider,
+        llm=settings.uses_llm,
+        note=None if settings.uses_llm else HEURISTIC_NOTE,
+        model=settings.model,
+        base_url=_safe_url(settings.base_url),
+        runs=settings.runs,
+        thresholds=dict(settings.thresholds),
+        started=facts.started.isoformat(timespec="seconds"),
+        duration_s=round(facts.duration, 3),
+        complete=facts.exit_status != EXIT_INTERRUPTED and not facts.stopped_early,
+        exit_status=facts.exit_status,
+        calls=sum(d.calls for d in dims),
+        cached_calls=sum(d.cached_runs for d in dims),
+        tokens=tokens,
+        cost_usd=None if price is None else round(price.cost(tokens.prompt, tokens.completion), 6),
+        price_source=None if price is None else price.source,
+        verdict=settings.verdict,
+        plugin_version=__version__,
+    )
+
+
+def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, errors: int) -> Summary:
+    counts = {
+        o: sum(1 for i in items if i.outcome == o)
+        for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
+    }
+    counts["skipped"] += skipped_invalid
+    gating = counts["passed"] + counts["xpassed"] + counts["failed"] + errors
+    return Summary(
+        total=len(items) + invalid,
+        errors=errors,
+        flaky=sum(1 for i in items if i.flaky),
+        unstable=sum(1 for i in items if i.unstable),
+        judged=sum(1 for i in items if i.dimensions),
+        pass_rate=round((counts["passed"] + counts["xpassed"]) / gating, 4) if gating else None,
+        **counts,
+    )
+
+
+def _safe_url(url: str | None) -> str | None:
+    """A base URL without credentials, for the results file."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
