@@ -134,6 +134,44 @@ def test_b(llmjudge):
     )
 
 
+def test_unknown_marker_keyword_is_an_error_naming_keyword_and_test(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytester.makepyfile(
+        test_bot="""
+import pytest
+
+@pytest.mark.llmjudge(relevnce=4)
+def test_typo(llmjudge):
+    llmjudge.relevance("ticket", "answer")
+
+@pytest.mark.llmjudge(empathy=4, runs=2)
+def test_configured_dimension(llmjudge):
+    assert llmjudge.settings.thresholds["empathy"] == 4
+"""
+    )
+    (pytester.path / "empathy.md").write_text("5: warm. 1: cold.")
+    pytester.makeconftest("""
+import pytest
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "support.json" in item.nodeid:
+            item.add_marker(pytest.mark.llmjudge(tnoe=3))
+""")
+    write_evals(pytester, [entry("marked")])
+    result = run(pytester, "test_bot.py", "evals/", "--judge-dimensions=empathy=empathy.md")
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_bot.py::test_typo: @pytest.mark.llmjudge got unknown keyword 'relevnce' "
+            "(known: runs, relevance, tone, empathy)*",
+            "*evals/support.json::marked: @pytest.mark.llmjudge got unknown keyword 'tnoe'*",
+        ]
+    )
+    assert judge_server.requests == []  # neither was judged with a silently ignored setting
+
+
 def test_conftest_marker_sets_defaults_for_eval_items_and_entries_win(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
