@@ -23,14 +23,13 @@ class EvalFailed(Exception):
     """A judged dimension is below its threshold: the eval's verdict, not a crash."""
 
 
-def judge_entry(
+def judge_all(
     ticket: str,
     response: object,
     judges: Mapping[str, Callable[..., Judgment]],
     record: ItemRecord,
-    policy: VerdictPolicy,
-) -> None:
-    """The body of an eval item: judge every dimension, then pass, fail or error."""
+) -> list[Judgment]:
+    """Judge every dimension (their runs overlap); JudgeError if any could not be judged."""
     if not isinstance(response, str) or not response.strip():
         problem = (
             f"llmjudge_response must be a non-empty string, got "
@@ -52,7 +51,7 @@ def judge_entry(
     if errors:
         record.errors[:] = errors
         raise JudgeError(judge_error_report(errors, judgments))
-    check_verdict(judgments, policy)
+    return judgments
 
 
 @dataclass(frozen=True)

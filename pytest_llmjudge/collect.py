@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from .attempt import EvalFailed, UndecidedVerdict, judge_entry
+from .attempt import EvalFailed, UndecidedVerdict, check_verdict, judge_all
 from .dataset import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from .facade import DimensionJudge, ItemJudge
-from .judgment import JudgeError
-from .runtime import STATE_KEY, record_for
+from .judgment import JudgeError, Judgment
+from .report import passing_report
+from .runtime import EVAL_ITEM_KEY, STATE_KEY, record_for
 
 FLAKY_MARK = "flaky_eval"
 
@@ -41,30 +42,37 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     return any(file_path.is_relative_to(root) for root in roots)
 
 
-def run_eval_entry(
-    request: pytest.FixtureRequest,
-    eval_case: EvalCase,
-    llmjudge_response: Any,
-    relevance_judge: Any,
-    tone_judge: Any,
+def judge_eval_item(
+    item: pytest.Item,
+    ticket: str,
+    response: object,
+    judges: dict[str, Any],
     llmjudge: ItemJudge,
-) -> None:
-    """Judge the entry's response on every dimension against its thresholds."""
-    item = request.node
-    state = item.config.stash[STATE_KEY]
-    judges = {"relevance": relevance_judge, "tone": tone_judge}
-    for name in state.settings.dimensions:  # configured dimensions beyond the built-in two
+) -> list[Judgment]:
+    """The ``llmjudge_judgments`` fixture: every dimension judged, during the item's setup.
+
+    A judge error there is an error of the item (terminal, results and JUnit alike), never
+    a failed verdict; its text stands alone, without a traceback of the plugin.
+    """
+    for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
         judges.setdefault(name, DimensionJudge(llmjudge, name))
     try:
-        judge_entry(
-            eval_case.ticket,
-            llmjudge_response,
-            judges,
-            record_for(item),
-            state.verdict_policy(item.nodeid),
-        )
+        return judge_all(ticket, response, judges, record_for(item))
+    except JudgeError as exc:
+        problem = str(exc)
+    pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
+
+
+def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judgment]) -> None:
+    """The body of an eval item: its judgments against its thresholds."""
+    __tracebackhide__ = True
+    item = request.node
+    try:
+        check_verdict(llmjudge_judgments, item.config.stash[STATE_KEY].verdict_policy(item.nodeid))
     except UndecidedVerdict as exc:
         pytest.xfail(f"undecided verdict (--judge-unstable=xfail): {exc}")
+    # A failure shows the table in its report; a pass shows it with -rP and in HTML reports.
+    item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments))
 
 
 # pytest reads the body's parameters once per item to find its fixtures; a signature
@@ -153,6 +161,7 @@ class EvalItem(pytest.Function):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.target = target  # the live bot whose answer this item judges, if any
         for mark in extra_marks:
@@ -170,9 +179,40 @@ class EvalItem(pytest.Function):
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> Any:
-        if isinstance(excinfo.value, (EvalFailed, JudgeError)):
-            return str(excinfo.value)  # a verdict or a judge error: no traceback
+        if isinstance(excinfo.value, EvalFailed):
+            return self._verdict_repr(excinfo)
+        if isinstance(excinfo.value, JudgeError):
+            return str(excinfo.value)  # no traceback of the plugin
         return super().repr_failure(excinfo)
+
+    def _verdict_repr(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        """A failed verdict in the ``--tb`` style asked for, located at the entry in its file.
+
+        Built from pytest's own representation of the exception (``getrepr``, which also
+        travels from xdist workers): its crash location becomes the entry's file and line,
+        its text the verdict in that style.
+        """
+        text = str(excinfo.value)
+        verdict, _, rest = text.partition("\n\n")
+        table = rest.partition("\n\n")[0]
+        where = os.path.relpath(self.path)
+        line = self.entry.line or 1
+        lines = {
+            "line": [],  # pytest prints the crash line: file, line and verdict
+            "short": [f"{where}:{line}: {self.name}", verdict, "", table],
+            "native": [
+                "Traceback (most recent call last):",
+                f'  File "{where}", line {line}, in {self.name}',
+                f"{type(excinfo.value).__name__}: {text}",
+            ],
+        }.get(str(self.config.getoption("tbstyle", "auto")), text.splitlines())
+        shown = excinfo.getrepr(style="value")
+        crash = shown.reprcrash
+        if crash is not None:
+            crash.path, crash.lineno, crash.message = where, line, verdict
+        for entry in shown.reprtraceback.reprentries:
+            entry.lines = lines
+        return shown
 
 
 class InvalidEvalItem(pytest.Item):
@@ -180,6 +220,7 @@ class InvalidEvalItem(pytest.Item):
 
     def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.strict = strict
         if not strict:

@@ -16,6 +16,7 @@ from .attempt import EvalFailed
 from .collect import EvalItem, InvalidEvalItem
 from .judgment import JudgeError
 from .redaction import redact
+from .report import scores_line
 from .runtime import RECORD_KEY, STATE_KEY, record_for, settings_for
 
 
@@ -65,6 +66,25 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
         if record.errors:
             data["error"] = redact("; ".join(record.errors))
     return data
+
+
+def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
+    """Put the attempt's record (and its scores, for the -v line) on its report."""
+    if when == "call" or (when == "setup" and not report.passed):
+        record = item_record(item)
+        if record is not None:
+            report.llmjudge = record  # type: ignore[attr-defined]  # plain data, travels to xdist
+            attempt = item.stash.get(RECORD_KEY, None)
+            if attempt is not None and attempt.judgments and report.passed:
+                # shown on the -v line (a failure's line shows its verdict instead)
+                report.llmjudge_scores = scores_line(list(attempt.judgments.values()))  # type: ignore[attr-defined]
+            # --junitxml reads the properties of the item (via its teardown report); a rerun
+            # replaces the earlier attempt's.
+            item.user_properties[:] = [
+                p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
+            ] + junit_properties(item)
+    if when == "teardown" and RECORD_KEY in item.stash:
+        del item.stash[RECORD_KEY]  # a rerun is a new attempt
 
 
 def _runs(item: pytest.Item) -> int | None:

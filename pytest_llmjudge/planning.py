@@ -27,6 +27,7 @@ JUDGING_FIXTURES = (
     "relevance_judge",
     "tone_judge",
     "llmjudge",
+    "llmjudge_judgments",
 )
 
 

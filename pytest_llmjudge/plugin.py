@@ -18,19 +18,20 @@ import pytest
 
 from .options import OPTIONS
 from .runtime import (
-    RECORD_KEY,
     STATE_KEY,
     clear_cache,
     record_for,
     session_state,
     settings_for,
     shown,
+    touches_judge,
 )
 from .settings import SettingsError
 
 if TYPE_CHECKING:
     from .dataset import EvalCase
     from .facade import DimensionJudge, ItemJudge
+    from .judgment import Judgment
     from .planning import Planner
     from .session_results import SessionResults
 
@@ -112,20 +113,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
-    if call.when == "call" or (call.when == "setup" and not report.passed):
-        from .item_records import item_record, junit_properties
+    if touches_judge(item):
+        from .item_records import attach_record
 
-        record = item_record(item)
-        if record is not None:
-            report.llmjudge = record  # plain data: it travels to the xdist controller
-            # --junitxml reads the properties of the item (via its teardown report); a rerun
-            # replaces the earlier attempt's.
-            item.user_properties[:] = [
-                p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
-            ] + junit_properties(item)
-    if call.when == "teardown" and RECORD_KEY in item.stash:
-        del item.stash[RECORD_KEY]
+        attach_record(item, call.when, report)
     return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    scores = getattr(report, "llmjudge_scores", None)  # set on passing eval items only
+    if scores and report.when == "call" and report.passed and not hasattr(report, "wasxfail"):
+        return "passed", ".", (f"PASSED ({scores})", {"green": True})
+    return None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -141,13 +140,6 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         if reason is None:
             raise
         pytest.xfail(reason)
-
-
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-    record = getattr(report, "llmjudge", None)
-    if record and report.when == "call" and report.failed and record.get("error"):
-        return "error", "E", ("ERROR", {"red": True})  # a judge error is no verdict
-    return None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -198,6 +190,22 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     except ValueError as exc:
         pytest.fail(str(exc), pytrace=False)
     return ItemJudge(request.config.stash[STATE_KEY].engine, settings, record_for(request.node))
+
+
+@pytest.fixture
+def llmjudge_judgments(
+    request: pytest.FixtureRequest,
+    eval_case: EvalCase,
+    llmjudge_response: Any,
+    relevance_judge: DimensionJudge,
+    tone_judge: DimensionJudge,
+    llmjudge: ItemJudge,
+) -> list[Judgment]:
+    """This eval item's judgments, one per dimension (judged during setup)."""
+    from .collect import judge_eval_item
+
+    judges = {"relevance": relevance_judge, "tone": tone_judge}
+    return judge_eval_item(request.node, eval_case.ticket, llmjudge_response, judges, llmjudge)
 
 
 @pytest.fixture
@@ -303,12 +311,16 @@ class ResultsReporter:
             session.exitstatus = pytest.ExitCode(end.exit_status)
         self.summary = end.summary
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    # Outermost: after pytest's short test summary, so that it does not scroll away.
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+        result = yield
         if self.summary:
             terminalreporter.ensure_newline()
             terminalreporter.section("llmjudge")
             for line in self.summary:
                 terminalreporter.write_line(line)
+        return result
 
     def pytest_unconfigure(self) -> None:
         if self._previous_sigterm is not None:

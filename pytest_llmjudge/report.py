@@ -91,6 +91,22 @@ def failure_report(judgments: Sequence[Judgment], regressions: Sequence[str] = (
     )
 
 
+def passing_report(judgments: Sequence[Judgment]) -> str:
+    """The table and reasoning of a passing item (a report section for -rP and reports)."""
+    return f"{judgment_table(judgments)}\n\n{_reasoning(judgments)}"
+
+
+def scores_line(judgments: Sequence[Judgment]) -> str:
+    """``relevance 4.33, tone 5.00 (2 of 3 runs)``: the scores on an item's -v line."""
+    parts = []
+    for j in judgments:
+        part = f"{j.dimension} {j.score:.2f}"
+        if j.failed_runs:
+            part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
+        parts.append(part)
+    return ", ".join(parts)
+
+
 def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:
     """A judge error (never a verdict): what failed, and what was judged anyway."""
     text = "judge error: " + "; ".join(errors)

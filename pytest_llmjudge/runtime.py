@@ -82,6 +82,12 @@ class SessionState:
 STATE_KEY = pytest.StashKey[SessionState]()
 RECORD_KEY = pytest.StashKey["ItemRecord"]()
 ITEM_SETTINGS_KEY = pytest.StashKey["ItemSettings | str"]()
+EVAL_ITEM_KEY = pytest.StashKey[bool]()
+
+
+def touches_judge(item: pytest.Item) -> bool:
+    """An eval item, or a test that used a judge fixture in this attempt (cheap to ask)."""
+    return EVAL_ITEM_KEY in item.stash or RECORD_KEY in item.stash
 
 
 def record_for(item: pytest.Item) -> ItemRecord:

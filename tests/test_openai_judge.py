@@ -131,11 +131,11 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "*ERROR at call of down*",
+            "*ERROR at setup of down*",
             "judge error: relevance: judge call failed after 3 attempts: 500 server error: "
             "scripted 500; tone: judge call failed after 3 attempts: 500 server error: "
             "scripted 500",
-            "ERROR evals/support.json::down - judge error*",
+            "ERROR evals/support.json::down - Failed: judge error*",
         ]
     )
     results = read_results(pytester)
