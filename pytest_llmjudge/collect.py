@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import fnmatch
 import inspect
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,30 +15,13 @@ from .dataset import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eva
 from .facade import DimensionJudge, ItemJudge
 from .judgment import JudgeError, Judgment
 from .report import passing_report
-from .runtime import EVAL_ITEM_KEY, STATE_KEY, record_for
+from .runtime import EVAL_ITEM_KEY, STATE_KEY, LLMJudgeWarning, record_for
 
 FLAKY_MARK = "flaky_eval"
 
 
-class LLMJudgeWarning(UserWarning):
-    """Something in an eval file was ignored."""
-
-
 class InvalidEntryError(Exception):
     """An invalid entry under ``--judge-strict``."""
-
-
-def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool:
-    """Inside ``llmjudge_paths`` and matching ``llmjudge_file_patterns``, or named explicitly."""
-    if file_path.suffix != ".json":
-        return False
-    if explicit:
-        return True
-    patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
-    if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
-        return False
-    roots = [config.rootpath / p for p in config.getini("llmjudge_paths")]
-    return any(file_path.is_relative_to(root) for root in roots)
 
 
 def judge_eval_item(

@@ -7,23 +7,26 @@ that collects no eval file and requests no judge fixture is left as it was.
 from __future__ import annotations
 
 import os
-import signal
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .options import OPTIONS
 from .runtime import (
+    EVAL_ITEM_KEY,
     STATE_KEY,
+    SigtermAsInterrupt,
     clear_cache,
+    is_eval_file,
+    is_eval_nodeid,
+    may_collect_evals,
     record_for,
+    session_facts,
     session_state,
     settings_for,
-    shown,
     touches_judge,
 )
 from .settings import SettingsError
@@ -95,19 +98,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if not may_collect_evals(config):
+        return None  # a session of ordinary tests does not hear of the plugin
     return config.stash[STATE_KEY].settings.header()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix != ".json":
-        return None
-    from .collect import EvalJsonFile, is_eval_file
-
     if is_eval_file(file_path, parent.config, parent.session.isinitpath(file_path)):
-        parent.config.stash[STATE_KEY].collected_evals = True
+        from .collect import EvalJsonFile
+
         return EvalJsonFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if any(EVAL_ITEM_KEY in item.stash for item in session.items):
+        session.config.stash[STATE_KEY].has_evals = True
 
 
 @pytest.hookimpl(wrapper=True)
@@ -234,8 +241,8 @@ class PlanningHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         if self.planner is None:
-            if not self.config.stash[STATE_KEY].collected_evals:
-                return  # no eval file: nothing to plan, nothing to import
+            if not self.config.stash[STATE_KEY].has_evals:
+                return  # no eval item: nothing to plan, nothing to import
             from .planning import Planner
 
             self.planner = Planner(self.config, item.session)
@@ -256,7 +263,7 @@ class ResultsReporter:
         self.started = datetime.now(timezone.utc)
         self.clock = time.monotonic()
         self.summary: list[str] = []
-        self._previous_sigterm: Any = None
+        self._sigterm = SigtermAsInterrupt()
 
     @property
     def results(self) -> SessionResults:
@@ -266,47 +273,45 @@ class ResultsReporter:
             self._results = SessionResults()
         return self._results
 
-    def pytest_sessionstart(self) -> None:
-        # CI cancels jobs with SIGTERM; make it an interrupt so the results still get written.
-        try:
-            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-                self._previous_sigterm = signal.signal(signal.SIGTERM, _interrupt)
-        except ValueError:  # not the main thread
-            pass
+    def _eval_session(self) -> None:
+        self.config.stash[STATE_KEY].has_evals = True
+        # CI cancels jobs with SIGTERM: make it an interrupt so that the results get written.
+        self._sigterm.install()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self) -> None:
+        if self.config.stash[STATE_KEY].has_evals and not self.config.option.collectonly:
+            self._eval_session()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if any(is_eval_nodeid(nodeid) for nodeid in ids):
+            self._eval_session()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "llmjudge", None)
         if record is not None:
             from .item_records import report_outcome
 
+            self._eval_session()
             outcome, reason = report_outcome(report, record)
             self.results.add(report.nodeid, record, outcome, reason, report.duration)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed and report.nodeid.endswith(".json"):
+        if report.failed and is_eval_nodeid(report.nodeid):
             self.results.add_collection_error(report.nodeid, str(report.longrepr).strip())
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         state = self.config.stash[STATE_KEY]
         seen = self._results is not None and self._results.seen_anything
-        if not seen and not state.collected_evals:
-            return  # not an eval session: write nothing
-        from .session_results import SessionFacts
+        if self.config.option.collectonly or not (seen or state.has_evals):
+            return  # nothing ran that the plugin judges: write nothing, change nothing
         from .writers import write_outputs
 
-        settings = state.settings
-        facts = SessionFacts(
-            exit_status=int(exitstatus),
-            stopped_early=bool(session.shouldstop or session.shouldfail),
-            started=self.started,
-            duration=time.monotonic() - self.clock,
-            output_shown=shown(settings.output),
-            baseline_shown=shown(settings.baseline) if settings.baseline else "",
-            github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
-        )
-        end = self.results.finish(settings, state.baseline, facts)
-        write_outputs(end.results, settings, os.environ)
+        facts = session_facts(session, int(exitstatus), self.started, self.clock)
+        end = self.results.finish(state.settings, state.baseline, facts)
+        write_outputs(end.results, state.settings, os.environ)
         if end.exit_status != exitstatus:
             session.exitstatus = pytest.ExitCode(end.exit_status)
         self.summary = end.summary
@@ -323,9 +328,4 @@ class ResultsReporter:
         return result
 
     def pytest_unconfigure(self) -> None:
-        if self._previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, self._previous_sigterm)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"received signal {signum}")
+        self._sigterm.restore()

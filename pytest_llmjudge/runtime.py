@@ -6,11 +6,17 @@ item, its settings (resolved once) and the record of the current attempt.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import signal
+import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +29,7 @@ if TYPE_CHECKING:
     from .engine import JudgeEngine
     from .item_settings import ItemSettings
     from .judgment import Judgment
+    from .session_results import SessionFacts
 
 
 @dataclass
@@ -31,7 +38,7 @@ class SessionState:
 
     settings: Settings
     cache_dir: Callable[[], Path] | None = None
-    collected_evals: bool = False
+    has_evals: bool = False  # eval items are selected to run (or a judge fixture ran)
     baseline: Baseline = field(default_factory=dict)
     _engine: JudgeEngine | None = field(default=None, init=False)
 
@@ -179,3 +186,107 @@ def shown(path: Path) -> str:
         return os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(path)
+
+
+class LLMJudgeWarning(UserWarning):
+    """Something in or about an eval file was ignored."""
+
+
+def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool:
+    """Inside ``llmjudge_paths``, matching ``llmjudge_file_patterns`` and shaped like an eval
+    file, or named on the command line. A JSON file of another kind in an eval folder is left
+    alone, with a warning.
+    """
+    if file_path.suffix != ".json":
+        return False
+    if explicit:
+        return True
+    patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
+    if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return False
+    roots = [config.rootpath / p for p in config.getini("llmjudge_paths")]
+    if not any(file_path.is_relative_to(root) for root in roots):
+        return False
+    from .sniff import HOW_TO, eval_shaped
+
+    try:
+        text = file_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True  # unreadable: the eval file's own error says why
+    if eval_shaped(text):
+        return True
+    warnings.warn_explicit(
+        LLMJudgeWarning(
+            f"{shown(file_path)} is not collected: not shaped like an eval file ({HOW_TO})"
+        ),
+        category=None,
+        filename=str(file_path),
+        lineno=1,
+    )
+    return False
+
+
+def is_eval_nodeid(nodeid: str) -> bool:
+    """An eval file's node id, or one of its items' (``evals/support.json::ticket-001``)."""
+    return nodeid.split("::", 1)[0].endswith(".json")
+
+
+def may_collect_evals(config: pytest.Config) -> bool:
+    """Whether this session's arguments reach an eval folder or name a JSON file.
+
+    Decides the header line before collection; a session of ordinary tests gets none.
+    """
+    roots = [config.rootpath / p for p in config.getini("llmjudge_paths")]
+    roots = [root for root in roots if root.exists()]
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        if not path.is_absolute():
+            path = config.invocation_params.dir / path
+        if path.suffix == ".json":
+            return True
+        if any(path.is_relative_to(root) or root.is_relative_to(path) for root in roots):
+            return True
+    return False
+
+
+def session_facts(
+    session: pytest.Session, exit_status: int, started: datetime, clock: float
+) -> SessionFacts:
+    """How the session ended, as plain values for ``SessionResults.finish``."""
+    from .session_results import SessionFacts
+
+    settings = session.config.stash[STATE_KEY].settings
+    return SessionFacts(
+        exit_status=exit_status,
+        stopped_early=bool(session.shouldstop or session.shouldfail),
+        started=started,
+        duration=time.monotonic() - clock,
+        output_shown=shown(settings.output),
+        baseline_shown=shown(settings.baseline) if settings.baseline else "",
+        github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
+    )
+
+
+class SigtermAsInterrupt:
+    """Turns SIGTERM into KeyboardInterrupt while installed (only in sessions that judge)."""
+
+    def __init__(self) -> None:
+        self._previous: Any = None
+
+    def install(self) -> None:
+        if self._previous is not None:
+            return
+        try:
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+                self._previous = signal.signal(signal.SIGTERM, _interrupt)
+        except ValueError:  # not the main thread
+            pass
+
+    def restore(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+            self._previous = None
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"received signal {signum}")

@@ -14,7 +14,9 @@ ARCHITECTURE = Path(__file__).parent.parent / "ARCHITECTURE.md"
 # module -> layer, as ARCHITECTURE.md's table gives them; a module imports only its own layer
 # or lower ones. Layers below PYTEST_LAYER never import pytest.
 LAYERS: dict[str, int] = {
-    **dict.fromkeys(["schema", "stats", "rubrics", "targets", "pricing", "redaction", "fileio"], 0),
+    **dict.fromkeys(
+        ["schema", "stats", "rubrics", "targets", "pricing", "redaction", "fileio", "sniff"], 0
+    ),
     **dict.fromkeys(["options", "settings", "item_settings", "dataset"], 1),
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
     **dict.fromkeys(["engine", "loop", "retry", "budget", "bots"], 3),

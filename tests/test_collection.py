@@ -156,11 +156,11 @@ def test_json_syntax_error_is_a_collection_error_with_line_and_column(
     assert "line 3, column 15" in errors[0]["reason"]
 
 
-def test_wrong_top_level_shape_is_a_collection_error(pytester: pytest.Pytester) -> None:
+def test_wrong_top_level_shape_is_a_collection_error_when_named(pytester: pytest.Pytester) -> None:
     path = pytester.path / "evals" / "odd.json"
     path.parent.mkdir()
     path.write_text('{"cases": []}')
-    result = run(pytester, "evals/")
+    result = run(pytester, "evals/odd.json")  # named on the command line: meant as an eval file
     result.stdout.fnmatch_lines(
         [
             "*odd.json: expected a list of entries or an object with an "

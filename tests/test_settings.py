@@ -9,7 +9,7 @@ import pytest
 
 from pytest_llmjudge.settings import SettingsError, resolve_settings
 
-from conftest import run
+from conftest import entry, run, write_evals
 
 BASE = Path("/work/project")
 
@@ -126,6 +126,7 @@ llmjudge_runs = "3"
 llmjudge_min_relevance = "4"
 llmjudge_provider = "heuristic"
 """)
+    write_evals(pytester, [entry("a")])  # the header is shown where evals may be collected
     result = run(pytester, "--co")
     result.stdout.fnmatch_lines(
         [

@@ -1,0 +1,38 @@
+"""Whether a JSON text is shaped like an eval file: cheaply, with the standard library only.
+
+An eval file is a list of entries (objects) or an object with ``examples``. Files under the
+eval folders that are neither (a metrics file, a fixture of another tool) are left alone; a
+file that is broken JSON is treated as a broken eval file so that its error is shown.
+"""
+
+from __future__ import annotations
+
+import json
+
+HOW_TO = (
+    'an eval file is a list of entries ([{"id": ..., "ticket": ..., "response": ...}]) '
+    'or an object with an "examples" list'
+)
+
+
+def eval_shaped(text: str) -> bool:
+    """A list of objects (or an empty list), an object with ``examples``, or broken JSON."""
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        # The first element decides: entries are objects.
+        return stripped[1:].lstrip()[:1] in ("{", "]")
+    if not stripped.startswith("{"):
+        return not _is_json(stripped)  # a scalar is no eval file; broken text may be one
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return True
+    return isinstance(data, dict) and "examples" in data
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
