@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .judges.base import Usage
 from .judgment import JudgeError, Judgment
 from .report import failure_report, judge_error_report, verdict_line
 
@@ -17,6 +18,15 @@ class ItemRecord:
     errors: list[str] = field(default_factory=list)
     flaky_failed: bool = False
     answer: str | None = None  # a live target's answer, once fetched
+    attempt: int = 0  # 0 for the first; a rerun (pytest-rerunfailures) judges afresh
+    paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
+
+    def usage(self) -> Usage:
+        """Requests and tokens of this attempt so far (runs still retrying keep adding)."""
+        total = Usage()
+        for usage in self.paid:
+            total.add(usage)
+        return total
 
 
 class EvalFailed(Exception):

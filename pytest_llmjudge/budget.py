@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .judges.base import FatalJudgeError, JudgeCallError, RunResult
+from .judges.base import FatalJudgeError, JudgeCallError, Usage
 from .pricing import Price
 
 
@@ -39,6 +39,6 @@ class Budget:
             )
         self.requests += 1
 
-    def spend(self, result: RunResult) -> None:
+    def spend(self, usage: Usage) -> None:
         if self.price is not None:
-            self.spent_usd += self.price.cost(result.prompt_tokens, result.completion_tokens)
+            self.spent_usd += self.price.cost(usage.prompt_tokens, usage.completion_tokens)

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from .bots import ask, bot_client
 from .budget import Budget, BudgetExhausted
 from .cache import JudgeCache
-from .judges import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
+from .judges import (
+    FatalJudgeError,
+    Judge,
+    JudgeCallError,
+    RetryableJudgeError,
+    RunResult,
+    Usage,
+)
 from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
 from .loop import LoopThread
 from .redaction import redact
@@ -31,7 +38,7 @@ from .targets import RetryableTargetError, TargetError
 if TYPE_CHECKING:
     import httpx2
 
-RunKey = tuple[str, str, str, str, int]
+RunKey = tuple[str, str, str, str, int, int]
 
 
 @dataclass(frozen=True)
@@ -40,11 +47,12 @@ class PlannedRun:
     ticket: str
     response: str
     run_index: int
+    generation: int = 0  # > 0: a rerun of the item judges afresh (no memory, no disk cache)
 
     @property
     def key(self) -> RunKey:
         d = self.dimension
-        return (d.name, d.version, self.ticket, self.response, self.run_index)
+        return (d.name, d.version, self.ticket, self.response, self.run_index, self.generation)
 
 
 @dataclass
@@ -67,6 +75,7 @@ class JudgeEngine:
     _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
         default_factory=dict, init=False
     )
+    _usage: dict[RunKey, Usage] = field(default_factory=dict, init=False)
     _planned: deque[PlannedRun] = field(default_factory=deque, init=False)
     _planned_active: int = field(default=0, init=False)
     _claimed: set[RunKey] = field(default_factory=set, init=False)
@@ -104,9 +113,18 @@ class JudgeEngine:
         """Start a run unless it is already running or done (caller holds the lock)."""
         future = self._runs.get(run.key)
         if future is None:
-            future = self._start_loop().submit(self._run(run))
+            usage = self._usage[run.key] = Usage()
+            future = self._start_loop().submit(self._run(run, usage))
             self._runs[run.key] = future
         return future
+
+    def totals(self) -> Usage:
+        """Every request this engine sent and every token billed, whoever asked for them."""
+        with self._lock:
+            total = Usage()
+            for usage in self._usage.values():
+                total.add(usage)
+            return total
 
     def plan(self, dimension_names: Sequence[str], ticket: str, response: str, runs: int) -> None:
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
@@ -138,13 +156,23 @@ class JudgeEngine:
         self._pump()
 
     def judge(
-        self, dimension_name: str, ticket: str, response: str, runs: int, threshold: float
+        self,
+        dimension_name: str,
+        ticket: str,
+        response: str,
+        runs: int,
+        threshold: float,
+        *,
+        generation: int = 0,
+        paid: list[Usage] | None = None,
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done.
 
         With ``--judge-adaptive``, a verdict that is still uncertain after those runs (runs on
         both sides of the threshold, a mean within the margin, or an undecided confidence
-        interval) gets more runs, in rounds, up to ``--judge-max-runs``.
+        interval) gets more runs, in rounds, up to ``--judge-max-runs``. ``paid`` receives the
+        usage of every run this call is the first to claim (also of runs that then fail or are
+        abandoned), so that the caller's item is charged what its judging cost.
         """
         dimension = self.dimension(dimension_name)
         mode = self.settings.verdict
@@ -155,12 +183,16 @@ class JudgeEngine:
         while True:
             first = len(outcomes)
             planned = [
-                PlannedRun(dimension, ticket, response, i) for i in range(first, first + batch)
+                PlannedRun(dimension, ticket, response, i, generation)
+                for i in range(first, first + batch)
             ]
             with self._lock:
                 futures = [self._start(run) for run in planned]
-                reused += [run.key in self._claimed for run in planned]
+                fresh = [run.key not in self._claimed for run in planned]
+                reused += [not is_fresh for is_fresh in fresh]
                 self._claimed.update(run.key for run in planned)
+                if paid is not None:
+                    paid += [self._usage[r.key] for r, f in zip(planned, fresh, strict=True) if f]
             outcomes += [future.result() for future in futures]
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
@@ -223,24 +255,37 @@ class JudgeEngine:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def prefetch(
-        self, dimension_names: Sequence[str], ticket: str, response: str, runs: int
+        self,
+        dimension_names: Sequence[str],
+        ticket: str,
+        response: str,
+        runs: int,
+        generation: int = 0,
     ) -> None:
         """Start the runs of several dimensions now so that they overlap."""
         with self._lock:
             for name in dimension_names:
                 dimension = self.dimension(name)
                 for i in range(runs):
-                    self._start(PlannedRun(dimension, ticket, response, i))
+                    self._start(PlannedRun(dimension, ticket, response, i, generation))
 
-    async def _run(self, run: PlannedRun) -> RunOutcome:
+    async def _run(self, run: PlannedRun, usage: Usage) -> RunOutcome:
         assert self._judge is not None
         judge = self._judge
         cache_key = None
-        if self.cache is not None:
+        if self.cache is not None and run.generation == 0:
             cache_key = self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
             cached = self.cache.get(cache_key)
             if cached is not None:
                 return RunOutcome(cached, None, 0, cached=True)
+        try:
+            return await self._judge_with_retries(judge, run, usage, cache_key)
+        finally:
+            self._budget.spend(usage)  # what the replies billed, rejected ones included
+
+    async def _judge_with_retries(
+        self, judge: Judge, run: PlannedRun, usage: Usage, cache_key: str | None
+    ) -> RunOutcome:
         s = self.settings
         attempts = 0
         try:
@@ -255,25 +300,26 @@ class JudgeEngine:
                     async with self._limit():
                         self._budget.take_request()
                         attempts += 1
-                        result = await self._call(judge, run)
-                    self._budget.spend(result)
-                    if self.cache is not None and cache_key is not None:
+                        result = await self._call(judge, run, usage)
+                    if cache_key is not None:
+                        assert self.cache is not None
                         self.cache.put(cache_key, result)
-                    return RunOutcome(result, None, attempts)
+                    return RunOutcome(result, None, usage.requests)
         except BudgetExhausted as exc:
-            return RunOutcome(None, str(exc), attempts)
+            return RunOutcome(None, str(exc), usage.requests)
         except FatalJudgeError as exc:
             # Bad key, unknown model...: every later call would fail the same way.
             self._budget.fatal = str(exc)
-            return RunOutcome(None, f"judge call failed: {exc} (not retried)", attempts)
+            return RunOutcome(None, f"judge call failed: {exc} (not retried)", usage.requests)
         except (JudgeCallError, RetryAfterTooLong) as exc:
-            return RunOutcome(None, f"judge call failed after {attempts} attempts: {exc}", attempts)
+            reason = f"judge call failed after {attempts} attempts: {exc}"
+            return RunOutcome(None, reason, usage.requests)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _call(self, judge: Judge, run: PlannedRun) -> RunResult:
+    async def _call(self, judge: Judge, run: PlannedRun, usage: Usage) -> RunResult:
         try:
             return await asyncio.wait_for(
-                judge.judge_once(run.dimension, run.ticket, run.response),
+                judge.judge_once(run.dimension, run.ticket, run.response, usage=usage),
                 self.settings.timeout,
             )
         except asyncio.TimeoutError:

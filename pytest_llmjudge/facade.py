@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -36,7 +37,13 @@ class ItemJudge:
         limit = threshold if threshold is not None else self.settings.thresholds.get(dimension)
         try:
             judgment = self._engine().judge(
-                dimension, ticket, response, runs or self.settings.runs, limit or 0.0
+                dimension,
+                ticket,
+                response,
+                runs or self.settings.runs,
+                limit or 0.0,
+                generation=self._record.attempt,
+                paid=self._record.paid,
             )
         except JudgeError as exc:
             self._record.errors.append(str(exc))
@@ -52,9 +59,33 @@ class ItemJudge:
         """Tone of the response, 1-5."""
         return self.judge("tone", ticket, response, **options)
 
+    async def ajudge(
+        self,
+        dimension: str,
+        ticket: str,
+        response: str,
+        *,
+        runs: int | None = None,
+        threshold: float | None = None,
+    ) -> Judgment:
+        """``judge`` for async tests: awaits the judgment without blocking their event loop."""
+        return await asyncio.to_thread(
+            self.judge, dimension, ticket, response, runs=runs, threshold=threshold
+        )
+
+    async def arelevance(self, ticket: str, response: str, **options: Any) -> Judgment:
+        """Relevance of the response to the ticket, 1-5 (async)."""
+        return await self.ajudge("relevance", ticket, response, **options)
+
+    async def atone(self, ticket: str, response: str, **options: Any) -> Judgment:
+        """Tone of the response, 1-5 (async)."""
+        return await self.ajudge("tone", ticket, response, **options)
+
     def prefetch(self, dimensions: list[str], ticket: str, response: str) -> None:
         """Start judging now so that later ``judge`` calls overlap instead of queueing."""
-        self._engine().prefetch(dimensions, ticket, response, self.settings.runs)
+        self._engine().prefetch(
+            dimensions, ticket, response, self.settings.runs, self._record.attempt
+        )
 
 
 class DimensionJudge:

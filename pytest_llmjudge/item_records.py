@@ -59,9 +59,16 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
         data.update(id=item.name, line=None)
     data["flaky"] = item.get_closest_marker("flaky_eval") is not None
     if record is not None:
+        usage = record.usage()
         data.update(
             {name: j.result.model_dump() for name, j in record.judgments.items()},
             flaky_failed=record.flaky_failed,
+            attempt=record.attempt + 1,
+            usage={
+                "calls": usage.requests,
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+            },
         )
         if record.errors:
             data["error"] = redact("; ".join(record.errors))

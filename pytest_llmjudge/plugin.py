@@ -6,9 +6,8 @@ that collects no eval file and requests no judge fixture is left as it was.
 
 from __future__ import annotations
 
-import os
-import time
-from datetime import datetime, timezone
+import dataclasses
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,13 +17,10 @@ from .options import OPTIONS
 from .runtime import (
     EVAL_ITEM_KEY,
     STATE_KEY,
-    SigtermAsInterrupt,
     clear_cache,
     is_eval_file,
-    is_eval_nodeid,
     may_collect_evals,
     record_for,
-    session_facts,
     session_state,
     settings_for,
     touches_judge,
@@ -35,8 +31,6 @@ if TYPE_CHECKING:
     from .dataset import EvalCase
     from .facade import DimensionJudge, ItemJudge
     from .judgment import Judgment
-    from .planning import Planner
-    from .session_results import SessionResults
 
 MARKERS = (
     "llmjudge(runs=None, relevance=None, tone=None): judge settings for this test "
@@ -93,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
+    from .session_hooks import PlanningHooks, ResultsReporter
+
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     if not hasattr(config, "workerinput"):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
@@ -147,6 +143,18 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         if reason is None:
             raise
         pytest.xfail(reason)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Judging ends with the session; what was sent is counted now, on every process.
+    state = session.config.stash[STATE_KEY]
+    usage = state.close()
+    if usage is not None:
+        state.usage = usage
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and usage is not None:  # builtins only: a JSON string
+        workeroutput["llmjudge_usage"] = json.dumps(dataclasses.asdict(usage))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -229,103 +237,3 @@ def tone_judge(llmjudge: ItemJudge) -> DimensionJudge:
     from .facade import DimensionJudge
 
     return DimensionJudge(llmjudge, "tone")
-
-
-class PlanningHooks:
-    """Starts the judge runs of upcoming items early; stops when the session stops."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.planner: Planner | None = None
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        if self.planner is None:
-            if not self.config.stash[STATE_KEY].has_evals:
-                return  # no eval item: nothing to plan, nothing to import
-            from .planning import Planner
-
-            self.planner = Planner(self.config, item.session)
-        self.planner.before_item(item, nextitem)
-
-    @pytest.hookimpl(trylast=True)  # after the session counted the failure for -x/--maxfail
-    def pytest_runtest_logreport(self) -> None:
-        if self.planner is not None:
-            self.planner.after_report()
-
-
-class ResultsReporter:
-    """On the controller: hands reports to the session's results, writes them, prints."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self._results: SessionResults | None = None
-        self.started = datetime.now(timezone.utc)
-        self.clock = time.monotonic()
-        self.summary: list[str] = []
-        self._sigterm = SigtermAsInterrupt()
-
-    @property
-    def results(self) -> SessionResults:
-        if self._results is None:  # pydantic is imported only once there is something
-            from .session_results import SessionResults
-
-            self._results = SessionResults()
-        return self._results
-
-    def _eval_session(self) -> None:
-        self.config.stash[STATE_KEY].has_evals = True
-        # CI cancels jobs with SIGTERM: make it an interrupt so that the results get written.
-        self._sigterm.install()
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self) -> None:
-        if self.config.stash[STATE_KEY].has_evals and not self.config.option.collectonly:
-            self._eval_session()
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        if any(is_eval_nodeid(nodeid) for nodeid in ids):
-            self._eval_session()
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "llmjudge", None)
-        if record is not None:
-            from .item_records import report_outcome
-
-            self._eval_session()
-            outcome, reason = report_outcome(report, record)
-            self.results.add(report.nodeid, record, outcome, reason, report.duration)
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed and is_eval_nodeid(report.nodeid):
-            self.results.add_collection_error(report.nodeid, str(report.longrepr).strip())
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        state = self.config.stash[STATE_KEY]
-        seen = self._results is not None and self._results.seen_anything
-        if self.config.option.collectonly or not (seen or state.has_evals):
-            return  # nothing ran that the plugin judges: write nothing, change nothing
-        from .writers import write_outputs
-
-        facts = session_facts(session, int(exitstatus), self.started, self.clock)
-        end = self.results.finish(state.settings, state.baseline, facts)
-        write_outputs(end.results, state.settings, os.environ)
-        if end.exit_status != exitstatus:
-            session.exitstatus = pytest.ExitCode(end.exit_status)
-        self.summary = end.summary
-
-    # Outermost: after pytest's short test summary, so that it does not scroll away.
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
-        result = yield
-        if self.summary:
-            terminalreporter.ensure_newline()
-            terminalreporter.section("llmjudge")
-            for line in self.summary:
-                terminalreporter.write_line(line)
-        return result
-
-    def pytest_unconfigure(self) -> None:
-        self._sigterm.restore()

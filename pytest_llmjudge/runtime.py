@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .baseline import Baseline
     from .engine import JudgeEngine
     from .item_settings import ItemSettings
+    from .judges.base import Usage
     from .judgment import Judgment
     from .session_results import SessionFacts
 
@@ -40,6 +41,7 @@ class SessionState:
     cache_dir: Callable[[], Path] | None = None
     has_evals: bool = False  # eval items are selected to run (or a judge fixture ran)
     baseline: Baseline = field(default_factory=dict)
+    usage: Usage | None = None  # what this process's engine sent, once judging has ended
     _engine: JudgeEngine | None = field(default=None, init=False)
 
     @property
@@ -80,16 +82,21 @@ class SessionState:
             self._engine = JudgeEngine(s, make_judge, cache)
         return self._engine
 
-    def close(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
+    def close(self) -> Usage | None:
+        """Stop judging (cancel what is still running); what the engine sent, if it ran."""
+        if self._engine is None:
+            return None
+        self._engine.close()
+        usage = self._engine.totals()
+        self._engine = None
+        return usage
 
 
 STATE_KEY = pytest.StashKey[SessionState]()
 RECORD_KEY = pytest.StashKey["ItemRecord"]()
 ITEM_SETTINGS_KEY = pytest.StashKey["ItemSettings | str"]()
 EVAL_ITEM_KEY = pytest.StashKey[bool]()
+ATTEMPTS_KEY = pytest.StashKey[int]()  # attempts of an item so far (reruns count)
 
 
 def touches_judge(item: pytest.Item) -> bool:
@@ -101,7 +108,12 @@ def record_for(item: pytest.Item) -> ItemRecord:
     """This attempt's record; the report hook drops it at teardown so reruns start afresh."""
     from .attempt import ItemRecord
 
-    return item.stash.setdefault(RECORD_KEY, ItemRecord())
+    record = item.stash.get(RECORD_KEY, None)
+    if record is None:
+        attempt = item.stash.get(ATTEMPTS_KEY, 0)
+        item.stash[ATTEMPTS_KEY] = attempt + 1
+        record = item.stash[RECORD_KEY] = ItemRecord(attempt=attempt)
+    return record
 
 
 def settings_for(item: pytest.Item) -> ItemSettings:

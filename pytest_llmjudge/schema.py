@@ -48,6 +48,15 @@ class DimensionResult(ScoreSummary):
     extra_runs: int = Field(default=0, description="runs added by --judge-adaptive")
 
 
+class ItemUsage(BaseModel):
+    """What judging one item cost: every request its runs sent (retries, runs that failed),
+    and the tokens every reply billed. Runs served from the cache cost nothing."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
 class ItemResult(BaseModel):
     """One eval item (or hand-written test that used the judge); one key per dimension.
 
@@ -84,6 +93,10 @@ class ItemResult(BaseModel):
     flaky_failed: bool = Field(
         default=False, description="a flaky eval below threshold (not gating)"
     )
+    attempt: int = Field(
+        default=1, description="which attempt this row is: a rerun (--reruns) judges afresh"
+    )
+    usage: ItemUsage = Field(default_factory=ItemUsage)
 
     @property
     def dimensions(self) -> dict[str, DimensionResult]:
@@ -162,6 +175,11 @@ class Meta(BaseModel):
     exit_status: int | None = None
     calls: int = Field(description="judge requests made, retries included")
     cached_calls: int = Field(description="judge runs served without a request")
+    unattributed_calls: int = Field(
+        default=0,
+        description="requests in 'calls' that no item's usage holds: judged ahead for items "
+        "that never ran (-x, Ctrl-C), or retried after their item was reported (a timeout)",
+    )
     tokens: Tokens
     cost_usd: float | None = Field(
         default=None, description="cost of the calls made, if the price is known"

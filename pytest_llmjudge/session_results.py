@@ -18,6 +18,7 @@ from . import __version__
 from .baseline import Baseline, compare_with_baseline
 from .comparison import compare_targets
 from .gates import evaluate_gates
+from .judges.base import Usage
 from .markdown import github_annotations
 from .report import terminal_summary
 from .schema import ErrorEntry, ItemResult, Meta, ResultsFile, SkippedEntry, Summary, Tokens
@@ -55,6 +56,7 @@ class SessionResults:
     """Gathers item records (from test reports, also an xdist worker's) on the controller."""
 
     _items: dict[str, ItemResult] = field(default_factory=dict)
+    _usage: Usage = field(default_factory=Usage)
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
 
@@ -77,6 +79,10 @@ class SessionResults:
         self._items[nodeid] = ItemResult.model_validate(
             {**record, "outcome": outcome, "reason": reason, "duration_s": round(duration, 4)}
         )
+
+    def add_usage(self, usage: Usage) -> None:
+        """What one process's engine sent and was billed (each xdist worker, or this one)."""
+        self._usage.add(usage)
 
     def add_collection_error(self, file: str, reason: str) -> None:
         self._collect_errors[file] = reason
@@ -123,7 +129,7 @@ class SessionResults:
         ]
         errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
         return ResultsFile(
-            meta=_meta(settings, facts, items),
+            meta=_meta(settings, facts, items, self._usage),
             results=items,
             skipped=skipped,
             errors=errors,
@@ -132,13 +138,13 @@ class SessionResults:
         )
 
 
-def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult]) -> Meta:
+def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
     dims = [d for i in items for d in i.dimensions.values()]
     tokens = Tokens(
-        prompt=sum(d.prompt_tokens for d in dims),
-        completion=sum(d.completion_tokens for d in dims),
+        prompt=usage.prompt_tokens,
+        completion=usage.completion_tokens,
+        total=usage.prompt_tokens + usage.completion_tokens,
     )
-    tokens.total = tokens.prompt + tokens.completion
     price = settings.price
     return Meta(
         provider=settings.provider,
@@ -152,8 +158,9 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult]) -> M
         duration_s=round(facts.duration, 3),
         complete=facts.exit_status != EXIT_INTERRUPTED and not facts.stopped_early,
         exit_status=facts.exit_status,
-        calls=sum(d.calls for d in dims),
+        calls=usage.requests,
         cached_calls=sum(d.cached_runs for d in dims),
+        unattributed_calls=usage.requests - sum(i.usage.calls for i in items),
         tokens=tokens,
         cost_usd=None if price is None else round(price.cost(tokens.prompt, tokens.completion), 6),
         price_source=None if price is None else price.source,

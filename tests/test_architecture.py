@@ -24,7 +24,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["report", "markdown"], 5),
     **dict.fromkeys(["session_results", "writers", "attempt", "facade"], 6),
     **dict.fromkeys(["runtime", "collect", "item_records", "planning"], 7),
-    **dict.fromkeys(["plugin", "__main__"], 8),
+    **dict.fromkeys(["plugin", "session_hooks", "__main__"], 8),
 }
 PYTEST_LAYER = 7
 LARGEST_MODULE = 350  # lines; the option table (options.py) is exempt

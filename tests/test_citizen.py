@@ -84,6 +84,7 @@ def pytest_unconfigure(config):
 LIGHT_MODULES = {
     "pytest_llmjudge",
     "pytest_llmjudge.plugin",
+    "pytest_llmjudge.session_hooks",
     "pytest_llmjudge.options",
     "pytest_llmjudge.settings",
     "pytest_llmjudge.runtime",

@@ -21,7 +21,7 @@ from pytest_llmjudge.comparison import compare_targets, comparison_lines
 from pytest_llmjudge.engine import JudgeEngine
 from pytest_llmjudge.gates import evaluate_gates, suite_means
 from pytest_llmjudge.item_settings import Overrides, marker_overrides, resolve_item_settings
-from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult
+from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult, Usage
 from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
 from pytest_llmjudge.pricing import parse_price_lines, price_for
 from pytest_llmjudge.report import failure_report, terminal_summary, verdict_line
@@ -252,10 +252,16 @@ class ScriptedJudge:
         self.calls: list[str] = []
         self.lock = threading.Lock()
 
-    async def judge_once(self, dimension: Dimension, ticket: str, response: str) -> RunResult:
+    async def judge_once(
+        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+    ) -> RunResult:
         await asyncio.sleep(0)
         with self.lock:
             self.calls.append(dimension.name)
+            if usage is not None:
+                usage.requests += 1
+                usage.prompt_tokens += 10
+                usage.completion_tokens += 2
             if self.fail:
                 self.fail -= 1
                 raise RetryableJudgeError("busy", retry_after=0)
@@ -277,6 +283,25 @@ def test_engine_aggregates_retries_and_counts_each_request() -> None:
     assert relevance.runs == (4, 4, 4) and relevance.passed
     assert relevance.calls == 5 == len(judge.calls)  # 3 runs + 2 retried attempts
     assert (again.calls, again.cached_runs) == (0, 3)  # judged once per session
+    totals = engine.totals()
+    assert (totals.requests, totals.prompt_tokens) == (5, 50)  # failed attempts were billed too
+
+
+def test_engine_charges_the_first_claimer_and_a_new_generation_judges_afresh() -> None:
+    judge = ScriptedJudge({"relevance": [4, 4, 4]})
+    engine = JudgeEngine(settings(), lambda s: judge)
+    first: list[Usage] = []
+    second: list[Usage] = []
+    rerun: list[Usage] = []
+    try:
+        engine.judge("relevance", "t", "r", 2, 3.5, paid=first)
+        engine.judge("relevance", "t", "r", 2, 3.5, paid=second)  # identical: reused
+        engine.judge("relevance", "t", "r", 2, 3.5, generation=1, paid=rerun)
+    finally:
+        engine.close()
+    assert [u.requests for u in first] == [1, 1] and second == []
+    assert [u.requests for u in rerun] == [1, 1]
+    assert len(judge.calls) == 4 == engine.totals().requests
 
 
 def test_engine_budget_stops_new_calls() -> None:

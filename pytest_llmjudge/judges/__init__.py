@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..settings import Settings
-from .base import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult
+from .base import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult, Usage
 
 __all__ = [
     "FatalJudgeError",
@@ -11,6 +11,7 @@ __all__ = [
     "JudgeCallError",
     "RetryableJudgeError",
     "RunResult",
+    "Usage",
     "make_judge",
 ]
 

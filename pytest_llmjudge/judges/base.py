@@ -18,6 +18,24 @@ class RunResult:
     completion_tokens: int = 0
 
 
+@dataclass
+class Usage:
+    """What judging cost: requests sent (retries and fallbacks too) and the replies' tokens.
+
+    A judge adds to it as requests go out and replies come back, also for replies it then
+    rejects, so that the counts are what the server saw and billed.
+    """
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.requests += other.requests
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
 class JudgeCallError(Exception):
     """A judge call failed. ``retryable`` says whether another attempt may succeed."""
 
@@ -42,8 +60,10 @@ class Judge(Protocol):
     #: whether a language model produces the scores (results say so when not)
     uses_llm: bool
 
-    async def judge_once(self, dimension: Dimension, ticket: str, response: str) -> RunResult:
-        """Return one validated score or raise JudgeCallError."""
+    async def judge_once(
+        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+    ) -> RunResult:
+        """Return one validated score or raise JudgeCallError; count what it cost in usage."""
         ...
 
     async def aclose(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..rubrics import Dimension
-from .base import JudgeCallError, RunResult
+from .base import JudgeCallError, RunResult, Usage
 
 PREFIX = "[heuristic judge, no LLM]"
 
@@ -202,7 +202,11 @@ class HeuristicJudge:
 
     uses_llm = False
 
-    async def judge_once(self, dimension: Dimension, ticket: str, response: str) -> RunResult:
+    async def judge_once(
+        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+    ) -> RunResult:
+        if usage is not None:
+            usage.requests += 1  # one judgment, made in-process
         if dimension.name == "relevance":
             score, reason = score_relevance(ticket, response)
         elif dimension.name == "tone":

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..redaction import redact
 from ..rubrics import Dimension, build_messages
-from .base import FatalJudgeError, RetryableJudgeError, RunResult
+from .base import FatalJudgeError, RetryableJudgeError, RunResult, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -160,20 +160,23 @@ class OpenAIJudge:
     def _extra(self) -> dict[str, Any]:
         return {} if self.temperature is None else {"temperature": self.temperature}
 
-    async def judge_once(self, dimension: Dimension, ticket: str, response: str) -> RunResult:
+    async def judge_once(
+        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+    ) -> RunResult:
         import openai
 
         client = self._get_client()
         messages = build_messages(dimension, ticket, response)
+        usage = usage if usage is not None else Usage()
         try:
             sent_schema = self._schema_supported
             try:
-                completion = await self._create(client, messages)
+                completion = await self._create(client, messages, usage)
             except openai.BadRequestError as exc:
                 if not (sent_schema and _schema_unsupported(exc)):
                     raise
                 self._schema_supported = False  # learned once, kept for the session
-                completion = await self._create(client, messages)
+                completion = await self._create(client, messages, usage)
         except openai.APITimeoutError:
             raise RetryableJudgeError(f"timed out after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
@@ -198,24 +201,30 @@ class OpenAIJudge:
             raise RetryableJudgeError(
                 f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
             ) from None
-        usage = completion.usage
+        billed = completion.usage
         return RunResult(
             score=reply.score,
             reasoning=reply.reasoning.strip(),
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
+            prompt_tokens=billed.prompt_tokens if billed else 0,
+            completion_tokens=billed.completion_tokens if billed else 0,
         )
 
-    async def _create(self, client: AsyncOpenAI, messages: list[dict[str, str]]) -> ChatCompletion:
+    async def _create(
+        self, client: AsyncOpenAI, messages: list[dict[str, str]], usage: Usage
+    ) -> ChatCompletion:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply below.
         response_format: Any = RESPONSE_FORMAT if self._schema_supported else JSON_OBJECT
+        usage.requests += 1  # counted as it goes out: a request that fails was still sent
         completion: ChatCompletion = await client.chat.completions.create(
             model=self.model,
             messages=messages,  # type: ignore[arg-type]
             response_format=response_format,
             **self._extra(),
         )
+        if completion.usage is not None:  # billed even when the reply is then rejected
+            usage.prompt_tokens += completion.usage.prompt_tokens
+            usage.completion_tokens += completion.usage.completion_tokens
         return completion
 
     async def aclose(self) -> None:
