@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from .gates import judged
+from .gates import measured
 from .schema import (
     BaselineResult,
     Change,
@@ -82,7 +82,7 @@ def compare_with_baseline(
     items: Sequence[ItemResult], baseline: Baseline, source: str
 ) -> BaselineResult:
     """Every judged item against its baseline row, and the mean change per dimension."""
-    current = {item.nodeid: item for item in judged(items)}
+    current = {item.nodeid: item for item in measured(items)}
     changes: list[Change] = []
     compared = sorted(set(current) & set(baseline))
     deltas: dict[str, list[float]] = {}

@@ -16,9 +16,20 @@ def dimension_names(items: Iterable[ItemResult]) -> list[str]:
     return list(dict.fromkeys(name for item in items for name in item.dimensions))
 
 
-def judged(items: Iterable[ItemResult]) -> list[ItemResult]:
-    """Items with at least one judged dimension."""
+def measured(items: Iterable[ItemResult]) -> list[ItemResult]:
+    """Items with at least one judged dimension (whatever their outcome)."""
     return [item for item in items if item.dimensions]
+
+
+def judged(items: Iterable[ItemResult]) -> list[ItemResult]:
+    """Measured items whose outcome gates the merge: the base of the pass rate."""
+    return [item for item in measured(items) if item.outcome in GATING]
+
+
+def pass_rate(items: Iterable[ItemResult]) -> tuple[int, int]:
+    """(passed, judged): judged items that passed (xpassed too), and all judged items."""
+    base = judged(items)
+    return sum(1 for item in base if item.outcome in ("passed", "xpassed")), len(base)
 
 
 def suite_means(items: Iterable[ItemResult]) -> dict[str, float]:
@@ -38,7 +49,7 @@ def evaluate_gates(
     min_mean: Mapping[str, float] | None,
 ) -> list[Gate]:
     """The suite gates; the first is always 'something was judged' (fail closed)."""
-    count = len(judged(items))
+    count = len(measured(items))
     gates = [
         Gate(
             name="judged",
@@ -72,17 +83,16 @@ def evaluate_gates(
 
 
 def _pass_rate_gate(items: Sequence[ItemResult], required: float) -> Gate:
-    gating = [item for item in items if item.outcome in GATING]
-    passed = sum(1 for item in gating if item.outcome in ("passed", "xpassed"))
-    rate = passed / len(gating) if gating else 0.0
-    ok = bool(gating) and rate >= required
+    passed, total = pass_rate(items)
+    rate = passed / total if total else 0.0
+    ok = bool(total) and rate >= required
     return Gate(
         name="pass_rate",
         passed=ok,
         actual=round(rate, 4),
         required=required,
         message=f"pass rate {rate:.2f} {'>=' if ok else '<'} {required:g} "
-        f"({passed} of {len(gating)} judged items passed"
+        f"({passed} of {total} judged items passed"
         + ("" if ok else f"; short by {max(required - rate, 0):.2f}")
         + ")",
     )

@@ -82,8 +82,7 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
         if record is not None:
             report.llmjudge = record  # type: ignore[attr-defined]  # plain data, travels to xdist
             attempt = item.stash.get(RECORD_KEY, None)
-            if attempt is not None and attempt.judgments and report.passed:
-                # shown on the -v line (a failure's line shows its verdict instead)
+            if attempt is not None and attempt.judgments:  # for the -v line
                 report.llmjudge_scores = scores_line(list(attempt.judgments.values()))  # type: ignore[attr-defined]
             # --junitxml reads the properties of the item (via its teardown report); a rerun
             # replaces the earlier attempt's.
@@ -192,7 +191,9 @@ def report_outcome(report: pytest.TestReport, record: dict[str, Any]) -> tuple[s
         return outcome, report.wasxfail or None
     if report.skipped and isinstance(report.longrepr, tuple):
         return outcome, str(report.longrepr[2]).removeprefix("Skipped: ")
-    if outcome == "error" and not is_judge_error(record):
+    if outcome == "error" and not is_judge_error(record):  # stopped by something else
+        crash = getattr(report.longrepr, "reprcrash", None)
         text = report.longreprtext.strip().splitlines()
-        return outcome, redact(text[-1] if text else "error")
+        reason = crash.message if crash is not None else text[-1] if text else "error"
+        return outcome, redact(reason)
     return outcome, None

@@ -124,9 +124,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-    scores = getattr(report, "llmjudge_scores", None)  # set on passing eval items only
-    if scores and report.when == "call" and report.passed and not hasattr(report, "wasxfail"):
+    scores = getattr(report, "llmjudge_scores", None)
+    if not scores or report.when != "call" or hasattr(report, "wasxfail"):
+        return None
+    if report.passed:
         return "passed", ".", (f"PASSED ({scores})", {"green": True})
+    if report.failed and " runs)" in scores:  # a verdict on fewer runs than asked for
+        partial = ", ".join(part for part in scores.split(", ") if part.endswith(" runs)"))
+        return "failed", "F", (f"FAILED ({partial})", {"red": True})
     return None
 
 

@@ -154,6 +154,11 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
             "unstable (runs straddle the threshold; add runs or mark them flaky): "
             + ", ".join(results.unstable)
         )
+    partial = [i.nodeid for i in results.results if i.partial_runs]
+    if partial:
+        lines.append(
+            "judged on fewer runs than requested (runs failed after retries): " + ", ".join(partial)
+        )
     flaky = [i.nodeid for i in results.results if i.outcome == "flaky_failed"]
     if flaky:
         lines.append(f"flaky evals below threshold (not gating): {', '.join(flaky)}")

@@ -110,6 +110,11 @@ class ItemResult(BaseModel):
         """Runs of some dimension fall on both sides of its threshold."""
         return any(d.unstable for d in self.dimensions.values())
 
+    @property
+    def partial_runs(self) -> bool:
+        """Some dimension was judged on fewer runs than requested (runs failed after retries)."""
+        return any(d.failed_runs for d in self.dimensions.values())
+
 
 def dimension_keys(row: dict[str, Any]) -> list[str]:
     """The keys of a results row (a JSON object) that hold dimension results."""
@@ -137,7 +142,7 @@ class ErrorEntry(BaseModel):
 
 
 class Summary(BaseModel):
-    total: int = 0
+    total: int = Field(default=0, description="the sum of the outcome counts below")
     passed: int = 0
     failed: int = 0
     errors: int = 0
@@ -149,9 +154,17 @@ class Summary(BaseModel):
     unstable: int = Field(
         default=0, description="items with a dimension whose runs straddle the threshold"
     )
-    judged: int = Field(default=0, description="items with at least one judged dimension")
+    partial_runs: int = Field(
+        default=0,
+        description="items with a dimension judged on fewer runs than requested (runs failed)",
+    )
+    judged: int = Field(
+        default=0,
+        description="items with a judged dimension that gate the merge "
+        "(passed, xpassed, failed or error; not xfail, flaky or skipped)",
+    )
     pass_rate: float | None = Field(
-        default=None, description="passed / (passed + failed + errors) over judged items"
+        default=None, description="(passed + xpassed) / judged, over the judged items"
     )
 
 
@@ -177,8 +190,9 @@ class Meta(BaseModel):
     cached_calls: int = Field(description="judge runs served without a request")
     unattributed_calls: int = Field(
         default=0,
-        description="requests in 'calls' that no item's usage holds: judged ahead for items "
-        "that never ran (-x, Ctrl-C), or retried after their item was reported (a timeout)",
+        description="requests in 'calls' that no item's row holds: judged ahead for items "
+        "that never ran (-x, Ctrl-C), made by an attempt a rerun replaced, or retried after "
+        "their item was reported (a timeout)",
     )
     tokens: Tokens
     cost_usd: float | None = Field(

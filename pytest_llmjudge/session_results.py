@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from . import __version__
 from .baseline import Baseline, compare_with_baseline
 from .comparison import compare_targets
-from .gates import evaluate_gates
+from .gates import evaluate_gates, pass_rate
 from .judges.base import Usage
 from .markdown import github_annotations
 from .report import terminal_summary
@@ -76,9 +76,10 @@ class SessionResults:
         if "invalid" in record:
             self._invalid[nodeid] = (SkippedEntry.model_validate(record["invalid"]), outcome)
             return
-        self._items[nodeid] = ItemResult.model_validate(
-            {**record, "outcome": outcome, "reason": reason, "duration_s": round(duration, 4)}
-        )
+        row = {**record, "outcome": outcome, "reason": reason, "duration_s": round(duration, 4)}
+        if outcome == "error" and not row.get("error"):
+            row["error"] = reason  # stopped by something else than the judge (a timeout...)
+        self._items[nodeid] = ItemResult.model_validate(row)
 
     def add_usage(self, usage: Usage) -> None:
         """What one process's engine sent and was billed (each xdist worker, or this one)."""
@@ -133,7 +134,7 @@ class SessionResults:
             results=items,
             skipped=skipped,
             errors=errors,
-            summary=_summarize(items, len(invalid_skipped), len(self._invalid), len(errors)),
+            summary=_summarize(items, len(invalid_skipped), len(errors)),
             unstable=[i.nodeid for i in items if i.unstable],
         )
 
@@ -169,20 +170,21 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
     )
 
 
-def _summarize(items: list[ItemResult], skipped_invalid: int, invalid: int, errors: int) -> Summary:
+def _summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:
     counts = {
         o: sum(1 for i in items if i.outcome == o)
         for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
     }
     counts["skipped"] += skipped_invalid
-    gating = counts["passed"] + counts["xpassed"] + counts["failed"] + errors
+    passed, judged = pass_rate(items)
     return Summary(
-        total=len(items) + invalid,
+        total=sum(counts.values()) + errors,
         errors=errors,
         flaky=sum(1 for i in items if i.flaky),
         unstable=sum(1 for i in items if i.unstable),
-        judged=sum(1 for i in items if i.dimensions),
-        pass_rate=round((counts["passed"] + counts["xpassed"]) / gating, 4) if gating else None,
+        partial_runs=sum(1 for i in items if i.partial_runs),
+        judged=judged,
+        pass_rate=round(passed / judged, 4) if judged else None,
         **counts,
     )
 
