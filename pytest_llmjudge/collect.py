@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,14 +76,19 @@ class EvalJsonFile(pytest.File):
             )
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None
-        for message in loaded.warnings:
-            self.warn(LLMJudgeWarning(message))
+        for message, line in loaded.warnings:
+            self._warn_at(message, line)
         target_names: list[str | None] = (
             [t.name for t in targets.targets] if targets is not None else [None]
         )
         for entry in loaded.entries:
             if isinstance(entry, ValidEntry):
-                marks, problem = _marks(entry.case)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    marks, problem, refused = _marks(entry.case)
+                for warning in caught:  # unknown marks: point at the entry, not at us
+                    shown_entry = f"{shown} entry {entry.index} ({entry.case.id})"
+                    self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
                 if problem is None:
                     for target in target_names:
                         yield EvalItem.from_parent(
@@ -95,12 +101,18 @@ class EvalJsonFile(pytest.File):
                         )
                     continue
                 entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
-            yield InvalidEvalItem.from_parent(
-                self,
-                name=entry.name,
-                entry=entry,
-                strict=settings.strict,
-            )
+                # A mark pytest refuses (--strict-markers) is an error, as on a test function.
+                strict = settings.strict or refused
+            else:
+                strict = settings.strict
+            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
+
+    def _warn_at(
+        self, message: str, line: int | None, original: warnings.WarningMessage | None = None
+    ) -> None:
+        """A warning located at the eval file and entry line (not in the plugin's source)."""
+        category = original.category if original is not None else LLMJudgeWarning
+        warnings.warn_explicit(message, category, filename=str(self.path), lineno=line or 1)
 
 
 def _item_name(entry_id: str, target: str | None, targets: int) -> str:
@@ -108,7 +120,8 @@ def _item_name(entry_id: str, target: str | None, targets: int) -> str:
     return entry_id if target is None or targets == 1 else f"{entry_id}[{target}]"
 
 
-def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
+def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None, bool]:
+    """The entry's pytest marks, or why they cannot be made (and whether pytest refused)."""
     marks = []
     for position, spec in enumerate(case.mark_specs()):
         kwargs = spec.kwargs
@@ -121,9 +134,11 @@ def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
             kwargs.setdefault("raises", EvalFailed)
         try:
             marks.append(getattr(pytest.mark, name)(**kwargs))
-        except (pytest.fail.Exception, AttributeError, TypeError) as exc:
-            return [], f"'marks.{position}': {exc}"
-    return marks, None
+        except pytest.fail.Exception as exc:  # an unknown mark under --strict-markers
+            return [], f"'marks.{position}': {exc}", True
+        except (AttributeError, TypeError) as exc:
+            return [], f"'marks.{position}': {exc}", False
+    return marks, None, False
 
 
 class EvalItem(pytest.Function):

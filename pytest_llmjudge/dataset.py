@@ -74,7 +74,7 @@ class EvalFile:
 
     path: Path
     entries: list[ValidEntry | InvalidEntry] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[tuple[str, int | None]] = field(default_factory=list)  # message, line
 
 
 def _describe_error(error: Any) -> str:
@@ -105,6 +105,30 @@ def _describe_error(error: Any) -> str:
     return f"'{name}': {error['msg']}"
 
 
+# What a node id cannot hold: pytest splits on "::", "[...]" marks parameters, "/" and
+# line breaks would make -k, --lf and copying the printed id miss the item.
+_ID_BREAKERS = (
+    ("::", "'::'"),
+    ("[", "'['"),
+    ("]", "']'"),
+    ("/", "'/'"),
+    ("\\", "a backslash"),
+    ("\n", "a line break"),
+    ("\r", "a line break"),
+    ("\x00", "a NUL character"),
+)
+
+
+def _check_id(entry_id: str) -> None:
+    for text, name in _ID_BREAKERS:
+        if text in entry_id:
+            raise ValueError(
+                f"'id' {entry_id!r} cannot be part of a pytest node id: it contains {name}"
+            )
+    if entry_id.strip() and entry_id != entry_id.strip():
+        raise ValueError(f"'id' {entry_id!r} has leading or trailing spaces")
+
+
 def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
     """Validate one entry; raise ValueError with a one-line reason naming the field.
 
@@ -112,6 +136,8 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
     """
     if not isinstance(raw, dict):
         raise ValueError(f"entry must be an object, got {type(raw).__name__}")
+    if isinstance(raw.get("id"), str):
+        _check_id(raw["id"])
     try:
         case = EvalCase.model_validate(raw)
     except ValidationError as exc:
@@ -176,7 +202,11 @@ def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
 def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
     """A unique, stable item name for an entry, valid or not."""
     raw_id = raw.get("id") if isinstance(raw, dict) else None
-    name = raw_id.strip() if isinstance(raw_id, str) and raw_id.strip() else f"#{index}"
+    name = raw_id if isinstance(raw_id, str) and raw_id.strip() else f"#{index}"
+    try:
+        _check_id(name)
+    except ValueError:
+        name = f"#{index}"  # the entry is invalid for this very reason; its index names it
     if name in seen:
         name = f"{name}#{index}"
     return name
@@ -209,7 +239,7 @@ def parse_eval_text(
             )
         extra_keys = sorted(set(data) - {"defaults", "examples"})
         if extra_keys:
-            result.warnings.append(f"{path}: ignored top-level key '{extra_keys[0]}'")
+            result.warnings.append((f"{path}: ignored top-level key '{extra_keys[0]}'", None))
     else:
         raise EvalFileError(
             f"{path}: expected a list of entries or an object with an 'examples' list, "
@@ -237,8 +267,11 @@ def parse_eval_text(
         unknown_fields = sorted(set(raw) - set(KNOWN_FIELDS))
         if unknown_fields:
             result.warnings.append(
-                f"{path} entry {index}: unknown field '{unknown_fields[0]}' ignored "
-                "(put free-form data under 'metadata')"
+                (
+                    f"{path} entry {index}: unknown field '{unknown_fields[0]}' ignored "
+                    "(put free-form data under 'metadata')",
+                    line,
+                )
             )
         result.entries.append(ValidEntry(index, case, line))
     return result
