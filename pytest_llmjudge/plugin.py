@@ -87,9 +87,11 @@ def pytest_configure(config: pytest.Config) -> None:
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session_hooks import PlanningHooks, ResultsReporter
+    from .session_hooks import HtmlColumns, PlanningHooks, ResultsReporter
 
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
+    if config.pluginmanager.hasplugin("html"):  # pytest-html: score columns in its table
+        config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not hasattr(config, "workerinput"):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
 

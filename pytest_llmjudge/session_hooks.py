@@ -129,3 +129,22 @@ class ResultsReporter:
 
     def pytest_unconfigure(self) -> None:
         self._sigterm.restore()
+
+
+class HtmlColumns:
+    """With pytest-html: a score column per dimension in its results table."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        cells += [f'<th class="llmjudge-{name}">{name}</th>' for name in self.dimensions]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
+        record = getattr(report, "llmjudge", None) or {}
+        for name in self.dimensions:
+            dimension = record.get(name)
+            shown = f"{dimension['score']:.2f}" if isinstance(dimension, dict) else ""
+            cells.append(f'<td class="llmjudge-{name}">{shown}</td>')

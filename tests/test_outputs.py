@@ -172,3 +172,19 @@ def test_async_judging(llmjudge):
     )
     run(pytester, "test_async.py").assert_outcomes(passed=1)
     assert judge_server.count() == 2
+
+
+def test_pytest_html_gets_score_columns(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    write_evals(pytester, [entry("fine", "answer {{relevance=5 tone=4}}")])
+    run(pytester, "evals/", "test_plain.py", "-p", "html", "--html=report.html")
+    html = (pytester.path / "report.html").read_text()
+    assert '<th class="llmjudge-relevance">relevance</th>' in html
+    # rows live in the report's escaped JSON data: the eval item's scores, the plain test's none
+    assert "llmjudge-relevance\\&#34;&gt;5.00&lt;/td&gt;" in html
+    assert "llmjudge-tone\\&#34;&gt;4.00&lt;/td&gt;" in html
+    assert html.count("llmjudge-relevance\\&#34;&gt;&lt;/td&gt;") == 1
+    plain = run(pytester, "test_plain.py", "-p", "no:html")  # without pytest-html: no hooks
+    plain.assert_outcomes(passed=1)
