@@ -86,12 +86,13 @@ def test_a_judge_error_is_an_error_in_terminal_results_and_junit(
 def test_warnings_point_at_the_eval_file_and_entry(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    write_evals(pytester, [entry("a"), entry("b", ticket="t2", marks=["slow"], extra=1)])
+    # A mark no other test registers: pytest remembers known marks across in-process runs.
+    write_evals(pytester, [entry("a"), entry("b", ticket="t2", marks=["sluggish"], extra=1)])
     result = run(pytester, "evals/", "-W", "default")
     result.stdout.fnmatch_lines_random(
         [
             f"*evals/support.json:{LINE}: PytestUnknownMarkWarning: evals/support.json "
-            "entry 1 (b): Unknown pytest.mark.slow*",
+            "entry 1 (b): Unknown pytest.mark.sluggish*",
             f"*evals/support.json:{LINE}: LLMJudgeWarning: evals/support.json entry 1: "
             "unknown field 'extra' ignored*",
         ]
@@ -100,7 +101,7 @@ def test_warnings_point_at_the_eval_file_and_entry(
     strict = run(pytester, "evals/", "--strict-markers")
     strict.assert_outcomes(passed=1, errors=1)
     strict.stdout.fnmatch_lines(
-        ["*invalid eval entry: support.json entry 1: 'marks.0': 'slow' not found in `markers`*"]
+        ["*invalid eval entry: support.json entry 1: 'marks.0': 'sluggish' not found in `markers`*"]
     )
 
 
