@@ -7,7 +7,6 @@ by the one retry policy (``retry.retrying``) and counted against the session's `
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import os
 import threading
@@ -17,42 +16,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .bots import ask, bot_client
-from .budget import Budget, BudgetExhausted
+from .budget import Budget
 from .cache import JudgeCache
-from .judges import (
-    FatalJudgeError,
-    Judge,
-    JudgeCallError,
-    RetryableJudgeError,
-    RunResult,
-    Usage,
-)
+from .judges import Judge, Usage
 from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
+from .limiter import AdaptiveLimit
 from .loop import LoopThread
 from .redaction import redact
-from .retry import RetryAfterTooLong, retrying
+from .retry import retrying
 from .rubrics import Dimension
+from .runs import PlannedRun, RunExecutor, RunKey
 from .settings import Settings
 from .targets import RetryableTargetError, TargetError
 
 if TYPE_CHECKING:
     import httpx2
-
-RunKey = tuple[str, str, str, str, int, int]
-
-
-@dataclass(frozen=True)
-class PlannedRun:
-    dimension: Dimension
-    ticket: str
-    response: str
-    run_index: int
-    generation: int = 0  # > 0: a rerun of the item judges afresh (no memory, no disk cache)
-
-    @property
-    def key(self) -> RunKey:
-        d = self.dimension
-        return (d.name, d.version, self.ticket, self.response, self.run_index, self.generation)
 
 
 @dataclass
@@ -68,10 +46,9 @@ class JudgeEngine:
     settings: Settings
     judge_factory: Callable[[Settings], Judge]
     cache: JudgeCache | None = None
-    _judge: Judge | None = field(default=None, init=False)
+    _executor: RunExecutor | None = field(default=None, init=False)
     _loop: LoopThread | None = field(default=None, init=False)
     _bots: httpx2.AsyncClient | None = field(default=None, init=False)
-    _semaphore: asyncio.Semaphore | None = field(default=None, init=False)
     _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
         default_factory=dict, init=False
     )
@@ -82,12 +59,7 @@ class JudgeEngine:
     _answers: dict[tuple[str, str], concurrent.futures.Future[str]] = field(
         default_factory=dict, init=False
     )
-    _budget: Budget = field(init=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
-
-    def __post_init__(self) -> None:
-        s = self.settings
-        self._budget = Budget(s.max_calls, s.max_cost, s.price)
 
     def dimension(self, name: str) -> Dimension:
         try:
@@ -97,25 +69,40 @@ class JudgeEngine:
                 f"unknown dimension '{name}' (known: {', '.join(self.settings.dimensions)})"
             ) from None
 
-    def _start_loop(self) -> LoopThread:
-        if self._loop is None:
-            self._judge = self.judge_factory(self.settings)
+    def _start_loop(self) -> tuple[LoopThread, RunExecutor]:
+        if self._loop is None or self._executor is None:
+            s = self.settings
+            self._executor = RunExecutor(
+                settings=s,
+                judge=self.judge_factory(s),
+                cache=self.cache,
+                budget=Budget(s.max_calls, s.max_cost, s.price),
+                # the bound on requests in flight, judge calls and bot requests together
+                limit=AdaptiveLimit(s.concurrency),
+            )
             self._loop = LoopThread()
-        return self._loop
+        return self._loop, self._executor
 
-    def _limit(self) -> asyncio.Semaphore:
-        """The bound on requests in flight, judge calls and bot requests together."""
-        if self._semaphore is None:  # created on the loop, at first use
-            self._semaphore = asyncio.Semaphore(self.settings.concurrency)
-        return self._semaphore
+    def _start(
+        self, run: PlannedRun, first_attempt_done: Callable[[], None] | None = None
+    ) -> concurrent.futures.Future[RunOutcome] | None:
+        """Start a run unless it is already running or done (caller holds the lock).
 
-    def _start(self, run: PlannedRun) -> concurrent.futures.Future[RunOutcome]:
-        """Start a run unless it is already running or done (caller holds the lock)."""
+        ``first_attempt_done`` is called once the new run's first attempt has ended (when the
+        run exists already, nothing is started or called, and None is returned).
+        """
         future = self._runs.get(run.key)
-        if future is None:
-            usage = self._usage[run.key] = Usage()
-            future = self._start_loop().submit(self._run(run, usage))
-            self._runs[run.key] = future
+        if future is not None:
+            return future if first_attempt_done is None else None
+        usage = self._usage[run.key] = Usage()
+        loop, executor = self._start_loop()
+        future = loop.submit(executor.run(run, usage, first_attempt_done))
+        self._runs[run.key] = future
+        return future
+
+    def _claim(self, run: PlannedRun) -> concurrent.futures.Future[RunOutcome]:
+        future = self._start(run)
+        assert future is not None
         return future
 
     def totals(self) -> Usage:
@@ -142,15 +129,17 @@ class JudgeEngine:
             self._planned.clear()
 
     def _pump(self) -> None:
+        # A planned run holds its place only until its first attempt ends: a run waiting out
+        # a Retry-After does not keep the next items' runs from starting.
         with self._lock:
             while self._planned and self._planned_active < self.settings.concurrency:
                 run = self._planned.popleft()
                 if run.key in self._runs:
                     continue
                 self._planned_active += 1
-                self._start(run).add_done_callback(self._planned_done)
+                self._start(run, self._planned_done)
 
-    def _planned_done(self, _: concurrent.futures.Future[RunOutcome]) -> None:
+    def _planned_done(self) -> None:
         with self._lock:
             self._planned_active -= 1
         self._pump()
@@ -187,7 +176,7 @@ class JudgeEngine:
                 for i in range(first, first + batch)
             ]
             with self._lock:
-                futures = [self._start(run) for run in planned]
+                futures = [self._claim(run) for run in planned]
                 fresh = [run.key not in self._claimed for run in planned]
                 reused += [not is_fresh for is_fresh in fresh]
                 self._claimed.update(run.key for run in planned)
@@ -210,7 +199,7 @@ class JudgeEngine:
         with self._lock:
             future = self._answers.get((target, ticket))
             if future is None:
-                future = self._start_loop().submit(self._ask(target, ticket))
+                future = self._start_loop()[0].submit(self._ask(target, ticket))
                 self._answers[(target, ticket)] = future
             return future
 
@@ -248,7 +237,8 @@ class JudgeEngine:
             ):
                 with attempt:
                     attempts += 1
-                    async with self._limit():
+                    assert self._executor is not None
+                    async with self._executor.limit:
                         return await ask(self._bots, target, ticket, config, os.environ)
         except RetryableTargetError as exc:
             raise TargetError(f"{exc} (after {attempts} attempts)") from None
@@ -269,69 +259,13 @@ class JudgeEngine:
                 for i in range(runs):
                     self._start(PlannedRun(dimension, ticket, response, i, generation))
 
-    async def _run(self, run: PlannedRun, usage: Usage) -> RunOutcome:
-        assert self._judge is not None
-        judge = self._judge
-        cache_key = None
-        if self.cache is not None and run.generation == 0:
-            cache_key = self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
-            cached = self.cache.get(cache_key)
-            if cached is not None:
-                return RunOutcome(cached, None, 0, cached=True)
-        try:
-            return await self._judge_with_retries(judge, run, usage, cache_key)
-        finally:
-            self._budget.spend(usage)  # what the replies billed, rejected ones included
-
-    async def _judge_with_retries(
-        self, judge: Judge, run: PlannedRun, usage: Usage, cache_key: str | None
-    ) -> RunOutcome:
-        s = self.settings
-        attempts = 0
-        try:
-            async for attempt in retrying(
-                RetryableJudgeError,
-                attempts=s.max_retries + 1,
-                first_wait=s.retry_wait,
-                max_seconds=s.timeout * (s.max_retries + 1),
-                what="judge call",
-            ):
-                with attempt:
-                    async with self._limit():
-                        self._budget.take_request()
-                        attempts += 1
-                        result = await self._call(judge, run, usage)
-                    if cache_key is not None:
-                        assert self.cache is not None
-                        self.cache.put(cache_key, result)
-                    return RunOutcome(result, None, usage.requests)
-        except BudgetExhausted as exc:
-            return RunOutcome(None, str(exc), usage.requests)
-        except FatalJudgeError as exc:
-            # Bad key, unknown model...: every later call would fail the same way.
-            self._budget.fatal = str(exc)
-            return RunOutcome(None, f"judge call failed: {exc} (not retried)", usage.requests)
-        except (JudgeCallError, RetryAfterTooLong) as exc:
-            reason = f"judge call failed after {attempts} attempts: {exc}"
-            return RunOutcome(None, reason, usage.requests)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _call(self, judge: Judge, run: PlannedRun, usage: Usage) -> RunResult:
-        try:
-            return await asyncio.wait_for(
-                judge.judge_once(run.dimension, run.ticket, run.response, usage=usage),
-                self.settings.timeout,
-            )
-        except asyncio.TimeoutError:
-            raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
-
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""
         self.cancel_planned()
         if self._loop is None:
             return
-        judge, bots = self._judge, self._bots
-        assert judge is not None
+        assert self._executor is not None
+        judge, bots = self._executor.judge, self._bots
 
         async def close_clients() -> None:
             await judge.aclose()

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from . import __version__
 from .baseline import Baseline, compare_with_baseline
@@ -20,6 +19,7 @@ from .comparison import compare_targets
 from .gates import evaluate_gates, pass_rate
 from .judges.base import Usage
 from .markdown import github_annotations
+from .redaction import safe_url
 from .report import terminal_summary
 from .schema import ErrorEntry, ItemResult, Meta, ResultsFile, SkippedEntry, Summary, Tokens
 from .settings import Settings
@@ -152,7 +152,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         llm=settings.uses_llm,
         note=None if settings.uses_llm else HEURISTIC_NOTE,
         model=settings.model,
-        base_url=_safe_url(settings.base_url),
+        base_url=safe_url(settings.base_url),
         runs=settings.runs,
         thresholds=dict(settings.thresholds),
         started=facts.started.isoformat(timespec="seconds"),
@@ -187,13 +187,3 @@ def _summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Su
         pass_rate=round(passed / judged, 4) if judged else None,
         **counts,
     )
-
-
-def _safe_url(url: str | None) -> str | None:
-    """A base URL without credentials, for the results file."""
-    if not url:
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -14,6 +14,8 @@ xdist workers because the server counts requests itself:
 - ``malformed=<count>`` / ``outofrange=<count>``: the first <count> replies are not JSON /
   score 7.
 - ``delay=<seconds>``: every reply is that late.
+
+``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would.
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ class JudgeServer:
     def __init__(self) -> None:
         self.script: Callable[[JudgeRequest], Reply] = directive_script
         self.json_schema_supported = True
+        self.context_chars: int | None = None  # longer prompts get 400 context_length_exceeded
         self.requests: list[JudgeRequest] = []
         self._seen: Counter[tuple[str, str, str]] = Counter()
         self._lock = threading.Lock()
@@ -130,6 +133,7 @@ class JudgeServer:
         with self._lock:
             self.script = directive_script
             self.json_schema_supported = True
+            self.context_chars = None
             self.requests.clear()
             self._seen.clear()
             self.in_flight = 0
@@ -174,6 +178,15 @@ class JudgeServer:
                             }
                         },
                     )
+                    return
+                prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+                if server.context_chars is not None and prompt > server.context_chars:
+                    message = (
+                        f"This model's maximum context length is {server.context_chars} "
+                        f"characters; your messages have {prompt}."
+                    )
+                    error = {"message": message, "code": "context_length_exceeded"}
+                    self._send(400, {"error": error})
                     return
                 reply = server.script(request)
                 if reply.delay:

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from ..settings import Settings
-from .base import FatalJudgeError, Judge, JudgeCallError, RetryableJudgeError, RunResult, Usage
+from .base import (
+    FatalJudgeError,
+    Judge,
+    JudgeCallError,
+    RejectedRequestError,
+    RetryableJudgeError,
+    RunResult,
+    UnreachableJudgeError,
+    Usage,
+)
 
 __all__ = [
     "FatalJudgeError",
     "Judge",
     "JudgeCallError",
+    "RejectedRequestError",
     "RetryableJudgeError",
     "RunResult",
+    "UnreachableJudgeError",
     "Usage",
     "make_judge",
 ]

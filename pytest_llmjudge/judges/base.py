@@ -41,9 +41,12 @@ class JudgeCallError(Exception):
 
     retryable: bool = False
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, throttled: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.throttled = throttled  # a rate limit (429): send fewer requests at once
 
 
 class RetryableJudgeError(JudgeCallError):
@@ -51,7 +54,15 @@ class RetryableJudgeError(JudgeCallError):
 
 
 class FatalJudgeError(JudgeCallError):
-    """Retrying cannot help (bad key, unknown model, missing configuration)."""
+    """Nothing in this session can be judged (bad key, no permission, unknown model, no key)."""
+
+
+class RejectedRequestError(JudgeCallError):
+    """The judge refused this request (a 400: too long, invalid): this item only, not retried."""
+
+
+class UnreachableJudgeError(RetryableJudgeError):
+    """No connection to the judge (refused, DNS, reset): counted by the circuit breaker."""
 
 
 class Judge(Protocol):

@@ -10,9 +10,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from ..redaction import redact
+from ..redaction import redact, safe_url
 from ..rubrics import Dimension, build_messages
-from .base import FatalJudgeError, RetryableJudgeError, RunResult, Usage
+from .base import (
+    FatalJudgeError,
+    JudgeCallError,
+    RejectedRequestError,
+    RetryableJudgeError,
+    RunResult,
+    UnreachableJudgeError,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -141,6 +149,11 @@ class OpenAIJudge:
         self._client: AsyncOpenAI | None = None
         self._schema_supported = True
 
+    @property
+    def shown_url(self) -> str:
+        """The judge's base URL for messages, without credentials."""
+        return safe_url(self.base_url or "https://api.openai.com/v1") or ""
+
     def _get_client(self) -> AsyncOpenAI:
         # Built lazily on the judge loop: the SDK reads the key at construction and an
         # AsyncOpenAI is bound to the loop it first runs on.
@@ -181,8 +194,10 @@ class OpenAIJudge:
             raise RetryableJudgeError(f"timed out after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            raise RetryableJudgeError(
-                redact(f"connection error: {type(cause).__name__}: {cause}")
+            raise UnreachableJudgeError(
+                redact(
+                    f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
+                )
             ) from None
         except openai.APIStatusError as exc:
             raise _status_error(exc) from None
@@ -246,8 +261,8 @@ def _schema_unsupported(exc: Any) -> bool:
     return "response_format" in text or "json_schema" in text
 
 
-def _status_error(exc: Any) -> RetryableJudgeError | FatalJudgeError:
-    """Map an HTTP error status to a retryable or a final error, key redacted."""
+def _status_error(exc: Any) -> JudgeCallError:
+    """Map an HTTP error status: retryable, this request's problem, or the session's."""
     status = exc.status_code
     names = {
         401: "authentication failed",
@@ -260,5 +275,19 @@ def _status_error(exc: Any) -> RetryableJudgeError | FatalJudgeError:
     label = names.get(status, "server error" if status >= 500 else "rejected")
     message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
     if status in (408, 409, 429) or status >= 500:
-        return RetryableJudgeError(message, retry_after=retry_after_seconds(exc.response.headers))
-    return FatalJudgeError(message)
+        return RetryableJudgeError(
+            message,
+            retry_after=retry_after_seconds(exc.response.headers),
+            throttled=status == 429,
+        )
+    if status in SESSION_WIDE:
+        return FatalJudgeError(f"{message} ({SESSION_WIDE[status]})")
+    return RejectedRequestError(message)  # e.g. 400 context_length_exceeded: this item only
+
+
+# Statuses that no later request of the session can escape, and what they mean.
+SESSION_WIDE = {
+    401: "the API key was refused",
+    403: "the key may not use this model or endpoint",
+    404: "the model or the base URL does not exist",
+}
