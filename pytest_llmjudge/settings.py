@@ -23,6 +23,7 @@ from .options import (
     OptionSpec,
 )
 from .pricing import Price, parse_price_lines, price_for
+from .redaction import safe_url
 from .rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
 from .rubrics import Dimension
 from .targets import TargetConfig
@@ -106,7 +107,7 @@ class Settings:
         """The one line that makes a run's judge setup reproducible."""
         model = self.model if self.uses_llm else "none (no LLM)"
         limits = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
-        base = f" base_url={self.base_url}" if self.base_url else ""
+        base = f" base_url={safe_url(self.base_url)}" if self.base_url else ""
         try:
             output = os.path.relpath(self.output)
         except ValueError:  # pragma: no cover - another drive on Windows
