@@ -91,6 +91,7 @@ LIGHT_MODULES = {
     "pytest_llmjudge.pricing",
     "pytest_llmjudge.rubrics",
     "pytest_llmjudge.targets",
+    "pytest_llmjudge.redaction",
 }
 
 
