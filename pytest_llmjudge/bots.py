@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from .redaction import safe_url
 from .targets import (
     RetryableTargetError,
     Target,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 # Statuses worth another attempt: the bot is busy or briefly broken.
 RETRYABLE_STATUS = frozenset({408, 429})
+MAX_REDIRECTS = 5
 
 
 def bot_client(config: TargetConfig) -> httpx2.AsyncClient:
@@ -52,16 +54,30 @@ async def ask(
         "accept": "application/json",
         **expand_headers(config.headers, env),
     }
-    try:
-        reply = await client.post(
-            target.url, content=render_body(config.body, ticket), headers=headers
-        )
-    except httpx2.TimeoutException:
-        raise RetryableTargetError(
-            f"cannot reach {target.url}: no answer within {config.timeout:g}s"
-        ) from None
-    except httpx2.TransportError as exc:
-        raise RetryableTargetError(f"cannot reach {target.url}: {_root_cause(exc)}") from None
+    url = target.url
+    body = render_body(config.body, ticket)
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            reply = await client.post(url, content=body, headers=headers)
+        except httpx2.TimeoutException:
+            raise RetryableTargetError(
+                f"cannot reach {safe_url(url)}: no answer within {config.timeout:g}s"
+            ) from None
+        except httpx2.TransportError as exc:
+            raise RetryableTargetError(
+                f"cannot reach {safe_url(url)}: {_root_cause(exc)}"
+            ) from None
+        if not reply.is_redirect:
+            break
+        location = str(reply.url.join(reply.headers.get("location", "")))
+        if reply.status_code not in (307, 308):
+            # 301/302/303 turn the POST into a GET: the ticket would never reach the bot.
+            raise TargetError(
+                f"HTTP {reply.status_code}: the bot moved to {safe_url(location)}; give that URL"
+            )
+        url = location  # 307/308: the same POST, body and all
+    else:
+        raise TargetError(f"more than {MAX_REDIRECTS} redirects from {safe_url(target.url)}")
     if reply.status_code >= 400:
         message = f"HTTP {reply.status_code} {reply.reason_phrase}"
         if reply.status_code >= 500 or reply.status_code in RETRYABLE_STATUS:

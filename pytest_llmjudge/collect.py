@@ -72,7 +72,11 @@ class EvalJsonFile(pytest.File):
         shown = Path(os.path.relpath(self.path, self.config.rootpath))
         try:
             loaded = load_eval_file(
-                self.path, settings.dimensions, live=targets is not None, shown_as=shown
+                self.path,
+                settings.dimensions,
+                live=targets is not None,
+                shown_as=shown,
+                max_input_chars=settings.max_input_chars,
             )
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None
@@ -104,7 +108,7 @@ class EvalJsonFile(pytest.File):
                 # A mark pytest refuses (--strict-markers) is an error, as on a test function.
                 strict = settings.strict or refused
             else:
-                strict = settings.strict
+                strict = settings.strict or entry.error
             yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
 
     def _warn_at(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from .jsonscan import HugeNumber, Unreadable, loads, loads_by_entry, members
+from .options import MAX_RUNS
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Score = Annotated[float, Field(ge=1, le=5)]
@@ -43,7 +46,7 @@ class EvalCase(BaseModel):
     response: NonEmpty | None = None  # required unless answers come from live targets
     thresholds: dict[str, Score] = Field(default_factory=dict)
     marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
-    runs: Annotated[int, Field(ge=1)] | None = None
+    runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
     expected: dict[str, Score] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -59,6 +62,7 @@ class InvalidEntry:
     name: str
     reason: str
     line: int | None
+    error: bool = False  # an error even without --judge-strict (it can never be judged)
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,10 @@ def _describe_error(error: Any) -> str:
         return f"'{name}' must be between 1 and 5, got {error['input']!r}"
     if kind == "greater_than_equal":
         return f"'{name}' must be >= {error['ctx']['ge']}, got {error['input']!r}"
+    if kind == "less_than_equal":
+        return f"'{name}' must be at most {error['ctx']['le']}, got {error['input']!r}"
+    if isinstance(error.get("input"), HugeNumber):
+        return f"'{name}' must be a sensible number, got one with {error['input'].digits} digits"
     if kind in ("int_type", "float_type", "dict_type", "list_type", "model_type"):
         expected = {
             "int_type": "an integer",
@@ -129,11 +137,35 @@ def _check_id(entry_id: str) -> None:
         raise ValueError(f"'id' {entry_id!r} has leading or trailing spaces")
 
 
+def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None:
+    """Why a ticket and response cannot go to the judge (too long together), or None."""
+    size = len(ticket) + len(response)
+    if limit is None or size <= limit:
+        return None
+    return (
+        f"ticket + response are {size:,} characters, over --judge-max-input-chars={limit}: "
+        "not sent to the judge"
+    )
+
+
+def _check_mark(position: int, name: str) -> None:
+    if not name.isidentifier() or name.startswith("_"):
+        raise ValueError(f"'marks.{position}': {name!r} is not a mark name")
+    if name == "usefixtures":
+        # pytest resolves an item's fixtures before an eval file's marks reach it.
+        raise ValueError(
+            f"'marks.{position}': usefixtures cannot be given in an eval file: use an autouse "
+            "fixture or add the mark in a conftest (pytest_collection_modifyitems)"
+        )
+
+
 def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
     """Validate one entry; raise ValueError with a one-line reason naming the field.
 
     ``live``: answers come from targets (bots), so a stored ``response`` is optional.
     """
+    if isinstance(raw, Unreadable):
+        raise ValueError(raw.reason)
     if not isinstance(raw, dict):
         raise ValueError(f"entry must be an object, got {type(raw).__name__}")
     if isinstance(raw.get("id"), str):
@@ -144,11 +176,13 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
         errors = exc.errors()
         # A mark that is neither a name nor an object yields one error per union member.
         first = errors[0]
-        if first["loc"][:1] == ("marks",):
+        if first["loc"][:1] == ("marks",) and len(first["loc"]) > 1:
             raise ValueError(
                 f"'marks.{first['loc'][1]}' must be a mark name or an object with 'name'"
             ) from None
         raise ValueError(_describe_error(first)) from None
+    for position, spec in enumerate(case.mark_specs()):
+        _check_mark(position, spec.name)
     if not live and case.response is None:
         raise ValueError("Missing 'response' field")
     for section in ("thresholds", "expected"):
@@ -161,32 +195,13 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
     return case
 
 
-def _members(text: str, start: int) -> Iterator[tuple[str | None, int]]:
-    """(key, value offset) of each member of the JSON array or object opening at ``start``."""
-    decoder = json.JSONDecoder()
-    closing = "]" if text[start] == "[" else "}"
-    pos = start + 1
-    while True:
-        while text[pos] in " \t\r\n,":
-            pos += 1
-        if text[pos] == closing:
-            return
-        key = None
-        if closing == "}":
-            key, pos = decoder.raw_decode(text, pos)
-            while text[pos] in " \t\r\n:":
-                pos += 1
-        yield key, pos
-        _, pos = decoder.raw_decode(text, pos)
-
-
 def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
     """Line number of each entry, for reports that point into the file."""
     try:
         start = len(text) - len(text.lstrip())
         if not is_list:
-            start = next(off for key, off in _members(text, start) if key == "examples")
-        offsets = [off for _, off in _members(text, start)]
+            start = next(off for key, off, _ in members(text, start) if key == "examples")
+        offsets = [off for _, off, _ in members(text, start)]
     except (ValueError, IndexError, StopIteration):  # pragma: no cover - text parsed as JSON
         return [None] * count
     # Count newlines between consecutive entries only: linear in the file size.
@@ -213,24 +228,31 @@ def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
 
 
 def parse_eval_text(
-    text: str, path: Path, dimensions: Sequence[str], live: bool = False
+    text: str,
+    path: Path,
+    dimensions: Sequence[str],
+    live: bool = False,
+    max_input_chars: int | None = None,
 ) -> EvalFile:
     """Parse an eval file's text; raise EvalFileError for a file that is not an eval file."""
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise EvalFileError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:  # nested too deep for the parser: read entry by entry
+        data = loads_by_entry(text)
     result = EvalFile(path=path)
     defaults: dict[str, Any] = {}
     if isinstance(data, list):
         raw_entries: list[Any] = data
     elif isinstance(data, dict) and isinstance(data.get("examples"), list):
         raw_entries = data["examples"]
-        defaults = data.get("defaults") or {}
+        defaults = data.get("defaults", {})
         if not isinstance(defaults, dict):
-            raise EvalFileError(f"{path}: 'defaults' must be an object")
+            kind = "unreadable" if isinstance(defaults, Unreadable) else type(defaults).__name__
+            raise EvalFileError(f"{path}: 'defaults' must be an object, got {kind}")
         unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata"})
         if unknown:
             raise EvalFileError(
@@ -273,6 +295,10 @@ def parse_eval_text(
                     line,
                 )
             )
+        too_large = oversize_reason(case.ticket, case.response or "", max_input_chars)
+        if too_large:
+            result.entries.append(InvalidEntry(index, name, too_large, line, error=True))
+            continue
         result.entries.append(ValidEntry(index, case, line))
     return result
 
@@ -300,7 +326,11 @@ def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
 
 
 def load_eval_file(
-    path: Path, dimensions: Iterable[str], live: bool = False, shown_as: Path | None = None
+    path: Path,
+    dimensions: Iterable[str],
+    live: bool = False,
+    shown_as: Path | None = None,
+    max_input_chars: int | None = None,
 ) -> EvalFile:
     """Read and parse one eval file; messages name it as ``shown_as`` (e.g. relative)."""
     shown = shown_as or path
@@ -308,4 +338,6 @@ def load_eval_file(
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise EvalFileError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return parse_eval_text(text, shown, tuple(dimensions), live)
+    except OSError as exc:
+        raise EvalFileError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
+    return parse_eval_text(text, shown, tuple(dimensions), live, max_input_chars)

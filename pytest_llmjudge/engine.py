@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from .bots import ask, bot_client
 from .budget import Budget
 from .cache import JudgeCache
+from .dataset import oversize_reason
 from .judges import Judge, Usage
 from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
 from .limiter import AdaptiveLimit
@@ -115,6 +116,8 @@ class JudgeEngine:
 
     def plan(self, dimension_names: Sequence[str], ticket: str, response: str, runs: int) -> None:
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
+        if self._too_large(ticket, response):
+            return  # judge() says so when the item asks
         with self._lock:
             for name in dimension_names:
                 dimension = self.dimension(name)
@@ -164,6 +167,9 @@ class JudgeEngine:
         abandoned), so that the caller's item is charged what its judging cost.
         """
         dimension = self.dimension(dimension_name)
+        too_large = self._too_large(ticket, response)
+        if too_large:
+            raise JudgeError(too_large)
         mode = self.settings.verdict
         outcomes: list[RunOutcome] = []
         reused: list[bool] = []
@@ -189,6 +195,9 @@ class JudgeEngine:
             if len(outcomes) >= limit or not self._uncertain(judgment):
                 return judgment
             batch = min(max(runs, 2), limit - len(outcomes))
+
+    def _too_large(self, ticket: str, response: str) -> str | None:
+        return oversize_reason(ticket, response, self.settings.max_input_chars)
 
     def _uncertain(self, judgment: Judgment) -> bool:
         if judgment.decision == "unstable" or judgment.unstable:
@@ -253,6 +262,8 @@ class JudgeEngine:
         generation: int = 0,
     ) -> None:
         """Start the runs of several dimensions now so that they overlap."""
+        if self._too_large(ticket, response):
+            return
         with self._lock:
             for name in dimension_names:
                 dimension = self.dimension(name)

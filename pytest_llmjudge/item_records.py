@@ -124,15 +124,17 @@ def _comparison_fields(item: EvalItem, file: str, answer: str | None) -> dict[st
 
 
 def live_answer(item: pytest.Item, target: str) -> str:
-    """Ask the item's target (once per session per ticket); a failure is a judge error."""
+    """Ask the item's target (once per session per ticket); a failure is the item's error,
+    one line with its cause (no traceback through the engine)."""
     assert isinstance(item, EvalItem)
     record = record_for(item)
     try:
         record.answer = item.config.stash[STATE_KEY].engine().answer(target, item.case.ticket)
+        return record.answer
     except JudgeError as exc:
-        record.errors.append(str(exc))
-        raise
-    return record.answer
+        problem = str(exc)
+    record.errors.append(problem)
+    pytest.fail(problem, pytrace=False)
 
 
 def is_judge_error(record: dict[str, Any]) -> bool:

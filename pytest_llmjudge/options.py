@@ -35,6 +35,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _run_count(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_RUNS:
+        raise ValueError(f"must be at most {MAX_RUNS}, got {value}")
+    return value
+
+
 def _non_negative_int(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -156,7 +163,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--judge-runs",
         "llmjudge_runs",
         "judge runs per dimension (default 1)",
-        _positive_int,
+        _run_count,
         1,
         env=("JUDGE_RUNS",),
         metavar="N",
@@ -352,7 +359,7 @@ OPTIONS += (
         "--judge-max-runs",
         "llmjudge_max_runs",
         "most runs per dimension with --judge-adaptive (default max(5, runs))",
-        _positive_int,
+        _run_count,
         None,
         env=("JUDGE_MAX_RUNS",),
         metavar="N",
@@ -538,6 +545,24 @@ OPTIONS += (
         None,
         env=("JUDGE_THRESHOLDS",),
         metavar="DIM=SCORE,...",
+    ),
+)
+
+# Hostile inputs.
+MAX_RUNS = 100  # more runs per dimension than this is a typo, not a plan
+DEFAULT_MAX_INPUT_CHARS = 100_000  # ticket + response: fits common context windows
+
+OPTIONS += (
+    OptionSpec(
+        "max_input_chars",
+        "--judge-max-input-chars",
+        "llmjudge_max_input_chars",
+        "longest ticket + response sent to the judge, in characters; longer ones are errors "
+        f"(default {DEFAULT_MAX_INPUT_CHARS})",
+        _positive_int,
+        DEFAULT_MAX_INPUT_CHARS,
+        env=("JUDGE_MAX_INPUT_CHARS",),
+        metavar="N",
     ),
 )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .options import (
+    DEFAULT_MAX_INPUT_CHARS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_HOST,
     DEFAULT_OLLAMA_MODEL,
@@ -98,6 +99,7 @@ class Settings:
     dimensions: Mapping[str, Dimension] = field(default_factory=lambda: dict(BUILTIN_DIMENSIONS))
     tie_tolerance: float = 0.01
     save_responses: Path | None = None
+    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
 
     @property
     def uses_llm(self) -> bool:
@@ -284,6 +286,7 @@ def resolve_settings(
         ),
         tie_tolerance=values["tie_tolerance"],
         save_responses=path("save_responses"),
+        max_input_chars=values["max_input_chars"],
     )
 
 

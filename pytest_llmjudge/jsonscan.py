@@ -1,0 +1,137 @@
+"""Reading JSON text defensively: where each member of an array or object starts and ends
+(without recursion, so depth costs nothing), and numbers too long to convert.
+
+Used to give entries their line numbers and to read the entries of a file one by one when
+the whole file cannot be read at once (nesting too deep for Python's parser): then only the
+entry (and field) at fault is reported, and the others still run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+_WHITESPACE = " \t\r\n"
+_CLOSING = {"[": "]", "{": "}"}
+MAX_DIGITS = 100  # longer integers are kept as HugeNumber, not converted
+
+
+@dataclass(frozen=True)
+class HugeNumber:
+    """An integer literal too long to be a sensible value (Python refuses past 4300 digits)."""
+
+    digits: int
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An entry (or field) that could not be read, and why."""
+
+    reason: str
+
+
+def _int(text: str) -> int | HugeNumber:
+    return HugeNumber(len(text)) if len(text.lstrip("-")) > MAX_DIGITS else int(text)
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` that keeps overlong integers as HugeNumber instead of failing."""
+    return json.loads(text, parse_int=_int)
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WHITESPACE:
+        pos += 1
+    return pos
+
+
+def _string_end(text: str, pos: int) -> int:
+    """The index after the string literal starting at ``pos``."""
+    pos += 1
+    while True:
+        pos = text.index('"', pos)  # ValueError: unterminated
+        backslashes = 0
+        while text[pos - 1 - backslashes] == "\\":
+            backslashes += 1
+        pos += 1
+        if backslashes % 2 == 0:
+            return pos
+
+
+def value_end(text: str, pos: int) -> int:
+    """The index after the JSON value starting at ``pos`` (iterative: any depth)."""
+    if text[pos] == '"':
+        return _string_end(text, pos)
+    if text[pos] not in _CLOSING:
+        while pos < len(text) and text[pos] not in ",]}" + _WHITESPACE:
+            pos += 1
+        return pos
+    depth = 0
+    while True:
+        char = text[pos]
+        if char == '"':
+            pos = _string_end(text, pos)
+            continue
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return pos + 1
+        pos += 1
+
+
+def members(text: str, start: int) -> Iterator[tuple[str | None, int, int]]:
+    """(key, value start, value end) of each member of the array or object at ``start``."""
+    closing = _CLOSING[text[start]]
+    pos = start + 1
+    while True:
+        pos = _skip_space(text, pos)
+        if text[pos] == ",":
+            pos = _skip_space(text, pos + 1)
+        if text[pos] == closing:
+            return
+        key = None
+        if closing == "}":
+            key_end = _string_end(text, pos)
+            key = json.loads(text[pos:key_end])
+            pos = _skip_space(text, key_end)
+            pos = _skip_space(text, pos + 1)  # the colon
+        end = value_end(text, pos)
+        yield key, pos, end
+        pos = end
+
+
+def loads_by_entry(text: str) -> Any:
+    """The document with each entry read on its own; entries that cannot be read at all (too
+    deep for Python's parser) become Unreadable, naming the field at fault."""
+    start = _skip_space(text, 0)
+    if text[start] == "[":
+        return [_entry(text, a, b) for _, a, b in members(text, start)]
+    document: dict[str, Any] = {}
+    for key, a, b in members(text, start):
+        assert key is not None
+        if key == "examples" and text[a] == "[":
+            document[key] = [_entry(text, x, y) for _, x, y in members(text, a)]
+        else:
+            document[key] = _read(text, a, b, f"'{key}' is nested too deeply to read")
+    return document
+
+
+def _read(text: str, start: int, end: int, reason: str) -> Any:
+    try:
+        return loads(text[start:end])
+    except RecursionError:
+        return Unreadable(reason)
+
+
+def _entry(text: str, start: int, end: int) -> Any:
+    value = _read(text, start, end, "entry is nested too deeply to read")
+    if isinstance(value, Unreadable) and text[start] == "{":
+        for key, a, b in members(text, start):
+            field = _read(text, a, b, f"'{key}' is nested too deeply to read")
+            if isinstance(field, Unreadable):
+                return field
+    return value
