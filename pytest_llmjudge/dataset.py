@@ -148,6 +148,16 @@ def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None
     )
 
 
+EXCERPT_CHARS = 2_000
+
+
+def bounded(text: str | None, limit: int) -> str | None:
+    """A text as stored in results and saved files: whole up to ``limit``, else an excerpt."""
+    if text is None or len(text) <= limit:
+        return text
+    return f"{text[:EXCERPT_CHARS]}... [{len(text):,} characters, cut: over {limit}]"
+
+
 def _check_mark(position: int, name: str) -> None:
     if not name.isidentifier() or name.startswith("_"):
         raise ValueError(f"'marks.{position}': {name!r} is not a mark name")

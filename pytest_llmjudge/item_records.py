@@ -14,6 +14,7 @@ import pytest
 
 from .attempt import EvalFailed
 from .collect import EvalItem, InvalidEvalItem
+from .dataset import bounded
 from .judgment import JudgeError
 from .redaction import redact
 from .report import scores_line
@@ -114,12 +115,13 @@ def _comparison_fields(item: EvalItem, file: str, answer: str | None) -> dict[st
     source = case.metadata.get("source") if item.target is None else None
     settings = item.config.stash[STATE_KEY].settings
     configured = [t.name for t in settings.targets.targets] if settings.targets else []
+    limit = settings.max_input_chars  # an oversized text is stored as an excerpt only
     return {
         "target": target,
         "target_order": configured.index(target) if target in configured else len(configured),
         "compare_key": source if isinstance(source, str) else f"{file}::{case.id}",
-        "ticket": case.ticket,
-        "answer": answer if item.target is not None else case.response,
+        "ticket": bounded(case.ticket, limit),
+        "answer": bounded(answer if item.target is not None else case.response, limit),
     }
 
 

@@ -17,8 +17,10 @@ from .options import OPTIONS
 from .runtime import (
     EVAL_ITEM_KEY,
     STATE_KEY,
+    check_outputs,
     clear_cache,
     is_eval_file,
+    is_symlink_loop,
     may_collect_evals,
     record_for,
     session_state,
@@ -84,6 +86,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", marker)
     try:
         config.stash[STATE_KEY] = session_state(config)
+        check_outputs(config)  # an output that cannot be written is found before judging
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
@@ -100,6 +103,10 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
     return config.stash[STATE_KEY].settings.header()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    return True if is_symlink_loop(collection_path, config) else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -40,6 +40,7 @@ class SessionState:
     settings: Settings
     cache_dir: Callable[[], Path] | None = None
     has_evals: bool = False  # eval items are selected to run (or a judge fixture ran)
+    eval_files: set[Path] = field(default_factory=set)  # real paths collected so far
     baseline: Baseline = field(default_factory=dict)
     usage: Usage | None = None  # what this process's engine sent, once judging has ended
     _engine: JudgeEngine | None = field(default=None, init=False)
@@ -216,7 +217,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
     if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
         return False
-    roots = [config.rootpath / p for p in config.getini("llmjudge_paths")]
+    roots = _eval_roots(config)
     if not any(file_path.is_relative_to(root) for root in roots):
         return False
     from .sniff import HOW_TO, eval_shaped
@@ -226,7 +227,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     except (OSError, UnicodeDecodeError):
         return True  # unreadable: the eval file's own error says why
     if eval_shaped(text):
-        return True
+        return not _seen_before(file_path, config)
     warnings.warn_explicit(
         LLMJudgeWarning(
             f"{shown(file_path)} is not collected: not shaped like an eval file ({HOW_TO})"
@@ -248,7 +249,7 @@ def may_collect_evals(config: pytest.Config) -> bool:
 
     Decides the header line before collection; a session of ordinary tests gets none.
     """
-    roots = [config.rootpath / p for p in config.getini("llmjudge_paths")]
+    roots = _eval_roots(config)
     roots = [root for root in roots if root.exists()]
     for arg in config.args:
         path = Path(arg.split("::", 1)[0])
@@ -302,3 +303,38 @@ class SigtermAsInterrupt:
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"received signal {signum}")
+
+
+def check_outputs(config: pytest.Config) -> None:
+    """SettingsError when an output of a session that judges could not be written."""
+    if hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    if not may_collect_evals(config):
+        return  # not an eval session: its outputs are never written
+    from .writers import unwritable_outputs
+
+    problems = unwritable_outputs(config.stash[STATE_KEY].settings, os.environ)
+    if problems:
+        raise SettingsError("cannot write " + "; ".join(problems))
+
+
+def _eval_roots(config: pytest.Config) -> list[Path]:
+    return [config.rootpath / p for p in config.getini("llmjudge_paths")]
+
+
+def is_symlink_loop(path: Path, config: pytest.Config) -> bool:
+    """A symlinked folder in an eval folder that points back up into its own ancestors."""
+    if not path.is_symlink() or not any(path.is_relative_to(r) for r in _eval_roots(config)):
+        return False
+    target = path.resolve()
+    return target.is_dir() and path.parent.resolve().is_relative_to(target)
+
+
+def _seen_before(file_path: Path, config: pytest.Config) -> bool:
+    """The same file reached again through a symlink: collected once."""
+    seen = config.stash[STATE_KEY].eval_files
+    real = file_path.resolve()
+    if real in seen:
+        return True
+    seen.add(real)
+    return False

@@ -111,10 +111,13 @@ class ResultsReporter:
             self.results.add_usage(state.usage)
         facts = session_facts(session, int(exitstatus), self.started, self.clock)
         end = self.results.finish(state.settings, state.baseline, facts)
-        write_outputs(end.results, state.settings, os.environ)
-        if end.exit_status != exitstatus:
-            session.exitstatus = pytest.ExitCode(end.exit_status)
-        self.summary = end.summary
+        failures = write_outputs(end.results, state.settings, os.environ)
+        status = end.exit_status
+        if failures and status == pytest.ExitCode.OK:
+            status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run
+        if status != exitstatus:
+            session.exitstatus = pytest.ExitCode(status)
+        self.summary = end.summary + failures
 
     # Outermost: after pytest's short test summary, so that it does not scroll away.
     @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -5,7 +5,8 @@ summary, saved bot answers. Results and reports are written atomically.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +21,68 @@ def dump(results: ResultsFile) -> str:
     return json.dumps(results.model_dump(mode="json", exclude_none=False), indent=2) + "\n"
 
 
-def write_outputs(results: ResultsFile, settings: Settings, environ: Mapping[str, str]) -> None:
-    """The results JSON, the markdown report and the GitHub step summary, as configured."""
-    write_atomically(settings.output, dump(results))
-    if settings.report is not None:
-        write_atomically(settings.report, markdown_report(results))
-    if settings.save_responses is not None:
-        save_responses(results, settings.save_responses)
+def write_outputs(
+    results: ResultsFile, settings: Settings, environ: Mapping[str, str]
+) -> list[str]:
+    """The results JSON, the markdown report and the GitHub step summary, as configured.
+
+    Each is written on its own: one that fails does not keep the others from being written.
+    Returns one line per failed write (empty when all went well).
+    """
+    failures: list[str] = []
+
+    def attempt(what: str, path: Path | str, write: Callable[[], None]) -> None:
+        try:
+            write()
+        except OSError as exc:
+            failures.append(f"could not write the {what} {path}: {exc.strerror or exc}")
+
+    attempt("results", settings.output, lambda: write_atomically(settings.output, dump(results)))
+    report = settings.report
+    if report is not None:
+        attempt("report", report, lambda: write_atomically(report, markdown_report(results)))
+    folder = settings.save_responses
+    if folder is not None:
+        attempt("saved responses in", folder, lambda: save_responses(results, folder))
     step_summary = environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as handle:
-            handle.write(summary_markdown(results) + "\n")
+        attempt("GitHub step summary", step_summary, lambda: _append(step_summary, results))
+    return failures
+
+
+def _append(path: str, results: ResultsFile) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(summary_markdown(results) + "\n")
+
+
+def unwritable_outputs(settings: Settings, environ: Mapping[str, str]) -> list[str]:
+    """The configured outputs that cannot be written (checked at start, nothing created)."""
+    wanted: list[tuple[str, Path, bool]] = [("--judge-output", settings.output, False)]
+    if settings.report is not None:
+        wanted.append(("--judge-report", settings.report, False))
+    if settings.save_responses is not None:
+        wanted.append(("--judge-save-responses", settings.save_responses, True))
+    if environ.get("GITHUB_STEP_SUMMARY"):
+        wanted.append(("GITHUB_STEP_SUMMARY", Path(environ["GITHUB_STEP_SUMMARY"]), False))
+    problems = []
+    for name, path, is_dir in wanted:
+        problem = _unwritable(path, is_dir)
+        if problem:
+            problems.append(f"{name} {path}: {problem}")
+    return problems
+
+
+def _unwritable(path: Path, is_dir: bool) -> str | None:
+    if path.exists():
+        if path.is_dir() != is_dir:
+            return "is a directory" if path.is_dir() else "is not a directory"
+        return None if os.access(path, os.W_OK) else "not writable"
+    parent = path.parent
+    while not parent.exists():  # the folders that would be created
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is a file, not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
 
 
 def save_responses(results: ResultsFile, folder: Path) -> None:

@@ -15,7 +15,18 @@ ARCHITECTURE = Path(__file__).parent.parent / "ARCHITECTURE.md"
 # or lower ones. Layers below PYTEST_LAYER never import pytest.
 LAYERS: dict[str, int] = {
     **dict.fromkeys(
-        ["schema", "stats", "rubrics", "targets", "pricing", "redaction", "fileio", "sniff", "jsonscan"], 0
+        [
+            "schema",
+            "stats",
+            "rubrics",
+            "targets",
+            "pricing",
+            "redaction",
+            "fileio",
+            "sniff",
+            "jsonscan",
+        ],
+        0,
     ),
     **dict.fromkeys(["options", "settings", "item_settings", "dataset"], 1),
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
