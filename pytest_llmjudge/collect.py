@@ -13,10 +13,11 @@ import pytest
 
 from .attempt import EvalFailed, UndecidedVerdict, check_verdict, judge_all
 from .dataset import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
+from .discovery import LLMJudgeWarning
 from .facade import DimensionJudge, ItemJudge
 from .judgment import JudgeError, Judgment
 from .report import passing_report
-from .runtime import EVAL_ITEM_KEY, STATE_KEY, LLMJudgeWarning, record_for
+from .runtime import EVAL_ITEM_KEY, STATE_KEY, record_for
 
 FLAKY_MARK = "flaky_eval"
 

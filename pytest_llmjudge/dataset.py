@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from .entry_rules import check_id, check_mark, oversize_reason
 from .jsonscan import HugeNumber, Unreadable, loads, loads_by_entry, members
 from .options import MAX_RUNS
 
@@ -113,62 +114,6 @@ def _describe_error(error: Any) -> str:
     return f"'{name}': {error['msg']}"
 
 
-# What a node id cannot hold: pytest splits on "::", "[...]" marks parameters, "/" and
-# line breaks would make -k, --lf and copying the printed id miss the item.
-_ID_BREAKERS = (
-    ("::", "'::'"),
-    ("[", "'['"),
-    ("]", "']'"),
-    ("/", "'/'"),
-    ("\\", "a backslash"),
-    ("\n", "a line break"),
-    ("\r", "a line break"),
-    ("\x00", "a NUL character"),
-)
-
-
-def _check_id(entry_id: str) -> None:
-    for text, name in _ID_BREAKERS:
-        if text in entry_id:
-            raise ValueError(
-                f"'id' {entry_id!r} cannot be part of a pytest node id: it contains {name}"
-            )
-    if entry_id.strip() and entry_id != entry_id.strip():
-        raise ValueError(f"'id' {entry_id!r} has leading or trailing spaces")
-
-
-def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None:
-    """Why a ticket and response cannot go to the judge (too long together), or None."""
-    size = len(ticket) + len(response)
-    if limit is None or size <= limit:
-        return None
-    return (
-        f"ticket + response are {size:,} characters, over --judge-max-input-chars={limit}: "
-        "not sent to the judge"
-    )
-
-
-EXCERPT_CHARS = 2_000
-
-
-def bounded(text: str | None, limit: int) -> str | None:
-    """A text as stored in results and saved files: whole up to ``limit``, else an excerpt."""
-    if text is None or len(text) <= limit:
-        return text
-    return f"{text[:EXCERPT_CHARS]}... [{len(text):,} characters, cut: over {limit}]"
-
-
-def _check_mark(position: int, name: str) -> None:
-    if not name.isidentifier() or name.startswith("_"):
-        raise ValueError(f"'marks.{position}': {name!r} is not a mark name")
-    if name == "usefixtures":
-        # pytest resolves an item's fixtures before an eval file's marks reach it.
-        raise ValueError(
-            f"'marks.{position}': usefixtures cannot be given in an eval file: use an autouse "
-            "fixture or add the mark in a conftest (pytest_collection_modifyitems)"
-        )
-
-
 def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
     """Validate one entry; raise ValueError with a one-line reason naming the field.
 
@@ -179,7 +124,7 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
     if not isinstance(raw, dict):
         raise ValueError(f"entry must be an object, got {type(raw).__name__}")
     if isinstance(raw.get("id"), str):
-        _check_id(raw["id"])
+        check_id(raw["id"])
     try:
         case = EvalCase.model_validate(raw)
     except ValidationError as exc:
@@ -192,7 +137,7 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
             ) from None
         raise ValueError(_describe_error(first)) from None
     for position, spec in enumerate(case.mark_specs()):
-        _check_mark(position, spec.name)
+        check_mark(position, spec.name)
     if not live and case.response is None:
         raise ValueError("Missing 'response' field")
     for section in ("thresholds", "expected"):
@@ -229,7 +174,7 @@ def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
     raw_id = raw.get("id") if isinstance(raw, dict) else None
     name = raw_id if isinstance(raw_id, str) and raw_id.strip() else f"#{index}"
     try:
-        _check_id(name)
+        check_id(name)
     except ValueError:
         name = f"#{index}"  # the entry is invalid for this very reason; its index names it
     if name in seen:

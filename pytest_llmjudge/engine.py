@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .bots import ask, bot_client
 from .budget import Budget
 from .cache import JudgeCache
-from .dataset import oversize_reason
+from .entry_rules import oversize_reason
 from .judges import Judge, Usage
 from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
 from .limiter import AdaptiveLimit

@@ -25,3 +25,11 @@ def write_atomically(path: Path, text: str, durable: bool = True) -> None:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def shown(path: Path) -> str:
+    """A path as the user should read it: relative to the working directory."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)

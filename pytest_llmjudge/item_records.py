@@ -14,7 +14,7 @@ import pytest
 
 from .attempt import EvalFailed
 from .collect import EvalItem, InvalidEvalItem
-from .dataset import bounded
+from .entry_rules import bounded
 from .judgment import JudgeError
 from .redaction import redact
 from .report import scores_line

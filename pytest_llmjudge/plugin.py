@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .discovery import is_eval_file, is_symlink_loop, may_collect_evals
 from .options import OPTIONS
 from .runtime import (
     EVAL_ITEM_KEY,
     STATE_KEY,
     check_outputs,
     clear_cache,
-    is_eval_file,
-    is_symlink_loop,
-    may_collect_evals,
     record_for,
     session_state,
     settings_for,

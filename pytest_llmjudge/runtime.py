@@ -6,11 +6,9 @@ item, its settings (resolved once) and the record of the current attempt.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import signal
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -20,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .fileio import shown
 from .options import OPTIONS
 from .settings import Settings, SettingsError, resolve_settings, worker_share
 
@@ -40,7 +39,6 @@ class SessionState:
     settings: Settings
     cache_dir: Callable[[], Path] | None = None
     has_evals: bool = False  # eval items are selected to run (or a judge fixture ran)
-    eval_files: set[Path] = field(default_factory=set)  # real paths collected so far
     baseline: Baseline = field(default_factory=dict)
     usage: Usage | None = None  # what this process's engine sent, once judging has ended
     _engine: JudgeEngine | None = field(default=None, init=False)
@@ -193,75 +191,6 @@ def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], P
     return lambda: config.cache.mkdir("llmjudge")
 
 
-def shown(path: Path) -> str:
-    """A path as the user should read it: relative to the working directory."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
-
-
-class LLMJudgeWarning(UserWarning):
-    """Something in or about an eval file was ignored."""
-
-
-def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool:
-    """Inside ``llmjudge_paths``, matching ``llmjudge_file_patterns`` and shaped like an eval
-    file, or named on the command line. A JSON file of another kind in an eval folder is left
-    alone, with a warning.
-    """
-    if file_path.suffix != ".json":
-        return False
-    if explicit:
-        return True
-    patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
-    if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
-        return False
-    roots = _eval_roots(config)
-    if not any(file_path.is_relative_to(root) for root in roots):
-        return False
-    from .sniff import HOW_TO, eval_shaped
-
-    try:
-        text = file_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return True  # unreadable: the eval file's own error says why
-    if eval_shaped(text):
-        return not _seen_before(file_path, config)
-    warnings.warn_explicit(
-        LLMJudgeWarning(
-            f"{shown(file_path)} is not collected: not shaped like an eval file ({HOW_TO})"
-        ),
-        category=None,
-        filename=str(file_path),
-        lineno=1,
-    )
-    return False
-
-
-def is_eval_nodeid(nodeid: str) -> bool:
-    """An eval file's node id, or one of its items' (``evals/support.json::ticket-001``)."""
-    return nodeid.split("::", 1)[0].endswith(".json")
-
-
-def may_collect_evals(config: pytest.Config) -> bool:
-    """Whether this session's arguments reach an eval folder or name a JSON file.
-
-    Decides the header line before collection; a session of ordinary tests gets none.
-    """
-    roots = _eval_roots(config)
-    roots = [root for root in roots if root.exists()]
-    for arg in config.args:
-        path = Path(arg.split("::", 1)[0])
-        if not path.is_absolute():
-            path = config.invocation_params.dir / path
-        if path.suffix == ".json":
-            return True
-        if any(path.is_relative_to(root) or root.is_relative_to(path) for root in roots):
-            return True
-    return False
-
-
 def session_facts(
     session: pytest.Session, exit_status: int, started: datetime, clock: float
 ) -> SessionFacts:
@@ -309,6 +238,8 @@ def check_outputs(config: pytest.Config) -> None:
     """SettingsError when an output of a session that judges could not be written."""
     if hasattr(config, "workerinput") or config.option.collectonly:
         return
+    from .discovery import may_collect_evals
+
     if not may_collect_evals(config):
         return  # not an eval session: its outputs are never written
     from .writers import unwritable_outputs
@@ -316,25 +247,3 @@ def check_outputs(config: pytest.Config) -> None:
     problems = unwritable_outputs(config.stash[STATE_KEY].settings, os.environ)
     if problems:
         raise SettingsError("cannot write " + "; ".join(problems))
-
-
-def _eval_roots(config: pytest.Config) -> list[Path]:
-    return [config.rootpath / p for p in config.getini("llmjudge_paths")]
-
-
-def is_symlink_loop(path: Path, config: pytest.Config) -> bool:
-    """A symlinked folder in an eval folder that points back up into its own ancestors."""
-    if not path.is_symlink() or not any(path.is_relative_to(r) for r in _eval_roots(config)):
-        return False
-    target = path.resolve()
-    return target.is_dir() and path.parent.resolve().is_relative_to(target)
-
-
-def _seen_before(file_path: Path, config: pytest.Config) -> bool:
-    """The same file reached again through a symlink: collected once."""
-    seen = config.stash[STATE_KEY].eval_files
-    real = file_path.resolve()
-    if real in seen:
-        return True
-    seen.add(real)
-    return False

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .runtime import STATE_KEY, SigtermAsInterrupt, is_eval_nodeid, session_facts
+from .discovery import is_eval_nodeid
+from .runtime import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
     from .planning import Planner

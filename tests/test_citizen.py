@@ -92,6 +92,8 @@ LIGHT_MODULES = {
     "pytest_llmjudge.rubrics",
     "pytest_llmjudge.targets",
     "pytest_llmjudge.redaction",
+    "pytest_llmjudge.fileio",
+    "pytest_llmjudge.discovery",
 }
 
 
