@@ -12,8 +12,14 @@ from typing import Any
 class BotServer:
     """A bot on 127.0.0.1 whose reply is ``reply(ticket) -> (status, json body)``."""
 
-    def __init__(self, reply: Callable[[str], tuple[int, Any]]) -> None:
+    def __init__(
+        self,
+        reply: Callable[[str], tuple[int, Any]],
+        route: Callable[[str, dict[str, str], str], tuple[int, Any, dict[str, str]]] | None = None,
+    ) -> None:
         self.reply = reply
+        # route(ticket, request headers, path) -> (status, payload, reply headers), when given
+        self.route = route
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         bot = self
@@ -28,11 +34,18 @@ class BotServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
                 with bot._lock:
                     bot.requests.append({"body": body, "headers": dict(self.headers)})
-                status, payload = bot.reply(str(body.get("message", "")))
+                message = str(body.get("message", ""))
+                extra: dict[str, str] = {}
+                if bot.route is not None:
+                    status, payload, extra = bot.route(message, dict(self.headers), self.path)
+                else:
+                    status, payload = bot.reply(message)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 

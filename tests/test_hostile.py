@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import time
+from typing import Any
 
 import pytest
 
@@ -133,3 +135,164 @@ def test_a_run_waiting_out_retry_after_lets_the_next_items_start(
     assert time.monotonic() - started < 4.5
     order = [r.response for r in judge_server.requests]
     assert order[-2:] == ["wait", "wait"]  # the others were all judged while it waited
+
+
+# -- bad eval files: one line naming file, entry and field; the rest still runs ---------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"marks": "slow"}, "'marks' must be a list, got str"),
+        ({"marks": ["__class__"]}, "'marks.0': '__class__' is not a mark name"),
+        ({"marks": ["usefixtures"]}, "'marks.0': usefixtures cannot be given in an eval file"),
+        ({"runs": 1000}, "'runs' must be at most 100, got 1000"),
+    ],
+)
+def test_bad_entries_are_one_line_and_the_rest_runs(
+    pytester: pytest.Pytester, bad: dict[str, object], message: str
+) -> None:
+    write_evals(pytester, [entry("fine"), entry("bad", ticket="t2", **bad)])
+    result = run(pytester, "evals/", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines([f"*support.json entry 1: {message}*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_nesting_too_deep_and_huge_numbers_name_their_entry_and_field(
+    pytester: pytest.Pytester,
+) -> None:
+    deep = '{"a": ' * 10_000 + "1" + "}" * 10_000
+    digits = "9" * 5_000
+    text = (
+        '[{"id": "fine", "ticket": "Maven OOM heap", "response": "Set MAVEN_OPTS heap"},\n'
+        f' {{"id": "deep", "ticket": "t", "response": "r", "metadata": {deep}}},\n'
+        f' {{"id": "long", "ticket": "t", "response": "r", "runs": {digits}}}]'
+    )
+    (pytester.path / "evals").mkdir()
+    (pytester.path / "evals" / "odd.json").write_text(text)
+    result = run(pytester, "evals/", "-rs")
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*odd.json entry 1: 'metadata' is nested too deeply to read*",
+            "*odd.json entry 2: 'runs' must be a sensible number, got one with 5000 digits*",
+        ]
+    )
+
+
+def test_file_level_problems_are_one_line(pytester: pytest.Pytester) -> None:
+    folder = pytester.path / "evals"
+    folder.mkdir()
+    (folder / "defaults.json").write_text('{"defaults": [], "examples": []}')
+    result = run(pytester, "evals/")
+    result.stdout.fnmatch_lines(["*defaults.json: 'defaults' must be an object, got list*"])
+    locked = folder / "locked.json"
+    locked.write_text("[]")
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):
+            pytest.skip("running as a user who can read anything (root)")
+        run(pytester, "evals/locked.json").stdout.fnmatch_lines(
+            ["*locked.json: cannot be read (Permission denied)*"]
+        )
+    finally:
+        locked.chmod(0o644)
+
+
+def test_a_symlink_loop_collects_each_entry_once(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("a"), entry("b", ticket="t2")])
+    (pytester.path / "evals" / "loop").symlink_to(pytester.path / "evals")
+    (pytester.path / "evals" / "up").symlink_to(pytester.path)
+    run(pytester, "evals/").assert_outcomes(passed=2)
+
+
+# -- sizes ------------------------------------------------------------------------------------
+
+
+def test_an_oversized_entry_is_an_error_before_any_request(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("fine"), entry("log", "x" * 5_000, ticket="t2")])
+    result = run(pytester, "evals/", "--judge-max-input-chars=1000")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*support.json entry 1: ticket + response are 5,002 characters, over "
+            "--judge-max-input-chars=1000: not sent to the judge*"
+        ]
+    )
+    assert {r.response for r in judge_server.requests} == {entry("x")["response"]}
+    assert read_results(pytester)["errors"][0]["id"] == "log"
+
+
+# -- bots that misbehave ---------------------------------------------------------------------
+
+
+def _bot(route: Any) -> Any:
+    from bot_server import BotServer
+
+    return BotServer(lambda ticket: (500, {}), route=route)
+
+
+def test_bot_redirects_keep_the_post_or_fail_naming_the_location(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    def route(ticket: str, headers: dict[str, str], path: str) -> tuple[int, Any, dict[str, str]]:
+        if path == "/chat":
+            return 307, {}, {"location": "/v2/chat"}
+        if path == "/moved":
+            return 301, {}, {"location": "/v2/chat"}
+        return 200, {"answer": f"Answer to {ticket}"}, {}
+
+    bot = _bot(route)
+    try:
+        write_evals(pytester, [{"id": "a", "ticket": "Ticket A"}])
+        follows = run(pytester, "evals/", f"--judge-targets=bot={bot.url}")
+        follows.assert_outcomes(passed=1)
+        assert judge_server.requests[0].response == "Answer to Ticket A"  # the body followed
+        moved = bot.url.replace("/chat", "/moved")
+        result = run(pytester, "evals/", f"--judge-targets=bot={moved}", "--judge-no-cache")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(
+            [f"*target bot: HTTP 301: the bot moved to {bot.url.replace('/chat', '/v2/chat')}*"]
+        )
+        assert "Traceback" not in result.stdout.str() and "engine.py" not in result.stdout.str()
+    finally:
+        bot.stop()
+
+
+def test_a_bot_answer_over_the_input_limit_is_that_items_error(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    bot = _bot(lambda ticket, headers, path: (200, {"answer": "log line\n" * 500}, {}))
+    try:
+        write_evals(pytester, [{"id": "a", "ticket": "Ticket A"}])
+        result = run(
+            pytester, "evals/", f"--judge-targets=bot={bot.url}", "--judge-max-input-chars=1000"
+        )
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*over --judge-max-input-chars=1000: not sent to the judge*"])
+        assert judge_server.count() == 0
+        row = read_results(pytester)["results"][0]
+        assert len(row["answer"]) < 2_100 and "4,500 characters, cut" in row["answer"]
+    finally:
+        bot.stop()
+
+
+# -- outputs that cannot be written ----------------------------------------------------------
+
+
+def test_unwritable_outputs_stop_the_session_before_any_judging(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("a")])
+    (pytester.path / "blocker").write_text("a file, not a folder")
+    result = run(pytester, "evals/", "--judge-output=blocker/out.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*pytest-llmjudge: cannot write --judge-output *blocker/out.json: *blocker is a file*"]
+    )
+    assert judge_server.count() == 0
