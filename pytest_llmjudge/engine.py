@@ -215,7 +215,8 @@ class JudgeEngine:
     def answer(self, target: str, ticket: str) -> str:
         """The target's answer to the ticket, asked once per session; JudgeError if none."""
         try:
-            return self._answer_future(target, ticket).result()
+            # a bot echoing a header's token must not carry it to the judge or any file
+            return redact(self._answer_future(target, ticket).result())
         except TargetError as exc:
             raise JudgeError(f"target {target}: {redact(str(exc))}") from None
 

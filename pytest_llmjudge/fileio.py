@@ -21,6 +21,7 @@ def write_atomically(path: Path, text: str, durable: bool = True) -> None:
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
+        os.chmod(tmp_name, 0o666 & ~_umask())  # as any file the user creates, not 0600
         os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
@@ -33,3 +34,15 @@ def shown(path: Path) -> str:
         return os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(path)
+
+
+_UMASK: list[int] = []
+
+
+def _umask() -> int:
+    """The process's umask (read once: reading it means setting it)."""
+    if not _UMASK:
+        current = os.umask(0o022)
+        os.umask(current)
+        _UMASK.append(current)
+    return _UMASK[0]

@@ -20,6 +20,7 @@ from .runtime import (
     STATE_KEY,
     check_outputs,
     clear_cache,
+    install_log_redaction,
     record_for,
     session_state,
     settings_for,
@@ -95,6 +96,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not hasattr(config, "workerinput"):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if may_collect_evals(session.config):  # pytest's log handlers exist by now
+        install_log_redaction(session.config)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -212,6 +218,7 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     """The session's judge, with this test's runs and thresholds."""
     from .facade import ItemJudge
 
+    install_log_redaction(request.config)
     try:
         settings = settings_for(request.node)
     except ValueError as exc:

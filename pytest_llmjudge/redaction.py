@@ -1,21 +1,55 @@
-"""Keep API keys out of everything a person or a CI log can read."""
+"""Keep secrets out of everything a person, a CI log or a file can read.
+
+The secrets the plugin knows: the API key (environment), credentials in URLs (base URL,
+target URLs) and the values of ``${VAR}`` references expanded into target headers. They are
+registered as they become known, in this process (an xdist worker registers its own), and
+``redact`` replaces each with ``***``; key-shaped tokens are replaced too.
+"""
 
 from __future__ import annotations
 
+import base64
+import logging
 import os
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 SECRET_ENV_VARS = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
-_KEY_PATTERN = re.compile(r"(sk-[A-Za-z0-9_\-*]{6,}|Bearer\s+\S+)")
+_KEY_PATTERN = re.compile(r"(sk-[A-Za-z0-9_\-*]{6,}|(?:Bearer|Basic)\s+[^\s\"',;]+)")
+MIN_SECRET = 4  # shorter values would redact ordinary words
+# The process's known secret values: a registry rather than a message bus, since every text
+# the plugin emits must pass through redact() and cannot all be handed the settings.
+_known: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret value (too-short values are ignored)."""
+    if value and len(value.strip()) >= MIN_SECRET:
+        _known.add(value.strip())
+
+
+def register_url(url: str | None) -> None:
+    """Remember the credentials of a URL (``user:password@host``)."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    if parts.password:
+        register_secret(parts.password)
+        register_secret(unquote(parts.password))
+    if parts.username and parts.password:
+        pair = f"{unquote(parts.username)}:{unquote(parts.password)}"
+        register_secret(f"{parts.username}:{parts.password}")
+        register_secret(base64.b64encode(pair.encode()).decode())  # as Basic auth sends it
 
 
 def redact(text: str) -> str:
     """Replace known secret values and key-shaped tokens with ``***``."""
     for name in SECRET_ENV_VARS:
         value = os.environ.get(name, "").strip()
-        if len(value) >= 4:
+        if len(value) >= MIN_SECRET:
             text = text.replace(value, "***")
+    for value in sorted(_known, key=len, reverse=True):  # longest first: no partial leftovers
+        text = text.replace(value, "***")
     return _KEY_PATTERN.sub("***", text)
 
 
@@ -27,3 +61,14 @@ def safe_url(url: str | None) -> str | None:
     host = parts.hostname or ""
     netloc = host + (f":{parts.port}" if parts.port else "")
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts every log record that passes (the plugin's and third-party loggers' alike)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .budget import Budget, BudgetExhausted
 from .cache import JudgeCache
@@ -20,6 +20,7 @@ from .judges import (
 )
 from .judgment import RunOutcome
 from .limiter import AdaptiveLimit
+from .redaction import redact
 from .retry import RetryAfterTooLong, retrying
 from .rubrics import Dimension
 from .settings import Settings
@@ -95,19 +96,22 @@ class RunExecutor:
                             result = await self._call_counted(judge, run, usage)
                     finally:
                         first_attempt_done()
+                    # a judge echoing a secret must not carry it into results or the cache
+                    result = replace(result, reasoning=redact(result.reasoning))
                     if cache_key is not None:
                         assert self.cache is not None
                         self.cache.put(cache_key, result)
                     return RunOutcome(result, None, usage.requests)
         except BudgetExhausted as exc:
-            return RunOutcome(None, str(exc), usage.requests)
+            return RunOutcome(None, redact(str(exc)), usage.requests)
         except FatalJudgeError as exc:
             # Bad key, unknown model, unreachable: every later call would fail the same way.
-            self.budget.fatal = self.budget.fatal or str(exc)
-            return RunOutcome(None, f"judge call failed: {exc} (not retried)", usage.requests)
+            self.budget.fatal = self.budget.fatal or redact(str(exc))
+            reason = f"judge call failed: {exc} (not retried)"
+            return RunOutcome(None, redact(reason), usage.requests)
         except (JudgeCallError, RetryAfterTooLong) as exc:
             reason = f"judge call failed after {attempts} attempts: {exc}"
-            return RunOutcome(None, reason, usage.requests)
+            return RunOutcome(None, redact(reason), usage.requests)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call_counted(self, judge: Judge, run: PlannedRun, usage: Usage) -> RunResult:

@@ -247,3 +247,20 @@ def check_outputs(config: pytest.Config) -> None:
     problems = unwritable_outputs(config.stash[STATE_KEY].settings, os.environ)
     if problems:
         raise SettingsError("cannot write " + "; ".join(problems))
+
+
+LOG_HANDLERS = ("caplog_handler", "report_handler", "log_file_handler", "log_cli_handler")
+
+
+def install_log_redaction(config: pytest.Config) -> None:
+    """Redact every record that reaches pytest's log handlers (captured logs, live logs, the
+    log file), third-party loggers' (httpx2, openai) included. Once per session."""
+    from .redaction import RedactingFilter
+
+    logging_plugin = config.pluginmanager.get_plugin("logging-plugin")
+    for name in LOG_HANDLERS:
+        handler = getattr(logging_plugin, name, None)
+        if handler is not None and not any(
+            isinstance(f, RedactingFilter) for f in getattr(handler, "filters", [])
+        ):
+            handler.addFilter(RedactingFilter())

@@ -24,7 +24,7 @@ from .options import (
     OptionSpec,
 )
 from .pricing import Price, parse_price_lines, price_for
-from .redaction import safe_url
+from .redaction import register_url, safe_url
 from .rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
 from .rubrics import Dimension
 from .targets import TargetConfig
@@ -213,6 +213,7 @@ def resolve_settings(
         prices = parse_price_lines(ini.get("llmjudge_prices") or [])
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
+    register_url(base_url)  # its credentials never appear in any output
     price = price_for(model, prices) if provider != "heuristic" else None
     if values["max_cost"] is not None and price is None and provider != "heuristic":
         raise SettingsError(

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .redaction import register_secret, register_url
+
 DEFAULT_BODY = '{"message": "{ticket}"}'
 DEFAULT_FIELD = "answer"
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -58,6 +60,7 @@ def parse_targets(text: str) -> tuple[Target, ...]:
             raise ValueError(f"target {name}: URL must start with http:// or https://, got {url!r}")
         if any(t.name == name for t in targets):
             raise ValueError(f"target {name} is given twice")
+        register_url(url)
         targets.append(Target(name, url or None))
     return tuple(targets)
 
@@ -100,6 +103,7 @@ def render_body(template: str, ticket: str) -> bytes:
     return json.dumps(fill(json.loads(template))).encode()
 
 
+_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # Only ${NAME} is a reference: a bare "$" in a header value stays as it is.
 _BRACED_ONLY = r"""
     \$(?:
@@ -117,6 +121,9 @@ class _EnvReference(string.Template):
 def expand_headers(headers: tuple[tuple[str, str], ...], env: Mapping[str, str]) -> dict[str, str]:
     """Header values with ``${VAR}`` replaced from ``env``; TargetError names a missing one."""
     present = {name: value for name, value in env.items() if value}
+    for _, value in headers:  # every value read into a header is a secret from now on
+        for name in _REFERENCE.findall(value):
+            register_secret(present.get(name))
     try:
         return {name: _EnvReference(value).substitute(present) for name, value in headers}
     except KeyError as exc:

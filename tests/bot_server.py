@@ -40,8 +40,9 @@ class BotServer:
                     status, payload, extra = bot.route(message, dict(self.headers), self.path)
                 else:
                     status, payload = bot.reply(message)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
+                # bytes are sent as they are (not JSON); "__reason__" sets the reason phrase
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status, extra.pop("__reason__", None))
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
                 for name, value in extra.items():
