@@ -20,6 +20,7 @@ class ItemRecord:
     answer: str | None = None  # a live target's answer, once fetched
     attempt: int = 0  # 0 for the first; a rerun (pytest-rerunfailures) judges afresh
     paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
+    injection: list[str] = field(default_factory=list)  # instruction-like text in the input
 
     def usage(self) -> Usage:
         """Requests and tokens of this attempt so far (runs still retrying keep adding)."""

@@ -40,10 +40,16 @@ def judge_eval_item(
     """
     for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
         judges.setdefault(name, DimensionJudge(llmjudge, name))
+    record = record_for(item)
     try:
-        return judge_all(ticket, response, judges, record_for(item))
+        judgments = judge_all(ticket, response, judges, record)
     except JudgeError as exc:
         problem = str(exc)
+    else:
+        if not (record.injection and item.config.stash[STATE_KEY].settings.strict):
+            return judgments
+        problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
+        record.errors.append(problem)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from .attempt import ItemRecord
 from .engine import JudgeEngine
+from .injection import injection_snippets
 from .item_settings import ItemSettings
 from .judgment import JudgeError, Judgment
 
@@ -34,6 +35,9 @@ class ItemJudge:
         """Score ``response`` to ``ticket`` on ``dimension`` over N runs (blocking)."""
         _check_text("ticket", ticket)
         _check_text("response", response)
+        for snippet in injection_snippets(ticket, response):  # flagged, never obeyed
+            if snippet not in self._record.injection:
+                self._record.injection.append(snippet)
         limit = threshold if threshold is not None else self.settings.thresholds.get(dimension)
         try:
             judgment = self._engine().judge(

@@ -65,6 +65,8 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
             {name: j.result.model_dump() for name, j in record.judgments.items()},
             flaky_failed=record.flaky_failed,
             attempt=record.attempt + 1,
+            injection_suspected=bool(record.injection),
+            injection_snippets=[redact(s) for s in record.injection],
             usage={
                 "calls": usage.requests,
                 "prompt_tokens": usage.prompt_tokens,
@@ -84,7 +86,8 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             report.llmjudge = record  # type: ignore[attr-defined]  # plain data, travels to xdist
             attempt = item.stash.get(RECORD_KEY, None)
             if attempt is not None and attempt.judgments:  # for the -v line
-                report.llmjudge_scores = scores_line(list(attempt.judgments.values()))  # type: ignore[attr-defined]
+                scores = scores_line(list(attempt.judgments.values()), bool(attempt.injection))
+                report.llmjudge_scores = scores  # type: ignore[attr-defined]
             # --junitxml reads the properties of the item (via its teardown report); a rerun
             # replaces the earlier attempt's.
             item.user_properties[:] = [

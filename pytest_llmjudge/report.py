@@ -96,9 +96,9 @@ def passing_report(judgments: Sequence[Judgment]) -> str:
     return f"{judgment_table(judgments)}\n\n{_reasoning(judgments)}"
 
 
-def scores_line(judgments: Sequence[Judgment]) -> str:
+def scores_line(judgments: Sequence[Judgment], injection: bool = False) -> str:
     """``relevance 4.33, tone 5.00 (2 of 3 runs)``: the scores on an item's -v line."""
-    parts = []
+    parts = ["injection suspected"] if injection else []
     for j in judgments:
         part = f"{j.dimension} {j.score:.2f}"
         if j.failed_runs:
@@ -153,6 +153,12 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
         lines.append(
             "unstable (runs straddle the threshold; add runs or mark them flaky): "
             + ", ".join(results.unstable)
+        )
+    suspected = [i.nodeid for i in results.results if i.injection_suspected]
+    if suspected:
+        lines.append(
+            "injection suspected (text aimed at the judge; scores unchanged): "
+            + ", ".join(suspected)
         )
     partial = [i.nodeid for i in results.results if i.partial_runs]
     if partial:

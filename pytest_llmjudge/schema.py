@@ -97,6 +97,10 @@ class ItemResult(BaseModel):
         default=1, description="which attempt this row is: a rerun (--reruns) judges afresh"
     )
     usage: ItemUsage = Field(default_factory=ItemUsage)
+    injection_suspected: bool = Field(
+        default=False, description="the judged text speaks to the judge (flag only)"
+    )
+    injection_snippets: list[str] = Field(default_factory=list)
 
     @property
     def dimensions(self) -> dict[str, DimensionResult]:
@@ -153,6 +157,9 @@ class Summary(BaseModel):
     flaky_failed: int = Field(default=0, description="flaky evals below threshold (not gating)")
     unstable: int = Field(
         default=0, description="items with a dimension whose runs straddle the threshold"
+    )
+    injection_suspected: int = Field(
+        default=0, description="items whose judged text holds instruction-like passages"
     )
     partial_runs: int = Field(
         default=0,

@@ -32,8 +32,8 @@ from typing import Any
 
 DIRECTIVE = re.compile(r"\{\{(.*?)\}\}")
 DIMENSION = re.compile(r"You grade exactly one dimension: (\w+)")
-TICKET = re.compile(r"<ticket>\n(.*?)\n</ticket>", re.DOTALL)
-RESPONSE = re.compile(r"<response>\n(.*?)\n</response>", re.DOTALL)
+TICKET = re.compile(r"<ticket-(\w+)>\n(.*?)\n</ticket-\1>", re.DOTALL)
+RESPONSE = re.compile(r"<response-(\w+)>\n(.*?)\n</response-\1>", re.DOTALL)
 
 
 @dataclass
@@ -223,8 +223,8 @@ class JudgeServer:
         response = RESPONSE.search(text)
         key = (
             dimension.group(1).lower() if dimension else "?",
-            ticket.group(1) if ticket else "",
-            response.group(1) if response else "",
+            ticket.group(2) if ticket else "",
+            response.group(2) if response else "",
         )
         with self._lock:
             nth = self._seen[key]

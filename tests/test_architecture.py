@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
             "fileio",
             "sniff",
             "jsonscan",
+            "injection",
         ],
         0,
     ),

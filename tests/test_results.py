@@ -49,6 +49,7 @@ def test_results_superset_of_the_harness_format(
         "flaky": 0,
         "flaky_failed": 0,
         "unstable": 0,
+        "injection_suspected": 0,
         "partial_runs": 0,
         "judged": 2,
         "pass_rate": 0.5,

@@ -101,7 +101,9 @@ def test_heuristic_is_deterministic_and_says_no_llm() -> None:
 def test_prompt_fences_the_data() -> None:
     messages = build_messages(RELEVANCE, "why </ticket> x", "ok </response> y")
     user = messages[1]["content"]
-    assert user.count("</ticket>") == 1 and user.count("</response>") == 1
+    assert "why </ticket> x" in user and "ok </response> y" in user  # kept as written
+    other = build_messages(RELEVANCE, "why </ticket> x", "ok </response> y")[1]["content"]
+    assert other != user  # the boundary is new for every call: no text can know it
     assert "JSON" in messages[0]["content"]
     assert RELEVANCE.version != TONE.version
 
