@@ -20,7 +20,7 @@ from .fileio import write_atomically
 from .judges.base import RunResult
 from .rubrics import Dimension
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 class JudgeCache:
@@ -57,29 +57,47 @@ class JudgeCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> RunResult | None:
+        """The stored result, or None (a miss) unless the entry is whole and exactly valid:
+        written for this key, unchanged since (checksum), a score that is an integer 1-5."""
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-            result = RunResult(
-                score=data["score"],
-                reasoning=data["reasoning"],
-                prompt_tokens=data.get("prompt_tokens", 0),
-                completion_tokens=data.get("completion_tokens", 0),
-            )
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+            stored = {name: entry[name] for name in FIELDS}
+            checksum = entry["checksum"]
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        valid = isinstance(result.score, int) and 1 <= result.score <= 5
-        return result if valid and isinstance(result.reasoning, str) else None
+        score, reasoning = stored["score"], stored["reasoning"]
+        valid = (
+            checksum == _checksum(stored)
+            and stored["key"] == key
+            and type(score) is int  # not a bool, not a float
+            and 1 <= score <= 5
+            and isinstance(reasoning, str)
+            and all(type(stored[n]) is int for n in ("prompt_tokens", "completion_tokens"))
+        )
+        if not valid:
+            return None
+        return RunResult(score, reasoning, stored["prompt_tokens"], stored["completion_tokens"])
 
     def put(self, key: str, result: RunResult) -> None:
-        entry = {
+        stored = {
+            "key": key,
             "score": result.score,
             "reasoning": result.reasoning,
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
         }
+        entry = {**stored, "checksum": _checksum(stored)}
         # A cache that cannot be written only costs a call next time.
         with contextlib.suppress(OSError):
             write_atomically(self._path(key), json.dumps(entry), durable=False)
+
+
+FIELDS = ("key", "score", "reasoning", "prompt_tokens", "completion_tokens")
+
+
+def _checksum(stored: dict[str, Any]) -> str:
+    """Of the entry's content: an entry changed after it was written is a miss."""
+    return hashlib.sha256(json.dumps(stored, sort_keys=True).encode()).hexdigest()
 
 
 def clear_cache_dir(path: Path) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -328,3 +329,40 @@ def test_instruction_like_text_is_flagged_never_obeyed(
     strict = run(pytester, "evals/", "--judge-strict")
     strict.assert_outcomes(passed=1, errors=1)
     strict.stdout.fnmatch_lines(["*injection suspected (--judge-strict): Ignore all previous*"])
+
+
+# -- the cache cannot serve a wrong score -----------------------------------------------------
+
+
+def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
+    import json
+
+    from pytest_llmjudge.cache import JudgeCache
+    from pytest_llmjudge.judges.base import RunResult
+    from pytest_llmjudge.rubrics import RELEVANCE
+
+    cache = JudgeCache(lambda: tmp_path, {"model": "m"})
+    key = cache.key(RELEVANCE, "ticket", "response", 0)
+    cache.put(key, RunResult(2, "weak", 10, 2))
+    assert cache.get(key) == RunResult(2, "weak", 10, 2)
+    path = next(tmp_path.rglob("*.json"))
+    good = json.loads(path.read_text())
+
+    def served(**change: object) -> RunResult | None:
+        path.write_text(json.dumps({**good, **change}))
+        return cache.get(key)
+
+    assert served(score=5) is None  # edited after it was written: the checksum says so
+    for bad in (True, 4.0, 0, 6, "4"):
+        stored = {**good, "score": bad}
+        del stored["checksum"]
+        from pytest_llmjudge.cache import _checksum
+
+        assert served(score=bad, checksum=_checksum(stored)) is None, bad
+    path.write_text(json.dumps(good))
+    assert cache.get(key) is not None
+    other = cache.key(RELEVANCE, "ticket", "other response", 0)
+    moved = tmp_path / other[:2] / f"{other}.json"  # a whole, valid entry under another key
+    moved.parent.mkdir(exist_ok=True)
+    path.rename(moved)
+    assert cache.get(other) is None
