@@ -13,10 +13,16 @@ subprocess per scenario and prints what the server saw and what the process cost
   (c) an unchanged rerun (judge cache)
   (d) the same suite with -n 2
   (e) 2,500 / 5,000 / 10,000 entries, --collect-only
+  (f) a fault storm: 200 entries x 2 x 3 runs at 50 ms, 20% 429 (Retry-After 1 s), 5% 500,
+      5% malformed replies, against the same suite without faults
+  (g) an unreachable judge: 200 entries, nothing listening
+
+    python benchmarks/bench_judge.py storm     # only (f) and (g)
 
 Targets (from the speed issue): (a) wall <= 1.15 x limit + 1 s; (b) <= 1 ms plugin CPU per
 call; (c) 0 calls and <= 1.5 s; (d) exactly 300 calls, none duplicated, wall not worse
-than a plain run; (e) <= 3 s and <= 300 MB for 10,000 entries, growth linear.
+than a plain run; (e) <= 3 s and <= 300 MB for 10,000 entries, growth linear; (f) the storm
+takes at most 2.5 x the fault-free run and loses no judgment; (g) seconds, not minutes.
 """
 
 from __future__ import annotations
@@ -26,13 +32,16 @@ import json
 import math
 import os
 import platform
+import random
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -70,13 +79,15 @@ def write_suite(folder: Path, entries: int) -> None:
     (folder / "evals" / "support.json").write_text(json.dumps(cases))
 
 
-def run_pytest(server: JudgeServer, folder: Path, *args: str) -> Measured:
+def run_pytest(
+    server: JudgeServer, folder: Path, *args: str, reply: Callable[[Any], Reply] | None = None
+) -> Measured:
     server.reset()
     seen: list[float] = []
 
-    def script(request: object) -> Reply:
+    def script(request: Any) -> Reply:
         seen.append(time.perf_counter())
-        return Reply(score=4, delay=server_latency)
+        return reply(request) if reply is not None else Reply(score=4, delay=server_latency)
 
     server.script = script
     env = {
@@ -165,6 +176,7 @@ def engine_cpu_per_run(runs: int = 3000) -> float:
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from pytest_llmjudge.engine import JudgeEngine
 from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.settings import resolve_settings
@@ -211,6 +223,67 @@ def line(label: str, m: Measured, limit: float | None = None) -> str:
     return text
 
 
+def storm_reply(request: Any) -> Reply:
+    """Faults drawn per request (seeded, so every run of the benchmark sees the same storm)."""
+    draw = random.Random(f"{request.dimension}|{request.response}|{request.nth}").random()
+    if draw < 0.20:
+        return Reply(status=429, headers={"retry-after": "1"}, delay=STORM_LATENCY)
+    if draw < 0.25:
+        return Reply(status=500, delay=STORM_LATENCY)
+    if draw < 0.30:
+        return Reply(content="Four, I think.", delay=STORM_LATENCY)
+    return Reply(score=4, delay=STORM_LATENCY)
+
+
+STORM_LATENCY, STORM_ENTRIES = 0.05, 200
+
+
+def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
+    """(f) and (g)."""
+    write_suite(folder, STORM_ENTRIES)
+    common = ("evals/", f"--judge-runs={RUNS}", "-p", "no:cacheprovider", "--judge-no-cache")
+    calm = run_pytest(server, folder, *common, reply=lambda r: Reply(score=4, delay=STORM_LATENCY))
+    print(line(f"(f) {STORM_ENTRIES}x2x{RUNS} @50ms, no faults", calm))
+    storm = run_pytest(server, folder, *common, "--judge-retry-wait=0.2", reply=storm_reply)
+    summary = [text for text in storm.output.splitlines() if "eval items:" in text]
+    print(line("    the same in a fault storm", storm))
+    print(f"    {summary[0] if summary else storm.output[-300:]}")
+    ratio = storm.wall / calm.wall
+    passed = f"{STORM_ENTRIES} passed" in storm.output
+    print(
+        f"    storm / calm = {ratio:.2f} (target <= 2.5: {'met' if ratio <= 2.5 else 'MISSED'}); "
+        f"every item judged: {'yes' if passed else 'NO'}"
+    )
+    with socket_closed_port() as port:
+        env_url = f"http://127.0.0.1:{port}/v1"
+        started = time.perf_counter()
+        dead = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *common],
+            cwd=folder,
+            env={**os.environ, "OPENAI_BASE_URL": env_url, "OPENAI_API_KEY": "bench"},
+            capture_output=True,
+            text=True,
+        )
+        wall = time.perf_counter() - started
+    last = dead.stdout.strip().splitlines()[-1] if dead.stdout.strip() else dead.stderr[-200:]
+    print(f"(g) {STORM_ENTRIES} entries, nothing listening: wall={wall:.2f}s; {last}")
+
+
+class socket_closed_port:
+    """A local port with nothing listening."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port: int = probe.getsockname()[1]
+        return port
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
 def main() -> None:
     global server_latency
     server = JudgeServer().start()
@@ -218,6 +291,11 @@ def main() -> None:
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, {platform.platform()}"
     )
+    if sys.argv[1:] == ["storm"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            storm_and_dead_judge(server, Path(tmp))
+        server.stop()
+        return
     limit = math.ceil(CALLS / CONCURRENCY) * LATENCY
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -298,6 +376,7 @@ def main() -> None:
             f"    target for 10,000: <= 3s, <= 300MB: "
             f"{'met' if e.wall <= 3 and e.rss_mb <= 300 else 'MISSED'}"
         )
+        storm_and_dead_judge(server, folder)
     server.stop()
     asyncio.run(asyncio.sleep(0))
 
