@@ -183,7 +183,9 @@ from pytest_llmjudge.settings import resolve_settings
 
 class Instant:
     uses_llm = True
-    async def judge_once(self, dimension, ticket, response):
+    async def judge_once(self, dimension, ticket, response, *, usage=None):
+        if usage is not None:
+            usage.requests += 1
         return RunResult(4, "ok", 100, 20)
     async def aclose(self):
         pass

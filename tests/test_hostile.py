@@ -366,3 +366,20 @@ def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
     moved.parent.mkdir(exist_ok=True)
     path.rename(moved)
     assert cache.get(other) is None
+
+
+def test_a_write_that_fails_at_the_end_is_one_line_and_fails_the_session(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # The output folder is fine at start; something else takes its name during the run.
+    pytester.makeconftest("""
+def pytest_collection_finish(session):
+    (session.config.rootpath / "out").write_text("now a file")
+""")
+    write_evals(pytester, [entry("a")])
+    result = run(pytester, "evals/", "--judge-output=out/results.json", "--judge-report=report.md")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["could not write the results *out/results.json: *"])
+    assert (pytester.path / "report.md").exists()  # what could be written was
+    assert "Traceback" not in result.stdout.str()
