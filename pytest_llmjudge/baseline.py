@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from .gates import measured
+from .rubrics import PROMPT_VERSION
 from .schema import (
     BaselineResult,
     Change,
     ItemResult,
+    JudgeIdentity,
     ScoreSummary,
     SuiteChange,
     dimension_keys,
 )
+from .settings import Settings
 from .stats import interval_fields, paired_difference
 
 # A drop is a regression only beyond this many points and beyond twice its standard error.
@@ -32,7 +38,52 @@ Verdict = Literal["improved", "regressed", "unchanged"]
 Baseline = Mapping[str, Mapping[str, ScoreSummary]]
 
 
-def load_baseline(path: Path) -> dict[str, dict[str, ScoreSummary]]:
+@dataclass
+class LoadedBaseline:
+    """An earlier results file: its items' scores and the judge that gave them (if recorded)."""
+
+    items: dict[str, dict[str, ScoreSummary]] = field(default_factory=dict)
+    judge: JudgeIdentity | None = None
+
+
+def judge_identity(settings: Settings) -> JudgeIdentity:
+    """The identity of this session's judge."""
+    return JudgeIdentity(
+        provider=settings.provider,
+        llm=settings.uses_llm,
+        model=settings.model,
+        base_url_host=urlsplit(settings.base_url).hostname if settings.base_url else None,
+        temperature=settings.temperature,
+        prompt_version=PROMPT_VERSION,
+        rubrics={name: d.version for name, d in settings.dimensions.items()},
+    )
+
+
+def identity_mismatch(before: JudgeIdentity | None, now: JudgeIdentity) -> str | None:
+    """What differs between two judges ("model gpt-4o != gpt-4o-mini"), or None."""
+    if before is None:
+        return None  # an older results file: compared as it is (the summary says so)
+    differences = [
+        f"{name} {getattr(before, name)} != {getattr(now, name)}"
+        for name in (
+            "provider",
+            "model",
+            "base_url_host",
+            "temperature",
+            "prompt_version",
+            "scoring",
+        )
+        if getattr(before, name) != getattr(now, name)
+    ]
+    differences += [
+        f"rubric of {name} changed"
+        for name in sorted(set(before.rubrics) & set(now.rubrics))
+        if before.rubrics[name] != now.rubrics[name]
+    ]
+    return "; ".join(differences) or None
+
+
+def load_baseline(path: Path) -> LoadedBaseline:
     """The judged dimensions of each item of a results JSON; ValueError if it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -43,7 +94,12 @@ def load_baseline(path: Path) -> dict[str, dict[str, ScoreSummary]]:
     rows = data.get("results") if isinstance(data, dict) else None
     if not isinstance(rows, list):
         raise ValueError(f"{path}: not a pytest-llmjudge results file (no 'results' list)")
-    index: dict[str, dict[str, ScoreSummary]] = {}
+    loaded = LoadedBaseline()
+    judge = (data.get("meta") or {}).get("judge")
+    if isinstance(judge, dict):
+        with contextlib.suppress(ValidationError):
+            loaded.judge = JudgeIdentity.model_validate(judge)
+    index = loaded.items
     for position, row in enumerate(rows):
         if not isinstance(row, dict):
             continue
@@ -55,7 +111,7 @@ def load_baseline(path: Path) -> dict[str, dict[str, ScoreSummary]]:
             raise ValueError(f"{path}: {reason} ({exc.errors()[0]['msg']})") from None
         if dims:
             index[str(key)] = dims
-    return index
+    return loaded
 
 
 def compare_dimension(nodeid: str, name: str, before: ScoreSummary, after: ScoreSummary) -> Change:

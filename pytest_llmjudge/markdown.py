@@ -71,6 +71,8 @@ def summary_markdown(results: ResultsFile) -> str:
 
 
 def _baseline_lines(baseline: BaselineResult) -> list[str]:
+    if not baseline.comparable:
+        return [f"Baseline `{baseline.source}` not compared: {baseline.mismatch}.", ""]
     lines = [
         f"Baseline `{baseline.source}`: {baseline.compared} items compared, "
         f"{baseline.regressed} regressed, {baseline.improved} improved, "

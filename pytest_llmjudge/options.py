@@ -566,4 +566,28 @@ OPTIONS += (
     ),
 )
 
+# Judge identity.
+OPTIONS += (
+    OptionSpec(
+        "baseline_strict",
+        "--judge-baseline-strict",
+        "llmjudge_baseline_strict",
+        "a baseline made by another judge (provider, model, rubric...) is an error",
+        _boolean,
+        False,
+        env=("JUDGE_BASELINE_STRICT",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "require_llm",
+        "--judge-require-llm",
+        "llmjudge_require_llm",
+        "no automatic fallback to the heuristic judge: without a model, stop at start",
+        _boolean,
+        False,
+        env=("JUDGE_REQUIRE_LLM",),
+        is_flag=True,
+    ),
+)
+
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}

@@ -184,6 +184,11 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
 
 
 def _baseline_summary(baseline: BaselineResult) -> list[str]:
+    if not baseline.comparable:
+        return [
+            f"baseline {baseline.source} not compared: another judge made it "
+            f"({baseline.mismatch}); no regression gate"
+        ]
     lines = [
         f"baseline {baseline.source}: {baseline.compared} compared, "
         f"{baseline.regressed} regressed, {baseline.improved} improved, "

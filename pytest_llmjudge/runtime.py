@@ -40,6 +40,7 @@ class SessionState:
     cache_dir: Callable[[], Path] | None = None
     has_evals: bool = False  # eval items are selected to run (or a judge fixture ran)
     baseline: Baseline = field(default_factory=dict)
+    baseline_mismatch: str | None = None  # another judge made the baseline: not compared
     usage: Usage | None = None  # what this process's engine sent, once judging has ended
     _engine: JudgeEngine | None = field(default=None, init=False)
 
@@ -163,12 +164,20 @@ def session_state(config: pytest.Config) -> SessionState:
         settings = worker_share(settings, worker["workercount"], index)
     state = SessionState(settings, cache_dir)
     if settings.baseline is not None:
-        from .baseline import load_baseline
+        from .baseline import identity_mismatch, judge_identity, load_baseline
 
         try:  # read now: a missing or foreign baseline stops the session at once
-            state.baseline = load_baseline(settings.baseline)
+            loaded = load_baseline(settings.baseline)
         except ValueError as exc:
             raise SettingsError(f"--judge-baseline {exc}") from None
+        mismatch = identity_mismatch(loaded.judge, judge_identity(settings))
+        if mismatch and settings.baseline_strict:
+            raise SettingsError(
+                f"--judge-baseline-strict: {settings.baseline} was judged by another judge "
+                f"({mismatch})"
+            )
+        state.baseline_mismatch = mismatch
+        state.baseline = {} if mismatch else loaded.items
     return state
 
 
@@ -205,6 +214,7 @@ def session_facts(
         duration=time.monotonic() - clock,
         output_shown=shown(settings.output),
         baseline_shown=shown(settings.baseline) if settings.baseline else "",
+        baseline_mismatch=session.config.stash[STATE_KEY].baseline_mismatch,
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
     )
 

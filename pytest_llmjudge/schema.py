@@ -11,17 +11,45 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .schema_sections import (
+    BaselineResult,
+    Change,
+    ComparedEntry,
+    Gate,
+    ScoreSummary,
+    Significance,
+    SuiteChange,
+    TargetComparison,
+    TargetOverall,
+    TargetScores,
+)
+
+__all__ = [
+    "BaselineResult",
+    "Change",
+    "ComparedEntry",
+    "DimensionResult",
+    "ErrorEntry",
+    "Gate",
+    "ItemResult",
+    "ItemUsage",
+    "JudgeIdentity",
+    "Meta",
+    "ResultsFile",
+    "ScoreSummary",
+    "Significance",
+    "SkippedEntry",
+    "SuiteChange",
+    "Summary",
+    "TargetComparison",
+    "TargetOverall",
+    "TargetScores",
+    "Tokens",
+    "dimension_keys",
+    "json_schema",
+]
+
 Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"]
-
-
-class ScoreSummary(BaseModel):
-    """A dimension's mean over its runs: what comparisons need of a dimension result."""
-
-    score: float = Field(description="mean of the successful runs")
-    runs: list[int] = Field(default_factory=list, description="score of each successful run, 1-5")
-    std: float = Field(
-        default=0.0, description="sample standard deviation of the runs (0 for one run)"
-    )
 
 
 class DimensionResult(ScoreSummary):
@@ -181,6 +209,21 @@ class Tokens(BaseModel):
     total: int = 0
 
 
+class JudgeIdentity(BaseModel):
+    """What produced the scores: results of different judges are not compared item by item."""
+
+    provider: str
+    llm: bool
+    model: str | None = None
+    base_url_host: str | None = None
+    temperature: float | None = None
+    prompt_version: str
+    rubrics: dict[str, str] = Field(
+        default_factory=dict, description="rubric version (prompt + rubric text) per dimension"
+    )
+    scoring: str = "text"
+
+
 class Meta(BaseModel):
     provider: str
     llm: bool = Field(description="false when the heuristic judge produced the scores")
@@ -208,121 +251,7 @@ class Meta(BaseModel):
     price_source: str | None = None
     verdict: str = "mean"
     plugin_version: str
-
-
-class Gate(BaseModel):
-    """A suite gate: what was required, what was measured, and whether it held."""
-
-    name: str
-    passed: bool
-    actual: float | None
-    required: float | None
-    message: str
-
-
-class Change(BaseModel):
-    """One item's dimension against the baseline."""
-
-    nodeid: str
-    dimension: str
-    before: float
-    after: float
-    delta: float
-    noise: float = Field(description="the drop that still counts as noise")
-    verdict: Literal["improved", "regressed", "unchanged"]
-
-
-class SuiteChange(BaseModel):
-    """A dimension's mean paired change over the items in both runs, with its 95% interval."""
-
-    items: int
-    mean_delta: float
-    ci_low: float | None = None
-    ci_high: float | None = None
-    significant: bool
-    statement: str
-
-
-class BaselineResult(BaseModel):
-    """This run against an earlier results file (``--judge-baseline``)."""
-
-    source: str
-    compared: int = 0
-    new: list[str] = Field(default_factory=list)
-    removed: list[str] = Field(default_factory=list)
-    regressed: int = 0
-    improved: int = 0
-    suite: dict[str, SuiteChange] = Field(default_factory=dict)
-    changes: list[Change] = Field(
-        default_factory=list, description="changes beyond the noise level"
-    )
-
-
-class TargetScores(BaseModel):
-    """One target's answer to one entry; one key per dimension, as in a results row."""
-
-    model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, ScoreSummary] = Field(init=False)
-
-    outcome: str | None = None
-    answer: str | None = None
-    error: str | None = None
-    combined: float | None = Field(default=None, description="mean over dimensions of the means")
-
-    @property
-    def dimensions(self) -> dict[str, ScoreSummary]:
-        return dict(self.model_extra or {})
-
-
-class ComparedEntry(BaseModel):
-    """One entry answered by several targets, and which answer won."""
-
-    key: str
-    id: str | None = None
-    ticket: str | None = None
-    targets: dict[str, TargetScores]
-    winner: str | None = Field(default=None, description="a target, 'tie', or null when undecided")
-    note: str | None = None
-    majority_winner: str | None = None
-    run_winners: list[str] = Field(default_factory=list)
-    agreement: float | None = None
-    disagreement: bool = False
-
-
-class TargetOverall(BaseModel):
-    wins: int
-    losses: int
-    ties: int
-    win_pct: float | None
-    loss_pct: float | None
-    tie_pct: float | None
-    mean: dict[str, float]
-
-
-class Significance(BaseModel):
-    """The paired difference of two targets on one dimension (or 'combined')."""
-
-    a: str
-    b: str
-    dimension: str
-    items: int
-    mean_difference: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    significant: bool = False
-    statement: str
-
-
-class TargetComparison(BaseModel):
-    """Targets compared on the same entries (``--judge-targets``)."""
-
-    targets: list[str]
-    tie_tolerance: float
-    entries: list[ComparedEntry]
-    compared: int
-    disagreements: list[str]
-    overall: dict[str, TargetOverall]
-    significance: list[Significance]
+    judge: JudgeIdentity | None = None
 
 
 class ResultsFile(BaseModel):

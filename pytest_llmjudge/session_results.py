@@ -14,14 +14,23 @@ from datetime import datetime
 from typing import Any
 
 from . import __version__
-from .baseline import Baseline, compare_with_baseline
+from .baseline import Baseline, compare_with_baseline, judge_identity
 from .comparison import compare_targets
 from .gates import evaluate_gates, pass_rate
 from .judges.base import Usage
 from .markdown import github_annotations
 from .redaction import safe_url
 from .report import terminal_summary
-from .schema import ErrorEntry, ItemResult, Meta, ResultsFile, SkippedEntry, Summary, Tokens
+from .schema import (
+    BaselineResult,
+    ErrorEntry,
+    ItemResult,
+    Meta,
+    ResultsFile,
+    SkippedEntry,
+    Summary,
+    Tokens,
+)
 from .settings import Settings
 
 HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
@@ -48,6 +57,7 @@ class SessionFacts:
     duration: float
     output_shown: str  # the results path as the user should read it
     baseline_shown: str = ""  # likewise the baseline's
+    baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
     github_actions: bool = False
 
 
@@ -92,7 +102,11 @@ class SessionResults:
         """The results of the session; a failed gate turns a green session red."""
         results = self._build(settings, facts)
         results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
-        if settings.baseline is not None:
+        if settings.baseline is not None and facts.baseline_mismatch:
+            results.baseline = BaselineResult(
+                source=facts.baseline_shown, comparable=False, mismatch=facts.baseline_mismatch
+            )
+        elif settings.baseline is not None:
             results.baseline = compare_with_baseline(
                 results.results, baseline, facts.baseline_shown
             )
@@ -167,6 +181,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         price_source=None if price is None else price.source,
         verdict=settings.verdict,
         plugin_version=__version__,
+        judge=judge_identity(settings),
     )
 
 

@@ -100,6 +100,7 @@ class Settings:
     tie_tolerance: float = 0.01
     save_responses: Path | None = None
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
+    baseline_strict: bool = False
 
     @property
     def uses_llm(self) -> bool:
@@ -181,6 +182,11 @@ def resolve_settings(
             provider, reason = "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL"
     else:
         reason = f"from {sources['provider']}"
+    if values["require_llm"] and provider == "heuristic":
+        raise SettingsError(
+            f"{sources['require_llm']}: no LLM judge is configured ({reason}): set "
+            "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"
+        )
     if provider == "ollama":
         # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
         host_spec = replace(
@@ -288,6 +294,7 @@ def resolve_settings(
         tie_tolerance=values["tie_tolerance"],
         save_responses=path("save_responses"),
         max_input_chars=values["max_input_chars"],
+        baseline_strict=values["baseline_strict"],
     )
 
 

@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         [
             "schema",
+            "schema_sections",
             "stats",
             "rubrics",
             "targets",

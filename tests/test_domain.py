@@ -117,7 +117,7 @@ def test_baseline_regressions_only_beyond_the_noise(tmp_path: Path) -> None:
     }
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old))
-    baseline = load_baseline(path)
+    baseline = load_baseline(path).items
     assert set(baseline["e.json::gone"]) == {"relevance"}  # metadata is not a dimension
     now = [item("e.json::a", relevance=dim(4.0)), item("e.json::b", relevance=dim(3.5))]
     result = compare_with_baseline(now, baseline, "old.json")

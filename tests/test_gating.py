@@ -353,3 +353,29 @@ def test_gates_and_reports_see_every_item_once_under_xdist(pytester: pytest.Pyte
     report = (pytester.path / "report.md").read_text()
     rows = [line for line in report.splitlines() if line.startswith("| `evals/")]
     assert len(rows) == 10 and len(set(rows)) == 10
+
+
+def test_a_baseline_from_another_judge_is_not_compared(
+    pytester: pytest.Pytester, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_evals(pytester, [entry("a", "answer {{relevance=5}}"), entry("b", ticket="t2")])
+    run(pytester, "evals/", "--judge-output=main.json").assert_outcomes(passed=2)
+    main = read_results(pytester, "main.json")
+    assert main["meta"]["judge"]["provider"] == "openai" and main["meta"]["judge"]["llm"]
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):  # a fork: no secret
+        monkeypatch.delenv(name)
+    write_evals(pytester, [entry("a", "lol whatever!!"), entry("b", ticket="t2")])
+    result = run(pytester, "evals/", "--judge-baseline=main.json", "--judge-fail-on-regression")
+    result.stdout.fnmatch_lines(
+        [
+            "baseline main.json not compared: another judge made it (provider openai != "
+            "heuristic; model gpt-4o-mini != None; base_url_host 127.0.0.1 != None*); "
+            "no regression gate"
+        ]
+    )
+    assert "regressed" not in result.stdout.str()
+    baseline = read_results(pytester)["baseline"]
+    assert baseline["comparable"] is False and baseline["changes"] == []
+    strict = run(pytester, "evals/", "--judge-baseline=main.json", "--judge-baseline-strict")
+    assert strict.ret == pytest.ExitCode.USAGE_ERROR
+    strict.stderr.fnmatch_lines(["*--judge-baseline-strict: *main.json was judged by another*"])

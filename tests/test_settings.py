@@ -162,3 +162,15 @@ def test_readme_documents_every_option() -> None:
             assert f"`{name}`" in row
         if spec.negative_flag:
             assert f"`{spec.negative_flag}`" in row
+
+
+def test_require_llm_refuses_the_heuristic_fallback(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("a")])
+    result = run(pytester, "evals/", "--judge-require-llm")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*--judge-require-llm: no LLM judge is configured (auto: no OPENAI_API_KEY or "
+            "OPENAI_BASE_URL): set OPENAI_API_KEY, or OPENAI_BASE_URL*"
+        ]
+    )
