@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-from .schema import Gate, ItemResult
+from .schema import Gate, ItemResult, LabelAgreement
 
 # Outcomes that count in the pass rate: judged items whose verdict gates the merge.
 GATING = ("passed", "xpassed", "failed", "error")
@@ -79,6 +79,41 @@ def evaluate_gates(
                 + ("" if ok or actual is None else f" (short by {required - actual:.2f})"),
             )
         )
+    return gates
+
+
+def agreement_gates(
+    labels: Mapping[str, LabelAgreement], minimums: Mapping[str, float] | None
+) -> list[Gate]:
+    """``--judge-min-agreement``: each metric on each labelled dimension (fail closed)."""
+    if not minimums:
+        return []
+    if not labels:
+        return [
+            Gate(
+                name="agreement",
+                passed=False,
+                actual=None,
+                required=None,
+                message="agreement with human labels: no dimension has 5 labelled, judged items",
+            )
+        ]
+    gates = []
+    for dimension, agreement in labels.items():
+        for metric, required in minimums.items():
+            actual = getattr(agreement, metric)
+            ok = actual is not None and actual >= required
+            shown = "n/a" if actual is None else f"{actual:.2f}"
+            gates.append(
+                Gate(
+                    name=f"agreement_{dimension}_{metric}",
+                    passed=ok,
+                    actual=actual,
+                    required=required,
+                    message=f"{dimension} {metric} with human labels {shown} "
+                    f"{'>=' if ok else '<'} {required:g} (n={agreement.n})",
+                )
+            )
     return gates
 
 

@@ -66,6 +66,7 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
             flaky_failed=record.flaky_failed,
             attempt=record.attempt + 1,
             injection_suspected=bool(record.injection),
+            label_disagreement=bool(_far_from_label(item)),
             injection_snippets=[redact(s) for s in record.injection],
             usage={
                 "calls": usage.requests,
@@ -86,7 +87,8 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             report.llmjudge = record  # type: ignore[attr-defined]  # plain data, travels to xdist
             attempt = item.stash.get(RECORD_KEY, None)
             if attempt is not None and attempt.judgments:  # for the -v line
-                scores = scores_line(list(attempt.judgments.values()), bool(attempt.injection))
+                far = _far_from_label(item)
+                scores = scores_line(list(attempt.judgments.values()), bool(attempt.injection), far)
                 report.llmjudge_scores = scores  # type: ignore[attr-defined]
             # --junitxml reads the properties of the item (via its teardown report); a rerun
             # replaces the earlier attempt's.
@@ -95,6 +97,20 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             ] + junit_properties(item)
     if when == "teardown" and RECORD_KEY in item.stash:
         del item.stash[RECORD_KEY]  # a rerun is a new attempt
+
+
+def _far_from_label(item: pytest.Item) -> dict[str, float]:
+    """Dimensions judged further than --judge-label-margin from the entry's label."""
+    record = item.stash.get(RECORD_KEY, None)
+    if not isinstance(item, EvalItem) or record is None:
+        return {}
+    margin = item.config.stash[STATE_KEY].settings.label_margin
+    labels = item.case.expected
+    return {
+        name: labels[name]
+        for name, judgment in record.judgments.items()
+        if name in labels and abs(judgment.score - labels[name]) > margin
+    }
 
 
 def _runs(item: pytest.Item) -> int | None:

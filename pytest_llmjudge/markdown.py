@@ -51,6 +51,8 @@ def summary_markdown(results: ResultsFile) -> str:
             f"| {g.name} | {'✅' if g.passed else '❌'} {_cell(g.message)} |" for g in results.gates
         ]
         lines.append("")
+    if results.labels:
+        lines += _agreement_lines(results)
     if results.baseline:
         lines += _baseline_lines(results.baseline)
     if results.comparison:
@@ -68,6 +70,32 @@ def summary_markdown(results: ResultsFile) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _agreement_lines(results: ResultsFile) -> list[str]:
+    def shown(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    lines = [
+        "### Agreement with human labels",
+        "",
+        "| dimension | n | spearman | kappa | exact | within one | bias |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {name} | {a.n} | {shown(a.spearman)} | {shown(a.kappa)} | {a.exact:.2f} | "
+        f"{a.within_one:.2f} | {a.bias:+.2f} |"
+        for name, a in results.labels.items()
+    ]
+    differences = [(name, d) for name, a in results.labels.items() for d in a.disagreements]
+    if differences:
+        differences.sort(key=lambda pair: -abs(pair[1].difference))
+        lines += ["", "| item | dimension | judge | label | difference |", "|---|---|---|---|---|"]
+        lines += [
+            f"| `{d.nodeid}` | {name} | {d.score:.2f} | {d.label:g} | {d.difference:+.2f} |"
+            for name, d in differences[:10]
+        ]
+    return [*lines, ""]
 
 
 def _baseline_lines(baseline: BaselineResult) -> list[str]:

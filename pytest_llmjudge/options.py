@@ -590,4 +590,48 @@ OPTIONS += (
     ),
 )
 
+AGREEMENT_METRICS = ("spearman", "kappa", "exact", "within_one")
+
+
+def _agreement_minimums(text: str) -> dict[str, float]:
+    """``spearman=0.6,kappa=0.5`` -> {"spearman": 0.6, "kappa": 0.5}."""
+    minimums: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        if not sep or name.strip() not in AGREEMENT_METRICS:
+            raise ValueError(
+                f"must look like spearman=0.6,kappa=0.5 (metrics: {', '.join(AGREEMENT_METRICS)}),"
+                f" got {part.strip()!r}"
+            )
+        number = float(value)
+        if not -1 <= number <= 1:
+            raise ValueError(f"{name.strip()} must be between -1 and 1, got {value.strip()}")
+        minimums[name.strip()] = number
+    return minimums
+
+
+# Agreement with human labels.
+OPTIONS += (
+    OptionSpec(
+        "min_agreement",
+        "--judge-min-agreement",
+        "llmjudge_min_agreement",
+        "fail the session when the judge agrees less with the human labels (spearman=0.6,...)",
+        _agreement_minimums,
+        None,
+        env=("JUDGE_MIN_AGREEMENT",),
+        metavar="METRIC=VALUE,...",
+    ),
+    OptionSpec(
+        "label_margin",
+        "--judge-label-margin",
+        "llmjudge_label_margin",
+        "flag items whose judged mean is further than this from their label (default 1)",
+        _non_negative_float,
+        1.0,
+        env=("JUDGE_LABEL_MARGIN",),
+        metavar="SCORE",
+    ),
+)
+
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}

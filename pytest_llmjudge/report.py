@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from .agreement import agreement_line
 from .comparison import comparison_lines
 from .gates import suite_means
 from .judgment import Judgment
@@ -96,13 +97,21 @@ def passing_report(judgments: Sequence[Judgment]) -> str:
     return f"{judgment_table(judgments)}\n\n{_reasoning(judgments)}"
 
 
-def scores_line(judgments: Sequence[Judgment], injection: bool = False) -> str:
-    """``relevance 4.33, tone 5.00 (2 of 3 runs)``: the scores on an item's -v line."""
+def scores_line(
+    judgments: Sequence[Judgment],
+    injection: bool = False,
+    far_from_label: Mapping[str, float] | None = None,
+) -> str:
+    """``relevance 4.33, tone 5.00 (2 of 3 runs)``: the scores on an item's -v line, with
+    the human label of a dimension judged far from it (``relevance 2.00 (label 5)``)."""
+    far = far_from_label or {}
     parts = ["injection suspected"] if injection else []
     for j in judgments:
         part = f"{j.dimension} {j.score:.2f}"
         if j.failed_runs:
             part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
+        if j.dimension in far:
+            part += f" (label {far[j.dimension]:g})"
         parts.append(part)
     return ", ".join(parts)
 
@@ -154,6 +163,12 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
             "unstable (runs straddle the threshold; add runs or mark them flaky): "
             + ", ".join(results.unstable)
         )
+    if results.labels:
+        lines.append("agreement with human labels:")
+        lines += [f"  {agreement_line(name, a)}" for name, a in results.labels.items()]
+    disagreeing = [i.nodeid for i in results.results if i.label_disagreement]
+    if disagreeing:
+        lines.append("judged far from their human label (not a verdict): " + ", ".join(disagreeing))
     suspected = [i.nodeid for i in results.results if i.injection_suspected]
     if suspected:
         lines.append(

@@ -16,6 +16,8 @@ from .schema_sections import (
     Change,
     ComparedEntry,
     Gate,
+    LabelAgreement,
+    LabelDifference,
     ScoreSummary,
     Significance,
     SuiteChange,
@@ -34,6 +36,8 @@ __all__ = [
     "ItemResult",
     "ItemUsage",
     "JudgeIdentity",
+    "LabelAgreement",
+    "LabelDifference",
     "Meta",
     "ResultsFile",
     "ScoreSummary",
@@ -129,6 +133,11 @@ class ItemResult(BaseModel):
         default=False, description="the judged text speaks to the judge (flag only)"
     )
     injection_snippets: list[str] = Field(default_factory=list)
+    label_disagreement: bool = Field(
+        default=False,
+        description="a judged mean is further than --judge-label-margin from its human label "
+        "(shown, never a verdict by itself)",
+    )
 
     @property
     def dimensions(self) -> dict[str, DimensionResult]:
@@ -266,6 +275,10 @@ class ResultsFile(BaseModel):
         default_factory=list, description="items whose runs straddle a threshold: mark or rerun"
     )
     gates: list[Gate] = Field(default_factory=list)
+    labels: dict[str, LabelAgreement] = Field(
+        default_factory=dict,
+        description="agreement of the judge with human labels, per dimension (5+ labelled items)",
+    )
     baseline: BaselineResult | None = None
     comparison: TargetComparison | None = None
 

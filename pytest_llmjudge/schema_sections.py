@@ -18,6 +18,29 @@ class ScoreSummary(BaseModel):
     )
 
 
+class LabelDifference(BaseModel):
+    """An item whose judged mean is further from its human label than the margin."""
+
+    nodeid: str
+    score: float
+    label: float
+    difference: float = Field(description="score - label (negative: the judge is harsher)")
+
+
+class LabelAgreement(BaseModel):
+    """The judge against the human labels (``expected``) on one dimension."""
+
+    n: int = Field(description="labelled, judged items")
+    spearman: float | None = Field(description="rank correlation of judged means and labels")
+    kappa: float | None = Field(description="quadratic-weighted Cohen's kappa, rounded scores")
+    exact: float = Field(description="share of items whose rounded score equals the label")
+    within_one: float = Field(description="share within one point of the label")
+    bias: float = Field(description="mean of score - label: negative, the judge is harsher")
+    disagreements: list[LabelDifference] = Field(
+        default_factory=list, description="items beyond --judge-label-margin, largest first (10)"
+    )
+
+
 class Gate(BaseModel):
     """A suite gate: what was required, what was measured, and whether it held."""
 

@@ -14,9 +14,10 @@ from datetime import datetime
 from typing import Any
 
 from . import __version__
+from .agreement import label_agreement
 from .baseline import Baseline, compare_with_baseline, judge_identity
 from .comparison import compare_targets
-from .gates import evaluate_gates, pass_rate
+from .gates import agreement_gates, evaluate_gates, pass_rate
 from .judges.base import Usage
 from .markdown import github_annotations
 from .redaction import safe_url
@@ -101,7 +102,9 @@ class SessionResults:
     def finish(self, settings: Settings, baseline: Baseline, facts: SessionFacts) -> SessionEnd:
         """The results of the session; a failed gate turns a green session red."""
         results = self._build(settings, facts)
+        results.labels = label_agreement(results.results, settings.label_margin)
         results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
+        results.gates += agreement_gates(results.labels, settings.min_agreement)
         if settings.baseline is not None and facts.baseline_mismatch:
             results.baseline = BaselineResult(
                 source=facts.baseline_shown, comparable=False, mismatch=facts.baseline_mismatch

@@ -101,6 +101,8 @@ class Settings:
     save_responses: Path | None = None
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
     baseline_strict: bool = False
+    min_agreement: Mapping[str, float] | None = None
+    label_margin: float = 1.0
 
     @property
     def uses_llm(self) -> bool:
@@ -295,6 +297,8 @@ def resolve_settings(
         save_responses=path("save_responses"),
         max_input_chars=values["max_input_chars"],
         baseline_strict=values["baseline_strict"],
+        min_agreement=values["min_agreement"],
+        label_margin=values["label_margin"],
     )
 
 
