@@ -46,14 +46,18 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
     data: dict[str, Any] = {"nodeid": item.nodeid, "file": file}
     if isinstance(item, EvalItem):
         case = item.case
+        limit = item.config.stash[STATE_KEY].settings.max_input_chars
+        judged = record.answer if record is not None and item.target else case.response
         data.update(
+            ticket=bounded(case.ticket, limit),
+            response=bounded(judged, limit),
             id=case.id,
             line=item.entry.line,
             expected=case.expected,
             metadata=case.metadata,
             runs=_runs(item),
-            **_comparison_fields(item, file, record.answer if record else None),
         )
+        data.update(_comparison_fields(item, file, record.answer if record else None))
     elif record is None or not (record.judgments or record.errors):
         return None
     else:

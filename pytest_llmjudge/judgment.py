@@ -47,6 +47,7 @@ class Judgment:
     ci_high: float | None = None
     extra_runs: int = 0  # added by --judge-adaptive
     mode: str = "mean"  # the verdict rule that made ``decision``
+    run_reasonings: tuple[str, ...] = ()  # every run's, in the order of ``runs``
 
     def __post_init__(self) -> None:
         if not self.decision:
@@ -69,6 +70,7 @@ class Judgment:
             passed=self.passed,
             unstable=self.unstable,
             reasoning=self.reasoning,
+            run_reasonings=list(self.run_reasonings),
             failed_runs=list(self.failed_runs),
             calls=self.calls,
             cached_runs=self.cached_runs,
@@ -113,6 +115,7 @@ def build_judgment(
         agreement=agg.agreement,
         threshold=threshold,
         reasoning=results[agg.nearest_run].reasoning,
+        run_reasonings=tuple(r.reasoning for r in results),
         unstable=agg.straddles,
         failed_runs=failures,
         calls=sum(o.attempts for o in paid),

@@ -64,6 +64,9 @@ class DimensionResult(ScoreSummary):
     passed: bool
     unstable: bool = Field(description="runs fall on both sides of the threshold")
     reasoning: str = Field(description="the judge's reasoning of the run nearest the mean")
+    run_reasonings: list[str] = Field(
+        default_factory=list, description="every run's reasoning, in the order of runs"
+    )
     failed_runs: list[str] = Field(
         default_factory=list, description="errors of runs that failed after retries"
     )
@@ -119,6 +122,9 @@ class ItemResult(BaseModel):
     )
     ticket: str | None = None
     answer: str | None = Field(default=None, description="the target's answer that was judged")
+    response: str | None = Field(
+        default=None, description="the text that was judged (excerpt if over the input limit)"
+    )
     expected: dict[str, float] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
     duration_s: float = 0.0

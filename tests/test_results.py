@@ -212,3 +212,16 @@ def pytest_runtest_logstart(nodeid):
     results = read_results(pytester)
     assert results["meta"]["complete"] is False
     assert results["results"] == [] and results["summary"]["total"] == 0
+
+
+def test_each_row_holds_the_judged_text_and_every_runs_reasoning(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("a", "answer {{relevance=5,3,4}}")])
+    run(pytester, "evals/", "--judge-runs=3").assert_outcomes(passed=1)
+    row = read_results(pytester)["results"][0]
+    assert row["ticket"] == "Maven build fails with OOM in Jenkins"
+    assert row["response"] == "answer {{relevance=5,3,4}}"
+    relevance = row["relevance"]
+    assert sorted(relevance["runs"]) == [3, 4, 5]
+    assert relevance["run_reasonings"] == [f"scripted relevance {s}" for s in relevance["runs"]]
