@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import warnings
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from .report import passing_report
 from .runtime import EVAL_ITEM_KEY, STATE_KEY, record_for
 
 FLAKY_MARK = "flaky_eval"
+logger = logging.getLogger("pytest_llmjudge")
 
 
 class InvalidEntryError(Exception):
@@ -50,6 +52,7 @@ def judge_eval_item(
             return judgments
         problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
         record.errors.append(problem)
+    logger.error("%s: %s", item.nodeid, problem)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
 
 

@@ -29,6 +29,7 @@ from .rubrics import Dimension
 from .runs import PlannedRun, RunExecutor, RunKey
 from .settings import Settings
 from .targets import RetryableTargetError, TargetError
+from .trace import TraceWriter
 
 if TYPE_CHECKING:
     import httpx2
@@ -80,6 +81,7 @@ class JudgeEngine:
                 budget=Budget(s.max_calls, s.max_cost, s.price),
                 # the bound on requests in flight, judge calls and bot requests together
                 limit=AdaptiveLimit(s.concurrency),
+                trace=TraceWriter(s.trace) if s.trace is not None else None,
             )
             self._loop = LoopThread()
         return self._loop, self._executor
@@ -114,7 +116,14 @@ class JudgeEngine:
                 total.add(usage)
             return total
 
-    def plan(self, dimension_names: Sequence[str], ticket: str, response: str, runs: int) -> None:
+    def plan(
+        self,
+        dimension_names: Sequence[str],
+        ticket: str,
+        response: str,
+        runs: int,
+        owner: str = "",
+    ) -> None:
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
         if self._too_large(ticket, response):
             return  # judge() says so when the item asks
@@ -122,7 +131,7 @@ class JudgeEngine:
             for name in dimension_names:
                 dimension = self.dimension(name)
                 self._planned.extend(
-                    PlannedRun(dimension, ticket, response, i) for i in range(runs)
+                    PlannedRun(dimension, ticket, response, i, owner=owner) for i in range(runs)
                 )
         self._pump()
 
@@ -157,6 +166,7 @@ class JudgeEngine:
         *,
         generation: int = 0,
         paid: list[Usage] | None = None,
+        owner: str = "",
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done.
 
@@ -178,7 +188,7 @@ class JudgeEngine:
         while True:
             first = len(outcomes)
             planned = [
-                PlannedRun(dimension, ticket, response, i, generation)
+                PlannedRun(dimension, ticket, response, i, generation, owner)
                 for i in range(first, first + batch)
             ]
             with self._lock:
@@ -221,13 +231,19 @@ class JudgeEngine:
             raise JudgeError(f"target {target}: {redact(str(exc))}") from None
 
     def plan_answer(
-        self, target: str, ticket: str, dimension_names: Sequence[str], runs: int
+        self,
+        target: str,
+        ticket: str,
+        dimension_names: Sequence[str],
+        runs: int,
+        owner: str = "",
     ) -> None:
         """Ask the target now, and plan the judge runs of its answer as soon as it arrives."""
 
         def plan_runs(future: concurrent.futures.Future[str]) -> None:
             if not future.cancelled() and future.exception() is None:
-                self.plan(dimension_names, ticket, future.result(), runs)
+                # the same (redacted) text answer() gives the item: the same runs
+                self.plan(dimension_names, ticket, redact(future.result()), runs, owner)
 
         self._answer_future(target, ticket).add_done_callback(plan_runs)
 
@@ -261,6 +277,7 @@ class JudgeEngine:
         response: str,
         runs: int,
         generation: int = 0,
+        owner: str = "",
     ) -> None:
         """Start the runs of several dimensions now so that they overlap."""
         if self._too_large(ticket, response):
@@ -269,7 +286,7 @@ class JudgeEngine:
             for name in dimension_names:
                 dimension = self.dimension(name)
                 for i in range(runs):
-                    self._start(PlannedRun(dimension, ticket, response, i, generation))
+                    self._start(PlannedRun(dimension, ticket, response, i, generation, owner))
 
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""
@@ -286,3 +303,5 @@ class JudgeEngine:
 
         self._loop.stop(close_clients)
         self._loop = None
+        if self._executor.trace is not None:
+            self._executor.trace.close()

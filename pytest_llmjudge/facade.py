@@ -17,11 +17,16 @@ class ItemJudge:
     """The ``llmjudge`` fixture: judge (ticket, response) pairs with this test's settings."""
 
     def __init__(
-        self, engine: Callable[[], JudgeEngine], settings: ItemSettings, record: ItemRecord
+        self,
+        engine: Callable[[], JudgeEngine],
+        settings: ItemSettings,
+        record: ItemRecord,
+        owner: str = "",
     ) -> None:
         self._engine = engine
         self.settings = settings
         self._record = record
+        self._owner = owner  # the test's node id, for messages and traces
 
     def judge(
         self,
@@ -48,6 +53,7 @@ class ItemJudge:
                 limit or 0.0,
                 generation=self._record.attempt,
                 paid=self._record.paid,
+                owner=self._owner,
             )
         except JudgeError as exc:
             self._record.errors.append(str(exc))
@@ -88,7 +94,7 @@ class ItemJudge:
     def prefetch(self, dimensions: list[str], ticket: str, response: str) -> None:
         """Start judging now so that later ``judge`` calls overlap instead of queueing."""
         self._engine().prefetch(
-            dimensions, ticket, response, self.settings.runs, self._record.attempt
+            dimensions, ticket, response, self.settings.runs, self._record.attempt, self._owner
         )
 
 

@@ -634,4 +634,28 @@ OPTIONS += (
     ),
 )
 
+# Traces and logs.
+OPTIONS += (
+    OptionSpec(
+        "trace",
+        "--judge-trace",
+        "llmjudge_trace",
+        "write one JSON line per judge request (messages, raw reply, score, latency, tokens)",
+        _text,
+        None,
+        env=("JUDGE_TRACE",),
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "log_dir",
+        "--judge-log-dir",
+        "llmjudge_log_dir",
+        "write a timestamped log of the session (warnings, errors, retries) into this folder",
+        _text,
+        None,
+        env=("JUDGE_LOG_DIR",),
+        metavar="DIR",
+    ),
+)
+
 OPTIONS_BY_DEST = {spec.dest: spec for spec in OPTIONS}

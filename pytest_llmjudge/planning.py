@@ -91,9 +91,9 @@ class Planner:
                 continue  # a bad marker: the item reports it when it runs
             dimensions = list(state.settings.dimensions)
             if item.target is not None:
-                engine.plan_answer(item.target, item.case.ticket, dimensions, runs)
+                engine.plan_answer(item.target, item.case.ticket, dimensions, runs, item.nodeid)
             elif item.case.response is not None:
-                engine.plan(dimensions, item.case.ticket, item.case.response, runs)
+                engine.plan(dimensions, item.case.ticket, item.case.response, runs, item.nodeid)
 
     def after_report(self) -> None:
         if self.session.shouldstop or self.session.shouldfail:

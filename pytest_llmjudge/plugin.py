@@ -20,7 +20,9 @@ from .runtime import (
     STATE_KEY,
     check_outputs,
     clear_cache,
+    close_session_log,
     install_log_redaction,
+    open_session_log,
     record_for,
     session_state,
     settings_for,
@@ -98,9 +100,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
 
 
+SESSION_LOG = pytest.StashKey[Any]()
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     if may_collect_evals(session.config):  # pytest's log handlers exist by now
         install_log_redaction(session.config)
+    session.config.stash[SESSION_LOG] = open_session_log(session.config)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -179,6 +185,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE_KEY, None)
     if state is not None:
         state.close()
+    close_session_log(config.stash.get(SESSION_LOG, None))
 
 
 @pytest.fixture
@@ -223,7 +230,8 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
         settings = settings_for(request.node)
     except ValueError as exc:
         pytest.fail(str(exc), pytrace=False)
-    return ItemJudge(request.config.stash[STATE_KEY].engine, settings, record_for(request.node))
+    state = request.config.stash[STATE_KEY]
+    return ItemJudge(state.engine, settings, record_for(request.node), request.node.nodeid)
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ item, its settings (resolved once) and the record of the current attempt.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
@@ -254,9 +255,42 @@ def check_outputs(config: pytest.Config) -> None:
         return  # not an eval session: its outputs are never written
     from .writers import unwritable_outputs
 
-    problems = unwritable_outputs(config.stash[STATE_KEY].settings, os.environ)
+    settings = config.stash[STATE_KEY].settings
+    problems = unwritable_outputs(settings, os.environ)
     if problems:
         raise SettingsError("cannot write " + "; ".join(problems))
+    if settings.trace is not None:  # a fresh trace for this session, before workers start
+        from .trace import start_trace
+
+        start_trace(settings.trace)
+
+
+def open_session_log(config: pytest.Config) -> logging.Handler | None:
+    """``--judge-log-dir``: a timestamped log of this session (one per xdist worker)."""
+    folder = config.stash[STATE_KEY].settings.log_dir
+    if folder is None:
+        return None
+    from .redaction import RedactingFilter
+
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    stamp = time.strftime("%Y%m%d_%H%M%S")
+    folder.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(
+        folder / f"llmjudge_{stamp}{'_' + worker if worker else ''}.log", encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.addFilter(RedactingFilter())
+    logger = logging.getLogger("pytest_llmjudge")
+    logger.addHandler(handler)
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    return handler
+
+
+def close_session_log(handler: logging.Handler | None) -> None:
+    if handler is not None:
+        logging.getLogger("pytest_llmjudge").removeHandler(handler)
+        handler.close()
 
 
 LOG_HANDLERS = ("caplog_handler", "report_handler", "log_file_handler", "log_cli_handler")

@@ -103,6 +103,8 @@ class Settings:
     baseline_strict: bool = False
     min_agreement: Mapping[str, float] | None = None
     label_margin: float = 1.0
+    trace: Path | None = None
+    log_dir: Path | None = None
 
     @property
     def uses_llm(self) -> bool:
@@ -299,6 +301,8 @@ def resolve_settings(
         baseline_strict=values["baseline_strict"],
         min_agreement=values["min_agreement"],
         label_margin=values["label_margin"],
+        trace=path("trace"),
+        log_dir=path("log_dir"),
     )
 
 

@@ -244,5 +244,8 @@ def test_retries_are_logged_so_a_long_wait_is_not_silent(
     result = run(pytester, "evals/", "-o", "log_cli=true", "-o", "log_cli_level=WARNING")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
-        ["*WARNING*judge call attempt 1 failed (429 rate limited: scripted 429); retrying in 0.0s*"]
+        [
+            "*WARNING*judge call for evals/support.json::limited (*, run 1) attempt 1 failed "
+            "(429 rate limited: scripted 429); retrying in 0.0s*"
+        ]
     )

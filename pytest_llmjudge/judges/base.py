@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..rubrics import Dimension
 
@@ -29,6 +29,8 @@ class Usage:
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
+    exchanges: list[dict[str, Any]] | None = None
 
     def add(self, other: Usage) -> None:
         self.requests += other.requests

@@ -207,6 +207,8 @@ class HeuristicJudge:
     ) -> RunResult:
         if usage is not None:
             usage.requests += 1  # one judgment, made in-process
+            if usage.exchanges is not None:
+                usage.exchanges.append({"messages": None, "reply": None})
         if dimension.name == "relevance":
             score, reason = score_relevance(ticket, response)
         elif dimension.name == "tone":

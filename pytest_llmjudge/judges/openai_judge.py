@@ -240,6 +240,9 @@ class OpenAIJudge:
         if completion.usage is not None:  # billed even when the reply is then rejected
             usage.prompt_tokens += completion.usage.prompt_tokens
             usage.completion_tokens += completion.usage.completion_tokens
+        if usage.exchanges is not None:
+            reply = completion.choices[0].message.content if completion.choices else None
+            usage.exchanges.append({"messages": messages, "reply": reply})
         return completion
 
     async def aclose(self) -> None:

@@ -1,0 +1,47 @@
+"""A trace of every judgment: --judge-trace lines, the session log, retries naming their item."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import API_KEY, entry, run, run_subprocess, write_evals
+from judge_server import JudgeServer
+
+
+def test_trace_has_one_line_per_request_and_per_cached_run(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("a"), entry("b", "flaky answer {{fail=500x1}}", ticket="t2")])
+    args = ("evals/", "--judge-runs=2", "--judge-trace=trace.jsonl", "-p", "cacheprovider")
+    run(pytester, *args).assert_outcomes(passed=2)
+    lines = [json.loads(x) for x in (pytester.path / "trace.jsonl").read_text().splitlines()]
+    assert len(lines) == judge_server.count() == 2 * 2 + (2 * 2 + 2)  # b: a 500 per dimension
+    failed = [x for x in lines if x["error"]]
+    assert len(failed) == 2 and all("500 server error" in x["error"] for x in failed)
+    first = next(x for x in lines if x["nodeid"] == "evals/support.json::a")
+    assert first["dimension"] in ("relevance", "tone") and first["run"] in (1, 2)
+    assert first["messages"][1]["content"].count("Maven build fails with OOM in Jenkins") == 1
+    assert json.loads(first["reply"])["score"] == first["score"] == 4
+    assert first["prompt_tokens"] == 100 and first["latency_s"] >= 0 and not first["cached"]
+    assert {x["attempt"] for x in lines if x["nodeid"].endswith("::b")} == {1, 2}
+    assert API_KEY not in (pytester.path / "trace.jsonl").read_text()
+    run(pytester, *args).assert_outcomes(passed=2)  # unchanged: every run from the cache
+    again = [json.loads(x) for x in (pytester.path / "trace.jsonl").read_text().splitlines()]
+    assert len(again) == 8 and all(x["cached"] for x in again)
+
+
+def test_session_log_and_retry_warnings_name_their_item(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("fine"), entry("shaky", "x {{fail=500x1}}", ticket="t2")])
+    # a subprocess: the judge's loop thread logs to that session's handlers, not to ours
+    result = run_subprocess(pytester, "evals/", "--judge-log-dir=logs", "-rA")
+    result.assert_outcomes(passed=2)
+    retry = "judge call for evals/support.json::shaky (relevance, run 1) attempt 1 failed"
+    assert retry in result.stdout.str()
+    logs = list((pytester.path / "logs").glob("llmjudge_*.log"))
+    assert len(logs) == 1
+    text = logs[0].read_text()
+    assert retry in text and "500 server error" in text
