@@ -45,3 +45,15 @@ def test_session_log_and_retry_warnings_name_their_item(
     assert len(logs) == 1
     text = logs[0].read_text()
     assert retry in text and "500 server error" in text
+
+
+def test_trace_under_xdist_holds_every_workers_requests(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(6)])
+    run(pytester, "evals/", "-n", "2", "--judge-trace=trace.jsonl").assert_outcomes(passed=6)
+    lines = (pytester.path / "trace.jsonl").read_text().splitlines()
+    assert len(lines) == judge_server.count() == 12
+    assert {json.loads(x)["nodeid"] for x in lines} == {
+        f"evals/support.json::e{i}" for i in range(6)
+    }
