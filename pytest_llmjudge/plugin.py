@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,7 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
 
 
-SESSION_LOG = pytest.StashKey[Any]()
+SESSION_LOG = pytest.StashKey[logging.Handler | None]()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

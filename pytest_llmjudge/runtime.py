@@ -249,20 +249,20 @@ def check_outputs(config: pytest.Config) -> None:
     """SettingsError when an output of a session that judges could not be written."""
     if hasattr(config, "workerinput") or config.option.collectonly:
         return
+    settings = config.stash[STATE_KEY].settings
+    if settings.trace is not None:  # asked for: a fresh trace, before any worker appends
+        from .trace import start_trace
+
+        start_trace(settings.trace)
     from .discovery import may_collect_evals
 
     if not may_collect_evals(config):
         return  # not an eval session: its outputs are never written
     from .writers import unwritable_outputs
 
-    settings = config.stash[STATE_KEY].settings
     problems = unwritable_outputs(settings, os.environ)
     if problems:
         raise SettingsError("cannot write " + "; ".join(problems))
-    if settings.trace is not None:  # a fresh trace for this session, before workers start
-        from .trace import start_trace
-
-        start_trace(settings.trace)
 
 
 def open_session_log(config: pytest.Config) -> logging.Handler | None:

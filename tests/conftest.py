@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,6 +98,27 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     asserts again; that warning is about the test setup, not the plugin.
     """
     return pytester.runpytest(*QUIET, *args)
+
+
+def run_until(
+    pytester: pytest.Pytester, marker: str, *args: str
+) -> tuple[subprocess.Popen[str], list[str]]:
+    """pytest in a subprocess, its output read until a line holds ``marker`` (then returned)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *QUIET, "-p", "no:xdist", *args],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if marker in line:
+            break
+    return proc, seen
 
 
 def run_subprocess(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

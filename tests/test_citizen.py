@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 
 import pytest
 
-from conftest import QUIET, entry, read_results, run, run_subprocess, write_evals
+from conftest import entry, read_results, run, run_subprocess, run_until, write_evals
 from judge_server import JudgeServer
 
 EARLIER = '{"earlier": "results"}'
@@ -144,18 +141,7 @@ def test_slow():
     )
 
     def killed(*extra: str) -> int:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *QUIET, "-s", "-p", "no:xdist", *extra],
-            cwd=pytester.path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "started" in line:
-                break
+        proc, _ = run_until(pytester, "started", "-s", *extra)
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
         return proc.returncode

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import time
@@ -12,7 +13,10 @@ from typing import Any
 import pytest
 
 from pytest_llmjudge.budget import BREAKER_FAILURES, Budget
+from pytest_llmjudge.cache import JudgeCache, _checksum
+from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.limiter import AdaptiveLimit
+from pytest_llmjudge.rubrics import RELEVANCE
 
 from conftest import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
@@ -335,12 +339,6 @@ def test_instruction_like_text_is_flagged_never_obeyed(
 
 
 def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
-    import json
-
-    from pytest_llmjudge.cache import JudgeCache
-    from pytest_llmjudge.judges.base import RunResult
-    from pytest_llmjudge.rubrics import RELEVANCE
-
     cache = JudgeCache(lambda: tmp_path, {"model": "m"})
     key = cache.key(RELEVANCE, "ticket", "response", 0)
     cache.put(key, RunResult(2, "weak", 10, 2))
@@ -356,8 +354,6 @@ def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
     for bad in (True, 4.0, 0, 6, "4"):
         stored = {**good, "score": bad}
         del stored["checksum"]
-        from pytest_llmjudge.cache import _checksum
-
         assert served(score=bad, checksum=_checksum(stored)) is None, bad
     path.write_text(json.dumps(good))
     assert cache.get(key) is not None

@@ -14,7 +14,7 @@ import pytest
 from pytest_llmjudge.fileio import write_atomically
 from pytest_llmjudge.schema import ResultsFile
 
-from conftest import QUIET, by_id, entry, read_results, run, run_subprocess, write_evals
+from conftest import by_id, entry, read_results, run, run_subprocess, run_until, write_evals
 from judge_server import JudgeServer
 
 
@@ -144,20 +144,7 @@ def test_maxfail_marks_the_results_incomplete(
 
 def test_sigterm_still_writes_results(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, [entry("fast"), entry("slow", "answer {{delay=30}}")])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *QUIET, "-p", "no:xdist", "-v", "evals/"],
-        cwd=pytester.path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    seen = []
-    for output_line in proc.stdout:  # until the fast item has been reported
-        seen.append(output_line)
-        if "::fast PASSED" in output_line:
-            break
+    proc, seen = run_until(pytester, "::fast PASSED", "-v", "evals/")
     assert any("::fast PASSED" in s for s in seen), "".join(seen)
     proc.send_signal(signal.SIGTERM)
     output, _ = proc.communicate(timeout=30)

@@ -57,3 +57,18 @@ def test_trace_under_xdist_holds_every_workers_requests(
     assert {json.loads(x)["nodeid"] for x in lines} == {
         f"evals/support.json::e{i}" for i in range(6)
     }
+
+
+def test_a_trace_of_hand_written_tests_starts_afresh_each_session(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytester.makepyfile(
+        test_bot="""
+def test_refund(llmjudge):
+    assert llmjudge.relevance("Where is my refund?", "Issued on May 2.").score == 4
+"""
+    )
+    for _ in range(2):
+        run(pytester, "test_bot.py", "--judge-trace=trace.jsonl", "--judge-no-cache")
+    lines = (pytester.path / "trace.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and judge_server.count() == 2  # the second session's one request
