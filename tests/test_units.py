@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
 from pytest_llmjudge.dataset import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
 from pytest_llmjudge.judges import RunResult
-from pytest_llmjudge.judges.heuristic import HeuristicJudge, score_relevance, score_tone
 from pytest_llmjudge.judges.openai_judge import parse_reply_text, retry_after_seconds
 from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
 from pytest_llmjudge.redaction import redact
@@ -69,33 +67,6 @@ def test_parse_entries_with_lines_and_defaults() -> None:
 def test_file_level_errors(text: str, message: str) -> None:
     with pytest.raises(EvalFileError, match="^" + message.replace("(", r"\(").replace("[", r"\[")):
         parse_eval_text(text, Path("f.json"), DIMS)
-
-
-def test_heuristic_catches_weak_answers_and_names_signals() -> None:
-    ticket = "Kubernetes pod stuck in CrashLoopBackOff after the deploy"
-    good = (
-        "Run kubectl logs <pod> --previous to see why the container exits, and roll the "
-        "deploy back with kubectl rollout undo if the new release crashes."
-    )
-    assert score_relevance(ticket, good)[0] >= 4
-    score, reason = score_relevance(ticket, "Our office is closed on Friday.")
-    assert score == 1 and "none of them appear" in reason
-    score, reason = score_tone("Obviously you broke it, RTFM!! lol")
-    assert score <= 2
-    assert "rude or dismissive wording (obviously you, rtfm)" in reason
-    assert "casual wording (lol)" in reason and "2 exclamation marks" in reason
-    assert score_tone(good)[0] == 5
-    rambling = "Basically, honestly, it is really important to note the thing. " * 20
-    score, reason = score_tone(rambling)
-    assert score <= 3 and "filler" in reason and "long" in reason
-
-
-def test_heuristic_is_deterministic_and_says_no_llm() -> None:
-    judge = HeuristicJudge()
-    first = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
-    second = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
-    assert first == second
-    assert first.reasoning.startswith("[heuristic judge, no LLM] tone ")
 
 
 def test_prompt_fences_the_data() -> None:

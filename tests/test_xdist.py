@@ -19,7 +19,13 @@ def _stable(results: dict[str, Any]) -> dict[str, Any]:
         # which concurrent run got which scripted score depends on arrival order
         for dimension in ("relevance", "tone"):
             if row.get(dimension):
-                row[dimension] = {**row[dimension], "runs": sorted(row[dimension]["runs"])}
+                judged = row[dimension]
+                row[dimension] = {
+                    **judged,
+                    "runs": sorted(judged["runs"]),
+                    "run_reasonings": sorted(judged["run_reasonings"]),
+                    "reasoning": None,  # the run nearest the mean: which one is arrival order
+                }
     return {**results, "meta": meta, "results": rows}
 
 

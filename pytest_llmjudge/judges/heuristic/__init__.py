@@ -1,0 +1,81 @@
+"""An offline, deterministic judge: measured text signals and a small fitted model.
+
+Relevance and tone each come from a linear model over signals (``relevance``, ``tone``)
+whose weights were fitted on human ratings (``benchmarks/fit_heuristic.py``; the weights
+ship in ``data/weights.json``). The reasoning names the signals that moved the score most
+and says that no LLM was involved, so nobody mistakes these scores for a model's.
+"""
+
+from __future__ import annotations
+
+from ...rubrics import Dimension
+from ..base import JudgeCallError, RunResult, Usage
+from .model import DimensionModel, fitted
+from .relevance import ceiling, relevance_signals
+from .signals import Signals
+from .tone import tone_signals
+
+PREFIX = "[heuristic judge, no LLM]"
+_NAMED = 4  # signals the reasoning names at most
+_NOTICEABLE = 0.15  # points on the 1-5 scale a signal must move to be named
+
+
+def explain(model: DimensionModel, signals: Signals) -> tuple[int, str]:
+    """The 1-5 score for the signals and a reason naming its largest contributions."""
+    values = signals.values()
+    score = model.score(values)
+    combined: dict[str, float] = {}
+    for name, push in model.contributions(values).items():
+        owner = signals.by_name[name].part_of or name
+        combined[owner] = combined.get(owner, 0.0) + push
+    pushes = sorted(combined.items(), key=lambda kv: -abs(kv[1]))
+    named = [(name, push) for name, push in pushes[:_NAMED] if abs(push) >= _NOTICEABLE]
+    up = [signals.by_name[n].describe(n) for n, push in named if push > 0]
+    down = [signals.by_name[n].describe(n) for n, push in named if push < 0]
+    parts = ([f"up: {'; '.join(up)}"] if up else []) + (
+        [f"down: {'; '.join(down)}"] if down else []
+    )
+    return score, " | ".join(parts) or "no signal moves it far from the reference text"
+
+
+def score_relevance(
+    ticket: str, response: str, model: DimensionModel | None = None
+) -> tuple[int, str]:
+    signals = relevance_signals(ticket, response)
+    score, reason = explain(model or fitted("relevance"), signals)
+    capped = ceiling(ticket, signals)
+    if capped is not None and score > capped[0]:
+        return capped[0], f"{reason} | {capped[1]}"
+    return score, reason
+
+
+def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:
+    return explain(model or fitted("tone"), tone_signals(response))
+
+
+class HeuristicJudge:
+    """Deterministic scores from text signals; every run gives the same answer."""
+
+    uses_llm = False
+
+    async def judge_once(
+        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+    ) -> RunResult:
+        if usage is not None:
+            usage.requests += 1  # one judgment, made in-process
+            if usage.exchanges is not None:
+                usage.exchanges.append({"messages": None, "reply": None})
+        if dimension.name == "relevance":
+            score, reason = score_relevance(ticket, response)
+        elif dimension.name == "tone":
+            score, reason = score_tone(response)
+        else:
+            # Not fatal: relevance and tone of the same session can still be scored.
+            raise JudgeCallError(
+                f"the heuristic judge cannot score configured dimension '{dimension.name}'; "
+                "use an LLM provider"
+            )
+        return RunResult(score=score, reasoning=f"{PREFIX} {dimension.name} {score}/5: {reason}")
+
+    async def aclose(self) -> None:
+        return None
