@@ -120,11 +120,11 @@ def fit(dimension: str, rows: list[Row], features: list[dict[str, float]]) -> di
     else:
         reference = means
     return {
-        "intercept": intercept,
+        "intercept": round(intercept, 6),
         "weights": {n: round(w, 5) for n, w in weights.items()},
         "priors": sorted(priors),
         "reference": {n: round(m, 5) for n, m in reference.items()},
-        "prediction_sd": statistics.pstdev(predictions),
+        "prediction_sd": round(statistics.pstdev(predictions), 6),
         **calibration,
     }
 
