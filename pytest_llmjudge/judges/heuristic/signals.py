@@ -54,10 +54,6 @@ class Signals:
         return {name: signal.value for name, signal in self.by_name.items()}
 
 
-def count(text: str, pattern: str) -> int:
-    return len(re.findall(pattern, text))
-
-
 @cache
 def _phrase_pattern(options: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))

@@ -79,11 +79,6 @@ class Rarity:
     def idf(self, term: str) -> float:
         return math.log((self.documents + 1) / (self.frequency.get(term, 0) + 1))
 
-    @property
-    def rare_idf(self) -> float:
-        """The weight of a word the table never saw."""
-        return self.idf("")
-
 
 @cache
 def rarity() -> Rarity:

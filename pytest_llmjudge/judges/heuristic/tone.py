@@ -148,5 +148,5 @@ def tone_signals(response: str) -> Signals:
 
 
 def _bounded(x: float) -> float:
-    """Diminishing returns: the fifth insult adds less than the first."""
+    """Diminishing returns: the fifth strong word adds less than the first."""
     return math.log1p(x)
