@@ -37,14 +37,20 @@ def test_session_log_and_retry_warnings_name_their_item(
 ) -> None:
     write_evals(pytester, [entry("fine"), entry("shaky", "x {{fail=500x1}}", ticket="t2")])
     # a subprocess: the judge's loop thread logs to that session's handlers, not to ours
-    result = run_subprocess(pytester, "evals/", "--judge-log-dir=logs", "-rA")
+    # live logging: a captured warning shows under whichever item was running when it
+    # happened, and under none when the call ran ahead of every item
+    live = ("-o", "log_cli=true", "--log-cli-level=WARNING")
+    result = run_subprocess(pytester, "evals/", "--judge-log-dir=logs", *live)
     result.assert_outcomes(passed=2)
-    retry = "judge call for evals/support.json::shaky (relevance, run 1) attempt 1 failed"
-    assert retry in result.stdout.str()
+    retries = [
+        f"judge call for evals/support.json::shaky ({dimension}, run 1) attempt 1 failed"
+        for dimension in ("relevance", "tone")
+    ]
+    assert all(retry in result.stdout.str() for retry in retries)
     logs = list((pytester.path / "logs").glob("llmjudge_*.log"))
     assert len(logs) == 1
     text = logs[0].read_text()
-    assert retry in text and "500 server error" in text
+    assert all(retry in text for retry in retries) and "500 server error" in text
 
 
 def test_trace_under_xdist_holds_every_workers_requests(
