@@ -55,7 +55,7 @@ class JudgeEngine:
         default_factory=dict, init=False
     )
     _usage: dict[RunKey, Usage] = field(default_factory=dict, init=False)
-    _planned: deque[PlannedRun] = field(default_factory=deque, init=False)
+    _planned: deque[list[PlannedRun]] = field(default_factory=deque, init=False)
     _planned_active: int = field(default=0, init=False)
     _claimed: set[RunKey] = field(default_factory=set, init=False)
     _answers: dict[tuple[str, str], concurrent.futures.Future[str]] = field(
@@ -86,27 +86,32 @@ class JudgeEngine:
             self._loop = LoopThread()
         return self._loop, self._executor
 
-    def _start(
-        self, run: PlannedRun, first_attempt_done: Callable[[], None] | None = None
-    ) -> concurrent.futures.Future[RunOutcome] | None:
-        """Start a run unless it is already running or done (caller holds the lock).
+    def _start_group(
+        self, runs: Sequence[PlannedRun], first_attempt_done: Callable[[], None] | None = None
+    ) -> list[concurrent.futures.Future[RunOutcome]] | None:
+        """Start those of the runs (one dimension, ticket, response) not running or done, as
+        one group (caller holds the lock); the futures of all of them.
 
-        ``first_attempt_done`` is called once the new run's first attempt has ended (when the
-        run exists already, nothing is started or called, and None is returned).
+        ``first_attempt_done`` is called once the group's first attempt has ended; when every
+        run exists already, nothing is started or called, and None is returned.
         """
-        future = self._runs.get(run.key)
-        if future is not None:
-            return future if first_attempt_done is None else None
-        usage = self._usage[run.key] = Usage()
-        loop, executor = self._start_loop()
-        future = loop.submit(executor.run(run, usage, first_attempt_done))
-        self._runs[run.key] = future
-        return future
+        fresh = [run for run in runs if run.key not in self._runs]
+        if fresh:
+            loop, executor = self._start_loop()
+            usages = [self._usage.setdefault(run.key, Usage()) for run in fresh]
+            outcomes: list[concurrent.futures.Future[RunOutcome]] = []
+            for run in fresh:
+                outcomes.append(concurrent.futures.Future())
+                self._runs[run.key] = outcomes[-1]
+            group = loop.submit(executor.run_group(fresh, usages, first_attempt_done))
+            group.add_done_callback(lambda done: _hand_out(done, outcomes))
+        elif first_attempt_done is not None:
+            return None
+        return [self._runs[run.key] for run in runs]
 
-    def _claim(self, run: PlannedRun) -> concurrent.futures.Future[RunOutcome]:
-        future = self._start(run)
-        assert future is not None
-        return future
+    def _group_size(self, runs: int) -> int:
+        """Runs of one judgment started together: all of them unless each is its own call."""
+        return 1 if self.settings.sampling == "calls" else runs
 
     def totals(self) -> Usage:
         """Every request this engine sent and every token billed, whoever asked for them."""
@@ -128,11 +133,13 @@ class JudgeEngine:
         if self._too_large(ticket, response):
             return  # judge() says so when the item asks
         with self._lock:
+            size = self._group_size(runs)
             for name in dimension_names:
                 dimension = self.dimension(name)
-                self._planned.extend(
+                planned = [
                     PlannedRun(dimension, ticket, response, i, owner=owner) for i in range(runs)
-                )
+                ]
+                self._planned.extend(planned[i : i + size] for i in range(0, runs, size))
         self._pump()
 
     def cancel_planned(self) -> None:
@@ -145,11 +152,11 @@ class JudgeEngine:
         # a Retry-After does not keep the next items' runs from starting.
         with self._lock:
             while self._planned and self._planned_active < self.settings.concurrency:
-                run = self._planned.popleft()
-                if run.key in self._runs:
+                group = self._planned.popleft()
+                if all(run.key in self._runs for run in group):
                     continue
                 self._planned_active += 1
-                self._start(run, self._planned_done)
+                self._start_group(group, self._planned_done)
 
     def _planned_done(self) -> None:
         with self._lock:
@@ -192,7 +199,12 @@ class JudgeEngine:
                 for i in range(first, first + batch)
             ]
             with self._lock:
-                futures = [self._claim(run) for run in planned]
+                size = self._group_size(len(planned))
+                futures = [
+                    future
+                    for i in range(0, len(planned), size)
+                    for future in self._start_group(planned[i : i + size]) or []
+                ]
                 fresh = [run.key not in self._claimed for run in planned]
                 reused += [not is_fresh for is_fresh in fresh]
                 self._claimed.update(run.key for run in planned)
@@ -283,10 +295,15 @@ class JudgeEngine:
         if self._too_large(ticket, response):
             return
         with self._lock:
+            size = self._group_size(runs)
             for name in dimension_names:
                 dimension = self.dimension(name)
-                for i in range(runs):
-                    self._start(PlannedRun(dimension, ticket, response, i, generation, owner))
+                planned = [
+                    PlannedRun(dimension, ticket, response, i, generation, owner)
+                    for i in range(runs)
+                ]
+                for i in range(0, runs, size):
+                    self._start_group(planned[i : i + size])
 
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""
@@ -305,3 +322,20 @@ class JudgeEngine:
         self._loop = None
         if self._executor.trace is not None:
             self._executor.trace.close()
+
+
+def _hand_out(
+    group: concurrent.futures.Future[list[RunOutcome]],
+    outcomes: list[concurrent.futures.Future[RunOutcome]],
+) -> None:
+    """Give each run of a group its outcome (or the group's exception, or cancellation)."""
+    if group.cancelled():
+        for future in outcomes:
+            future.cancel()
+        return
+    error = group.exception()
+    for i, future in enumerate(outcomes):
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(group.result()[i])

@@ -239,6 +239,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="N",
     ),
     OptionSpec(
+        "sampling",
+        "--judge-sampling",
+        "llmjudge_sampling",
+        "how N runs are asked for: choices (N choices in one request), calls (one request "
+        "per run) or auto (choices where the server returns them; default)",
+        _choice("auto", "choices", "calls"),
+        "auto",
+        env=("JUDGE_SAMPLING",),
+        metavar="MODE",
+    ),
+    OptionSpec(
         "timeout",
         "--judge-timeout",
         "llmjudge_timeout",

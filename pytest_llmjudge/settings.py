@@ -90,6 +90,7 @@ class Settings:
     adaptive_margin: float = 0.5
     verdict: str = "mean"
     unstable: str = "fail"
+    sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
     min_pass_rate: float | None = None
     min_mean: Mapping[str, float] | None = None
     baseline: Path | None = None
@@ -281,6 +282,7 @@ def resolve_settings(
         adaptive_margin=values["adaptive_margin"],
         verdict=values["verdict"],
         unstable=values["unstable"],
+        sampling=values["sampling"],
         min_pass_rate=values["min_pass_rate"],
         min_mean=values["min_mean"],
         baseline=path("baseline"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..settings import Settings
 from .base import (
+    ChoicesJudge,
     FatalJudgeError,
     Judge,
     JudgeCallError,
@@ -15,6 +16,7 @@ from .base import (
 )
 
 __all__ = [
+    "ChoicesJudge",
     "FatalJudgeError",
     "Judge",
     "JudgeCallError",

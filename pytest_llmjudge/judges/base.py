@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..rubrics import Dimension
 
@@ -81,4 +81,21 @@ class Judge(Protocol):
 
     async def aclose(self) -> None:
         """Release connections; called once on the judge's event loop."""
+        ...
+
+
+@runtime_checkable
+class ChoicesJudge(Judge, Protocol):
+    """A judge that can ask for several independent scores in one request."""
+
+    async def judge_choices(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        n: int,
+        *,
+        usage: Usage | None = None,
+    ) -> list[RunResult]:
+        """Up to ``n`` validated scores from one request (fewer when the server ignores n)."""
         ...

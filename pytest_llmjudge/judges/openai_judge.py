@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -170,12 +171,27 @@ class OpenAIJudge:
             )
         return self._client
 
-    def _extra(self) -> dict[str, Any]:
-        return {} if self.temperature is None else {"temperature": self.temperature}
+    def _extra(self, n: int) -> dict[str, Any]:
+        extra: dict[str, Any] = {"n": n} if n > 1 else {}
+        return extra if self.temperature is None else {**extra, "temperature": self.temperature}
 
     async def judge_once(
         self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
     ) -> RunResult:
+        return (await self.judge_choices(dimension, ticket, response, 1, usage=usage))[0]
+
+    async def judge_choices(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        n: int,
+        *,
+        usage: Usage | None = None,
+    ) -> list[RunResult]:
+        """Ask for ``n`` independent scores in one request (``n`` choices): the prompt is
+        sent and billed once. A server that ignores ``n`` returns fewer; the caller decides.
+        All tokens of the request are on the first result."""
         import openai
 
         client = self._get_client()
@@ -184,12 +200,12 @@ class OpenAIJudge:
         try:
             sent_schema = self._schema_supported
             try:
-                completion = await self._create(client, messages, usage)
+                completion = await self._create(client, messages, usage, n)
             except openai.BadRequestError as exc:
                 if not (sent_schema and _schema_unsupported(exc)):
                     raise
                 self._schema_supported = False  # learned once, kept for the session
-                completion = await self._create(client, messages, usage)
+                completion = await self._create(client, messages, usage, n)
         except openai.APITimeoutError:
             raise RetryableJudgeError(f"timed out after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
@@ -203,29 +219,17 @@ class OpenAIJudge:
             raise _status_error(exc) from None
         if not completion.choices:
             raise RetryableJudgeError("judge reply has no choices")
-        choice = completion.choices[0]
-        content = choice.message.content
-        if choice.finish_reason == "length":
-            raise RetryableJudgeError("judge reply was cut off (max tokens reached)")
-        if not content:
-            refusal = getattr(choice.message, "refusal", None)
-            raise RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
-        try:
-            reply = parse_reply_text(content)
-        except ValidationError as exc:
-            raise RetryableJudgeError(
-                f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
-            ) from None
+        replies = [_parse_choice(choice) for choice in completion.choices[:n]]
         billed = completion.usage
-        return RunResult(
-            score=reply.score,
-            reasoning=reply.reasoning.strip(),
+        first = replace(
+            replies[0],
             prompt_tokens=billed.prompt_tokens if billed else 0,
             completion_tokens=billed.completion_tokens if billed else 0,
         )
+        return [first, *replies[1:]]
 
     async def _create(
-        self, client: AsyncOpenAI, messages: list[dict[str, str]], usage: Usage
+        self, client: AsyncOpenAI, messages: list[dict[str, str]], usage: Usage, n: int = 1
     ) -> ChatCompletion:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply below.
@@ -235,7 +239,7 @@ class OpenAIJudge:
             model=self.model,
             messages=messages,  # type: ignore[arg-type]
             response_format=response_format,
-            **self._extra(),
+            **self._extra(n),
         )
         if completion.usage is not None:  # billed even when the reply is then rejected
             usage.prompt_tokens += completion.usage.prompt_tokens
@@ -248,6 +252,23 @@ class OpenAIJudge:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
+
+
+def _parse_choice(choice: Any) -> RunResult:
+    """One choice of a completion as a validated score (no tokens: the request has them)."""
+    content = choice.message.content
+    if choice.finish_reason == "length":
+        raise RetryableJudgeError("judge reply was cut off (max tokens reached)")
+    if not content:
+        refusal = getattr(choice.message, "refusal", None)
+        raise RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
+    try:
+        reply = parse_reply_text(content)
+    except ValidationError as exc:
+        raise RetryableJudgeError(
+            f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
+        ) from None
+    return RunResult(score=reply.score, reasoning=reply.reasoning.strip())
 
 
 def _status_message(exc: Any) -> str:
