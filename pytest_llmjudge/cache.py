@@ -58,25 +58,29 @@ class JudgeCache:
 
     def get(self, key: str) -> RunResult | None:
         """The stored result, or None (a miss) unless the entry is whole and exactly valid:
-        written for this key, unchanged since (checksum), a score that is an integer 1-5."""
+        written for this key, unchanged since (checksum), a score that is an integer 1-5 (or
+        a weighted score in [1, 5] beside the integer the judge wrote)."""
         try:
             entry = json.loads(self._path(key).read_text(encoding="utf-8"))
             stored = {name: entry[name] for name in FIELDS}
             checksum = entry["checksum"]
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        score, reasoning = stored["score"], stored["reasoning"]
+        score, reasoning, text_score = stored["score"], stored["reasoning"], entry.get("text_score")
+        whole = type(score) is int and text_score is None  # not a bool
+        weighted = type(score) is float and type(text_score) is int and 1 <= text_score <= 5
         valid = (
-            checksum == _checksum(stored)
+            checksum == _checksum({**stored, "text_score": text_score} if weighted else stored)
             and stored["key"] == key
-            and type(score) is int  # not a bool, not a float
+            and (whole or weighted)
             and 1 <= score <= 5
             and isinstance(reasoning, str)
             and all(type(stored[n]) is int for n in ("prompt_tokens", "completion_tokens"))
         )
         if not valid:
             return None
-        return RunResult(score, reasoning, stored["prompt_tokens"], stored["completion_tokens"])
+        tokens = stored["prompt_tokens"], stored["completion_tokens"]
+        return RunResult(score, reasoning, *tokens, text_score=text_score)
 
     def put(self, key: str, result: RunResult) -> None:
         stored = {
@@ -86,6 +90,8 @@ class JudgeCache:
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
         }
+        if result.text_score is not None:  # weighted by logprobs (text entries stay as they were)
+            stored["text_score"] = result.text_score
         entry = {**stored, "checksum": _checksum(stored)}
         # A cache that cannot be written only costs a call next time.
         with contextlib.suppress(OSError):

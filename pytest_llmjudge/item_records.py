@@ -74,6 +74,7 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
             injection_snippets=[redact(s) for s in record.injection],
             usage={
                 "calls": usage.requests,
+                "judgments": usage.judgments,
                 "prompt_tokens": usage.prompt_tokens,
                 "completion_tokens": usage.completion_tokens,
             },

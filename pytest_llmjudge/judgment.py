@@ -31,7 +31,7 @@ class Judgment:
 
     dimension: str
     score: float
-    runs: tuple[int, ...]
+    runs: tuple[float, ...]  # ints when scored by text, floats when weighted by logprobs
     std: float
     agreement: float
     threshold: float
@@ -48,6 +48,7 @@ class Judgment:
     extra_runs: int = 0  # added by --judge-adaptive
     mode: str = "mean"  # the verdict rule that made ``decision``
     run_reasonings: tuple[str, ...] = ()  # every run's, in the order of ``runs``
+    text_scores: tuple[int, ...] | None = None  # the written integers, when runs are weighted
 
     def __post_init__(self) -> None:
         if not self.decision:
@@ -63,7 +64,8 @@ class Judgment:
         """The dimension's entry in the results (rounded for people; JSON has no infinity)."""
         return DimensionResult(
             score=round(self.score, 4),
-            runs=list(self.runs),
+            runs=[s if isinstance(s, int) else round(s, 4) for s in self.runs],
+            text_scores=None if self.text_scores is None else list(self.text_scores),
             std=round(self.std, 4),
             agreement=round(self.agreement, 4),
             threshold=self.threshold,
@@ -116,6 +118,7 @@ def build_judgment(
         threshold=threshold,
         reasoning=results[agg.nearest_run].reasoning,
         run_reasonings=tuple(r.reasoning for r in results),
+        text_scores=_text_scores(results),
         unstable=agg.straddles,
         failed_runs=failures,
         calls=sum(o.attempts for o in paid),
@@ -128,3 +131,10 @@ def build_judgment(
         ci_high=high,
         extra_runs=extra_runs,
     )
+
+
+def _text_scores(results: Sequence[RunResult]) -> tuple[int, ...] | None:
+    """The integers the judge wrote, when some run was weighted by logprobs (else None)."""
+    if all(r.text_score is None for r in results):
+        return None
+    return tuple(round(r.score) if r.text_score is None else r.text_score for r in results)

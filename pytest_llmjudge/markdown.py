@@ -57,7 +57,7 @@ def summary_markdown(results: ResultsFile) -> str:
         lines += _baseline_lines(results.baseline)
     if results.comparison:
         lines += _comparison_lines(results.comparison)
-    usage = f"Judge calls: {meta.calls} made, {meta.cached_calls} cached"
+    usage = f"Judge calls: {meta.calls_text()}"
     if meta.tokens.total:
         usage += f", {meta.tokens.total} tokens"
     if meta.cost_usd is not None:

@@ -250,6 +250,27 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="MODE",
     ),
     OptionSpec(
+        "scoring",
+        "--judge-scoring",
+        "llmjudge_scoring",
+        "text: the score the judge wrote; logprobs: the probability-weighted mean of the "
+        "score token's alternatives (G-Eval; servers without logprobs fall back to text)",
+        _choice("text", "logprobs"),
+        "text",
+        env=("JUDGE_SCORING",),
+        metavar="MODE",
+    ),
+    OptionSpec(
+        "dry_run",
+        "--judge-dry-run",
+        "llmjudge_dry_run",
+        "plan the session and print the requests, tokens and cost it would take; send nothing",
+        _boolean,
+        False,
+        env=("JUDGE_DRY_RUN",),
+        is_flag=True,
+    ),
+    OptionSpec(
         "timeout",
         "--judge-timeout",
         "llmjudge_timeout",

@@ -14,7 +14,12 @@ from .schema import BaselineResult, ResultsFile
 
 
 def _runs(judgment: Judgment) -> str:
-    return ", ".join(str(s) for s in judgment.runs)
+    return ", ".join(score_text(s) for s in judgment.runs)
+
+
+def score_text(score: float) -> str:
+    """A run's score as written: ``4``, or ``3.87`` when weighted by logprobs."""
+    return str(score) if isinstance(score, int) else f"{score:.2f}"
 
 
 def _ci(j: Judgment) -> str:
@@ -149,7 +154,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     means = suite_means(results.results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
-    usage = f"judge calls: {meta.calls} made, {meta.cached_calls} cached"
+    usage = f"judge calls: {meta.calls_text()}"
     if meta.tokens.total:
         usage += (
             f", {meta.tokens.total} tokens ({meta.tokens.prompt} prompt, "

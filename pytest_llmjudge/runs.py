@@ -1,5 +1,10 @@
-"""One judge run carried out: the cache, the judge with retries, the budget, the circuit
-breaker and the concurrency limit. Values in, a ``RunOutcome`` out; never raises."""
+"""Judge runs carried out: the cache, the judge with retries, the budget, the circuit breaker
+and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
+
+The runs of one judgment (same dimension, ticket and response) are asked together: with
+``--judge-sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
+one request, so the prompt is sent and billed once.
+"""
 
 from __future__ import annotations
 
@@ -27,11 +32,12 @@ from .redaction import redact
 from .retry import RetryAfterTooLong, retrying
 from .rubrics import Dimension
 from .settings import Settings
-from .trace import TraceWriter
+from .trace import TraceWriter, trace_record
 
 logger = logging.getLogger("pytest_llmjudge")
 
 RunKey = tuple[str, str, str, str, int, int]
+Reply = RunResult | RetryableJudgeError  # one choice: a score, or why it was rejected
 
 
 @dataclass(frozen=True)
@@ -59,27 +65,9 @@ class RunExecutor:
     budget: Budget
     limit: AdaptiveLimit
     trace: TraceWriter | None = None
-    #: the server answered a request for n choices with fewer: ask one request per run
+    #: set when the server answered a request for n choices with fewer (it ignores n):
+    #: from then on every run is its own request (``--judge-sampling=auto``)
     choices_ignored: bool = False
-
-    async def run(
-        self, run: PlannedRun, usage: Usage, first_attempt_done: Callable[[], None] | None
-    ) -> RunOutcome:
-        """Judge one run: from the cache, else by the judge with retries; never raises."""
-        judge = self.judge
-        cache_key = None
-        done = _once(first_attempt_done)
-        try:
-            if self.cache is not None and run.generation == 0:
-                cache_key = self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
-                cached = self.cache.get(cache_key)
-                if cached is not None:
-                    self._trace(run, 0, cached=True, score=cached.score)
-                    return RunOutcome(cached, None, 0, cached=True)
-            return await self._judge_with_retries(judge, run, usage, cache_key, done)
-        finally:
-            done()
-            self.budget.spend(usage)  # what the replies billed, rejected ones included
 
     async def run_group(
         self,
@@ -87,28 +75,28 @@ class RunExecutor:
         usages: list[Usage],
         first_attempt_done: Callable[[], None] | None,
     ) -> list[RunOutcome]:
-        """Judge the runs of one (dimension, ticket, response) together: cached runs from the
-        cache, the others as the choices of one request (``--judge-sampling``), or one
-        request each where the judge or the server cannot give choices; never raises."""
+        """Judge the runs of one (dimension, ticket, response): cached ones from the cache,
+        the others as the choices of one request, or one request each where the sampling
+        mode, the judge or the server says so. ``usages[i]`` receives what run i cost (a
+        shared request is charged to the first run it serves). Never raises."""
         done = _once(first_attempt_done)
         outcomes: dict[int, RunOutcome] = {}
-        missing: list[int] = []
         for i, run in enumerate(runs):
             cached = self._cached(run)
             if cached is not None:
                 outcomes[i] = cached
-            else:
-                missing.append(i)
+        missing = [i for i in range(len(runs)) if i not in outcomes]
         if len(missing) > 1 and self._choices_wanted():
-            got = await self._choices(
-                [runs[i] for i in missing], usages[missing[0]], done, len(missing)
-            )
-            for i, outcome in zip(missing, got, strict=False):
-                outcomes[i] = outcome
-            missing = missing[len(got) :]
-        singles = [self.run(runs[i], usages[i], done) for i in missing]
-        for i, outcome in zip(missing, await asyncio.gather(*singles), strict=True):
-            outcomes[i] = outcome
+            asked = await self._ask([runs[i] for i in missing], usages[missing[0]], done)
+            outcomes |= {i: o for i, o in zip(missing, asked, strict=False) if o is not None}
+            if len(asked) < len(missing) or None in asked:  # the server ignored n
+                missing = [i for i in missing if i not in outcomes]
+                outcomes |= self._choices_refused(missing)
+        singles = [i for i in range(len(runs)) if i not in outcomes]
+        asked_singly = [self._ask([runs[i]], usages[i], done) for i in singles]
+        for i, outcome in zip(singles, await asyncio.gather(*asked_singly), strict=True):
+            assert outcome[0] is not None
+            outcomes[i] = outcome[0]
         done()
         return [outcomes[i] for i in range(len(runs))]
 
@@ -119,32 +107,54 @@ class RunExecutor:
             and not self.choices_ignored
         )
 
+    def _choices_refused(self, left_out: list[int]) -> dict[int, RunOutcome]:
+        """Runs a server ignoring ``n`` left out: errors with ``choices``, else asked singly
+        (an empty answer) and every later judgment too."""
+        if not left_out:
+            return {}
+        message = "the judge server answered fewer choices than asked for (it ignores n)"
+        if self.settings.sampling == "choices":
+            error = f"{message}: use --judge-sampling=auto or calls for this server"
+            return dict.fromkeys(left_out, RunOutcome(None, error, 0))
+        if not self.choices_ignored:
+            self.choices_ignored = True
+            logger.warning("%s; each run is its own request from now on", message)
+        return {}
+
     def _cached(self, run: PlannedRun) -> RunOutcome | None:
-        if self.cache is None or run.generation != 0:
-            return None
-        cached = self.cache.get(
-            self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
-        )
+        key = self._cache_key(run)
+        cached = None if key is None or self.cache is None else self.cache.get(key)
         if cached is None:
             return None
-        self._trace(run, 0, cached=True, score=cached.score)
+        if self.trace is not None:
+            where = (run.owner, run.dimension.name, run.run_index + 1)
+            self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
         return RunOutcome(cached, None, 0, cached=True)
 
-    async def _choices(
-        self,
-        runs: list[PlannedRun],
-        usage: Usage,
-        first_attempt_done: Callable[[], None],
-        n: int,
-    ) -> list[RunOutcome]:
-        """One request for ``n`` choices, retried as a whole. Returns an outcome per choice
-        received; fewer than ``n`` when the server ignored ``n`` (then, with ``auto``, the
-        rest are asked one by one and later groups too; with ``choices`` they are errors)."""
-        first = runs[0]
-        attempts = 0
+    def _cache_key(self, run: PlannedRun) -> str | None:
+        if self.cache is None or run.generation != 0:
+            return None
+        return self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
+
+    def _remember(self, run: PlannedRun, result: RunResult) -> None:
+        key = self._cache_key(run)
+        weighted_lost = self.settings.scoring == "logprobs" and result.text_score is None
+        if key is not None and self.cache is not None and not weighted_lost:
+            self.cache.put(key, result)  # (a text score is not kept as a weighted one)
+
+    async def _ask(
+        self, runs: list[PlannedRun], usage: Usage, first_attempt_done: Callable[[], None]
+    ) -> list[RunOutcome | None]:
+        """Judge ``runs`` with one request (n choices when more than one), retrying only the
+        runs whose choice was rejected. One outcome per run; None for runs the server left
+        out (it ignored n). The requests are charged to the first outcome."""
         s = self.settings
-        judge = self.judge
-        assert isinstance(judge, ChoicesJudge)
+        outcomes: list[RunOutcome | None] = [None] * len(runs)
+        waiting = list(range(len(runs)))
+        attempts = 0
+        first = runs[0]
+        numbers = f"run {first.run_index + 1}" + (f"-{runs[-1].run_index + 1}" * (len(runs) > 1))
+        error: str | None = None
         try:
             async for attempt in retrying(
                 RetryableJudgeError,
@@ -152,186 +162,84 @@ class RunExecutor:
                 first_wait=s.retry_wait,
                 max_seconds=s.timeout * (s.max_retries + 1),
                 what=f"judge call for {first.owner or 'a test'} ({first.dimension.name}, "
-                f"runs {first.run_index + 1}-{first.run_index + n})",
+                f"{numbers})",
             ):
                 with attempt:
+                    before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
                     try:
                         async with self.limit:
                             self.budget.take_request()
                             attempts += 1
-                            results = await self._call_choices(judge, first, usage, n)
+                            replies = await self._traced(
+                                [runs[i] for i in waiting], usage, attempts
+                            )
                     finally:
+                        # what the reply billed (rejected or not), before the next call starts
+                        self.budget.spend(_since(before, usage))
                         first_attempt_done()
+                    rejected: list[RetryableJudgeError] = []
+                    for i, reply in zip(waiting, replies, strict=False):
+                        if isinstance(reply, RetryableJudgeError):
+                            rejected.append(reply)
+                            continue
+                        # a judge echoing a secret must not carry it into results or the cache
+                        result = replace(reply, reasoning=redact(reply.reasoning))
+                        self._remember(runs[i], result)
+                        usage.judgments += 1
+                        outcomes[i] = RunOutcome(result, None, 0)
+                    waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
+                    if rejected:
+                        raise rejected[0]  # ask again for the runs whose choice was rejected
         except BudgetExhausted as exc:
-            return _failed(redact(str(exc)), usage, n)
-        except FatalJudgeError as exc:
-            self.budget.fatal = self.budget.fatal or redact(str(exc))
-            return _failed(redact(f"judge call failed: {exc} (not retried)"), usage, n)
-        except (JudgeCallError, RetryAfterTooLong) as exc:
-            reason = f"judge call failed after {attempts} attempts: {exc}"
-            logger.warning("%s: %s", first.owner or "a test", redact(reason), exc_info=exc)
-            return _failed(redact(reason), usage, n)
-        finally:
-            self.budget.spend(usage)
-        outcomes: list[RunOutcome] = []
-        for run, result in zip(runs, results, strict=False):
-            result = replace(result, reasoning=redact(result.reasoning))
-            if self.cache is not None and run.generation == 0:
-                key = self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
-                self.cache.put(key, result)
-            outcomes.append(RunOutcome(result, None, usage.requests if not outcomes else 0))
-        if len(results) < n:
-            message = (
-                f"the judge returned {len(results)} of {n} choices asked for: this server ignores n"
-            )
-            if s.sampling == "choices":
-                error = f"{message}; use --judge-sampling=auto or calls"
-                outcomes += [RunOutcome(None, error, 0)] * (n - len(results))
-            else:
-                self.choices_ignored = True
-                logger.warning("%s; runs are asked one request each from now on", message)
-        return outcomes
-
-    async def _call_choices(
-        self, judge: ChoicesJudge, run: PlannedRun, usage: Usage, n: int
-    ) -> list[RunResult]:
-        before = Usage(usage.requests, usage.prompt_tokens, usage.completion_tokens)
-        if self.trace is not None:
-            usage.exchanges = []
-        started = time.monotonic()
-        try:
-            results = await self._choices_counted(judge, run, usage, n)
-        except Exception as exc:
-            self._trace(run, usage.requests, usage=usage, before=before, started=started, error=exc)
-            raise
-        self._trace(
-            run, usage.requests, usage=usage, before=before, started=started, score=results[0].score
-        )
-        return results
-
-    async def _choices_counted(
-        self, judge: ChoicesJudge, run: PlannedRun, usage: Usage, n: int
-    ) -> list[RunResult]:
-        try:
-            results = await asyncio.wait_for(
-                judge.judge_choices(run.dimension, run.ticket, run.response, n, usage=usage),
-                self.settings.timeout,
-            )
-        except asyncio.TimeoutError:
-            raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
-        except UnreachableJudgeError as exc:
-            self.budget.connection_failed(str(exc))
-            raise
-        except JudgeCallError as exc:
-            self.budget.connection_ok()
-            if exc.throttled:
-                self.limit.throttled()
-            raise
-        self.budget.connection_ok()
-        self.limit.succeeded()
-        return results
-
-    async def _judge_with_retries(
-        self,
-        judge: Judge,
-        run: PlannedRun,
-        usage: Usage,
-        cache_key: str | None,
-        first_attempt_done: Callable[[], None],
-    ) -> RunOutcome:
-        s = self.settings
-        attempts = 0
-        try:
-            async for attempt in retrying(
-                RetryableJudgeError,
-                attempts=s.max_retries + 1,
-                first_wait=s.retry_wait,
-                max_seconds=s.timeout * (s.max_retries + 1),
-                what=f"judge call for {run.owner or 'a test'} ({run.dimension.name}, "
-                f"run {run.run_index + 1})",
-            ):
-                with attempt:
-                    try:
-                        async with self.limit:
-                            self.budget.take_request()
-                            attempts += 1
-                            result = await self._traced(judge, run, usage, attempts)
-                    finally:
-                        first_attempt_done()
-                    # a judge echoing a secret must not carry it into results or the cache
-                    result = replace(result, reasoning=redact(result.reasoning))
-                    if cache_key is not None:
-                        assert self.cache is not None
-                        self.cache.put(cache_key, result)
-                    return RunOutcome(result, None, usage.requests)
-        except BudgetExhausted as exc:
-            return RunOutcome(None, redact(str(exc)), usage.requests)
+            error = redact(str(exc))
         except FatalJudgeError as exc:
             # Bad key, unknown model, unreachable: every later call would fail the same way.
             self.budget.fatal = self.budget.fatal or redact(str(exc))
-            reason = f"judge call failed: {exc} (not retried)"
-            return RunOutcome(None, redact(reason), usage.requests)
+            error = redact(f"judge call failed: {exc} (not retried)")
         except (JudgeCallError, RetryAfterTooLong) as exc:
-            reason = f"judge call failed after {attempts} attempts: {exc}"
-            logger.warning("%s: %s", run.owner or "a test", redact(reason), exc_info=exc)
-            return RunOutcome(None, redact(reason), usage.requests)
-        raise AssertionError("unreachable")  # pragma: no cover
+            error = redact(f"judge call failed after {attempts} attempts: {exc}")
+            logger.warning("%s: %s", first.owner or "a test", error, exc_info=exc)
+        if error is not None:
+            for i in waiting:
+                outcomes[i] = RunOutcome(None, error, 0)
+        for i, outcome in enumerate(outcomes):
+            if outcome is not None:
+                outcomes[i] = replace(outcome, attempts=usage.requests)
+                break
+        return outcomes
 
-    async def _traced(self, judge: Judge, run: PlannedRun, usage: Usage, attempt: int) -> RunResult:
+    async def _traced(self, runs: list[PlannedRun], usage: Usage, attempt: int) -> list[Reply]:
         """One attempt, and with --judge-trace its line: what was sent, what came back."""
         if self.trace is None:
-            return await self._call_counted(judge, run, usage)
+            return await self._call_counted(runs, usage)
         before = Usage(usage.requests, usage.prompt_tokens, usage.completion_tokens)
         usage.exchanges = []
         started = time.monotonic()
+        replies: list[Reply] = []
+        error: BaseException | None = None
         try:
-            result = await self._call_counted(judge, run, usage)
+            replies = await self._call_counted(runs, usage)
+            return replies
         except Exception as exc:
-            self._trace(run, attempt, usage=usage, before=before, started=started, error=exc)
+            error = exc
             raise
-        self._trace(run, attempt, usage=usage, before=before, started=started, score=result.score)
-        return result
+        finally:
+            first = runs[0]
+            where = (first.owner, first.dimension.name, first.run_index + 1)
+            scores = [r.score if isinstance(r, RunResult) else None for r in replies]
+            self.trace.write(
+                trace_record(
+                    *where, attempt, usage=usage, before=before, started=started, error=error,
+                    scores=scores, choices=len(runs),
+                )
+            )  # fmt: skip
 
-    def _trace(
-        self,
-        run: PlannedRun,
-        attempt: int,
-        *,
-        cached: bool = False,
-        usage: Usage | None = None,
-        before: Usage | None = None,
-        started: float | None = None,
-        score: int | None = None,
-        error: BaseException | None = None,
-    ) -> None:
-        if self.trace is None:
-            return
-        exchange = (usage.exchanges or [{}])[-1] if usage is not None else {}
-        self.trace.write(
-            {
-                "nodeid": run.owner or None,
-                "dimension": run.dimension.name,
-                "run": run.run_index + 1,
-                "attempt": attempt,
-                "cached": cached,
-                "messages": exchange.get("messages"),
-                "reply": exchange.get("reply"),
-                "score": score,
-                "latency_s": None if started is None else round(time.monotonic() - started, 4),
-                "prompt_tokens": 0
-                if usage is None or before is None
-                else usage.prompt_tokens - before.prompt_tokens,
-                "completion_tokens": 0
-                if usage is None or before is None
-                else usage.completion_tokens - before.completion_tokens,
-                "error": None if error is None else str(error),
-            }
-        )
-
-    async def _call_counted(self, judge: Judge, run: PlannedRun, usage: Usage) -> RunResult:
+    async def _call_counted(self, runs: list[PlannedRun], usage: Usage) -> list[Reply]:
         """One attempt, telling the circuit breaker whether the judge could be reached."""
         try:
-            result = await self._call(judge, run, usage)
+            replies = await asyncio.wait_for(self._call(runs, usage), self.settings.timeout)
+        except asyncio.TimeoutError:
+            raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
         except UnreachableJudgeError as exc:
             self.budget.connection_failed(str(exc))
             raise
@@ -342,21 +250,27 @@ class RunExecutor:
             raise
         self.budget.connection_ok()
         self.limit.succeeded()
-        return result
+        return replies
 
-    async def _call(self, judge: Judge, run: PlannedRun, usage: Usage) -> RunResult:
-        try:
-            return await asyncio.wait_for(
-                judge.judge_once(run.dimension, run.ticket, run.response, usage=usage),
-                self.settings.timeout,
-            )
-        except asyncio.TimeoutError:
-            raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
+    async def _call(self, runs: list[PlannedRun], usage: Usage) -> list[Reply]:
+        run = runs[0]
+        if len(runs) == 1:
+            return [
+                await self.judge.judge_once(run.dimension, run.ticket, run.response, usage=usage)
+            ]
+        assert isinstance(self.judge, ChoicesJudge)
+        return await self.judge.judge_choices(
+            run.dimension, run.ticket, run.response, len(runs), usage=usage
+        )
 
 
-def _failed(reason: str, usage: Usage, n: int) -> list[RunOutcome]:
-    """The same failure for each of n runs asked in one request; its requests on the first."""
-    return [RunOutcome(None, reason, usage.requests if i == 0 else 0) for i in range(n)]
+def _since(before: Usage, now: Usage) -> Usage:
+    """The tokens billed between two readings of one usage."""
+    return Usage(
+        0,
+        now.prompt_tokens - before.prompt_tokens,
+        now.completion_tokens - before.completion_tokens,
+    )
 
 
 def _once(callback: Callable[[], None] | None) -> Callable[[], None]:

@@ -79,6 +79,8 @@ class SessionState:
                     "model": s.model,
                     "temperature": s.temperature,
                 }
+                if s.uses_llm and s.scoring == "logprobs":  # text entries keep their keys
+                    identity["scoring"] = s.scoring
                 cache = JudgeCache(self.cache_dir, identity)
             self._engine = JudgeEngine(s, make_judge, cache)
         return self._engine

@@ -70,6 +70,11 @@ class DimensionResult(ScoreSummary):
     failed_runs: list[str] = Field(
         default_factory=list, description="errors of runs that failed after retries"
     )
+    text_scores: list[int] | None = Field(
+        default=None,
+        description="with --judge-scoring=logprobs: the integer each run's judge wrote, in "
+        "the order of runs (runs is then the probability-weighted score)",
+    )
     calls: int = Field(default=0, description="judge requests made, retries included")
     cached_runs: int = Field(
         default=0,
@@ -88,6 +93,7 @@ class ItemUsage(BaseModel):
     and the tokens every reply billed. Runs served from the cache cost nothing."""
 
     calls: int = 0
+    judgments: int = Field(default=0, description="runs those calls scored")
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -252,6 +258,11 @@ class Meta(BaseModel):
     complete: bool = Field(description="false when the session was interrupted or stopped early")
     exit_status: int | None = None
     calls: int = Field(description="judge requests made, retries included")
+    judgments: int = Field(
+        default=0,
+        description="runs the requests scored: with --judge-sampling choices one request "
+        "scores several runs (cached runs are in cached_calls)",
+    )
     cached_calls: int = Field(description="judge runs served without a request")
     unattributed_calls: int = Field(
         default=0,
@@ -267,6 +278,12 @@ class Meta(BaseModel):
     verdict: str = "mean"
     plugin_version: str
     judge: JudgeIdentity | None = None
+
+    def calls_text(self) -> str:
+        """``2 made (6 runs judged), 0 cached``: the runs only where they differ from the
+        requests (several choices per request, or requests that failed)."""
+        runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
+        return f"{self.calls} made{runs}, {self.cached_calls} cached"
 
 
 class ResultsFile(BaseModel):

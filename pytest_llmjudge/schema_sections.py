@@ -12,7 +12,11 @@ class ScoreSummary(BaseModel):
     """A dimension's mean over its runs: what comparisons need of a dimension result."""
 
     score: float = Field(description="mean of the successful runs")
-    runs: list[int] = Field(default_factory=list, description="score of each successful run, 1-5")
+    runs: list[int | float] = Field(
+        default_factory=list,
+        description="score of each successful run, 1-5 (with --judge-scoring=logprobs the "
+        "probability-weighted score, a float)",
+    )
     std: float = Field(
         default=0.0, description="sample standard deviation of the runs (0 for one run)"
     )

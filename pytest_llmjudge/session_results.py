@@ -177,6 +177,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         complete=facts.exit_status != EXIT_INTERRUPTED and not facts.stopped_early,
         exit_status=facts.exit_status,
         calls=usage.requests,
+        judgments=usage.judgments,
         cached_calls=sum(d.cached_runs for d in dims),
         unattributed_calls=usage.requests - sum(i.usage.calls for i in items),
         tokens=tokens,

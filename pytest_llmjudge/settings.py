@@ -91,6 +91,8 @@ class Settings:
     verdict: str = "mean"
     unstable: str = "fail"
     sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
+    scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
+    dry_run: bool = False  # plan and estimate, send nothing
     min_pass_rate: float | None = None
     min_mean: Mapping[str, float] | None = None
     baseline: Path | None = None
@@ -283,6 +285,8 @@ def resolve_settings(
         verdict=values["verdict"],
         unstable=values["unstable"],
         sampling=values["sampling"],
+        scoring=values["scoring"],
+        dry_run=values["dry_run"],
         min_pass_rate=values["min_pass_rate"],
         min_mean=values["min_mean"],
         baseline=path("baseline"),

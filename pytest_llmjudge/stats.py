@@ -27,11 +27,14 @@ def mean_and_std(values: Sequence[float]) -> tuple[float, float]:
 
 
 def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
-    """Mean, sample standard deviation, agreement with the modal score, straddling."""
+    """Mean, sample standard deviation, agreement with the modal score, straddling.
+
+    Agreement counts runs on the nearest whole score, so that probability-weighted scores
+    (3.9 and 4.1) agree as the written ones (4 and 4) would; whole scores are unchanged."""
     if not scores:
         raise ValueError("no scores to aggregate")
     mean, std = mean_and_std(scores)
-    modal_count = Counter(scores).most_common(1)[0][1]
+    modal_count = Counter(math.floor(s + 0.5) for s in scores).most_common(1)[0][1]
     straddles = any(s >= threshold for s in scores) and any(s < threshold for s in scores)
     nearest = min(range(len(scores)), key=lambda i: (abs(scores[i] - mean), i))
     return Aggregate(

@@ -7,26 +7,33 @@ xdist workers because the server counts requests itself:
 
     "Restart the pod. {{relevance=2,3,2 tone=4 fail=429x2 delay=0.2}}"
 
-- ``<dimension>=a,b,c``: the n-th request for this (dimension, ticket, response) gets the
-  n-th score, cycling.
+- ``<dimension>=a,b,c``: the n-th sample (choice) for this (dimension, ticket, response)
+  gets the n-th score, cycling; a request for ``n`` choices gets the next ``n`` samples.
 - ``fail=<status>x<count>``: the first <count> requests of each dimension get <status>
   (429 carries ``retry-after-ms: 1``).
-- ``malformed=<count>`` / ``outofrange=<count>``: the first <count> replies are not JSON /
+- ``malformed=<count>`` / ``outofrange=<count>``: the first <count> samples are not JSON /
   score 7.
+- ``probs=3:0.2,4:0.7,5:0.1``: with ``logprobs`` asked, the score token's alternatives carry
+  these probabilities (a share left over goes to a non-digit token); else the written score
+  has probability 1.
 - ``delay=<seconds>``: every reply is that late.
 
-``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would.
+``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would;
+``ignore_n`` answers one choice whatever ``n`` asks (as Ollama does); ``logprobs_supported``
+False answers ``logprobs: null``. Prompt tokens are billed once per request (100), completion
+tokens per choice (20 each).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -46,6 +53,13 @@ class JudgeRequest:
     body: dict[str, Any]
     headers: dict[str, str]
     nth: int  # 0 for the first request of this (dimension, ticket, response)
+    sample: int = 0  # 0 for the first choice ever answered for it; counts choices, not requests
+    choice: int = 0  # which of the request's choices this reply is
+
+    @property
+    def n(self) -> int:
+        """Choices asked for."""
+        return int(self.body.get("n") or 1)
 
     @property
     def response_format(self) -> str | None:
@@ -64,6 +78,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     error_message: str = "scripted error"
+    probs: dict[int, float] | None = None  # the score token's alternatives (logprobs)
 
 
 def _directive(text: str) -> dict[str, str]:
@@ -84,14 +99,19 @@ def directive_script(request: JudgeRequest) -> Reply:
             return Reply(
                 status=int(status), headers=headers, delay=delay, error_message=f"scripted {status}"
             )
-        request.nth -= int(count)
-    if request.nth < int(spec.get("malformed", 0)):
+    if request.sample < int(spec.get("malformed", 0)):
         return Reply(content="Sure! I would rate this a four.", delay=delay)
-    if request.nth < int(spec.get("outofrange", 0)):
+    if request.sample < int(spec.get("outofrange", 0)):
         return Reply(score=7, delay=delay)
     scores = [int(s) for s in spec.get(request.dimension, "4").split(",")]
-    score = scores[request.nth % len(scores)]
-    return Reply(score=score, reasoning=f"scripted {request.dimension} {score}", delay=delay)
+    score = scores[request.sample % len(scores)]
+    probs = None
+    if "probs" in spec:
+        pairs = (pair.split(":") for pair in spec["probs"].split(","))
+        probs = {int(digit): float(p) for digit, p in pairs}
+    return Reply(
+        score=score, reasoning=f"scripted {request.dimension} {score}", delay=delay, probs=probs
+    )
 
 
 class _Server(ThreadingHTTPServer):
@@ -107,8 +127,11 @@ class JudgeServer:
         self.script: Callable[[JudgeRequest], Reply] = directive_script
         self.json_schema_supported = True
         self.context_chars: int | None = None  # longer prompts get 400 context_length_exceeded
+        self.ignore_n = False  # one choice whatever n asks, as Ollama does
+        self.logprobs_supported = True
         self.requests: list[JudgeRequest] = []
         self._seen: Counter[tuple[str, str, str]] = Counter()
+        self._samples: Counter[tuple[str, str, str]] = Counter()
         self._lock = threading.Lock()
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -134,13 +157,35 @@ class JudgeServer:
             self.script = directive_script
             self.json_schema_supported = True
             self.context_chars = None
+            self.ignore_n = False
+            self.logprobs_supported = True
             self.requests.clear()
             self._seen.clear()
+            self._samples.clear()
             self.in_flight = 0
             self.peak_in_flight = 0
 
     def count(self, dimension: str | None = None) -> int:
+        """Requests received (for one dimension, or all)."""
         return sum(1 for r in self.requests if dimension in (None, r.dimension))
+
+    def choices(self, dimension: str | None = None) -> int:
+        """Choices answered (samples): a request for n choices answered in full counts n."""
+        with self._lock:
+            return sum(n for key, n in self._samples.items() if dimension in (None, key[0]))
+
+    def _replies(self, request: JudgeRequest) -> list[Reply]:
+        """The script's reply for each choice; the first decides status, delay and headers."""
+        choices = 1 if self.ignore_n else max(1, request.n)
+        key = (request.dimension, request.ticket, request.response)
+        with self._lock:
+            start = self._samples[key]
+            replies = [
+                self.script(replace(request, sample=start + c, choice=c)) for c in range(choices)
+            ]
+            if replies[0].status == 200:
+                self._samples[key] += choices
+        return replies
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -188,19 +233,20 @@ class JudgeServer:
                     error = {"message": message, "code": "context_length_exceeded"}
                     self._send(400, {"error": error})
                     return
-                reply = server.script(request)
+                replies = server._replies(request)
+                reply = replies[0]
                 if reply.delay:
                     time.sleep(reply.delay)
                 if reply.status != 200:
                     payload = {"error": {"message": reply.error_message, "type": "scripted"}}
                     self._send(reply.status, payload, reply.headers)
                     return
-                content = reply.content
-                if content is None:
-                    content = json.dumps({"score": reply.score, "reasoning": reply.reasoning})
-                self._send(
-                    200, _completion(body.get("model", "test-model"), content), reply.headers
+                top = int(body.get("top_logprobs") or 0)
+                logprobs = bool(body.get("logprobs")) and server.logprobs_supported
+                completion = _completion(
+                    body.get("model", "test-model"), replies, top if logprobs else None
                 )
+                self._send(200, completion, reply.headers)
 
             def _send(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -234,22 +280,71 @@ class JudgeServer:
         return request
 
 
-def _completion(model: str, content: str) -> dict[str, Any]:
+def _completion(model: str, replies: list[Reply], top_logprobs: int | None) -> dict[str, Any]:
+    """A chat completion of one choice per reply; with ``top_logprobs`` (logprobs asked and
+    supported) every token carries its alternatives."""
+    choices = []
+    for index, reply in enumerate(replies):
+        content = reply.content
+        if content is None:
+            content = json.dumps({"score": reply.score, "reasoning": reply.reasoning})
+        choices.append(
+            {
+                "index": index,
+                "message": {"role": "assistant", "content": content, "refusal": None},
+                "finish_reason": "stop",
+                "logprobs": None
+                if top_logprobs is None
+                else {"content": _token_logprobs(content, reply, top_logprobs), "refusal": None},
+            }
+        )
+    completion_tokens = 20 * len(replies)
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 0,
         "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content, "refusal": None},
-                "finish_reason": "stop",
-                "logprobs": None,
-            }
-        ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        "choices": choices,
+        "usage": {
+            "prompt_tokens": 100,
+            "completion_tokens": completion_tokens,
+            "total_tokens": 100 + completion_tokens,
+        },
     }
+
+
+TOKEN = re.compile(r"\d|\w+|\s+|[^\w\s]+")
+
+
+def _token_logprobs(content: str, reply: Reply, top: int) -> list[dict[str, Any]]:
+    """Content split into tokens (each digit its own, as tokenizers do); the score's digit
+    carries ``reply.probs`` as its alternatives, every other token is certain."""
+    score_at = re.search(r'"score":\s*(\d)', content)
+    tokens = []
+    for found in TOKEN.finditer(content):
+        text = found.group()
+        alternatives = {text: 1.0}
+        if score_at is not None and found.start() == score_at.start(1):
+            probs = reply.probs or {int(text): 1.0}
+            alternatives = {str(digit): p for digit, p in probs.items()}
+            if sum(probs.values()) < 0.999:  # the rest on a token that is not a score
+                alternatives[" "] = 1 - sum(probs.values())
+        ranked = sorted(alternatives.items(), key=lambda kv: -kv[1])[: max(top, 1)]
+        tokens.append(
+            {
+                "token": text,
+                "logprob": _log(alternatives.get(text, 1e-9)),
+                "bytes": list(text.encode()),
+                "top_logprobs": [
+                    {"token": t, "logprob": _log(p), "bytes": list(t.encode())} for t, p in ranked
+                ],
+            }
+        )
+    return tokens
+
+
+def _log(p: float) -> float:
+    return math.log(p) if p > 0 else -9999.0
 
 
 if __name__ == "__main__":  # pragma: no cover - for trying the plugin by hand

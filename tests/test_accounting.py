@@ -32,7 +32,8 @@ def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
     assert meta["tokens"]["total"] == 4 * TOKENS_PER_REPLY
     row = by_id(read_results(pytester))["wobbly"]
     assert (row["attempt"], row["outcome"], row["relevance"]["runs"]) == (2, "passed", [5])
-    assert row["usage"] == {"calls": 2, "prompt_tokens": 200, "completion_tokens": 40}
+    usage = {"calls": 2, "judgments": 2, "prompt_tokens": 200, "completion_tokens": 40}
+    assert row["usage"] == usage
     assert meta["unattributed_calls"] == 2  # the replaced first attempt's
 
 
@@ -64,13 +65,16 @@ def test_an_item_stopped_by_pytest_timeout_is_an_error_with_its_calls_counted(
     assert 'errors="1"' in junit and 'failures="0"' in junit
 
 
+@pytest.mark.parametrize(("sampling", "requests_per_attempt"), [("calls", 2), ("auto", 1)])
 def test_a_dimension_whose_runs_all_failed_keeps_its_attempts(
-    pytester: pytest.Pytester, judge_server: JudgeServer
+    pytester: pytest.Pytester, judge_server: JudgeServer, sampling: str, requests_per_attempt: int
 ) -> None:
     write_evals(pytester, [entry("down", "answer {{fail=500x99}}")])
-    run(pytester, "evals/", "--judge-max-retries=2", "--judge-runs=2").assert_outcomes(errors=1)
+    args = ("--judge-max-retries=2", "--judge-runs=2", f"--judge-sampling={sampling}")
+    run(pytester, "evals/", *args).assert_outcomes(errors=1)
     row = by_id(read_results(pytester))["down"]
-    assert judge_server.count() == 2 * 2 * 3  # dimensions x runs x attempts
+    # dimensions x attempts x (one request per run, or one for both runs)
+    assert judge_server.count() == 2 * 3 * requests_per_attempt
     assert row["usage"]["calls"] == judge_server.count() == _meta(pytester)["calls"]
     assert _meta(pytester)["tokens"]["total"] == 0  # error replies bill nothing
 
@@ -129,6 +133,7 @@ def test_summary_totals_add_up_and_pass_rate_is_over_the_judged_items(
         "evals/",
         "--judge-runs=2",
         "--judge-max-retries=0",
+        "--judge-sampling=calls",  # partial: one run's request fails, the other's succeeds
         "--continue-on-collection-errors",
         "-v",
     )

@@ -107,9 +107,11 @@ def test_adaptive_runs_go_where_the_verdict_is_uncertain(
     )
     result.assert_outcomes(passed=2)
     uncertain = [r for r in judge_server.requests if r.response.startswith("answer {{relevance=4")]
-    assert sum(1 for r in uncertain if r.dimension == "relevance") == 6
-    assert sum(1 for r in uncertain if r.dimension == "tone") == 2
-    assert judge_server.count() == 6 + 2 + 2 + 2
+    # two runs, then two rounds of two extra runs: each round one request of two choices
+    assert [r.n for r in uncertain if r.dimension == "relevance"] == [2, 2, 2]
+    assert [r.n for r in uncertain if r.dimension == "tone"] == [2]
+    assert judge_server.count() == 3 + 1 + 1 + 1
+    assert judge_server.choices() == 6 + 2 + 2 + 2
     rows = by_id(read_results(pytester))
     assert rows["uncertain"]["relevance"]["extra_runs"] == 4
     assert len(rows["uncertain"]["relevance"]["runs"]) == 6

@@ -17,8 +17,10 @@ def test_each_dimension_is_judged_n_times_with_structured_output(
     write_evals(pytester, [entry("a"), entry("b", "Try again later {{relevance=2,3,2}}")])
     result = run(pytester, "evals/", "--judge-runs=3", "--judge-model=judge-model-x")
     result.assert_outcomes(passed=1, failed=1)
-    assert judge_server.count("relevance") == 6
-    assert judge_server.count("tone") == 6
+    # one request per (item, dimension) asks for the three runs as three choices
+    assert judge_server.count("relevance") == judge_server.count("tone") == 2
+    assert judge_server.choices("relevance") == judge_server.choices("tone") == 6
+    assert {r.n for r in judge_server.requests} == {3}
     request = judge_server.requests[0]
     assert request.body["model"] == "judge-model-x"
     schema = request.body["response_format"]["json_schema"]["schema"]
@@ -162,7 +164,9 @@ def test_some_runs_failing_aggregates_the_rest_and_records_failures(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("partial", "answer {{fail=500x2 relevance=5}}")])
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-max-retries=0")
+    # one request per run: the first two fail, the third succeeds
+    args = ("--judge-runs=3", "--judge-max-retries=0", "--judge-sampling=calls")
+    result = run(pytester, "evals/", *args)
     result.assert_outcomes(passed=1)
     relevance = by_id(read_results(pytester))["partial"]["relevance"]
     assert relevance["runs"] == [5]
@@ -295,6 +299,8 @@ def test_usage_tokens_are_totalled(pytester: pytest.Pytester, judge_server: Judg
     write_evals(pytester, [entry("a")])
     run(pytester, "evals/", "--judge-runs=2").assert_outcomes(passed=1)
     meta = read_results(pytester)["meta"]
-    assert meta["tokens"] == {"prompt": 400, "completion": 80, "total": 480}
-    assert meta["calls"] == 4
+    # one request of two choices per dimension: its prompt billed once, both completions
+    assert meta["tokens"] == {"prompt": 200, "completion": 80, "total": 280}
+    assert meta["calls"] == judge_server.count() == 2
+    assert meta["judgments"] == judge_server.choices() == 4
     assert json.loads(json.dumps(meta))["base_url"] == judge_server.url

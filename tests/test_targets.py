@@ -59,7 +59,8 @@ def test_each_bot_is_asked_once_and_each_answer_judged_n_times(
         "Ticket number 1",
         "Ticket number 2",
     ]
-    assert judge_server.count() == 3 * 2 * 2 * 3
+    # tickets x bots x dimensions requests, each of three runs
+    assert judge_server.count() == 3 * 2 * 2 and judge_server.choices() == 3 * 2 * 2 * 3
     rows = read_results(pytester)["results"]
     answers = {(r["id"], r["target"]): r["answer"] for r in rows}
     assert answers[("t1", "python")] == "Answer to Ticket number 1 {{relevance=5}}"

@@ -17,14 +17,19 @@ def test_trace_has_one_line_per_request_and_per_cached_run(
     args = ("evals/", "--judge-runs=2", "--judge-trace=trace.jsonl", "-p", "cacheprovider")
     run(pytester, *args).assert_outcomes(passed=2)
     lines = [json.loads(x) for x in (pytester.path / "trace.jsonl").read_text().splitlines()]
-    assert len(lines) == judge_server.count() == 2 * 2 + (2 * 2 + 2)  # b: a 500 per dimension
+    # a request per dimension asks for both runs; b: a 500 per dimension first
+    assert len(lines) == judge_server.count() == 2 + (2 + 2)
     failed = [x for x in lines if x["error"]]
     assert len(failed) == 2 and all("500 server error" in x["error"] for x in failed)
     first = next(x for x in lines if x["nodeid"] == "evals/support.json::a")
-    assert first["dimension"] in ("relevance", "tone") and first["run"] in (1, 2)
+    assert first["dimension"] in ("relevance", "tone") and (first["run"], first["choices"]) == (
+        1,
+        2,
+    )
     assert first["messages"][1]["content"].count("Maven build fails with OOM in Jenkins") == 1
-    assert json.loads(first["reply"])["score"] == first["score"] == 4
-    assert first["prompt_tokens"] == 100 and first["latency_s"] >= 0 and not first["cached"]
+    assert json.loads(first["reply"])["score"] == first["score"] == 4 and first["scores"] == [4, 4]
+    assert first["prompt_tokens"] == 100 and first["completion_tokens"] == 2 * 20
+    assert first["latency_s"] >= 0 and not first["cached"]
     assert {x["attempt"] for x in lines if x["nodeid"].endswith("::b")} == {1, 2}
     assert API_KEY not in (pytester.path / "trace.jsonl").read_text()
     run(pytester, *args).assert_outcomes(passed=2)  # unchanged: every run from the cache

@@ -8,7 +8,8 @@ import pytest
 
 from pytest_llmjudge.dataset import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
 from pytest_llmjudge.judges import RunResult
-from pytest_llmjudge.judges.openai_judge import parse_reply_text, retry_after_seconds
+from pytest_llmjudge.judges.http_errors import retry_after_seconds
+from pytest_llmjudge.judges.openai_judge import parse_reply_text
 from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
 from pytest_llmjudge.redaction import redact
 from pytest_llmjudge.rubrics import RELEVANCE, TONE, build_messages

@@ -43,4 +43,5 @@ def make_judge(settings: Settings) -> Judge:
         timeout=settings.timeout,
         temperature=settings.temperature,
         key_optional=settings.provider == "ollama" or settings.base_url is not None,
+        scoring=settings.scoring,
     )

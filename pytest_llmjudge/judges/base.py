@@ -10,17 +10,23 @@ from ..rubrics import Dimension
 
 @dataclass(frozen=True)
 class RunResult:
-    """One judge run: a validated 1-5 score, its reasoning and what it cost."""
+    """One judge run: a validated 1-5 score, its reasoning and what it cost.
 
-    score: int
+    With ``--judge-scoring=logprobs`` the score is the probability-weighted mean of the
+    score token's alternatives (a float) and ``text_score`` the integer the model wrote;
+    otherwise ``text_score`` is None and the score is the written integer."""
+
+    score: float
     reasoning: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    text_score: int | None = None
 
 
 @dataclass
 class Usage:
-    """What judging cost: requests sent (retries and fallbacks too) and the replies' tokens.
+    """What judging cost: requests sent (retries and fallbacks too), the replies' tokens and
+    the runs they scored.
 
     A judge adds to it as requests go out and replies come back, also for replies it then
     rejects, so that the counts are what the server saw and billed.
@@ -29,6 +35,7 @@ class Usage:
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
     # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
@@ -36,6 +43,7 @@ class Usage:
         self.requests += other.requests
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.judgments += other.judgments
 
 
 class JudgeCallError(Exception):
@@ -96,6 +104,7 @@ class ChoicesJudge(Judge, Protocol):
         n: int,
         *,
         usage: Usage | None = None,
-    ) -> list[RunResult]:
-        """Up to ``n`` validated scores from one request (fewer when the server ignores n)."""
+    ) -> list[RunResult | RetryableJudgeError]:
+        """One entry per choice the server returned (fewer than ``n`` when it ignores n):
+        a validated score, or why that choice was rejected. Raises when none is usable."""
         ...

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import re
 from dataclasses import replace
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -15,13 +14,13 @@ from ..redaction import redact, safe_url
 from ..rubrics import Dimension, build_messages
 from .base import (
     FatalJudgeError,
-    JudgeCallError,
-    RejectedRequestError,
     RetryableJudgeError,
     RunResult,
     UnreachableJudgeError,
     Usage,
 )
+from .http_errors import schema_unsupported, status_error
+from .weighted import TOP_LOGPROBS, score_distribution, weighted_score
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -32,6 +31,8 @@ _MISSING_KEY = (
     "server, or run with --judge-provider=heuristic"
 )
 _SNIPPET = 80
+
+logger = logging.getLogger("pytest_llmjudge")
 
 
 class JudgeReply(BaseModel):
@@ -72,31 +73,6 @@ RESPONSE_FORMAT: dict[str, Any] = {
     },
 }
 JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """Seconds a server asked us to wait (``retry-after-ms`` or ``retry-after``)."""
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(float(millis) / 1000, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        from datetime import datetime, timezone
-
-        return max((parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds(), 0)
-    except (TypeError, ValueError):
-        return None
 
 
 def _snippet(text: str | None) -> str:
@@ -141,8 +117,11 @@ class OpenAIJudge:
         timeout: float,
         temperature: float | None,
         key_optional: bool,
+        scoring: str = "text",
     ) -> None:
         self.model = model
+        #: text, or logprobs (until a server answers without them: text for the session)
+        self.scoring = scoring
         self.base_url = base_url
         self.timeout = timeout
         self.temperature = temperature
@@ -173,12 +152,19 @@ class OpenAIJudge:
 
     def _extra(self, n: int) -> dict[str, Any]:
         extra: dict[str, Any] = {"n": n} if n > 1 else {}
-        return extra if self.temperature is None else {**extra, "temperature": self.temperature}
+        if self.scoring == "logprobs":
+            extra |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
+        if self.temperature is not None:
+            extra["temperature"] = self.temperature
+        return extra
 
     async def judge_once(
         self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
     ) -> RunResult:
-        return (await self.judge_choices(dimension, ticket, response, 1, usage=usage))[0]
+        first = (await self.judge_choices(dimension, ticket, response, 1, usage=usage))[0]
+        if isinstance(first, RetryableJudgeError):
+            raise first
+        return first
 
     async def judge_choices(
         self,
@@ -188,10 +174,11 @@ class OpenAIJudge:
         n: int,
         *,
         usage: Usage | None = None,
-    ) -> list[RunResult]:
+    ) -> list[RunResult | RetryableJudgeError]:
         """Ask for ``n`` independent scores in one request (``n`` choices): the prompt is
         sent and billed once. A server that ignores ``n`` returns fewer; the caller decides.
-        All tokens of the request are on the first result."""
+        A rejected choice is returned as its error; when every choice is rejected, the first
+        error is raised. The request's tokens are on its first usable result."""
         import openai
 
         client = self._get_client()
@@ -202,7 +189,7 @@ class OpenAIJudge:
             try:
                 completion = await self._create(client, messages, usage, n)
             except openai.BadRequestError as exc:
-                if not (sent_schema and _schema_unsupported(exc)):
+                if not (sent_schema and schema_unsupported(exc)):
                     raise
                 self._schema_supported = False  # learned once, kept for the session
                 completion = await self._create(client, messages, usage, n)
@@ -216,17 +203,35 @@ class OpenAIJudge:
                 )
             ) from None
         except openai.APIStatusError as exc:
-            raise _status_error(exc) from None
+            raise status_error(exc) from None
         if not completion.choices:
             raise RetryableJudgeError("judge reply has no choices")
-        replies = [_parse_choice(choice) for choice in completion.choices[:n]]
+        choices = completion.choices[:n]
+        self._check_logprobs(choices)
+        replies = [_parse_choice(choice, self.scoring == "logprobs") for choice in choices]
+        usable = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, RunResult)]
+        if not usable:
+            raise next(reply for reply in replies if isinstance(reply, RetryableJudgeError))
         billed = completion.usage
-        first = replace(
-            replies[0],
+        index, first = usable[0]
+        replies[index] = replace(
+            first,
             prompt_tokens=billed.prompt_tokens if billed else 0,
             completion_tokens=billed.completion_tokens if billed else 0,
         )
-        return [first, *replies[1:]]
+        return replies
+
+    def _check_logprobs(self, choices: list[Any]) -> None:
+        """A server that answers a logprobs request without them cannot weight scores: say
+        so once and score by the written integer for the rest of the session."""
+        if self.scoring != "logprobs" or any(c.logprobs and c.logprobs.content for c in choices):
+            return
+        self.scoring = "text"
+        logger.warning(
+            "the judge at %s returned no logprobs: --judge-scoring=logprobs falls back to "
+            "text scores for this session",
+            self.shown_url,
+        )
 
     async def _create(
         self, client: AsyncOpenAI, messages: list[dict[str, str]], usage: Usage, n: int = 1
@@ -254,64 +259,28 @@ class OpenAIJudge:
             await self._client.close()
 
 
-def _parse_choice(choice: Any) -> RunResult:
-    """One choice of a completion as a validated score (no tokens: the request has them)."""
+def _parse_choice(choice: Any, weighted: bool) -> RunResult | RetryableJudgeError:
+    """One choice of a completion as a validated score (no tokens: the request has them),
+    or why it cannot be used. ``weighted``: score by the score token's logprobs."""
     content = choice.message.content
     if choice.finish_reason == "length":
-        raise RetryableJudgeError("judge reply was cut off (max tokens reached)")
+        return RetryableJudgeError("judge reply was cut off (max tokens reached)")
     if not content:
         refusal = getattr(choice.message, "refusal", None)
-        raise RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
+        return RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
     try:
         reply = parse_reply_text(content)
     except ValidationError as exc:
-        raise RetryableJudgeError(
-            f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
-        ) from None
-    return RunResult(score=reply.score, reasoning=reply.reasoning.strip())
-
-
-def _status_message(exc: Any) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return exc.response.reason_phrase or ""
-
-
-def _schema_unsupported(exc: Any) -> bool:
-    text = json.dumps(exc.body) if exc.body is not None else str(exc)
-    return "response_format" in text or "json_schema" in text
-
-
-def _status_error(exc: Any) -> JudgeCallError:
-    """Map an HTTP error status: retryable, this request's problem, or the session's."""
-    status = exc.status_code
-    names = {
-        401: "authentication failed",
-        403: "permission denied",
-        404: "not found",
-        408: "request timeout",
-        409: "conflict",
-        429: "rate limited",
-    }
-    label = names.get(status, "server error" if status >= 500 else "rejected")
-    message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
-    if status in (408, 409, 429) or status >= 500:
         return RetryableJudgeError(
-            message,
-            retry_after=retry_after_seconds(exc.response.headers),
-            throttled=status == 429,
+            f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
         )
-    if status in SESSION_WIDE:
-        return FatalJudgeError(f"{message} ({SESSION_WIDE[status]})")
-    return RejectedRequestError(message)  # e.g. 400 context_length_exceeded: this item only
-
-
-# Statuses that no later request of the session can escape, and what they mean.
-SESSION_WIDE = {
-    401: "the API key was refused",
-    403: "the key may not use this model or endpoint",
-    404: "the model or the base URL does not exist",
-}
+    reasoning = reply.reasoning.strip()
+    tokens = choice.logprobs.content if weighted and choice.logprobs else None
+    distribution = score_distribution(content, tokens) if tokens else None
+    if distribution is None:
+        # no logprobs for this reply, or the digit is not a token of its own: the written
+        # score (text_score stays None, so results show which runs were weighted)
+        return RunResult(score=reply.score, reasoning=reasoning)
+    return RunResult(
+        score=weighted_score(distribution), reasoning=reasoning, text_score=reply.score
+    )

@@ -1,0 +1,82 @@
+"""What an OpenAI-compatible server's HTTP errors mean for a judge call: retry it, give up on
+this item, or give up on the session; and how long a server asked us to wait."""
+
+from __future__ import annotations
+
+import json
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from ..redaction import redact
+from .base import FatalJudgeError, JudgeCallError, RejectedRequestError, RetryableJudgeError
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """Seconds a server asked us to wait (``retry-after-ms`` or ``retry-after``)."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        from datetime import datetime, timezone
+
+        return max((parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds(), 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _status_message(exc: Any) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return exc.response.reason_phrase or ""
+
+
+def schema_unsupported(exc: Any) -> bool:
+    text = json.dumps(exc.body) if exc.body is not None else str(exc)
+    return "response_format" in text or "json_schema" in text
+
+
+def status_error(exc: Any) -> JudgeCallError:
+    """Map an HTTP error status: retryable, this request's problem, or the session's."""
+    status = exc.status_code
+    names = {
+        401: "authentication failed",
+        403: "permission denied",
+        404: "not found",
+        408: "request timeout",
+        409: "conflict",
+        429: "rate limited",
+    }
+    label = names.get(status, "server error" if status >= 500 else "rejected")
+    message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
+    if status in (408, 409, 429) or status >= 500:
+        return RetryableJudgeError(
+            message,
+            retry_after=retry_after_seconds(exc.response.headers),
+            throttled=status == 429,
+        )
+    if status in SESSION_WIDE:
+        return FatalJudgeError(f"{message} ({SESSION_WIDE[status]})")
+    return RejectedRequestError(message)  # e.g. 400 context_length_exceeded: this item only
+
+
+# Statuses that no later request of the session can escape, and what they mean.
+SESSION_WIDE = {
+    401: "the API key was refused",
+    403: "the key may not use this model or endpoint",
+    404: "the model or the base URL does not exist",
+}
