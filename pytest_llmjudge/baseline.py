@@ -56,6 +56,7 @@ def judge_identity(settings: Settings) -> JudgeIdentity:
         temperature=settings.temperature,
         prompt_version=PROMPT_VERSION,
         rubrics={name: d.version for name, d in settings.dimensions.items()},
+        scoring=settings.scoring if settings.uses_llm else "text",
     )
 
 

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 import pytest
 
 from .collect import EvalItem
+from .dry_run import PlannedJudgment
 from .runtime import STATE_KEY, settings_for
+from .settings import Settings
 
 PLUGIN_MODULE = "pytest_llmjudge.plugin"
 JUDGING_FIXTURES = (
@@ -100,3 +102,26 @@ class Planner:
             state = self.config.stash[STATE_KEY]
             if state.has_engine:
                 state.engine().cancel_planned()
+
+
+def planned_judgments(
+    items: Sequence[pytest.Item], settings: Settings
+) -> tuple[list[PlannedJudgment], int]:
+    """The runs every eval item that would run asks for (``--judge-dry-run``), and how many
+    eval items that is; hand-written tests are not known before they run."""
+    planned: list[PlannedJudgment] = []
+    evals = [item for item in items if _plannable(item)]
+    for item in evals:
+        assert isinstance(item, EvalItem)
+        try:
+            runs = settings_for(item).runs
+        except ValueError:
+            continue  # a bad marker: the item reports it when it runs
+        for dimension in settings.dimensions.values():
+            response = None if item.target is not None else item.case.response
+            if response is None and item.target is None:
+                continue  # nothing to judge: the item reports that when it runs
+            planned.append(
+                PlannedJudgment(dimension, item.case.ticket, response, runs, item.target)
+            )
+    return planned, len(evals)

@@ -92,8 +92,13 @@ def pytest_configure(config: pytest.Config) -> None:
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session_hooks import HtmlColumns, PlanningHooks, ResultsReporter
+    from .session_hooks import DryRunHooks, HtmlColumns, PlanningHooks, ResultsReporter
 
+    if config.stash[STATE_KEY].settings.dry_run:
+        # nothing runs, so nothing is distributed (xdist configures after us) or written
+        config.option.dist, config.option.tx = "no", []
+        config.pluginmanager.register(DryRunHooks(config), "llmjudge-dry-run")
+        return
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     if config.pluginmanager.hasplugin("html"):  # pytest-html: score columns in its table
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")

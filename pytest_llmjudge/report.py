@@ -163,6 +163,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     if meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
     lines.append(usage)
+    lines += [f"note: {notice}" for notice in meta.notices]
     if results.unstable:
         lines.append(
             "unstable (runs straddle the threshold; add runs or mark them flaky): "

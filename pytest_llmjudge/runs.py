@@ -186,7 +186,9 @@ class RunExecutor:
                         result = replace(reply, reasoning=redact(reply.reasoning))
                         self._remember(runs[i], result)
                         usage.judgments += 1
+                        usage.weighted += result.text_score is not None
                         outcomes[i] = RunOutcome(result, None, 0)
+                    usage.short_replies += len(replies) < len(waiting)
                     waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
                     if rejected:
                         raise rejected[0]  # ask again for the runs whose choice was rejected

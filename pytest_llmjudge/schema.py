@@ -278,6 +278,11 @@ class Meta(BaseModel):
     verdict: str = "mean"
     plugin_version: str
     judge: JudgeIdentity | None = None
+    notices: list[str] = Field(
+        default_factory=list,
+        description="what the judge server made the session do differently from what was "
+        "asked (a server that ignores n, or returns no logprobs)",
+    )
 
     def calls_text(self) -> str:
         """``2 made (6 runs judged), 0 cached``: the runs only where they differ from the

@@ -152,3 +152,29 @@ class HtmlColumns:
             dimension = record.get(name)
             shown = f"{dimension['score']:.2f}" if isinstance(dimension, dict) else ""
             cells.append(f'<td class="llmjudge-{name}">{shown}</td>')
+
+
+class DryRunHooks:
+    """``--judge-dry-run``: collect and plan, print the estimate, run nothing, write nothing."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.lines: list[str] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        from .dry_run import estimate, estimate_lines
+        from .planning import planned_judgments
+
+        state = self.config.stash[STATE_KEY]
+        planned, items = planned_judgments(session.items, state.settings)
+        cache = state.engine().cache
+        found = estimate(planned, items, state.settings, cache)
+        self.lines = estimate_lines(found, state.settings, len(session.items) - items)
+        return True  # the items are not run
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.lines:
+            terminalreporter.section("llmjudge")
+            for line in self.lines:
+                terminalreporter.write_line(line)

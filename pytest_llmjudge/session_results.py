@@ -185,8 +185,39 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         price_source=None if price is None else price.source,
         verdict=settings.verdict,
         plugin_version=__version__,
-        judge=judge_identity(settings),
+        judge=judge_identity(settings).model_copy(update={"scoring": _scoring(settings, usage)}),
+        notices=_notices(settings, usage),
     )
+
+
+def _scoring(settings: Settings, usage: Usage) -> str:
+    """How the runs judged in this session were scored: logprobs, text (also when a server
+    without logprobs made the session fall back) or mixed."""
+    identity = judge_identity(settings)
+    if identity.scoring != "logprobs" or usage.weighted == usage.judgments:
+        return identity.scoring
+    return "text" if usage.weighted == 0 else "mixed"
+
+
+def _notices(settings: Settings, usage: Usage) -> list[str]:
+    notices = []
+    if usage.short_replies:
+        then = (
+            "the runs it left out, and every later run, were asked one request each"
+            if settings.sampling == "auto"
+            else "the runs it left out are errors (use --judge-sampling=auto or calls)"
+        )
+        notices.append(
+            f"the judge server answered {usage.short_replies} request(s) for several choices "
+            f"with fewer (it ignores n): {then}"
+        )
+    unweighted = usage.judgments - usage.weighted
+    if judge_identity(settings).scoring == "logprobs" and unweighted:
+        notices.append(
+            f"{unweighted} of {usage.judgments} runs are scored by the integer the judge "
+            "wrote, not by logprobs (the server returned none for them)"
+        )
+    return notices
 
 
 def _summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:

@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["options", "settings", "item_settings", "dataset", "entry_rules"], 1),
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
     **dict.fromkeys(["engine", "runs", "loop", "retry", "budget", "bots", "limiter", "trace"], 3),
-    **dict.fromkeys(["gates", "baseline", "comparison", "agreement"], 4),
+    **dict.fromkeys(["gates", "baseline", "comparison", "agreement", "dry_run"], 4),
     **dict.fromkeys(["report", "markdown"], 5),
     **dict.fromkeys(["session_results", "writers", "attempt", "facade"], 6),
     **dict.fromkeys(["runtime", "discovery", "collect", "item_records", "planning"], 7),

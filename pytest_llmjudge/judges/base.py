@@ -36,6 +36,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
+    weighted: int = 0  # of those, runs scored by logprobs (--judge-scoring=logprobs)
+    short_replies: int = 0  # requests for n choices answered with fewer (the server ignores n)
     # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
@@ -44,6 +46,8 @@ class Usage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.judgments += other.judgments
+        self.weighted += other.weighted
+        self.short_replies += other.short_replies
 
 
 class JudgeCallError(Exception):
