@@ -16,13 +16,21 @@ subprocess per scenario and prints what the server saw and what the process cost
   (f) a fault storm: 200 entries x 2 x 3 runs at 50 ms, 20% 429 (Retry-After 1 s), 5% 500,
       5% malformed replies, against the same suite without faults
   (g) an unreachable judge: 200 entries, nothing listening
+  (h) scenario (a) by sampling mode: one request per run (calls), the runs of a judgment
+      as the n choices of one request (auto), and auto with --judge-scoring=logprobs
 
-    python benchmarks/bench_judge.py storm     # only (f) and (g)
+    python benchmarks/bench_judge.py storm      # only (f) and (g)
+    python benchmarks/bench_judge.py sampling   # only (h)
+
+(a) to (d) ask one request per run (--judge-sampling=calls), as when their targets were set;
+(h) sets the mode itself.
 
 Targets (from the speed issue): (a) wall <= 1.15 x limit + 1 s; (b) <= 1 ms plugin CPU per
 call; (c) 0 calls and <= 1.5 s; (d) exactly 300 calls, none duplicated, wall not worse
 than a plain run; (e) <= 3 s and <= 300 MB for 10,000 entries, growth linear; (f) the storm
-takes at most 2.5 x the fault-free run and loses no judgment; (g) seconds, not minutes.
+takes at most 2.5 x the fault-free run and loses no judgment; (g) seconds, not minutes;
+(h) auto: 100 requests instead of 300, prompt tokens <= 40% and wall <= 0.6 x of calls;
+logprobs: the same requests as text, and about the same wall time.
 """
 
 from __future__ import annotations
@@ -243,7 +251,14 @@ STORM_LATENCY, STORM_ENTRIES = 0.05, 200
 def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
     """(f) and (g)."""
     write_suite(folder, STORM_ENTRIES)
-    common = ("evals/", f"--judge-runs={RUNS}", "-p", "no:cacheprovider", "--judge-no-cache")
+    common = (
+        "evals/",
+        f"--judge-runs={RUNS}",
+        "-p",
+        "no:cacheprovider",
+        "--judge-no-cache",
+        "--judge-sampling=calls",
+    )
     calm = run_pytest(server, folder, *common, reply=lambda r: Reply(score=4, delay=STORM_LATENCY))
     print(line(f"(f) {STORM_ENTRIES}x2x{RUNS} @50ms, no faults", calm))
     storm = run_pytest(server, folder, *common, "--judge-retry-wait=0.2", reply=storm_reply)
@@ -256,6 +271,13 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
         f"    storm / calm = {ratio:.2f} (target <= 2.5: {'met' if ratio <= 2.5 else 'MISSED'}); "
         f"every item judged: {'yes' if passed else 'NO'}"
     )
+    # With n choices per request a judgment's runs share their attempts: a judgment is lost
+    # when its 5 attempts all draw a fault (0.3^5 each, about 1 of 400 judgments).
+    auto = (*common[:-1], "--judge-sampling=auto", "--judge-retry-wait=0.2")
+    storm_auto = run_pytest(server, folder, *auto, reply=storm_reply)
+    summary = [text for text in storm_auto.output.splitlines() if "eval items:" in text]
+    print(line("    the storm, --judge-sampling=auto", storm_auto))
+    print(f"    {summary[0] if summary else storm_auto.output[-300:]}")
     with socket_closed_port() as port:
         env_url = f"http://127.0.0.1:{port}/v1"
         started = time.perf_counter()
@@ -286,6 +308,57 @@ class socket_closed_port:
         return None
 
 
+def scenario_a(folder: Path) -> tuple[str, ...]:
+    """The options of scenario (a): runs, concurrency, no pytest cache, a private judge cache."""
+    return (
+        "evals/",
+        f"--judge-runs={RUNS}",
+        f"--judge-concurrency={CONCURRENCY}",
+        "-p",
+        "no:cacheprovider",
+        f"--judge-cache-dir={folder / 'cache'}",
+    )
+
+
+def sampling_modes(server: JudgeServer, folder: Path) -> None:
+    """(h): scenario (a) with one request per run, with n choices per request, and with
+    n choices scored by logprobs, measured one after another in this process."""
+    write_suite(folder, ENTRIES)
+    output = folder / "h.json"
+    common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
+    modes = {
+        "calls": ("--judge-sampling=calls",),
+        "auto": ("--judge-sampling=auto",),
+        "auto + logprobs": ("--judge-sampling=auto", "--judge-scoring=logprobs"),
+    }
+    measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
+    for mode, args in modes.items():
+        m = run_pytest(server, folder, *common, *args)
+        meta = json.loads(output.read_text())["meta"]
+        measured[mode] = (m, meta)
+        chars = sum(len(x["content"]) for r in server.requests for x in r.body["messages"])
+        print(line(f"(h) {mode}", m, math.ceil(m.calls / CONCURRENCY) * LATENCY))
+        print(
+            f"    judgments={meta['judgments']} prompt tokens={meta['tokens']['prompt']} "
+            f"completion tokens={meta['tokens']['completion']} prompt characters sent={chars} "
+            f"scoring={meta['judge']['scoring']}"
+        )
+    (calls, calls_meta), (auto, auto_meta), (lp, lp_meta) = measured.values()
+    prompt = auto_meta["tokens"]["prompt"] / calls_meta["tokens"]["prompt"]
+    wall = auto.wall / calls.wall
+    print(
+        f"    auto: {auto.calls} requests for {auto_meta['judgments']} judgments (calls: "
+        f"{calls.calls}); prompt tokens {prompt:.0%} of calls (target <= 40%: "
+        f"{'met' if prompt <= 0.4 else 'MISSED'}); wall {wall:.2f} x calls (target <= 0.6: "
+        f"{'met' if wall <= 0.6 else 'MISSED'})"
+    )
+    same = lp.calls == auto.calls and lp_meta["judgments"] == auto_meta["judgments"]
+    print(
+        f"    logprobs: {lp.calls} requests (text: {auto.calls}; the same: "
+        f"{'yes' if same else 'NO'}); wall {lp.wall / auto.wall:.2f} x text"
+    )
+
+
 def main() -> None:
     global server_latency
     server = JudgeServer().start()
@@ -298,18 +371,16 @@ def main() -> None:
             storm_and_dead_judge(server, Path(tmp))
         server.stop()
         return
+    if sys.argv[1:] == ["sampling"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            sampling_modes(server, Path(tmp))
+        server.stop()
+        return
     limit = math.ceil(CALLS / CONCURRENCY) * LATENCY
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_suite(folder, ENTRIES)
-        common = (
-            "evals/",
-            f"--judge-runs={RUNS}",
-            f"--judge-concurrency={CONCURRENCY}",
-            "-p",
-            "no:cacheprovider",
-            f"--judge-cache-dir={folder / 'cache'}",
-        )
+        common = (*scenario_a(folder), "--judge-sampling=calls")
 
         server_latency = LATENCY
         a = run_pytest(server, folder, *common, "--judge-no-cache", "-p", "no:xdist")

@@ -90,8 +90,7 @@ class RunExecutor:
             asked = await self._ask([runs[i] for i in missing], usages[missing[0]], done)
             outcomes |= {i: o for i, o in zip(missing, asked, strict=False) if o is not None}
             if len(asked) < len(missing) or None in asked:  # the server ignored n
-                missing = [i for i in missing if i not in outcomes]
-                outcomes |= self._choices_refused(missing)
+                outcomes = self._choices_refused(outcomes, len(runs))
         singles = [i for i in range(len(runs)) if i not in outcomes]
         asked_singly = [self._ask([runs[i]], usages[i], done) for i in singles]
         for i, outcome in zip(singles, await asyncio.gather(*asked_singly), strict=True):
@@ -107,19 +106,19 @@ class RunExecutor:
             and not self.choices_ignored
         )
 
-    def _choices_refused(self, left_out: list[int]) -> dict[int, RunOutcome]:
-        """Runs a server ignoring ``n`` left out: errors with ``choices``, else asked singly
-        (an empty answer) and every later judgment too."""
-        if not left_out:
-            return {}
+    def _choices_refused(self, outcomes: dict[int, RunOutcome], runs: int) -> dict[int, RunOutcome]:
+        """The server answered fewer choices than asked (it ignores n). With ``choices`` that
+        is the judgment's error (every run's, so that no verdict rests on what is left);
+        with ``auto`` the missing runs, and every later run, are asked one request each."""
         message = "the judge server answered fewer choices than asked for (it ignores n)"
         if self.settings.sampling == "choices":
             error = f"{message}: use --judge-sampling=auto or calls for this server"
-            return dict.fromkeys(left_out, RunOutcome(None, error, 0))
+            charged = {i: o.attempts for i, o in outcomes.items()}
+            return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
         if not self.choices_ignored:
             self.choices_ignored = True
             logger.warning("%s; each run is its own request from now on", message)
-        return {}
+        return outcomes
 
     def _cached(self, run: PlannedRun) -> RunOutcome | None:
         key = self._cache_key(run)
