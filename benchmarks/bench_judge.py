@@ -276,7 +276,7 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
     auto = (*common[:-1], "--judge-sampling=auto", "--judge-retry-wait=0.2")
     storm_auto = run_pytest(server, folder, *auto, reply=storm_reply)
     summary = [text for text in storm_auto.output.splitlines() if "eval items:" in text]
-    print(line("    the storm, --judge-sampling=auto", storm_auto))
+    print(line("    the storm, sampling=auto", storm_auto))
     print(f"    {summary[0] if summary else storm_auto.output[-300:]}")
     with socket_closed_port() as port:
         env_url = f"http://127.0.0.1:{port}/v1"
