@@ -211,6 +211,10 @@ def _notices(settings: Settings, usage: Usage) -> list[str]:
             f"the judge server answered {usage.short_replies} request(s) for several choices "
             f"with fewer (it ignores n): {then}"
         )
+    if settings.scoring == "logprobs" and not settings.uses_llm:
+        notices.append(
+            "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
+        )
     unweighted = usage.judgments - usage.weighted
     if judge_identity(settings).scoring == "logprobs" and unweighted:
         notices.append(

@@ -130,11 +130,13 @@ def test_choices_mode_makes_a_server_that_ignores_n_an_error(
 
 def test_the_heuristic_judge_is_unaffected(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a")])
-    run(pytester, "evals/", "--judge-provider=heuristic", "--judge-runs=3").assert_outcomes(
-        passed=1
-    )
+    args = ("--judge-provider=heuristic", "--judge-runs=3", "--judge-scoring=logprobs")
+    result = run(pytester, "evals/", *args)
+    result.assert_outcomes(passed=1)
     meta = _meta(pytester)
     assert (meta["calls"], meta["judgments"]) == (6, 6)  # one in-process judgment per run
+    assert meta["judge"]["scoring"] == "text"
+    result.stdout.fnmatch_lines(["note: --judge-scoring=logprobs needs an LLM judge*"])
 
 
 def test_dry_run_sends_nothing_and_prints_the_estimate(
