@@ -28,6 +28,11 @@ DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 DEFAULT_THRESHOLD = 3.5
 
 
+def _text_list(text: str) -> tuple[str, ...]:
+    """Comma-separated values (a repeated flag's values arrive joined by commas)."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -154,6 +159,7 @@ class OptionSpec:
     metavar: str | None = None
     is_flag: bool = False
     negative_flag: str | None = None  # e.g. --judge-no-cache for --judge-cache
+    repeatable: bool = False  # the flag may be given several times (values joined by commas)
 
 
 # The single table of options; plugin.py registers these, tests and the README refer to them.
@@ -469,14 +475,16 @@ OPTIONS += (
         is_flag=True,
     ),
     OptionSpec(
-        "report",
+        "reports",
         "--judge-report",
         "llmjudge_report",
-        "write a markdown report",
-        _text,
-        None,
+        "write a report: HTML for a .html/.htm path, markdown otherwise; may be given "
+        "several times (env and ini: comma-separated)",
+        _text_list,
+        (),
         env=("JUDGE_REPORT",),
         metavar="PATH",
+        repeatable=True,
     ),
 )
 

@@ -60,7 +60,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 )
         else:
             group.addoption(
-                spec.flag, default=None, dest=dest, metavar=spec.metavar, help=spec.help
+                spec.flag,
+                action="append" if spec.repeatable else "store",
+                default=None,
+                dest=dest,
+                metavar=spec.metavar,
+                help=spec.help,
             )
         parser.addini(spec.ini, f"pytest-llmjudge: {spec.help}", default="")
     parser.addini(

@@ -97,7 +97,7 @@ class Settings:
     min_mean: Mapping[str, float] | None = None
     baseline: Path | None = None
     fail_on_regression: bool = False
-    report: Path | None = None
+    reports: tuple[Path, ...] = ()  # --judge-report: HTML by suffix, else markdown
     targets: TargetConfig | None = None
     dimensions: Mapping[str, Dimension] = field(default_factory=lambda: dict(BUILTIN_DIMENSIONS))
     tie_tolerance: float = 0.01
@@ -140,6 +140,8 @@ def _pick(
     """Return (value, source) for one option, parsed and validated."""
     candidates: list[tuple[Any, str]] = []
     cli_value = cli.get(spec.dest)
+    if isinstance(cli_value, list):  # a repeatable flag given several times
+        cli_value = ",".join(cli_value)
     if cli_value is not None:
         candidates.append((cli_value, spec.flag))
     for name in spec.env:
@@ -212,15 +214,15 @@ def resolve_settings(
     else:
         model, base_url = None, None
 
+    def where(text: str, name: str) -> Path:
+        """A path as given: relative to the rootdir from ini, else to the invocation."""
+        value = Path(text).expanduser()
+        if value.is_absolute():
+            return value
+        return (ini_dir if sources[name].startswith("ini") else base_dir) / value
+
     def path(name: str) -> Path | None:
-        if values[name] is None:
-            return None
-        value = Path(values[name]).expanduser()
-        return (
-            value
-            if value.is_absolute()
-            else ((ini_dir if sources[name].startswith("ini") else base_dir) / value)
-        )
+        return None if values[name] is None else where(values[name], name)
 
     try:
         prices = parse_price_lines(ini.get("llmjudge_prices") or [])
@@ -291,7 +293,7 @@ def resolve_settings(
         min_mean=values["min_mean"],
         baseline=path("baseline"),
         fail_on_regression=values["fail_on_regression"],
-        report=path("report"),
+        reports=tuple(where(p, "reports") for p in values["reports"]),
         targets=None
         if values["targets"] is None
         else TargetConfig(

@@ -1,9 +1,10 @@
-"""Every file the session writes at its end: results JSON, markdown report, GitHub step
+"""Every file the session writes at its end: results JSON, HTML and markdown reports, GitHub step
 summary, saved bot answers. Results and reports are written atomically.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .fileio import write_atomically
+from .html_report import html_report
 from .markdown import markdown_report, summary_markdown
 from .schema import ResultsFile
 from .settings import Settings
@@ -38,9 +40,8 @@ def write_outputs(
             failures.append(f"could not write the {what} {path}: {exc.strerror or exc}")
 
     attempt("results", settings.output, lambda: write_atomically(settings.output, dump(results)))
-    report = settings.report
-    if report is not None:
-        attempt("report", report, lambda: write_atomically(report, markdown_report(results)))
+    for report in settings.reports:
+        attempt("report", report, functools.partial(write_report, report, results))
     folder = settings.save_responses
     if folder is not None:
         attempt("saved responses in", folder, lambda: save_responses(results, folder))
@@ -48,6 +49,14 @@ def write_outputs(
     if step_summary:
         attempt("GitHub step summary", step_summary, lambda: _append(step_summary, results))
     return failures
+
+
+def write_report(path: Path, results: ResultsFile) -> None:
+    """HTML for a .html/.htm path, markdown for any other."""
+    if path.suffix.lower() in (".html", ".htm"):
+        write_atomically(path, html_report(results))
+    else:
+        write_atomically(path, markdown_report(results))
 
 
 def _append(path: str, results: ResultsFile) -> None:
@@ -58,8 +67,7 @@ def _append(path: str, results: ResultsFile) -> None:
 def unwritable_outputs(settings: Settings, environ: Mapping[str, str]) -> list[str]:
     """The configured outputs that cannot be written (checked at start, nothing created)."""
     wanted: list[tuple[str, Path, bool]] = [("--judge-output", settings.output, False)]
-    if settings.report is not None:
-        wanted.append(("--judge-report", settings.report, False))
+    wanted += [("--judge-report", report, False) for report in settings.reports]
     if settings.save_responses is not None:
         wanted.append(("--judge-save-responses", settings.save_responses, True))
     if environ.get("GITHUB_STEP_SUMMARY"):

@@ -1,0 +1,177 @@
+"""The HTML report's fixed parts: its style, its script, and its charts as inline SVG.
+
+Charts take numbers and labels (labels are escaped here); nothing is fetched from anywhere.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;color:#1b1f24}
+h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:2rem}h4{margin:.8rem 0 .2rem}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:0}
+.facts dt{color:#57606a}.facts dd{margin:0}
+.notice{background:#fff8c5;padding:.4rem .6rem;border-radius:4px}
+.cards{display:flex;flex-wrap:wrap;gap:.6rem;margin:1rem 0}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:.5rem .8rem;min-width:8rem}
+.card .label{color:#57606a;font-size:.8rem}.card .value{font-size:1.4rem;font-weight:600}
+.card .sub{color:#57606a;font-size:.8rem}
+.gates{list-style:none;padding:0}.gates li{margin:.2rem 0}
+.ok{color:#1a7f37}.bad,.error,.fail{color:#cf222e}.pass{color:#1a7f37}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
+table{border-collapse:collapse;width:100%;margin-top:.5rem}
+th,td{border-bottom:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{cursor:pointer;background:#f6f8fa;user-select:none}
+th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+td small{display:block;color:#57606a}.where{display:block;color:#57606a;font-size:.8rem}
+.outcome{padding:0 .35rem;border-radius:3px;background:#eaeef2}
+.outcome.passed,.outcome.xpassed{background:#dafbe1}.outcome.failed,.outcome.error{background:#ffebe9}
+.outcome.xfailed,.outcome.skipped,.outcome.flaky_failed{background:#fff8c5}
+.flag{display:inline-block;margin:0 .2rem .2rem 0;padding:0 .3rem;border-radius:3px;
+background:#ddf4ff;font-size:.8rem}
+pre{white-space:pre-wrap;background:#f6f8fa;padding:.4rem;border-radius:4px;max-width:60rem}
+.filters{display:flex;gap:1rem;align-items:center}
+@media print{.filters{display:none}details>*{display:block}tr[hidden]{display:none}}
+"""
+
+# Sorting by a column header, filtering by outcome and text. The filter can be given in the
+# address (#outcome=failed&q=oom) so that a link shows the same rows.
+SCRIPT = """
+(function(){
+var table=document.getElementById('item-table');if(!table)return;
+var body=table.tBodies[0],rows=Array.prototype.slice.call(body.rows);
+var outcome=document.getElementById('outcome'),search=document.getElementById('search');
+var shown=document.getElementById('shown');
+function apply(){var o=outcome.value,q=search.value.toLowerCase(),n=0;
+rows.forEach(function(r){var hide=(o&&r.dataset.outcome!==o)||(q&&r.dataset.text.indexOf(q)<0);
+r.hidden=!!hide;if(!hide)n++;});shown.textContent=n+' of '+rows.length+' shown';}
+var params=new URLSearchParams(location.hash.slice(1));
+if(params.get('outcome'))outcome.value=params.get('outcome');
+if(params.get('q'))search.value=params.get('q');
+outcome.addEventListener('change',apply);search.addEventListener('input',apply);apply();
+Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+function sort(){var down=th.getAttribute('aria-sort')==='ascending';
+Array.prototype.forEach.call(table.tHead.rows[0].cells,function(c){c.removeAttribute('aria-sort');});
+th.setAttribute('aria-sort',down?'descending':'ascending');
+rows.sort(function(a,b){var x=a.cells[i].dataset.sort,y=b.cells[i].dataset.sort;
+var nx=parseFloat(x),ny=parseFloat(y),c=(isNaN(nx)||isNaN(ny))?x.localeCompare(y):nx-ny;
+return down?-c:c;});rows.forEach(function(r){body.appendChild(r);});}
+th.addEventListener('click',sort);
+th.addEventListener('keydown',function(e){if(e.key==='Enter')sort();});});
+})();
+"""
+
+WIDTH, HEIGHT, PAD = 320, 160, 28
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _x(score: float) -> float:
+    """Position of a score 1-5 on a chart's horizontal axis."""
+    return PAD + (score - 1) / 4 * (WIDTH - 2 * PAD)
+
+
+def histogram(name: str, means: Sequence[float], threshold: float) -> str:
+    """Item means in half-point bins from 1 to 5, the threshold as a dashed line."""
+    bins = [0] * 8
+    for mean in means:
+        bins[min(int((mean - 1) / 0.5), 7)] += 1
+    top = max(bins) or 1
+    bar_width = (WIDTH - 2 * PAD) / 8
+    bars = []
+    for i, count in enumerate(bins):
+        height = count / top * (HEIGHT - 2 * PAD)
+        x, low = PAD + i * bar_width, 1 + i * 0.5
+        colour = (
+            "#1a7f37" if low >= threshold else "#cf222e" if low + 0.5 <= threshold else "#bf8700"
+        )
+        bars.append(
+            f'<rect x="{x + 1:.1f}" y="{HEIGHT - PAD - height:.1f}" width="{bar_width - 2:.1f}" '
+            f'height="{height:.1f}" fill="{colour}"><title>{low:g}-{low + 0.5:g}: {count} items'
+            "</title></rect>"
+        )
+        if count:
+            bars.append(
+                f'<text x="{x + bar_width / 2:.1f}" y="{HEIGHT - PAD - height - 3:.1f}" '
+                f'text-anchor="middle" font-size="10">{count}</text>'
+            )
+    ticks = "".join(
+        f'<text x="{_x(s):.1f}" y="{HEIGHT - PAD + 14}" text-anchor="middle" font-size="10">'
+        f"{s}</text>"
+        for s in range(1, 6)
+    )
+    line = _x(threshold)
+    return (
+        f'<svg role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'aria-label="{_e(name)} distribution">'
+        f'<text x="{PAD}" y="14" font-size="12" font-weight="600">{_e(name)} '
+        f"({len(means)} items)</text>{''.join(bars)}"
+        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{HEIGHT - PAD}" y2="{HEIGHT - PAD}" '
+        f'stroke="#57606a"/>{ticks}'
+        f'<line x1="{line:.1f}" x2="{line:.1f}" y1="{PAD - 6}" y2="{HEIGHT - PAD}" '
+        f'stroke="#1b1f24" stroke-dasharray="4 3"><title>threshold {threshold:g}</title></line>'
+        f'<text x="{line + 3:.1f}" y="{PAD - 8}" font-size="10">threshold {threshold:g}</text>'
+        "</svg>"
+    )
+
+
+def interval_chart(rows: Sequence[tuple[str, float, float, float]]) -> str:
+    """One row per (label, mean, low, high): a dot at the mean and a bar over the interval."""
+    row_height, label_width = 22, 150
+    width = label_width + WIDTH
+    height = row_height * len(rows) + 30
+
+    def x(score: float) -> float:
+        return label_width + _x(max(1.0, min(5.0, score))) - PAD
+
+    parts = []
+    for i, (label, mean, low, high) in enumerate(rows):
+        y = 12 + i * row_height
+        parts.append(
+            f'<text x="0" y="{y + 4}" font-size="11">{_e(label)}</text>'
+            f'<line x1="{x(low):.1f}" x2="{x(high):.1f}" y1="{y}" y2="{y}" stroke="#0969da" '
+            f'stroke-width="3"/><circle cx="{x(mean):.1f}" cy="{y}" r="4" fill="#0969da">'
+            f"<title>{_e(label)}: {mean:.2f} ({low:.2f}-{high:.2f})</title></circle>"
+        )
+    ticks = "".join(
+        f'<text x="{x(s):.1f}" y="{height - 4}" text-anchor="middle" font-size="10">{s}</text>'
+        for s in range(1, 6)
+    )
+    return (
+        f'<svg role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'aria-label="means with intervals">'
+        f"{''.join(parts)}{ticks}</svg>"
+    )
+
+
+def bar_chart(rows: Sequence[tuple[str, int, int, int]]) -> str:
+    """One stacked bar per (target, wins, losses, ties)."""
+    row_height, label_width, bar_width = 22, 110, 240
+    height = row_height * len(rows) + 10
+    parts = []
+    for i, (label, *counts) in enumerate(rows):
+        y, x, total = 4 + i * row_height, float(label_width), sum(counts) or 1
+        parts.append(f'<text x="0" y="{y + 12}" font-size="11">{_e(label)}</text>')
+        for count, colour, what in zip(
+            counts, ("#1a7f37", "#cf222e", "#8c959f"), ("wins", "losses", "ties"), strict=True
+        ):
+            w = count / total * bar_width
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="16" fill="{colour}">'
+                f"<title>{_e(label)}: {count} {what}</title></rect>"
+            )
+            x += w
+        parts.append(
+            f'<text x="{label_width + bar_width + 6}" y="{y + 12}" font-size="11">'
+            f"{counts[0]} / {counts[1]} / {counts[2]}</text>"
+        )
+    width = label_width + bar_width + 80
+    return (
+        f'<svg role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'aria-label="wins, losses and ties">'
+        f"{''.join(parts)}</svg>"
+    )
