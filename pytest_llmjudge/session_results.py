@@ -151,7 +151,7 @@ class SessionResults:
             results=items,
             skipped=skipped,
             errors=errors,
-            summary=_summarize(items, len(invalid_skipped), len(errors)),
+            summary=summarize(items, len(invalid_skipped), len(errors)),
             unstable=[i.nodeid for i in items if i.unstable],
         )
 
@@ -224,7 +224,7 @@ def _notices(settings: Settings, usage: Usage) -> list[str]:
     return notices
 
 
-def _summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:
+def summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:
     counts = {
         o: sum(1 for i in items if i.outcome == o)
         for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")

@@ -34,8 +34,8 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
     **dict.fromkeys(["engine", "runs", "loop", "retry", "budget", "bots", "limiter", "trace"], 3),
     **dict.fromkeys(["gates", "baseline", "comparison", "agreement", "dry_run"], 4),
-    **dict.fromkeys(["report", "markdown"], 5),
-    **dict.fromkeys(["session_results", "writers", "attempt", "facade"], 6),
+    **dict.fromkeys(["report", "markdown", "html_report", "html_parts"], 5),
+    **dict.fromkeys(["session_results", "writers", "attempt", "facade", "merge"], 6),
     **dict.fromkeys(["runtime", "discovery", "collect", "item_records", "planning"], 7),
     **dict.fromkeys(["plugin", "session_hooks", "__main__"], 8),
 }
