@@ -74,7 +74,10 @@ def test_schema_command_prints_the_json_schema() -> None:
     bad = subprocess.run(
         [sys.executable, "-m", "pytest_llmjudge", "nope"], capture_output=True, text=True
     )
-    assert bad.returncode == 2 and "usage: python -m pytest_llmjudge schema" in bad.stderr
+    assert (
+        bad.returncode == 2
+        and "invalid choice: 'nope' (choose from 'schema', 'report', 'merge')" in bad.stderr
+    )
 
 
 def test_output_path_from_option_and_ini(
