@@ -240,7 +240,8 @@ class InvalidEvalItem(pytest.Item):
 
     @property
     def message(self) -> str:
-        return f"{self.path.name} entry {self.entry.index}: {self.entry.reason}"
+        where = self.entry.where or f"entry {self.entry.index}"
+        return f"{self.path.name} {where}: {self.entry.reason}"
 
     def setup(self) -> None:
         raise InvalidEntryError(f"invalid eval entry: {self.message}")

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .entry_rules import check_id, check_mark, oversize_reason
+from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
 from .jsonscan import HugeNumber, Unreadable, loads, loads_by_entry, members
 from .options import MAX_RUNS
 
@@ -64,6 +65,7 @@ class InvalidEntry:
     reason: str
     line: int | None
     error: bool = False  # an error even without --judge-strict (it can never be judged)
+    where: str = ""  # "line 3" (JSONL), "row 4" (CSV); empty: "entry <index>"
 
 
 @dataclass(frozen=True)
@@ -189,73 +191,111 @@ def parse_eval_text(
     live: bool = False,
     max_input_chars: int | None = None,
 ) -> EvalFile:
-    """Parse an eval file's text; raise EvalFileError for a file that is not an eval file."""
+    """Parse an eval file's text (its format by its suffix); raise EvalFileError for a file
+    that is not an eval file."""
+    suffix = path.suffix.lower()
+    defaults: dict[str, Any] = {}
     try:
-        data = loads(text)
+        if suffix == ".jsonl":
+            raw = read_jsonl(text)
+        elif suffix == ".csv":
+            raw = read_csv(text, path)
+        elif suffix in (".yaml", ".yml"):
+            data, lines = read_yaml(text, path)
+            raw, defaults = _shaped(data, path, lines)
+        else:
+            data = _json(text, path)
+            raw, defaults = _shaped(data, path, [])
+            raw.lines = _entry_lines(text, isinstance(data, list), len(raw.entries))
+    except FormatError as exc:
+        raise EvalFileError(str(exc)) from None
+    result = EvalFile(path=path, warnings=list(raw.warnings))
+    _validate_all(result, raw, defaults, dimensions, live, max_input_chars)
+    return result
+
+
+def _json(text: str, path: Path) -> Any:
+    try:
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise EvalFileError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
     except RecursionError:  # nested too deep for the parser: read entry by entry
-        data = loads_by_entry(text)
-    result = EvalFile(path=path)
-    defaults: dict[str, Any] = {}
+        return loads_by_entry(text)
+
+
+def _shaped(data: Any, path: Path, lines: list[int | None]) -> tuple[RawEntries, dict[str, Any]]:
+    """The entries of a JSON or YAML document: a list, or an object with 'examples' (and
+    'defaults' for every entry)."""
     if isinstance(data, list):
-        raw_entries: list[Any] = data
-    elif isinstance(data, dict) and isinstance(data.get("examples"), list):
-        raw_entries = data["examples"]
-        defaults = data.get("defaults", {})
-        if not isinstance(defaults, dict):
-            kind = "unreadable" if isinstance(defaults, Unreadable) else type(defaults).__name__
-            raise EvalFileError(f"{path}: 'defaults' must be an object, got {kind}")
-        unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata"})
-        if unknown:
-            raise EvalFileError(
-                f"{path}: unknown key 'defaults.{unknown[0]}' "
-                "(allowed: thresholds, marks, runs, metadata)"
-            )
-        extra_keys = sorted(set(data) - {"defaults", "examples"})
-        if extra_keys:
-            result.warnings.append((f"{path}: ignored top-level key '{extra_keys[0]}'", None))
-    else:
+        return RawEntries(data, lines), {}
+    if not (isinstance(data, dict) and isinstance(data.get("examples"), list)):
         raise EvalFileError(
             f"{path}: expected a list of entries or an object with an 'examples' list, "
             f"got {type(data).__name__}"
             + (" without an 'examples' list" if isinstance(data, dict) else "")
         )
+    raw = RawEntries(data["examples"], lines)
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        kind = "unreadable" if isinstance(defaults, Unreadable) else type(defaults).__name__
+        raise EvalFileError(f"{path}: 'defaults' must be an object, got {kind}")
+    unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata"})
+    if unknown:
+        raise EvalFileError(
+            f"{path}: unknown key 'defaults.{unknown[0]}' "
+            "(allowed: thresholds, marks, runs, metadata)"
+        )
+    extra_keys = sorted(set(data) - {"defaults", "examples"})
+    if extra_keys:
+        raw.warnings.append((f"{path}: ignored top-level key '{extra_keys[0]}'", None))
+    return raw, defaults
 
-    lines = _entry_lines(text, isinstance(data, list), len(raw_entries))
+
+def _validate_all(
+    result: EvalFile,
+    raw: RawEntries,
+    defaults: dict[str, Any],
+    dimensions: Sequence[str],
+    live: bool,
+    max_input_chars: int | None,
+) -> None:
+    """Every entry validated, in file order: valid ones, and invalid ones with the reason."""
+    path = result.path
     first_index: dict[str, int] = {}
     names: set[str] = set()
-    for index, raw in enumerate(raw_entries):
-        line = lines[index] if index < len(lines) else None
-        name = _entry_name(raw, index, names)
+    for index, entry in enumerate(raw.entries):
+        line = raw.lines[index] if index < len(raw.lines) else None
+        where = raw.where[index] if index < len(raw.where) else ""
+        name = _entry_name(entry, index, names)
         names.add(name)
         try:
-            case = validate_entry(_with_defaults(raw, defaults), dimensions, live)
+            case = validate_entry(_with_defaults(entry, defaults), dimensions, live)
         except ValueError as exc:
-            result.entries.append(InvalidEntry(index, name, str(exc), line))
+            result.entries.append(InvalidEntry(index, name, str(exc), line, where=where))
             continue
         if case.id in first_index:
             reason = f"Duplicate id '{case.id}' (already used by entry {first_index[case.id]})"
-            result.entries.append(InvalidEntry(index, name, reason, line))
+            result.entries.append(InvalidEntry(index, name, reason, line, where=where))
             continue
         first_index[case.id] = index
-        unknown_fields = sorted(set(raw) - set(KNOWN_FIELDS))
+        unknown_fields = sorted(set(entry) - set(KNOWN_FIELDS))
         if unknown_fields:
             result.warnings.append(
                 (
-                    f"{path} entry {index}: unknown field '{unknown_fields[0]}' ignored "
-                    "(put free-form data under 'metadata')",
+                    f"{path} {where or f'entry {index}'}: unknown field '{unknown_fields[0]}' "
+                    "ignored (put free-form data under 'metadata')",
                     line,
                 )
             )
         too_large = oversize_reason(case.ticket, case.response or "", max_input_chars)
         if too_large:
-            result.entries.append(InvalidEntry(index, name, too_large, line, error=True))
+            result.entries.append(
+                InvalidEntry(index, name, too_large, line, error=True, where=where)
+            )
             continue
         result.entries.append(ValidEntry(index, case, line))
-    return result
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from .fileio import shown
+from .formats import SUFFIXES
 
 EVAL_FILES_KEY = pytest.StashKey[set[Path]]()  # real paths of the eval files collected so far
 
@@ -27,7 +28,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     file, or named on the command line. A JSON file of another kind in an eval folder is left
     alone, with a warning.
     """
-    if file_path.suffix != ".json":
+    if file_path.suffix.lower() not in SUFFIXES:
         return False
     if explicit:
         return True
@@ -37,6 +38,8 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     roots = _eval_roots(config)
     if not any(file_path.is_relative_to(root) for root in roots):
         return False
+    if file_path.suffix.lower() != ".json":  # a pattern matched: no other kind of JSONL/CSV
+        return not _seen_before(file_path, config)
     from .sniff import HOW_TO, eval_shaped
 
     try:
@@ -58,7 +61,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
 
 def is_eval_nodeid(nodeid: str) -> bool:
     """An eval file's node id, or one of its items' (``evals/support.json::ticket-001``)."""
-    return nodeid.split("::", 1)[0].endswith(".json")
+    return nodeid.split("::", 1)[0].lower().endswith(SUFFIXES)
 
 
 def may_collect_evals(config: pytest.Config) -> bool:
@@ -72,7 +75,7 @@ def may_collect_evals(config: pytest.Config) -> bool:
         path = Path(arg.split("::", 1)[0])
         if not path.is_absolute():
             path = config.invocation_params.dir / path
-        if path.suffix == ".json":
+        if path.suffix.lower() in SUFFIXES:
             return True
         if any(path.is_relative_to(root) or root.is_relative_to(path) for root in roots):
             return True

@@ -78,7 +78,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "llmjudge_file_patterns",
         "pytest-llmjudge: eval file name patterns",
         type="args",
-        default=["*.json"],
+        default=["*.json", "*.jsonl", "*.csv", "*.yaml", "*.yml"],
     )
     parser.addini(
         "llmjudge_prices",
