@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .fileio import shown
-from .formats import SUFFIXES
+from .fileio import EVAL_SUFFIXES, shown
 
 EVAL_FILES_KEY = pytest.StashKey[set[Path]]()  # real paths of the eval files collected so far
 
@@ -28,7 +27,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     file, or named on the command line. A JSON file of another kind in an eval folder is left
     alone, with a warning.
     """
-    if file_path.suffix.lower() not in SUFFIXES:
+    if file_path.suffix.lower() not in EVAL_SUFFIXES:
         return False
     if explicit:
         return True
@@ -61,7 +60,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
 
 def is_eval_nodeid(nodeid: str) -> bool:
     """An eval file's node id, or one of its items' (``evals/support.json::ticket-001``)."""
-    return nodeid.split("::", 1)[0].lower().endswith(SUFFIXES)
+    return nodeid.split("::", 1)[0].lower().endswith(EVAL_SUFFIXES)
 
 
 def may_collect_evals(config: pytest.Config) -> bool:
@@ -75,7 +74,7 @@ def may_collect_evals(config: pytest.Config) -> bool:
         path = Path(arg.split("::", 1)[0])
         if not path.is_absolute():
             path = config.invocation_params.dir / path
-        if path.suffix.lower() in SUFFIXES:
+        if path.suffix.lower() in EVAL_SUFFIXES:
             return True
         if any(path.is_relative_to(root) or root.is_relative_to(path) for root in roots):
             return True

@@ -6,6 +6,9 @@ import os
 import tempfile
 from pathlib import Path
 
+#: the suffixes of eval files: JSON, JSON Lines, CSV, YAML (read by ``dataset``/``formats``)
+EVAL_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
+
 
 def write_atomically(path: Path, text: str, durable: bool = True) -> None:
     """Write via a temporary file in the same directory and rename: readers never see half.

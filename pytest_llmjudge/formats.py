@@ -19,7 +19,6 @@ from typing import Any
 
 from .jsonscan import Unreadable
 
-SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
 CSV_FIELDS = ("id", "ticket", "response", "runs", "marks")
 YAML_MISSING = "YAML eval files need PyYAML: pip install 'pytest-llmjudge[yaml]' (or pyyaml)"

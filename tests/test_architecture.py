@@ -30,7 +30,9 @@ LAYERS: dict[str, int] = {
         ],
         0,
     ),
-    **dict.fromkeys(["options", "settings", "item_settings", "dataset", "entry_rules"], 1),
+    **dict.fromkeys(
+        ["options", "settings", "item_settings", "dataset", "entry_rules", "formats"], 1
+    ),
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
     **dict.fromkeys(["engine", "runs", "loop", "retry", "budget", "bots", "limiter", "trace"], 3),
     **dict.fromkeys(["gates", "baseline", "comparison", "agreement", "dry_run"], 4),
