@@ -11,7 +11,9 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from .limiter import AdaptiveLimit
 from .redaction import safe_url
+from .retry import retrying
 from .targets import (
     RetryableTargetError,
     Target,
@@ -99,3 +101,28 @@ def _root_cause(exc: BaseException) -> str:
             reason = f"[Errno {cause.errno}] {os.strerror(cause.errno)}"
         cause = cause.__cause__ or cause.__context__
     return reason
+
+
+async def ask_with_retries(
+    client: httpx2.AsyncClient,
+    config: TargetConfig,
+    target_name: str,
+    ticket: str,
+    limit: AdaptiveLimit,
+    max_retries: int,
+    retry_wait: float,
+) -> str:
+    """The target's answer, retried by the one retry policy, within the shared limit."""
+    target = config.get(target_name)
+    attempts = 0
+    try:
+        async for attempt in retrying(
+            RetryableTargetError, attempts=max_retries + 1, first_wait=retry_wait
+        ):
+            with attempt:
+                attempts += 1
+                async with limit:
+                    return await ask(client, target, ticket, config, os.environ)
+    except RetryableTargetError as exc:
+        raise TargetError(f"{exc} (after {attempts} attempts)") from None
+    raise AssertionError("unreachable")  # pragma: no cover

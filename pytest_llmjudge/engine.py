@@ -8,14 +8,14 @@ by the one retry policy (``retry.retrying``) and counted against the session's `
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .bots import ask, bot_client
+from .bots import ask_with_retries, bot_client
 from .budget import Budget
 from .cache import JudgeCache
 from .entry_rules import oversize_reason
@@ -23,16 +23,18 @@ from .judges import Judge, Usage
 from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
 from .limiter import AdaptiveLimit
 from .loop import LoopThread
+from .progress import Progress
 from .redaction import redact
-from .retry import retrying
 from .rubrics import Dimension
-from .runs import PlannedRun, RunExecutor, RunKey
+from .runs import PlannedRun, RunExecutor, RunKey, hand_out
 from .settings import Settings
-from .targets import RetryableTargetError, TargetError
+from .targets import TargetError
 from .trace import TraceWriter
 
 if TYPE_CHECKING:
     import httpx2
+
+WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
 
 
 @dataclass
@@ -62,6 +64,9 @@ class JudgeEngine:
         default_factory=dict, init=False
     )
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
+    _started: float | None = field(default=None, init=False)  # when the first run started
+    #: called about twice a second while an item waits for its judgments (live progress)
+    on_wait: Callable[[], None] | None = field(default=None, init=False)
 
     def dimension(self, name: str) -> Dimension:
         try:
@@ -97,6 +102,7 @@ class JudgeEngine:
         """
         fresh = [run for run in runs if run.key not in self._runs]
         if fresh:
+            self._started = self._started or time.monotonic()
             loop, executor = self._start_loop()
             usages = [self._usage.setdefault(run.key, Usage()) for run in fresh]
             outcomes: list[concurrent.futures.Future[RunOutcome]] = []
@@ -104,7 +110,7 @@ class JudgeEngine:
                 outcomes.append(concurrent.futures.Future())
                 self._runs[run.key] = outcomes[-1]
             group = loop.submit(executor.run_group(fresh, usages, first_attempt_done))
-            group.add_done_callback(lambda done: _hand_out(done, outcomes))
+            group.add_done_callback(lambda done: hand_out(done, outcomes))
         elif first_attempt_done is not None:
             return None
         return [self._runs[run.key] for run in runs]
@@ -210,13 +216,37 @@ class JudgeEngine:
                 self._claimed.update(run.key for run in planned)
                 if paid is not None:
                     paid += [self._usage[r.key] for r, f in zip(planned, fresh, strict=True) if f]
-            outcomes += [future.result() for future in futures]
+            outcomes += self._results(futures)
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
             )
             if len(outcomes) >= limit or not self._uncertain(judgment):
                 return judgment
             batch = min(max(runs, 2), limit - len(outcomes))
+
+    def _results(self, futures: list[concurrent.futures.Future[RunOutcome]]) -> list[RunOutcome]:
+        if self.on_wait is not None:
+            while concurrent.futures.wait(futures, timeout=WAIT_TICK).not_done:
+                self.on_wait()
+        return [future.result() for future in futures]
+
+    def progress(self) -> Progress:
+        """Runs planned and done, requests, in flight, retrying, tokens and cost so far."""
+        with self._lock:
+            queued = sum(1 for group in self._planned for run in group if run.key not in self._runs)
+            done = sum(1 for future in self._runs.values() if future.done())
+            total = self.totals()
+            executor = self._executor
+            return Progress(
+                planned=len(self._runs) + queued,
+                done=done,
+                requests=total.requests,
+                in_flight=executor.limit.in_flight if executor else 0,
+                retrying=executor.retrying if executor else 0,
+                tokens=total.prompt_tokens + total.completion_tokens,
+                cost_usd=executor.budget.spent_usd if executor and self.settings.price else None,
+                elapsed=0.0 if self._started is None else time.monotonic() - self._started,
+            )
 
     def _too_large(self, ticket: str, response: str) -> str | None:
         return oversize_reason(ticket, response, self.settings.max_input_chars)
@@ -263,24 +293,19 @@ class JudgeEngine:
         config = self.settings.targets
         if config is None:
             raise TargetError("no targets are configured (--judge-targets)")
-        target = config.get(target_name)
         if self._bots is None:
             self._bots = bot_client(config)
-        attempts = 0
-        try:
-            async for attempt in retrying(
-                RetryableTargetError,
-                attempts=self.settings.max_retries + 1,
-                first_wait=self.settings.retry_wait,
-            ):
-                with attempt:
-                    attempts += 1
-                    assert self._executor is not None
-                    async with self._executor.limit:
-                        return await ask(self._bots, target, ticket, config, os.environ)
-        except RetryableTargetError as exc:
-            raise TargetError(f"{exc} (after {attempts} attempts)") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        assert self._executor is not None
+        s = self.settings
+        return await ask_with_retries(
+            self._bots,
+            config,
+            target_name,
+            ticket,
+            self._executor.limit,
+            s.max_retries,
+            s.retry_wait,
+        )
 
     def prefetch(
         self,
@@ -322,20 +347,3 @@ class JudgeEngine:
         self._loop = None
         if self._executor.trace is not None:
             self._executor.trace.close()
-
-
-def _hand_out(
-    group: concurrent.futures.Future[list[RunOutcome]],
-    outcomes: list[concurrent.futures.Future[RunOutcome]],
-) -> None:
-    """Give each run of a group its outcome (or the group's exception, or cancellation)."""
-    if group.cancelled():
-        for future in outcomes:
-            future.cancel()
-        return
-    error = group.exception()
-    for i, future in enumerate(outcomes):
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(group.result()[i])

@@ -277,6 +277,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         is_flag=True,
     ),
     OptionSpec(
+        "progress",
+        "--judge-progress",
+        "llmjudge_progress",
+        "judge progress while items wait: in place on a terminal; in a log one line at most "
+        "every this many seconds (default 10; 0: off)",
+        _non_negative_float,
+        10.0,
+        env=("JUDGE_PROGRESS",),
+        metavar="SECONDS",
+    ),
+    OptionSpec(
         "timeout",
         "--judge-timeout",
         "llmjudge_timeout",

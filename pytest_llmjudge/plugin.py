@@ -97,7 +97,13 @@ def pytest_configure(config: pytest.Config) -> None:
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session_hooks import DryRunHooks, HtmlColumns, PlanningHooks, ResultsReporter
+    from .session_hooks import (
+        DryRunHooks,
+        HtmlColumns,
+        PlanningHooks,
+        ProgressHooks,
+        ResultsReporter,
+    )
 
     if config.stash[STATE_KEY].settings.dry_run:
         # nothing runs, so nothing is distributed (xdist configures after us) or written
@@ -105,6 +111,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(DryRunHooks(config), "llmjudge-dry-run")
         return
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
+    settings = config.stash[STATE_KEY].settings
+    if settings.progress > 0 and config.get_verbosity() > -2 and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
     if config.pluginmanager.hasplugin("html"):  # pytest-html: score columns in its table
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not hasattr(config, "workerinput"):  # only the controller writes results

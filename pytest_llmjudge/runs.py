@@ -9,6 +9,7 @@ one request, so the prompt is sent and billed once.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import time
 from collections.abc import Callable
@@ -68,6 +69,7 @@ class RunExecutor:
     #: set when the server answered a request for n choices with fewer (it ignores n):
     #: from then on every run is its own request (``--judge-sampling=auto``)
     choices_ignored: bool = False
+    retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
 
     async def run_group(
         self,
@@ -154,6 +156,7 @@ class RunExecutor:
         first = runs[0]
         numbers = f"run {first.run_index + 1}" + (f"-{runs[-1].run_index + 1}" * (len(runs) > 1))
         error: str | None = None
+        backing_off = False  # the last attempt failed: the runs wait for the next one
         try:
             async for attempt in retrying(
                 RetryableJudgeError,
@@ -163,6 +166,7 @@ class RunExecutor:
                 what=f"judge call for {first.owner or 'a test'} ({first.dimension.name}, "
                 f"{numbers})",
             ):
+                self.retrying -= len(waiting) if backing_off else 0
                 with attempt:
                     before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
                     try:
@@ -191,6 +195,9 @@ class RunExecutor:
                     waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
                     if rejected:
                         raise rejected[0]  # ask again for the runs whose choice was rejected
+                tried = attempt.retry_state.outcome
+                backing_off = tried is not None and tried.failed
+                self.retrying += len(waiting) if backing_off else 0
         except BudgetExhausted as exc:
             error = redact(str(exc))
         except FatalJudgeError as exc:
@@ -200,6 +207,8 @@ class RunExecutor:
         except (JudgeCallError, RetryAfterTooLong) as exc:
             error = redact(f"judge call failed after {attempts} attempts: {exc}")
             logger.warning("%s: %s", first.owner or "a test", error, exc_info=exc)
+        finally:
+            self.retrying -= len(waiting) if backing_off else 0
         if error is not None:
             for i in waiting:
                 outcomes[i] = RunOutcome(None, error, 0)
@@ -285,3 +294,20 @@ def _once(callback: Callable[[], None] | None) -> Callable[[], None]:
             callback()
 
     return call
+
+
+def hand_out(
+    group: concurrent.futures.Future[list[RunOutcome]],
+    outcomes: list[concurrent.futures.Future[RunOutcome]],
+) -> None:
+    """Give each run of a group its outcome (or the group's exception, or cancellation)."""
+    if group.cancelled():
+        for future in outcomes:
+            future.cancel()
+        return
+    error = group.exception()
+    for i, future in enumerate(outcomes):
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(group.result()[i])

@@ -18,6 +18,7 @@ from .discovery import is_eval_nodeid
 from .runtime import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
+    from .live import LiveProgress
     from .planning import Planner
     from .session_results import SessionResults
 
@@ -178,3 +179,30 @@ class DryRunHooks:
             terminalreporter.section("llmjudge")
             for line in self.lines:
                 terminalreporter.write_line(line)
+
+
+class ProgressHooks:
+    """Live judge progress while items wait for their judgments (``--judge-progress``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.live: LiveProgress | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
+        state = self.config.stash[STATE_KEY]
+        if self.live is None and state.has_evals:
+            from .live import LiveProgress
+
+            engine = state.engine()
+            self.live = LiveProgress(self.config, engine.progress, state.settings.progress)
+            engine.on_wait = self.live.tick
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self) -> Any:
+        if self.live is not None:
+            self.live.clear()  # before pytest writes the item's character
+        result = yield
+        if self.live is not None:
+            self.live.tick()  # between items too: most waits are shorter than a tick
+        return result

@@ -93,6 +93,7 @@ class Settings:
     sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
     scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
     dry_run: bool = False  # plan and estimate, send nothing
+    progress: float = 10.0  # seconds between progress lines in a log; 0: no progress
     min_pass_rate: float | None = None
     min_mean: Mapping[str, float] | None = None
     baseline: Path | None = None
@@ -289,6 +290,7 @@ def resolve_settings(
         sampling=values["sampling"],
         scoring=values["scoring"],
         dry_run=values["dry_run"],
+        progress=values["progress"],
         min_pass_rate=values["min_pass_rate"],
         min_mean=values["min_mean"],
         baseline=path("baseline"),

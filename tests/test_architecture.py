@@ -34,11 +34,13 @@ LAYERS: dict[str, int] = {
         ["options", "settings", "item_settings", "dataset", "entry_rules", "formats"], 1
     ),
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
-    **dict.fromkeys(["engine", "runs", "loop", "retry", "budget", "bots", "limiter", "trace"], 3),
+    **dict.fromkeys(
+        ["engine", "runs", "loop", "retry", "budget", "bots", "limiter", "trace", "progress"], 3
+    ),
     **dict.fromkeys(["gates", "baseline", "comparison", "agreement", "dry_run"], 4),
     **dict.fromkeys(["report", "markdown", "html_report", "html_parts"], 5),
     **dict.fromkeys(["session_results", "writers", "attempt", "facade", "merge"], 6),
-    **dict.fromkeys(["runtime", "discovery", "collect", "item_records", "planning"], 7),
+    **dict.fromkeys(["runtime", "discovery", "collect", "item_records", "planning", "live"], 7),
     **dict.fromkeys(["plugin", "session_hooks", "__main__"], 8),
 }
 PYTEST_LAYER = 7
