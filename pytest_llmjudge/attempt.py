@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .judges.base import Usage
-from .judgment import JudgeError, Judgment
+from .judgment import JudgeError, Judgment, NotApplicable
 from .report import failure_report, judge_error_report, verdict_line
 
 
@@ -21,6 +21,7 @@ class ItemRecord:
     attempt: int = 0  # 0 for the first; a rerun (pytest-rerunfailures) judges afresh
     paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
     injection: list[str] = field(default_factory=list)  # instruction-like text in the input
+    not_applicable: list[str] = field(default_factory=list)  # dimensions that do not apply
 
     def usage(self) -> Usage:
         """Requests and tokens of this attempt so far (runs still retrying keep adding)."""
@@ -56,6 +57,9 @@ def judge_all(
     for name, judge in judges.items():
         try:
             record.judgments[name] = judge(ticket, response)
+        except NotApplicable:
+            if name not in record.not_applicable:
+                record.not_applicable.append(name)
         except JudgeError as exc:
             errors.append(str(exc))
     judgments = list(record.judgments.values())

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from .limiter import AdaptiveLimit
+from .loop import LoopThread
 from .redaction import safe_url
 from .retry import retrying
+from .rubrics import Turn
 from .targets import (
     RetryableTargetError,
     Target,
@@ -45,6 +48,7 @@ async def ask(
     ticket: str,
     config: TargetConfig,
     env: Mapping[str, str],
+    conversation: Sequence[Turn] = (),
 ) -> str:
     """One request to a target; the answer text. RetryableTargetError when worth retrying."""
     import httpx2
@@ -57,7 +61,7 @@ async def ask(
         **expand_headers(config.headers, env),
     }
     url = target.url
-    body = render_body(config.body, ticket)
+    body = render_body(config.body, ticket, conversation)
     for _ in range(MAX_REDIRECTS + 1):
         try:
             reply = await client.post(url, content=body, headers=headers)
@@ -103,26 +107,51 @@ def _root_cause(exc: BaseException) -> str:
     return reason
 
 
-async def ask_with_retries(
-    client: httpx2.AsyncClient,
-    config: TargetConfig,
-    target_name: str,
-    ticket: str,
-    limit: AdaptiveLimit,
-    max_retries: int,
-    retry_wait: float,
-) -> str:
-    """The target's answer, retried by the one retry policy, within the shared limit."""
-    target = config.get(target_name)
-    attempts = 0
-    try:
-        async for attempt in retrying(
-            RetryableTargetError, attempts=max_retries + 1, first_wait=retry_wait
-        ):
-            with attempt:
-                attempts += 1
-                async with limit:
-                    return await ask(client, target, ticket, config, os.environ)
-    except RetryableTargetError as exc:
-        raise TargetError(f"{exc} (after {attempts} attempts)") from None
-    raise AssertionError("unreachable")  # pragma: no cover
+class TargetAnswers:
+    """The live targets' answers: each (target, ticket, earlier turns) asked once per session,
+    retried by the one retry policy, within the session's limit on requests in flight."""
+
+    def __init__(self, config: TargetConfig | None, retries: int, wait: float) -> None:
+        self.config, self.retries, self.wait = config, retries, wait
+        self._client: httpx2.AsyncClient | None = None
+        self._answers: dict[tuple[str, str, tuple[Turn, ...]], Future[str]] = {}
+
+    def future(
+        self,
+        loop: LoopThread,
+        limit: AdaptiveLimit,
+        target: str,
+        ticket: str,
+        turns: tuple[Turn, ...],
+    ) -> Future[str]:
+        """The answer, asked now unless asked before (the caller holds the engine's lock)."""
+        key = (target, ticket, turns)
+        if key not in self._answers:
+            self._answers[key] = loop.submit(self._ask(limit, target, ticket, turns))
+        return self._answers[key]
+
+    async def _ask(
+        self, limit: AdaptiveLimit, target_name: str, ticket: str, turns: tuple[Turn, ...]
+    ) -> str:
+        config = self.config
+        if config is None:
+            raise TargetError("no targets are configured (--judge-targets)")
+        if self._client is None:
+            self._client = bot_client(config)
+        target = config.get(target_name)
+        attempts = 0
+        try:
+            async for attempt in retrying(
+                RetryableTargetError, attempts=self.retries + 1, first_wait=self.wait
+            ):
+                with attempt:
+                    attempts += 1
+                    async with limit:
+                        return await ask(self._client, target, ticket, config, os.environ, turns)
+        except RetryableTargetError as exc:
+            raise TargetError(f"{exc} (after {attempts} attempts)") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()

@@ -1,8 +1,9 @@
 """A content-addressed, on-disk cache of successful judge runs.
 
 One small JSON file per run, named by the SHA-256 of everything that changes the judgment:
-provider, base URL, model, temperature, prompt/rubric version, dimension, ticket, response
-and run index. Entries are written atomically (temp file + rename), so several xdist
+provider, base URL, model, temperature, prompt/rubric version, dimension, ticket, response,
+run index, and the earlier turns and the reference answer where the judge sees them. Entries
+are written atomically (temp file + rename), so several xdist
 workers can read and write the same directory at once; an unreadable entry is a miss.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from .fileio import write_atomically
 from .judges.base import RunResult
-from .rubrics import Dimension
+from .rubrics import NO_CONTEXT, Context, Dimension
 
 CACHE_FORMAT = 2
 
@@ -38,7 +39,14 @@ class JudgeCache:
             self._directory = self._directory_factory()
         return self._directory
 
-    def key(self, dimension: Dimension, ticket: str, response: str, run_index: int) -> str:
+    def key(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        run_index: int,
+        context: Context = NO_CONTEXT,
+    ) -> str:
         material = json.dumps(
             [
                 CACHE_FORMAT,
@@ -48,6 +56,9 @@ class JudgeCache:
                 ticket,
                 response,
                 run_index,
+                # earlier turns, and the reference for a dimension that uses it; nothing for
+                # a single-turn entry, whose keys stay as they were
+                *context.for_dimension(dimension).key(),
             ],
             sort_keys=True,
         )

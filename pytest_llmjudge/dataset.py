@@ -6,18 +6,38 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from .entry_rules import check_id, check_mark, oversize_reason
+from .entry_rules import check_id, check_mark, describe_error, oversize_reason
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
-from .jsonscan import HugeNumber, Unreadable, loads, loads_by_entry, members
+from .jsonscan import Unreadable, loads, loads_by_entry, members
 from .options import MAX_RUNS
+from .rubrics import Context, Turn
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Score = Annotated[float, Field(ge=1, le=5)]
-KNOWN_FIELDS = ("id", "ticket", "response", "thresholds", "marks", "runs", "expected", "metadata")
+KNOWN_FIELDS = (
+    "id",
+    "ticket",
+    "response",
+    "conversation",
+    "reference",
+    "thresholds",
+    "marks",
+    "runs",
+    "expected",
+    "metadata",
+)
+
+
+class TurnSpec(BaseModel):
+    """An earlier turn of the conversation in an eval file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    role: Literal["user", "assistant"]
+    content: NonEmpty
 
 
 class EvalFileError(Exception):
@@ -46,6 +66,8 @@ class EvalCase(BaseModel):
     id: NonEmpty
     ticket: NonEmpty
     response: NonEmpty | None = None  # required unless answers come from live targets
+    conversation: list[TurnSpec] = Field(default_factory=list)  # the turns before the ticket
+    reference: NonEmpty | None = None  # a known-good answer (the correctness dimension)
     thresholds: dict[str, Score] = Field(default_factory=dict)
     marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
     runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
@@ -54,6 +76,12 @@ class EvalCase(BaseModel):
 
     def mark_specs(self) -> list[MarkSpec]:
         return [MarkSpec(name=m) if isinstance(m, str) else m for m in self.marks]
+
+    @property
+    def context(self) -> Context:
+        """What the judge sees besides the ticket and the response."""
+        turns = tuple(Turn(t.role, t.content) for t in self.conversation)
+        return Context(turns, self.reference)
 
 
 @dataclass(frozen=True)
@@ -84,38 +112,6 @@ class EvalFile:
     warnings: list[tuple[str, int | None]] = field(default_factory=list)  # message, line
 
 
-def _describe_error(error: Any) -> str:
-    """Turn one pydantic error into a sentence that names the field."""
-    name = ".".join(str(part) for part in error["loc"]) or "entry"
-    kind = error["type"]
-    if kind == "missing":
-        return f"Missing '{name}' field"
-    if kind in ("string_too_short",):
-        return f"'{name}' must be a non-empty string"
-    if kind in ("string_type",):
-        return f"'{name}' must be a string, got {type(error['input']).__name__}"
-    if kind in ("greater_than_equal", "less_than_equal") and name.startswith(
-        ("thresholds", "expected")
-    ):
-        return f"'{name}' must be between 1 and 5, got {error['input']!r}"
-    if kind == "greater_than_equal":
-        return f"'{name}' must be >= {error['ctx']['ge']}, got {error['input']!r}"
-    if kind == "less_than_equal":
-        return f"'{name}' must be at most {error['ctx']['le']}, got {error['input']!r}"
-    if isinstance(error.get("input"), HugeNumber):
-        return f"'{name}' must be a sensible number, got one with {error['input'].digits} digits"
-    if kind in ("int_type", "float_type", "dict_type", "list_type", "model_type"):
-        expected = {
-            "int_type": "an integer",
-            "float_type": "a number",
-            "dict_type": "an object",
-            "list_type": "a list",
-            "model_type": "an object",
-        }[kind]
-        return f"'{name}' must be {expected}, got {type(error['input']).__name__}"
-    return f"'{name}': {error['msg']}"
-
-
 def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
     """Validate one entry; raise ValueError with a one-line reason naming the field.
 
@@ -137,7 +133,7 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
             raise ValueError(
                 f"'marks.{first['loc'][1]}' must be a mark name or an object with 'name'"
             ) from None
-        raise ValueError(_describe_error(first)) from None
+        raise ValueError(describe_error(first)) from None
     for position, spec in enumerate(case.mark_specs()):
         check_mark(position, spec.name)
     if not live and case.response is None:
@@ -289,7 +285,9 @@ def _validate_all(
                     line,
                 )
             )
-        too_large = oversize_reason(case.ticket, case.response or "", max_input_chars)
+        # the earlier turns and the reference count against the same input limit
+        asked = "".join([case.ticket, *case.context.texts()])
+        too_large = oversize_reason(asked, case.response or "", max_input_chars)
         if too_large:
             result.entries.append(
                 InvalidEntry(index, name, too_large, line, error=True, where=where)

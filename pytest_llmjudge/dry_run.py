@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cache import JudgeCache
-from .rubrics import Dimension, build_messages
+from .rubrics import NO_CONTEXT, Context, Dimension, build_messages
 from .settings import Settings
 
 CHARS_PER_TOKEN = 4
@@ -32,6 +32,7 @@ class PlannedJudgment:
     response: str | None
     runs: int
     target: str | None = None
+    context: Context = NO_CONTEXT
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,9 @@ def estimate(
     planned: Sequence[PlannedJudgment], items: int, settings: Settings, cache: JudgeCache | None
 ) -> Estimate:
     """What judging ``planned`` would take: each distinct run once, cached runs free."""
-    runs_of: dict[tuple[str, str, str, str | None, str | None], PlannedJudgment] = {}
+    runs_of: dict[tuple[str, str, str, str | None, str | None, Context], PlannedJudgment] = {}
     for p in planned:
-        key = (p.dimension.name, p.dimension.version, p.ticket, p.response, p.target)
+        key = (p.dimension.name, p.dimension.version, p.ticket, p.response, p.target, p.context)
         if key not in runs_of or runs_of[key].runs < p.runs:
             runs_of[key] = p
     judgments = cached = requests = prompt_tokens = 0
@@ -73,7 +74,8 @@ def estimate(
         asked = missing if settings.sampling == "calls" else 1
         requests += asked
         answer = p.response if p.response is not None else "x" * ASSUMED_ANSWER_CHARS
-        prompt_tokens += asked * estimate_tokens(build_messages(p.dimension, p.ticket, answer))
+        messages = build_messages(p.dimension, p.ticket, answer, p.context)
+        prompt_tokens += asked * estimate_tokens(messages)
     completion_tokens = (judgments - cached) * REPLY_TOKENS if settings.uses_llm else 0
     price = settings.price
     return Estimate(
@@ -92,7 +94,7 @@ def _cached_runs(p: PlannedJudgment, cache: JudgeCache | None) -> int:
     if cache is None or p.response is None:
         return 0
     return sum(
-        cache.get(cache.key(p.dimension, p.ticket, p.response, i)) is not None
+        cache.get(cache.key(p.dimension, p.ticket, p.response, i, p.context)) is not None
         for i in range(p.runs)
     )
 

@@ -13,9 +13,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from .bots import ask_with_retries, bot_client
+from .bots import TargetAnswers
 from .budget import Budget
 from .cache import JudgeCache
 from .entry_rules import oversize_reason
@@ -25,14 +24,11 @@ from .limiter import AdaptiveLimit
 from .loop import LoopThread
 from .progress import Progress
 from .redaction import redact
-from .rubrics import Dimension
+from .rubrics import NO_CONTEXT, Context, Dimension
 from .runs import PlannedRun, RunExecutor, RunKey, hand_out
 from .settings import Settings
 from .targets import TargetError
 from .trace import TraceWriter
-
-if TYPE_CHECKING:
-    import httpx2
 
 WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
 
@@ -52,7 +48,6 @@ class JudgeEngine:
     cache: JudgeCache | None = None
     _executor: RunExecutor | None = field(default=None, init=False)
     _loop: LoopThread | None = field(default=None, init=False)
-    _bots: httpx2.AsyncClient | None = field(default=None, init=False)
     _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
         default_factory=dict, init=False
     )
@@ -60,13 +55,15 @@ class JudgeEngine:
     _planned: deque[list[PlannedRun]] = field(default_factory=deque, init=False)
     _planned_active: int = field(default=0, init=False)
     _claimed: set[RunKey] = field(default_factory=set, init=False)
-    _answers: dict[tuple[str, str], concurrent.futures.Future[str]] = field(
-        default_factory=dict, init=False
-    )
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
+    _targets: TargetAnswers = field(init=False)
     _started: float | None = field(default=None, init=False)  # when the first run started
     #: called about twice a second while an item waits for its judgments (live progress)
     on_wait: Callable[[], None] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self._targets = TargetAnswers(s.targets, s.max_retries, s.retry_wait)
 
     def dimension(self, name: str) -> Dimension:
         try:
@@ -134,19 +131,36 @@ class JudgeEngine:
         response: str,
         runs: int,
         owner: str = "",
+        context: Context = NO_CONTEXT,
     ) -> None:
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
-        if self._too_large(ticket, response):
+        if self._too_large(ticket, response, context):
             return  # judge() says so when the item asks
         with self._lock:
-            size = self._group_size(runs)
             for name in dimension_names:
-                dimension = self.dimension(name)
-                planned = [
-                    PlannedRun(dimension, ticket, response, i, owner=owner) for i in range(runs)
-                ]
-                self._planned.extend(planned[i : i + size] for i in range(0, runs, size))
+                self._planned.extend(
+                    self._groups(name, ticket, response, range(runs), 0, owner, context)
+                )
         self._pump()
+
+    def _groups(
+        self,
+        name: str,
+        ticket: str,
+        response: str,
+        indexes: range,
+        generation: int,
+        owner: str,
+        context: Context,
+    ) -> list[list[PlannedRun]]:
+        """The runs ``indexes`` of one dimension, in the groups that are asked together."""
+        dimension = self.dimension(name)
+        seen = context.for_dimension(dimension)  # the reference only where it is judged
+        runs = [
+            PlannedRun(dimension, ticket, response, i, generation, owner, seen) for i in indexes
+        ]
+        size = self._group_size(len(runs))
+        return [runs[i : i + size] for i in range(0, len(runs), size)]
 
     def cancel_planned(self) -> None:
         """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""
@@ -180,6 +194,7 @@ class JudgeEngine:
         generation: int = 0,
         paid: list[Usage] | None = None,
         owner: str = "",
+        context: Context = NO_CONTEXT,
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done.
 
@@ -190,7 +205,7 @@ class JudgeEngine:
         abandoned), so that the caller's item is charged what its judging cost.
         """
         dimension = self.dimension(dimension_name)
-        too_large = self._too_large(ticket, response)
+        too_large = self._too_large(ticket, response, context)
         if too_large:
             raise JudgeError(too_large)
         mode = self.settings.verdict
@@ -199,18 +214,13 @@ class JudgeEngine:
         limit = max(runs, self.settings.max_runs) if self.settings.adaptive else runs
         batch = runs
         while True:
-            first = len(outcomes)
-            planned = [
-                PlannedRun(dimension, ticket, response, i, generation, owner)
-                for i in range(first, first + batch)
-            ]
+            indexes = range(len(outcomes), len(outcomes) + batch)
+            groups = self._groups(
+                dimension.name, ticket, response, indexes, generation, owner, context
+            )
+            planned = [run for group in groups for run in group]
             with self._lock:
-                size = self._group_size(len(planned))
-                futures = [
-                    future
-                    for i in range(0, len(planned), size)
-                    for future in self._start_group(planned[i : i + size]) or []
-                ]
+                futures = [f for group in groups for f in self._start_group(group) or []]
                 fresh = [run.key not in self._claimed for run in planned]
                 reused += [not is_fresh for is_fresh in fresh]
                 self._claimed.update(run.key for run in planned)
@@ -248,27 +258,30 @@ class JudgeEngine:
                 elapsed=0.0 if self._started is None else time.monotonic() - self._started,
             )
 
-    def _too_large(self, ticket: str, response: str) -> str | None:
-        return oversize_reason(ticket, response, self.settings.max_input_chars)
+    def _too_large(self, ticket: str, response: str, context: Context = NO_CONTEXT) -> str | None:
+        return oversize_reason(
+            "".join([ticket, *context.texts()]), response, self.settings.max_input_chars
+        )
 
     def _uncertain(self, judgment: Judgment) -> bool:
         if judgment.decision == "unstable" or judgment.unstable:
             return True
         return abs(judgment.score - judgment.threshold) < self.settings.adaptive_margin
 
-    def _answer_future(self, target: str, ticket: str) -> concurrent.futures.Future[str]:
+    def _answer_future(
+        self, target: str, ticket: str, context: Context
+    ) -> concurrent.futures.Future[str]:
         with self._lock:
-            future = self._answers.get((target, ticket))
-            if future is None:
-                future = self._start_loop()[0].submit(self._ask(target, ticket))
-                self._answers[(target, ticket)] = future
-            return future
+            loop, executor = self._start_loop()
+            turns = context.conversation
+            return self._targets.future(loop, executor.limit, target, ticket, turns)
 
-    def answer(self, target: str, ticket: str) -> str:
-        """The target's answer to the ticket, asked once per session; JudgeError if none."""
+    def answer(self, target: str, ticket: str, context: Context = NO_CONTEXT) -> str:
+        """The target's answer to the ticket (after the earlier turns), asked once per
+        session; JudgeError if none."""
         try:
             # a bot echoing a header's token must not carry it to the judge or any file
-            return redact(self._answer_future(target, ticket).result())
+            return redact(self._answer_future(target, ticket, context).result())
         except TargetError as exc:
             raise JudgeError(f"target {target}: {redact(str(exc))}") from None
 
@@ -279,33 +292,17 @@ class JudgeEngine:
         dimension_names: Sequence[str],
         runs: int,
         owner: str = "",
+        context: Context = NO_CONTEXT,
     ) -> None:
         """Ask the target now, and plan the judge runs of its answer as soon as it arrives."""
 
         def plan_runs(future: concurrent.futures.Future[str]) -> None:
             if not future.cancelled() and future.exception() is None:
                 # the same (redacted) text answer() gives the item: the same runs
-                self.plan(dimension_names, ticket, redact(future.result()), runs, owner)
+                answer = redact(future.result())
+                self.plan(dimension_names, ticket, answer, runs, owner, context)
 
-        self._answer_future(target, ticket).add_done_callback(plan_runs)
-
-    async def _ask(self, target_name: str, ticket: str) -> str:
-        config = self.settings.targets
-        if config is None:
-            raise TargetError("no targets are configured (--judge-targets)")
-        if self._bots is None:
-            self._bots = bot_client(config)
-        assert self._executor is not None
-        s = self.settings
-        return await ask_with_retries(
-            self._bots,
-            config,
-            target_name,
-            ticket,
-            self._executor.limit,
-            s.max_retries,
-            s.retry_wait,
-        )
+        self._answer_future(target, ticket, context).add_done_callback(plan_runs)
 
     def prefetch(
         self,
@@ -315,20 +312,17 @@ class JudgeEngine:
         runs: int,
         generation: int = 0,
         owner: str = "",
+        context: Context = NO_CONTEXT,
     ) -> None:
         """Start the runs of several dimensions now so that they overlap."""
-        if self._too_large(ticket, response):
+        if self._too_large(ticket, response, context):
             return
         with self._lock:
-            size = self._group_size(runs)
             for name in dimension_names:
-                dimension = self.dimension(name)
-                planned = [
-                    PlannedRun(dimension, ticket, response, i, generation, owner)
-                    for i in range(runs)
-                ]
-                for i in range(0, runs, size):
-                    self._start_group(planned[i : i + size])
+                for group in self._groups(
+                    name, ticket, response, range(runs), generation, owner, context
+                ):
+                    self._start_group(group)
 
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""
@@ -336,12 +330,11 @@ class JudgeEngine:
         if self._loop is None:
             return
         assert self._executor is not None
-        judge, bots = self._executor.judge, self._bots
+        judge, targets = self._executor.judge, self._targets
 
         async def close_clients() -> None:
             await judge.aclose()
-            if bots is not None:
-                await bots.aclose()
+            await targets.aclose()
 
         self._loop.stop(close_clients)
         self._loop = None

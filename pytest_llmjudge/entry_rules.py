@@ -3,6 +3,10 @@ pytest can apply, and a size the judge can take (plus the excerpt kept of a long
 
 from __future__ import annotations
 
+from typing import Any
+
+from .jsonscan import HugeNumber
+
 # What a node id cannot hold: pytest splits on "::", "[...]" marks parameters, "/" and
 # line breaks would make -k, --lf and copying the printed id miss the item.
 _ID_BREAKERS = (
@@ -57,3 +61,39 @@ def check_mark(position: int, name: str) -> None:
             f"'marks.{position}': usefixtures cannot be given in an eval file: use an autouse "
             "fixture or add the mark in a conftest (pytest_collection_modifyitems)"
         )
+
+
+def describe_error(error: Any) -> str:
+    """Turn one pydantic error into a sentence that names the field."""
+    name = ".".join(str(part) for part in error["loc"]) or "entry"
+    kind = error["type"]
+    if kind == "missing":
+        return f"Missing '{name}' field"
+    if kind in ("string_too_short",):
+        return f"'{name}' must be a non-empty string"
+    if kind == "literal_error" and name.startswith("conversation."):
+        return f"'{name}' must be 'user' or 'assistant', got {error['input']!r}"
+    if kind == "extra_forbidden" and name.startswith("conversation."):
+        return f"'{name}' is not a field of a turn (turns have 'role' and 'content')"
+    if kind in ("string_type",):
+        return f"'{name}' must be a string, got {type(error['input']).__name__}"
+    if kind in ("greater_than_equal", "less_than_equal") and name.startswith(
+        ("thresholds", "expected")
+    ):
+        return f"'{name}' must be between 1 and 5, got {error['input']!r}"
+    if kind == "greater_than_equal":
+        return f"'{name}' must be >= {error['ctx']['ge']}, got {error['input']!r}"
+    if kind == "less_than_equal":
+        return f"'{name}' must be at most {error['ctx']['le']}, got {error['input']!r}"
+    if isinstance(error.get("input"), HugeNumber):
+        return f"'{name}' must be a sensible number, got one with {error['input'].digits} digits"
+    if kind in ("int_type", "float_type", "dict_type", "list_type", "model_type"):
+        expected = {
+            "int_type": "an integer",
+            "float_type": "a number",
+            "dict_type": "an object",
+            "list_type": "a list",
+            "model_type": "an object",
+        }[kind]
+        return f"'{name}' must be {expected}, got {type(error['input']).__name__}"
+    return f"'{name}': {error['msg']}"

@@ -10,7 +10,8 @@ from .attempt import ItemRecord
 from .engine import JudgeEngine
 from .injection import injection_snippets
 from .item_settings import ItemSettings
-from .judgment import JudgeError, Judgment
+from .judgment import JudgeError, Judgment, NotApplicable
+from .rubrics import NO_CONTEXT, Context
 
 
 class ItemJudge:
@@ -22,11 +23,13 @@ class ItemJudge:
         settings: ItemSettings,
         record: ItemRecord,
         owner: str = "",
+        context: Context = NO_CONTEXT,
     ) -> None:
         self._engine = engine
         self.settings = settings
         self._record = record
         self._owner = owner  # the test's node id, for messages and traces
+        self.context = context  # an eval item's earlier turns and reference answer
 
     def judge(
         self,
@@ -37,10 +40,16 @@ class ItemJudge:
         runs: int | None = None,
         threshold: float | None = None,
     ) -> Judgment:
-        """Score ``response`` to ``ticket`` on ``dimension`` over N runs (blocking)."""
+        """Score ``response`` to ``ticket`` on ``dimension`` over N runs (blocking).
+
+        NotApplicable for a dimension judged against a reference answer when there is none.
+        """
         _check_text("ticket", ticket)
         _check_text("response", response)
-        for snippet in injection_snippets(ticket, response):  # flagged, never obeyed
+        if not self._applies(dimension):
+            raise NotApplicable(f"{dimension}: not applicable (the entry has no reference)")
+        turns = [t.content for t in self.context.conversation]
+        for snippet in injection_snippets(*turns, ticket, response):  # flagged, never obeyed
             if snippet not in self._record.injection:
                 self._record.injection.append(snippet)
         limit = threshold if threshold is not None else self.settings.thresholds.get(dimension)
@@ -54,6 +63,7 @@ class ItemJudge:
                 generation=self._record.attempt,
                 paid=self._record.paid,
                 owner=self._owner,
+                context=self.context,
             )
         except JudgeError as exc:
             self._record.errors.append(str(exc))
@@ -93,9 +103,15 @@ class ItemJudge:
 
     def prefetch(self, dimensions: list[str], ticket: str, response: str) -> None:
         """Start judging now so that later ``judge`` calls overlap instead of queueing."""
+        applicable = [name for name in dimensions if self._applies(name)]
+        runs, attempt = self.settings.runs, self._record.attempt
         self._engine().prefetch(
-            dimensions, ticket, response, self.settings.runs, self._record.attempt, self._owner
+            applicable, ticket, response, runs, attempt, self._owner, self.context
         )
+
+    def _applies(self, dimension: str) -> bool:
+        known = self._engine().settings.dimensions.get(dimension)
+        return known is None or not known.uses_reference or self.context.reference is not None
 
 
 class DimensionJudge:

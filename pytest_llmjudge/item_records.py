@@ -51,6 +51,10 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
         data.update(
             ticket=bounded(case.ticket, limit),
             response=bounded(judged, limit),
+            conversation=[
+                {"role": t.role, "content": bounded(t.content, limit)} for t in case.conversation
+            ],
+            reference=bounded(case.reference, limit),
             id=case.id,
             line=item.entry.line,
             expected=case.expected,
@@ -70,6 +74,7 @@ def item_record(item: pytest.Item) -> dict[str, Any] | None:
             flaky_failed=record.flaky_failed,
             attempt=record.attempt + 1,
             injection_suspected=bool(record.injection),
+            not_applicable=list(record.not_applicable),
             label_disagreement=bool(_far_from_label(item)),
             injection_snippets=[redact(s) for s in record.injection],
             usage={
@@ -155,7 +160,8 @@ def live_answer(item: pytest.Item, target: str) -> str:
     assert isinstance(item, EvalItem)
     record = record_for(item)
     try:
-        record.answer = item.config.stash[STATE_KEY].engine().answer(target, item.case.ticket)
+        engine = item.config.stash[STATE_KEY].engine()
+        record.answer = engine.answer(target, item.case.ticket, item.case.context)
         return record.answer
     except JudgeError as exc:
         problem = str(exc)

@@ -15,6 +15,10 @@ class JudgeError(Exception):
     """A dimension could not be judged at all: every run failed."""
 
 
+class NotApplicable(Exception):
+    """The dimension does not apply to this item (correctness without a reference answer)."""
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     """The fate of one run: a result or the error that ended it, and what it cost."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .rubrics import OPTIONAL_DIMENSIONS
 from .targets import (
     DEFAULT_BODY,
     DEFAULT_FIELD,
@@ -122,10 +123,14 @@ _DIMENSION_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def _dimension_files(text: str) -> tuple[tuple[str, str], ...]:
-    """``empathy=rubrics/empathy.md,clarity=rubrics/clarity.md`` -> name/path pairs."""
+    """``empathy=rubrics/empathy.md,clarity=rubrics/clarity.md`` -> name/path pairs; a
+    built-in optional dimension by its name alone (``correctness``: path "")."""
     pairs = []
     for part in text.replace(",", " ").split():
         name, sep, path = part.partition("=")
+        if name in OPTIONAL_DIMENSIONS and not sep:
+            pairs.append((name, ""))
+            continue
         if not sep or not path:
             raise ValueError(f"must look like empathy=rubrics/empathy.md, got {part!r}")
         if not _DIMENSION_NAME.match(name):
@@ -581,7 +586,8 @@ OPTIONS += (
         "dimensions",
         "--judge-dimensions",
         "llmjudge_dimensions",
-        "extra dimensions judged on every item: name=rubric-file,...",
+        "extra dimensions judged on every item: name=rubric-file,..., or correctness (built "
+        "in: against each entry's reference answer)",
         _dimension_files,
         (),
         env=("JUDGE_DIMENSIONS",),

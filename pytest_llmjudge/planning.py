@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import pytest
 
 from .collect import EvalItem
+from .dataset import EvalCase
 from .dry_run import PlannedJudgment
 from .runtime import STATE_KEY, settings_for
 from .settings import Settings
@@ -91,17 +92,30 @@ class Planner:
                 runs = settings_for(item).runs
             except ValueError:
                 continue  # a bad marker: the item reports it when it runs
-            dimensions = list(state.settings.dimensions)
+            case = item.case
+            dimensions = applicable(state.settings, case)
             if item.target is not None:
-                engine.plan_answer(item.target, item.case.ticket, dimensions, runs, item.nodeid)
-            elif item.case.response is not None:
-                engine.plan(dimensions, item.case.ticket, item.case.response, runs, item.nodeid)
+                engine.plan_answer(
+                    item.target, case.ticket, dimensions, runs, item.nodeid, case.context
+                )
+            elif case.response is not None:
+                engine.plan(dimensions, case.ticket, case.response, runs, item.nodeid, case.context)
 
     def after_report(self) -> None:
         if self.session.shouldstop or self.session.shouldfail:
             state = self.config.stash[STATE_KEY]
             if state.has_engine:
                 state.engine().cancel_planned()
+
+
+def applicable(settings: Settings, case: EvalCase) -> list[str]:
+    """The dimensions an entry is judged on: one judged against a reference answer only
+    where the entry has one."""
+    return [
+        name
+        for name, dimension in settings.dimensions.items()
+        if not dimension.uses_reference or case.reference is not None
+    ]
 
 
 def planned_judgments(
@@ -117,11 +131,13 @@ def planned_judgments(
             runs = settings_for(item).runs
         except ValueError:
             continue  # a bad marker: the item reports it when it runs
-        for dimension in settings.dimensions.values():
+        for name in applicable(settings, item.case):
             response = None if item.target is not None else item.case.response
             if response is None and item.target is None:
                 continue  # nothing to judge: the item reports that when it runs
+            dimension = settings.dimensions[name]
+            context = item.case.context.for_dimension(dimension)
             planned.append(
-                PlannedJudgment(dimension, item.case.ticket, response, runs, item.target)
+                PlannedJudgment(dimension, item.case.ticket, response, runs, item.target, context)
             )
     return planned, len(evals)

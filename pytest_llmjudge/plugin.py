@@ -16,6 +16,7 @@ import pytest
 
 from .discovery import is_eval_file, is_symlink_loop, may_collect_evals
 from .options import OPTIONS
+from .rubrics import NO_CONTEXT
 from .runtime import (
     EVAL_ITEM_KEY,
     STATE_KEY,
@@ -251,7 +252,10 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     except ValueError as exc:
         pytest.fail(str(exc), pytrace=False)
     state = request.config.stash[STATE_KEY]
-    return ItemJudge(state.engine, settings, record_for(request.node), request.node.nodeid)
+    case = getattr(request.node, "case", None)  # an eval item's entry
+    context = case.context if case is not None else NO_CONTEXT
+    node = request.node
+    return ItemJudge(state.engine, settings, record_for(node), node.nodeid, context)
 
 
 @pytest.fixture

@@ -164,6 +164,11 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
     lines.append(usage)
     lines += [f"note: {notice}" for notice in meta.notices]
+    if s.not_applicable:
+        lines.append(
+            f"not applicable: {s.not_applicable} items have no reference answer (not judged "
+            "on correctness; neither pass nor fail on it)"
+        )
     if results.unstable:
         lines.append(
             "unstable (runs straddle the threshold; add runs or mark them flaky): "

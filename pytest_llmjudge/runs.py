@@ -31,13 +31,13 @@ from .judgment import RunOutcome
 from .limiter import AdaptiveLimit
 from .redaction import redact
 from .retry import RetryAfterTooLong, retrying
-from .rubrics import Dimension
+from .rubrics import NO_CONTEXT, Context, Dimension
 from .settings import Settings
 from .trace import TraceWriter, trace_record
 
 logger = logging.getLogger("pytest_llmjudge")
 
-RunKey = tuple[str, str, str, str, int, int]
+RunKey = tuple[str, str, str, str, int, int, Context]
 Reply = RunResult | RetryableJudgeError  # one choice: a score, or why it was rejected
 
 
@@ -49,11 +49,13 @@ class PlannedRun:
     run_index: int
     generation: int = 0  # > 0: a rerun of the item judges afresh (no memory, no disk cache)
     owner: str = field(default="", compare=False)  # the item it is judged for, for messages
+    context: Context = NO_CONTEXT  # earlier turns; the reference where the dimension uses it
 
     @property
     def key(self) -> RunKey:
         d = self.dimension
-        return (d.name, d.version, self.ticket, self.response, self.run_index, self.generation)
+        where = (self.ticket, self.response, self.run_index, self.generation, self.context)
+        return (d.name, d.version, *where)
 
 
 @dataclass
@@ -135,7 +137,7 @@ class RunExecutor:
     def _cache_key(self, run: PlannedRun) -> str | None:
         if self.cache is None or run.generation != 0:
             return None
-        return self.cache.key(run.dimension, run.ticket, run.response, run.run_index)
+        return self.cache.key(run.dimension, run.ticket, run.response, run.run_index, run.context)
 
     def _remember(self, run: PlannedRun, result: RunResult) -> None:
         key = self._cache_key(run)
@@ -265,12 +267,13 @@ class RunExecutor:
     async def _call(self, runs: list[PlannedRun], usage: Usage) -> list[Reply]:
         run = runs[0]
         if len(runs) == 1:
-            return [
-                await self.judge.judge_once(run.dimension, run.ticket, run.response, usage=usage)
-            ]
+            reply = await self.judge.judge_once(
+                run.dimension, run.ticket, run.response, usage=usage, context=run.context
+            )
+            return [reply]
         assert isinstance(self.judge, ChoicesJudge)
         return await self.judge.judge_choices(
-            run.dimension, run.ticket, run.response, len(runs), usage=usage
+            run.dimension, run.ticket, run.response, len(runs), usage=usage, context=run.context
         )
 
 

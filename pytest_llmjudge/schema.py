@@ -127,6 +127,15 @@ class ItemResult(BaseModel):
         default=None, description="position of the target in the config"
     )
     ticket: str | None = None
+    conversation: list[dict[str, str]] = Field(
+        default_factory=list, description="the earlier turns (role, content) before the ticket"
+    )
+    reference: str | None = Field(default=None, description="the known-good answer, if any")
+    not_applicable: list[str] = Field(
+        default_factory=list,
+        description="dimensions not judged for this item (correctness without a reference): "
+        "they neither pass nor fail it",
+    )
     answer: str | None = Field(default=None, description="the target's answer that was judged")
     response: str | None = Field(
         default=None, description="the text that was judged (excerpt if over the input limit)"
@@ -213,6 +222,10 @@ class Summary(BaseModel):
     partial_runs: int = Field(
         default=0,
         description="items with a dimension judged on fewer runs than requested (runs failed)",
+    )
+    not_applicable: int = Field(
+        default=0,
+        description="items with a dimension that does not apply (correctness without a reference)",
     )
     judged: int = Field(
         default=0,

@@ -26,7 +26,7 @@ from .options import (
 from .pricing import Price, parse_price_lines, price_for
 from .redaction import register_url, safe_url
 from .rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
-from .rubrics import Dimension
+from .rubrics import OPTIONAL_DIMENSIONS, Dimension
 from .targets import TargetConfig
 
 
@@ -51,6 +51,9 @@ def _read_rubrics(
     for name, file in pairs:
         if name in dimensions:
             raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
+        if name in OPTIONAL_DIMENSIONS and not file:
+            dimensions[name] = OPTIONAL_DIMENSIONS[name]  # built in: its own rubric
+            continue
         path = Path(file) if Path(file).is_absolute() else folder / file
         try:
             rubric = path.read_text(encoding="utf-8").strip()
@@ -58,7 +61,8 @@ def _read_rubrics(
             raise SettingsError(f"{source}: rubric file {path} not found") from None
         if not rubric:
             raise SettingsError(f"{source}: rubric file {path} is empty")
-        dimensions[name] = Dimension(name, rubric)
+        built_in = OPTIONAL_DIMENSIONS.get(name)  # correctness with a rubric of one's own
+        dimensions[name] = Dimension(name, rubric, built_in is not None and built_in.uses_reference)
     return dimensions
 
 

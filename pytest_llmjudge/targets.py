@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .redaction import register_secret, register_url
+from .rubrics import Turn
 
 DEFAULT_BODY = '{"message": "{ticket}"}'
 DEFAULT_FIELD = "answer"
@@ -79,19 +80,25 @@ def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
 
 
 def check_body_template(template: str) -> None:
-    """The template must be JSON; ``{ticket}`` goes inside a string value."""
+    """The template must be JSON; ``{ticket}`` goes inside a string value, ``"{messages}"``
+    is a whole value (replaced by the conversation as a JSON list)."""
     try:
         json.loads(template)
     except json.JSONDecodeError as exc:
         raise ValueError(f"body template is not JSON: {exc.msg} at column {exc.colno}") from None
-    if "{ticket}" not in template:
-        raise ValueError("body template has no {ticket} placeholder")
+    if "{ticket}" not in template and '"{messages}"' not in template:
+        raise ValueError('body template has neither a {ticket} nor a "{messages}" placeholder')
 
 
-def render_body(template: str, ticket: str) -> bytes:
-    """The request body: the template with {ticket} replaced inside its string values."""
+def render_body(template: str, ticket: str, conversation: Sequence[Turn] = ()) -> bytes:
+    """The request body: the template with {ticket} replaced inside its string values, and a
+    value "{messages}" replaced by the earlier turns and the ticket as role/content objects."""
+    messages = [{"role": t.role, "content": t.content} for t in conversation]
+    messages.append({"role": "user", "content": ticket})
 
     def fill(value: Any) -> Any:
+        if value == "{messages}":
+            return messages
         if isinstance(value, str):
             return value.replace("{ticket}", ticket)
         if isinstance(value, list):

@@ -40,7 +40,8 @@ def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
 def test_x_counts_the_requests_sent_ahead_for_items_that_never_ran(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    entries = [entry("bad", "answer {{relevance=1}}")]
+    # the first item's replies are slow too: the later items' requests surely go out first
+    entries = [entry("bad", "answer {{relevance=1 delay=0.2}}")]
     entries += [entry(f"later{i}", "answer {{delay=0.2}}", ticket=f"T{i}") for i in range(4)]
     write_evals(pytester, entries)
     run(pytester, "evals/", "-x", "-p", "no:randomly").assert_outcomes(failed=1)

@@ -25,7 +25,7 @@ from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult, Usage
 from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
 from pytest_llmjudge.pricing import parse_price_lines, price_for
 from pytest_llmjudge.report import failure_report, terminal_summary, verdict_line
-from pytest_llmjudge.rubrics import Dimension
+from pytest_llmjudge.rubrics import NO_CONTEXT, Context, Dimension
 from pytest_llmjudge.schema import ItemResult, ScoreSummary, json_schema
 from pytest_llmjudge.session_results import SessionFacts, SessionResults
 from pytest_llmjudge.settings import Settings, resolve_settings
@@ -253,7 +253,13 @@ class ScriptedJudge:
         self.lock = threading.Lock()
 
     async def judge_once(
-        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        *,
+        usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
     ) -> RunResult:
         await asyncio.sleep(0)
         with self.lock:

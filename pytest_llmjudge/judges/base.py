@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ..rubrics import Dimension
+from ..rubrics import NO_CONTEXT, Context, Dimension
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,13 @@ class Judge(Protocol):
     uses_llm: bool
 
     async def judge_once(
-        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        *,
+        usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
     ) -> RunResult:
         """Return one validated score or raise JudgeCallError; count what it cost in usage."""
         ...
@@ -108,6 +114,7 @@ class ChoicesJudge(Judge, Protocol):
         n: int,
         *,
         usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
     ) -> list[RunResult | RetryableJudgeError]:
         """One entry per choice the server returned (fewer than ``n`` when it ignores n):
         a validated score, or why that choice was rejected. Raises when none is usable."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from ..redaction import redact, safe_url
-from ..rubrics import Dimension, build_messages
+from ..rubrics import NO_CONTEXT, Context, Dimension, build_messages
 from .base import (
     FatalJudgeError,
     RetryableJudgeError,
@@ -159,9 +159,18 @@ class OpenAIJudge:
         return extra
 
     async def judge_once(
-        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        *,
+        usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
     ) -> RunResult:
-        first = (await self.judge_choices(dimension, ticket, response, 1, usage=usage))[0]
+        asked = await self.judge_choices(
+            dimension, ticket, response, 1, usage=usage, context=context
+        )
+        first = asked[0]
         if isinstance(first, RetryableJudgeError):
             raise first
         return first
@@ -174,6 +183,7 @@ class OpenAIJudge:
         n: int,
         *,
         usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
     ) -> list[RunResult | RetryableJudgeError]:
         """Ask for ``n`` independent scores in one request (``n`` choices): the prompt is
         sent and billed once. A server that ignores ``n`` returns fewer; the caller decides.
@@ -182,7 +192,7 @@ class OpenAIJudge:
         import openai
 
         client = self._get_client()
-        messages = build_messages(dimension, ticket, response)
+        messages = build_messages(dimension, ticket, response, context)
         usage = usage if usage is not None else Usage()
         try:
             sent_schema = self._schema_supported

@@ -8,8 +8,9 @@ and says that no LLM was involved, so nobody mistakes these scores for a model's
 
 from __future__ import annotations
 
-from ...rubrics import Dimension
+from ...rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, RunResult, Usage
+from .correctness import score_correctness
 from .model import DimensionModel, fitted
 from .relevance import ceiling, relevance_signals
 from .signals import Signals
@@ -59,14 +60,24 @@ class HeuristicJudge:
     uses_llm = False
 
     async def judge_once(
-        self, dimension: Dimension, ticket: str, response: str, *, usage: Usage | None = None
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        *,
+        usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
     ) -> RunResult:
         if usage is not None:
             usage.requests += 1  # one judgment, made in-process
             if usage.exchanges is not None:
                 usage.exchanges.append({"messages": None, "reply": None})
         if dimension.name == "relevance":
-            score, reason = score_relevance(ticket, response)
+            # what the user asked in earlier turns counts as asked
+            asked = [t.content for t in context.conversation if t.role == "user"]
+            score, reason = score_relevance("\n".join([*asked, ticket]), response)
+        elif dimension.uses_reference and context.reference is not None:
+            score, reason = score_correctness(response, context.reference)
         elif dimension.name == "tone":
             score, reason = score_tone(response)
         else:
