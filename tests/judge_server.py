@@ -61,6 +61,12 @@ class JudgeRequest:
         """Choices asked for."""
         return int(self.body.get("n") or 1)
 
+    def block(self, name: str) -> str | None:
+        """The text of a delimited block of the prompt (conversation, reference), if sent."""
+        text = "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+        found = re.search(rf"<{name}-(\w+)>\n(.*?)\n</{name}-\1>", text, re.DOTALL)
+        return found.group(2) if found else None
+
     @property
     def response_format(self) -> str | None:
         fmt = self.body.get("response_format")
