@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .attempt import ItemRecord
@@ -11,7 +11,7 @@ from .engine import JudgeEngine
 from .injection import injection_snippets
 from .item_settings import ItemSettings
 from .judgment import JudgeError, Judgment, NotApplicable
-from .rubrics import NO_CONTEXT, Context
+from .rubrics import NO_CONTEXT, Context, Turn
 
 
 class ItemJudge:
@@ -39,15 +39,27 @@ class ItemJudge:
         *,
         runs: int | None = None,
         threshold: float | None = None,
+        reference: str | None = None,
+        conversation: Sequence[tuple[str, str]] | None = None,
     ) -> Judgment:
         """Score ``response`` to ``ticket`` on ``dimension`` over N runs (blocking).
 
-        NotApplicable for a dimension judged against a reference answer when there is none.
+        ``reference`` (a known-good answer, for ``correctness``) and ``conversation`` (the
+        earlier (role, content) turns) stand in for an eval entry's. NotApplicable for a
+        dimension judged against a reference answer when there is none.
         """
+        if reference is not None or conversation is not None:
+            given = tuple(Turn(role, content) for role, content in conversation or ())
+            scoped = ItemJudge(self._engine, self.settings, self._record, self._owner)
+            scoped.context = Context(given or self.context.conversation, reference)
+            return scoped.judge(dimension, ticket, response, runs=runs, threshold=threshold)
         _check_text("ticket", ticket)
         _check_text("response", response)
         if not self._applies(dimension):
-            raise NotApplicable(f"{dimension}: not applicable (the entry has no reference)")
+            raise NotApplicable(
+                f"{dimension}: not applicable without a reference answer (an entry's "
+                "'reference', or reference=... in a hand-written test)"
+            )
         turns = [t.content for t in self.context.conversation]
         for snippet in injection_snippets(*turns, ticket, response):  # flagged, never obeyed
             if snippet not in self._record.injection:

@@ -189,12 +189,19 @@ def _detail(item: ItemResult) -> str:
         parts.append(f'<p class="error">{_e(item.error)}</p>')
     if item.reason:
         parts.append(f"<p>{_e(item.reason)}</p>")
+    for number, turn in enumerate(item.conversation, start=1):
+        role = turn.get("role", "?")
+        parts.append(f"<h4>turn {number}: {_e(role)}</h4><pre>{_e(turn.get('content', ''))}</pre>")
     if item.ticket:
         parts.append(f"<h4>ticket</h4><pre>{_e(item.ticket)}</pre>")
     judged = item.answer if item.answer is not None else item.response
     if judged:
         label = f"answer of {item.target}" if item.target else "response"
         parts.append(f"<h4>{_e(label)}</h4><pre>{_e(judged)}</pre>")
+    if item.reference:
+        parts.append(f"<h4>reference answer</h4><pre>{_e(item.reference)}</pre>")
+    if item.not_applicable:
+        parts.append(f"<p>not applicable: {_e(', '.join(item.not_applicable))}</p>")
     for name, dim in item.dimensions.items():
         reasons = dim.run_reasonings or [dim.reasoning]
         runs = "".join(

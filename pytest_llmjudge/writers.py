@@ -101,8 +101,10 @@ def save_responses(results: ResultsFile, folder: Path) -> None:
             per_target.setdefault(row.target, []).append(
                 {
                     "id": row.id,
+                    **({"conversation": row.conversation} if row.conversation else {}),
                     "ticket": row.ticket,
                     "response": row.answer,
+                    **({"reference": row.reference} if row.reference else {}),
                     "metadata": {**row.metadata, "target": row.target, "source": row.compare_key},
                 }
             )

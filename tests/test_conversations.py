@@ -165,3 +165,27 @@ def test_the_heuristic_judge_uses_the_conversation_and_the_reference(
     assert rows["with"]["relevance"]["score"] > rows["without"]["relevance"]["score"]
     assert rows["with"]["correctness"]["score"] > rows["without"]["correctness"]["score"]
     assert "key terms of the reference" in rows["with"]["correctness"]["reasoning"]
+
+
+def test_a_hand_written_test_can_give_a_reference_and_turns(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytester.makepyfile(
+        test_bot=f"""
+import pytest
+
+def test_fix(llmjudge):
+    j = llmjudge.judge("correctness", "What should I change?", "Set -Xmx2g.",
+                       reference={REFERENCE!r}, conversation=[("user", "Builds die with 137.")])
+    assert j.score == 4
+
+def test_no_reference(llmjudge):
+    llmjudge.judge("correctness", "What should I change?", "Set -Xmx2g.")
+"""
+    )
+    result = run(pytester, "test_bot.py", "--judge-dimensions=correctness")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*correctness: not applicable without a reference answer*"])
+    (request,) = judge_server.requests
+    assert request.block("reference") == REFERENCE
+    assert "Builds die with 137." in (request.block("conversation") or "")

@@ -13,17 +13,26 @@ from conftest import read_results, run
 EVALS = Path(__file__).parent.parent / "evals"
 
 
+def _entries(data: object) -> list[dict[str, object]]:
+    """The entries of an eval file of either shape."""
+    entries = data["examples"] if isinstance(data, dict) else data
+    assert isinstance(entries, list)
+    return entries
+
+
 def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     pytester: pytest.Pytester,
 ) -> None:
     shutil.copytree(EVALS, pytester.path / "evals")
     weak = [
         e["id"]
-        for e in json.loads((EVALS / "support.json").read_text())
+        for name in ("support.json", "conversations.json")
+        for e in _entries(json.loads((EVALS / name).read_text()))
         if any(isinstance(m, dict) and m["name"] == "xfail" for m in e.get("marks", []))
     ]
-    assert len(weak) >= 5
-    result = run(pytester, "evals/", "--judge-runs=3")
+    assert len(weak) >= 6
+    # as the repository's pyproject.toml configures it
+    result = run(pytester, "evals/", "--judge-runs=3", "--judge-dimensions=correctness")
     assert result.ret == pytest.ExitCode.OK
     outcomes = result.parseoutcomes()
     assert outcomes["xfailed"] == len(weak)
@@ -32,3 +41,8 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     results = read_results(pytester)
     assert {r["id"] for r in results["results"] if r["outcome"] == "xfailed"} == set(weak)
     assert results["meta"]["provider"] == "heuristic"
+    # entries with a reference are judged on correctness, the others are not applicable
+    referenced = {r["id"] for r in results["results"] if r["reference"]}
+    assert len(referenced) >= 3 and any(r["conversation"] for r in results["results"])
+    assert {r["id"] for r in results["results"] if "correctness" in r} == referenced
+    assert results["summary"]["not_applicable"] == len(results["results"]) - len(referenced)

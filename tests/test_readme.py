@@ -35,6 +35,7 @@ CHECKED = {
     "results": '"meta": {"provider"',
     "ab_commands": "python examples/ab/bots.py &",
     "ab_output": "A/B comparison of python, dotnet",
+    "conversation_entry": '{"id": "oom-followup",',
 }
 
 
@@ -178,3 +179,11 @@ def test_the_ab_example_runs_and_prints_the_comparison(pytester: pytest.Pytester
         bots.wait(timeout=10)
     result.assert_outcomes(passed=5, failed=5)
     result.stdout.fnmatch_lines(block("ab_output").strip().splitlines())
+
+
+def test_the_conversation_entry_is_valid() -> None:
+    from pytest_llmjudge.dataset import validate_entry
+
+    case = validate_entry(json.loads(block("conversation_entry")), ["relevance", "correctness"])
+    assert [t.role for t in case.context.conversation] == ["user", "assistant"]
+    assert case.context.reference is not None and case.ticket.startswith("Yes, 2Gi")
