@@ -123,7 +123,7 @@ class ItemJudge:
 
     def _applies(self, dimension: str) -> bool:
         known = self._engine().settings.dimensions.get(dimension)
-        return known is None or not known.uses_reference or self.context.reference is not None
+        return known is None or known.applies(self.context)
 
 
 class DimensionJudge:

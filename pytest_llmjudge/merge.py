@@ -18,7 +18,7 @@ from .agreement import label_agreement
 from .baseline import compare_with_baseline, identity_mismatch, load_baseline
 from .comparison import compare_targets
 from .gates import agreement_gates, evaluate_gates
-from .schema import ResultsFile, Tokens
+from .schema import BaselineResult, ResultsFile, Tokens
 from .session_results import summarize
 
 
@@ -110,8 +110,6 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
 
 
 def _compare(merged: ResultsFile, path: Path) -> None:
-    from .schema import BaselineResult
-
     try:
         loaded = load_baseline(path)
     except ValueError as exc:

@@ -112,9 +112,7 @@ def applicable(settings: Settings, case: EvalCase) -> list[str]:
     """The dimensions an entry is judged on: one judged against a reference answer only
     where the entry has one."""
     return [
-        name
-        for name, dimension in settings.dimensions.items()
-        if not dimension.uses_reference or case.reference is not None
+        name for name, dimension in settings.dimensions.items() if dimension.applies(case.context)
     ]
 
 

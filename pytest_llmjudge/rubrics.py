@@ -19,6 +19,10 @@ class Dimension:
     rubric: str
     uses_reference: bool = False  # judged against the entry's known-good answer
 
+    def applies(self, context: Context) -> bool:
+        """Whether an item with this context is judged on it (not without a reference)."""
+        return not self.uses_reference or context.reference is not None
+
     @functools.cached_property
     def version(self) -> str:
         """Identifies prompt + rubric; part of every cache key."""

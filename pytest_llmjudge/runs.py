@@ -168,7 +168,9 @@ class RunExecutor:
                 what=f"judge call for {first.owner or 'a test'} ({first.dimension.name}, "
                 f"{numbers})",
             ):
-                self.retrying -= len(waiting) if backing_off else 0
+                if backing_off:  # the wait is over: this attempt asks again
+                    self.retrying -= len(waiting)
+                    backing_off = False
                 with attempt:
                     before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
                     try:

@@ -26,6 +26,7 @@ from .schema import (
     BaselineResult,
     ErrorEntry,
     ItemResult,
+    JudgeIdentity,
     Meta,
     ResultsFile,
     SkippedEntry,
@@ -164,6 +165,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         total=usage.prompt_tokens + usage.completion_tokens,
     )
     price = settings.price
+    identity = judge_identity(settings)
     return Meta(
         provider=settings.provider,
         llm=settings.uses_llm,
@@ -185,21 +187,20 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         price_source=None if price is None else price.source,
         verdict=settings.verdict,
         plugin_version=__version__,
-        judge=judge_identity(settings).model_copy(update={"scoring": _scoring(settings, usage)}),
-        notices=_notices(settings, usage),
+        judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
+        notices=_notices(settings, identity, usage),
     )
 
 
-def _scoring(settings: Settings, usage: Usage) -> str:
+def _scoring(identity: JudgeIdentity, usage: Usage) -> str:
     """How the runs judged in this session were scored: logprobs, text (also when a server
     without logprobs made the session fall back) or mixed."""
-    identity = judge_identity(settings)
     if identity.scoring != "logprobs" or usage.weighted == usage.judgments:
         return identity.scoring
     return "text" if usage.weighted == 0 else "mixed"
 
 
-def _notices(settings: Settings, usage: Usage) -> list[str]:
+def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[str]:
     notices = []
     if usage.short_replies:
         then = (
@@ -216,7 +217,7 @@ def _notices(settings: Settings, usage: Usage) -> list[str]:
             "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
         )
     unweighted = usage.judgments - usage.weighted
-    if judge_identity(settings).scoring == "logprobs" and unweighted:
+    if identity.scoring == "logprobs" and unweighted:
         notices.append(
             f"{unweighted} of {usage.judgments} runs are scored by the integer the judge "
             "wrote, not by logprobs (the server returned none for them)"

@@ -3,7 +3,6 @@ local server (which honours n, or ignores it as Ollama does), and --judge-dry-ru
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -184,7 +183,8 @@ def test_dry_run_under_xdist_runs_nothing_either(
     result = run(pytester, "evals/", "-n", "2", "--judge-dry-run")
     assert result.ret == pytest.ExitCode.OK and judge_server.count() == 0
     result.stdout.fnmatch_lines(["4 eval items: 8 runs to judge*", "judge requests: 8*"])
-    assert json.dumps(result.outlines).count("[gw") == 0  # no worker started
+    # a distributed session prints "created: 2/2 workers"; no worker started here
+    assert not any("workers" in line for line in result.outlines)
 
 
 def test_counts_under_xdist_are_the_servers(

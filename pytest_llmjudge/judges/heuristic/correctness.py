@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .relevance import _matches, technical_tokens
+from .relevance import matches, technical_tokens
 from .text import content_terms, rarity
 
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")
@@ -21,7 +21,7 @@ def score_correctness(response: str, reference: str) -> tuple[int, str]:
     wanted = list(dict.fromkeys(content_terms(reference)))
     have = set(content_terms(response))
     total = sum(table.idf(t) for t in wanted) or 1.0
-    shared = [t for t in wanted if _matches(t, have)]
+    shared = [t for t in wanted if matches(t, have)]
     share = sum(table.idf(t) for t in shared) / total
     exact = set(technical_tokens(reference)) | set(_NUMBER.findall(reference))
     given = set(technical_tokens(response)) | set(_NUMBER.findall(response))

@@ -43,7 +43,7 @@ def technical_tokens(text: str) -> list[str]:
     return [t for t in _TECHNICAL_TOKEN.findall(text) if not _PLAIN.fullmatch(t)]
 
 
-def _matches(term: str, others: set[str]) -> bool:
+def matches(term: str, others: set[str]) -> bool:
     """Same stem, or a shared prefix of 5+ letters (deploy ~ deployment, expired ~ expiry)."""
     if term in others:
         return True
@@ -53,7 +53,7 @@ def _matches(term: str, others: set[str]) -> bool:
 def _weighted_share(terms: list[str], others: set[str], table: Rarity) -> tuple[float, list[str]]:
     unique = list(dict.fromkeys(terms))
     total = sum(table.idf(t) for t in unique)
-    shared = [t for t in unique if _matches(t, others)]
+    shared = [t for t in unique if matches(t, others)]
     if total == 0:
         return 0.0, shared
     return sum(table.idf(t) for t in shared) / total, shared
