@@ -2,8 +2,9 @@
 evaluated over the union (``python -m pytest_llmjudge merge``).
 
 A shard is a pytest session over a part of the suite (pytest-split, pytest-shard, ``-k``
-slices). Merging refuses what cannot be one suite: a node id judged in two shards, or shards
-judged by different judges; each error names the files.
+slices). Merging refuses what cannot be one suite: a node id judged in two shards, shards
+judged by different judges, or shards run with other verdict settings (runs, thresholds,
+verdict rule); each error names the files.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     if not shards:
         raise MergeError("no results files to merge")
     _check_same_judge(shards)
+    _check_same_settings(shards)
     _check_disjoint(shards)
     first = shards[0][1]
     items = sorted(
@@ -135,6 +137,23 @@ def _check_same_judge(shards: Sequence[tuple[str, ResultsFile]]) -> None:
         mismatch = identity_mismatch(first.meta.judge, shard.meta.judge)
         if mismatch:
             raise MergeError(f"{first_name} and {name} were judged by different judges: {mismatch}")
+
+
+def _check_same_settings(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    # the merged meta states one set of settings: shards that passed or failed their items
+    # against other bars are not one suite's verdict
+    first_name, first = shards[0]
+    for name, shard in shards[1:]:
+        differences = [
+            f"{setting} {getattr(first.meta, setting)} != {getattr(shard.meta, setting)}"
+            for setting in ("runs", "thresholds", "verdict")
+            if getattr(first.meta, setting) != getattr(shard.meta, setting)
+        ]
+        if differences:
+            raise MergeError(
+                f"{first_name} and {name} were run with different settings: "
+                + "; ".join(differences)
+            )
 
 
 def _check_disjoint(shards: Sequence[tuple[str, ResultsFile]]) -> None:

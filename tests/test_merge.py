@@ -94,6 +94,14 @@ def test_merge_refuses_a_duplicated_item_and_another_judge(
     mixed = _cli(pytester.path, "merge", files[0], "other.json", "-o", "m.json")
     assert mixed.returncode == 2
     assert "shard-1.json and other.json were judged by different judges: model" in mixed.stderr
+    other = _read(pytester.path / files[2])
+    other["meta"]["runs"] = 3
+    (pytester.path / "other.json").write_text(json.dumps(other))
+    settings = _cli(pytester.path, "merge", files[0], "other.json", "-o", "m.json")
+    assert settings.returncode == 2 and not (pytester.path / "m.json").exists()
+    assert "shard-1.json and other.json were run with different settings: runs 1 != 3" in (
+        settings.stderr
+    )
     bad = _cli(pytester.path, "merge", files[0], "nothing.json", "-o", "m.json")
     assert bad.returncode == 2 and "nothing.json: file not found" in bad.stderr
     wrong = _cli(pytester.path, "merge", *files, "-o", "m.json", "--judge-min-pass-rate=2")
