@@ -191,7 +191,7 @@ from pytest_llmjudge.settings import resolve_settings
 
 class Instant:
     uses_llm = True
-    async def judge_once(self, dimension, ticket, response, *, usage=None):
+    async def judge_once(self, dimension, ticket, response, *, usage=None, context=None):
         if usage is not None:
             usage.requests += 1
         return RunResult(4, "ok", 100, 20)

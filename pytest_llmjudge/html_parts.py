@@ -37,7 +37,7 @@ pre{white-space:pre-wrap;background:#f6f8fa;padding:.4rem;border-radius:4px;max-
 """
 
 # Sorting by a column header, filtering by outcome and text. The filter can be given in the
-# address (#outcome=failed&q=oom) so that a link shows the same rows.
+# address (#outcome=failed&q=oom&sort=-relevance) so that a link shows the same rows.
 SCRIPT = """
 (function(){
 var table=document.getElementById('item-table');if(!table)return;
@@ -51,7 +51,9 @@ var params=new URLSearchParams(location.hash.slice(1));
 if(params.get('outcome'))outcome.value=params.get('outcome');
 if(params.get('q'))search.value=params.get('q');
 outcome.addEventListener('change',apply);search.addEventListener('input',apply);apply();
+var sorters={};
 Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+sorters[th.dataset.key]=sort;
 function sort(){var down=th.getAttribute('aria-sort')==='ascending';
 Array.prototype.forEach.call(table.tHead.rows[0].cells,function(c){c.removeAttribute('aria-sort');});
 th.setAttribute('aria-sort',down?'descending':'ascending');
@@ -60,6 +62,8 @@ var nx=parseFloat(x),ny=parseFloat(y),c=(isNaN(nx)||isNaN(ny))?x.localeCompare(y
 return down?-c:c;});rows.forEach(function(r){body.appendChild(r);});}
 th.addEventListener('click',sort);
 th.addEventListener('keydown',function(e){if(e.key==='Enter')sort();});});
+var key=params.get('sort')||'',down=key.charAt(0)==='-',by=sorters[down?key.slice(1):key];
+if(by){by();if(down)by();}
 })();
 """
 

@@ -135,7 +135,7 @@ def _items(items: Sequence[ItemResult]) -> str:
     outcomes = sorted({i.outcome for i in items})
     options = "".join(f'<option value="{_e(o)}">{_e(o)}</option>' for o in outcomes)
     head = "".join(
-        f'<th data-col="{n}" role="button" tabindex="0">{_e(h)}</th>'
+        f'<th data-col="{n}" data-key="{_e(h)}" role="button" tabindex="0">{_e(h)}</th>'
         for n, h in enumerate(["item", "outcome", *names, "flags"])
     )
     rows = "\n".join(_item_row(item, names) for item in items)

@@ -164,6 +164,15 @@ def test_the_report_in_a_real_browser(pytester: pytest.Pytester, judge_server: J
     assert [r["data-outcome"] for r in filtered.rows if "hidden" not in r] == ["failed"]
     searched = _browser("--virtual-time-budget=3000", "--dump-dom", f"{url}#q=shaky").stdout
     assert "1 of 3 shown" in searched
+    # sorted from the address: by id descending, and by relevance with the worst first
+    for order, first_ids in (("-item", ["shaky", "fine", "evil"]), ("relevance", ["evil"])):
+        page = Page(
+            _browser("--virtual-time-budget=3000", "--dump-dom", f"{url}#sort={order}").stdout
+        )
+        ids = [row["data-text"].split()[0] for row in page.rows]  # data-text starts with the id
+        assert ids[: len(first_ids)] == first_ids and sorted(ids) == ["evil", "fine", "shaky"]
+        direction = "descending" if order.startswith("-") else "ascending"
+        assert ("th", direction) in [(tag, found.get("aria-sort")) for tag, found in page.tags]
     assert "alert(" not in "".join(t for tag, a in Page(dom).tags for t in a if tag == "script")
     shot = pytester.path / "report.png"
     _browser("--window-size=1200,1400", f"--screenshot={shot}", url)
