@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .gates import dimension_names, suite_means
 from .html_parts import SCRIPT, STYLE, bar_chart, histogram, interval_chart
-from .report import score_text
+from .report import outcome_counts, score_text
 from .schema import BaselineResult, ItemResult, ResultsFile, TargetComparison
 from .stats import confidence_interval, mean_and_std
 
@@ -70,11 +70,11 @@ def _settings(results: ResultsFile) -> str:
 def _cards(results: ResultsFile) -> str:
     s, meta = results.summary, results.meta
     cards = [
-        ("items", f"{s.total}", f"{s.passed} passed, {s.failed} failed, {s.errors} errors"),
+        ("items", f"{s.total}", outcome_counts(s)),
         (
             "pass rate",
             "-" if s.pass_rate is None else f"{s.pass_rate:.0%}",
-            f"of {s.judged} judged items",
+            f"of {s.judged} judged items; xfailed left out",
         ),
     ]
     cards += [

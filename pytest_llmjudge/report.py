@@ -10,7 +10,7 @@ from .agreement import agreement_line
 from .comparison import comparison_lines
 from .gates import suite_means
 from .judgment import Judgment
-from .schema import BaselineResult, ResultsFile
+from .schema import BaselineResult, ResultsFile, Summary
 
 
 def _runs(judgment: Judgment) -> str:
@@ -129,9 +129,8 @@ def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> 
     return text
 
 
-def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
-    """The lines shown under the ``llmjudge`` heading at the end of a session."""
-    s, meta = results.summary, results.meta
+def outcome_counts(s: Summary) -> str:
+    """``27 passed, 6 xfailed``: the outcomes that happened, in pytest's order."""
     counts = [
         f"{getattr(s, name)} {label}"
         for name, label in (
@@ -145,12 +144,16 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
         )
         if getattr(s, name)
     ]
+    return ", ".join(counts) or "none run"
+
+
+def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
+    """The lines shown under the ``llmjudge`` heading at the end of a session."""
+    s, meta = results.summary, results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
         judge += " (no LLM)"
-    lines = [
-        f"{s.total} eval items: {', '.join(counts) or 'none run'}; judge: {judge}, runs={meta.runs}"
-    ]
+    lines = [f"{s.total} eval items: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"]
     means = suite_means(results.results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))

@@ -84,6 +84,17 @@ def test_the_html_report_is_self_contained_and_escapes_every_text(
     assert card in text
 
 
+def test_the_cards_count_every_outcome(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    weak = entry("weak", "x {{relevance=1}}", ticket="t2", marks=["xfail"])
+    write_evals(pytester, [entry("fine"), weak])
+    run(pytester, "evals/", "--judge-report=r.html").assert_outcomes(passed=1, xfailed=1)
+    text = (pytester.path / "r.html").read_text()
+    assert '<div class="value">2</div><div class="sub">1 passed, 1 xfailed</div>' in text
+    assert '<div class="sub">of 1 judged items; xfailed left out</div>' in text
+
+
 def test_the_report_shows_baseline_deltas_and_gates(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
