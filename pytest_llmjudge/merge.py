@@ -60,8 +60,7 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     """One results file for the union of the shards, gates evaluated over all of it."""
     if not shards:
         raise MergeError("no results files to merge")
-    _check_same_judge(shards)
-    _check_same_settings(shards)
+    _check_one_suite(shards)
     _check_disjoint(shards)
     first = shards[0][1]
     items = sorted(
@@ -129,21 +128,18 @@ def _regressed(merged: ResultsFile, gates: SuiteGates) -> bool:
     )
 
 
-def _check_same_judge(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+def _check_one_suite(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    """Every shard judged by the first shard's judge and run with its verdict settings (the
+    merged meta states one set of them: items judged against other bars are not one suite's
+    verdict)."""
     first_name, first = shards[0]
     for name, shard in shards[1:]:
-        if first.meta.judge is None or shard.meta.judge is None:
-            continue
-        mismatch = identity_mismatch(first.meta.judge, shard.meta.judge)
-        if mismatch:
-            raise MergeError(f"{first_name} and {name} were judged by different judges: {mismatch}")
-
-
-def _check_same_settings(shards: Sequence[tuple[str, ResultsFile]]) -> None:
-    # the merged meta states one set of settings: shards that passed or failed their items
-    # against other bars are not one suite's verdict
-    first_name, first = shards[0]
-    for name, shard in shards[1:]:
+        if first.meta.judge is not None and shard.meta.judge is not None:
+            mismatch = identity_mismatch(first.meta.judge, shard.meta.judge)
+            if mismatch:
+                raise MergeError(
+                    f"{first_name} and {name} were judged by different judges: {mismatch}"
+                )
         differences = [
             f"{setting} {getattr(first.meta, setting)} != {getattr(shard.meta, setting)}"
             for setting in ("runs", "thresholds", "verdict")

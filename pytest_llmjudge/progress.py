@@ -32,7 +32,7 @@ class Progress:
 
 
 def progress_text(p: Progress) -> str:
-    """``llmjudge: 120/300 runs judged, 40 requests, 16 in flight, 2 retrying, ...``"""
+    """``llmjudge: 120/300 runs judged, 40 requests, 16 in flight, 2 waiting to retry, ...``"""
     parts = [
         f"llmjudge: {p.done}/{p.planned} runs judged",
         f"{p.requests} requests",
