@@ -149,7 +149,7 @@ def sdk_only_cpu_per_call(server: JudgeServer, calls: int) -> float:
     code = f"""
 import asyncio, resource
 from openai import AsyncOpenAI
-from pytest_llmjudge.judges.openai_judge import RESPONSE_FORMAT, parse_reply_text
+from pytest_llmjudge.judges.replies import RESPONSE_FORMAT, parse_reply_text
 
 async def main():
     client = AsyncOpenAI(api_key="bench", base_url="{server.url}", max_retries=0)

@@ -22,10 +22,11 @@ from .judges import Judge, Usage
 from .judgment import JudgeError, Judgment, RunOutcome, build_judgment
 from .limiter import AdaptiveLimit
 from .loop import LoopThread
+from .planned import PlannedRun, RunKey, hand_out
 from .progress import Progress
 from .redaction import redact
 from .rubrics import NO_CONTEXT, Context, Dimension
-from .runs import PlannedRun, RunExecutor, RunKey, hand_out
+from .runs import RunExecutor
 from .settings import Settings
 from .targets import TargetError
 from .trace import TraceWriter
@@ -122,6 +123,8 @@ class JudgeEngine:
             total = Usage()
             for usage in self._usage.values():
                 total.add(usage)
+            if self._executor is not None:
+                self._executor.server.facts(total)
             return total
 
     def plan(

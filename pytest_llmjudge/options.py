@@ -303,6 +303,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="SECONDS",
     ),
     OptionSpec(
+        "max_tokens",
+        "--judge-max-tokens",
+        "llmjudge_max_tokens",
+        "completion tokens one judge reply may use: a score and a short reasoning fit "
+        "(default 400; 0: no limit sent; reasoning models need more)",
+        _non_negative_int,
+        400,
+        env=("JUDGE_MAX_TOKENS",),
+        metavar="N",
+    ),
+    OptionSpec(
         "max_retries",
         "--judge-max-retries",
         "llmjudge_max_retries",

@@ -9,14 +9,15 @@ one request, so the prompt is sent and billed once.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from .budget import Budget, BudgetExhausted
 from .cache import JudgeCache
+from .capacity import ServerBusy, ServerCapacity
 from .judges import (
     ChoicesJudge,
     FatalJudgeError,
@@ -24,38 +25,22 @@ from .judges import (
     JudgeCallError,
     RetryableJudgeError,
     RunResult,
-    UnreachableJudgeError,
+    TooManyChoices,
     Usage,
 )
+from .judges.weighted import NO_LOGPROBS
 from .judgment import RunOutcome
 from .limiter import AdaptiveLimit
+from .planned import PlannedRun, once
 from .redaction import redact
 from .retry import RetryAfterTooLong, retrying
-from .rubrics import NO_CONTEXT, Context, Dimension
 from .settings import Settings
 from .trace import TraceWriter, trace_record
 
 logger = logging.getLogger("pytest_llmjudge")
 
-RunKey = tuple[str, str, str, str, int, int, Context]
+T = TypeVar("T")
 Reply = RunResult | RetryableJudgeError  # one choice: a score, or why it was rejected
-
-
-@dataclass(frozen=True)
-class PlannedRun:
-    dimension: Dimension
-    ticket: str
-    response: str
-    run_index: int
-    generation: int = 0  # > 0: a rerun of the item judges afresh (no memory, no disk cache)
-    owner: str = field(default="", compare=False)  # the item it is judged for, for messages
-    context: Context = NO_CONTEXT  # earlier turns; the reference where the dimension uses it
-
-    @property
-    def key(self) -> RunKey:
-        d = self.dimension
-        where = (self.ticket, self.response, self.run_index, self.generation, self.context)
-        return (d.name, d.version, *where)
 
 
 @dataclass
@@ -72,6 +57,12 @@ class RunExecutor:
     #: from then on every run is its own request (``--judge-sampling=auto``)
     choices_ignored: bool = False
     retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
+    split_noted: bool = False  # the notice that a judgment's runs are split was logged
+    server: ServerCapacity = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self.server = ServerCapacity(self.judge, self.limit, self.budget, s.timeout, s.workers)
 
     async def run_group(
         self,
@@ -83,7 +74,7 @@ class RunExecutor:
         the others as the choices of one request, or one request each where the sampling
         mode, the judge or the server says so. ``usages[i]`` receives what run i cost (a
         shared request is charged to the first run it serves). Never raises."""
-        done = _once(first_attempt_done)
+        done = once(first_attempt_done)
         outcomes: dict[int, RunOutcome] = {}
         for i, run in enumerate(runs):
             cached = self._cached(run)
@@ -91,9 +82,11 @@ class RunExecutor:
                 outcomes[i] = cached
         missing = [i for i in range(len(runs)) if i not in outcomes]
         if len(missing) > 1 and self._choices_wanted():
-            asked = await self._ask([runs[i] for i in missing], usages[missing[0]], done)
-            outcomes |= {i: o for i, o in zip(missing, asked, strict=False) if o is not None}
-            if len(asked) < len(missing) or None in asked:  # the server ignored n
+            asked = await self._ask_choices(
+                [runs[i] for i in missing], [usages[i] for i in missing], done
+            )
+            outcomes |= {i: o for i, o in zip(missing, asked, strict=True) if o is not None}
+            if None in asked:  # the server ignored n
                 outcomes = self._choices_refused(outcomes, len(runs))
         singles = [i for i in range(len(runs)) if i not in outcomes]
         asked_singly = [self._ask([runs[i]], usages[i], done) for i in singles]
@@ -102,6 +95,43 @@ class RunExecutor:
             outcomes[i] = outcome[0]
         done()
         return [outcomes[i] for i in range(len(runs))]
+
+    async def _ask_choices(
+        self, runs: list[PlannedRun], usages: list[Usage], done: Callable[[], None]
+    ) -> list[RunOutcome | None]:
+        """The runs as the choices of requests of at most as many as the server takes (all of
+        them in one where it takes them); one outcome per run, None for runs a server that
+        ignores n left out. A request refused for asking too many is asked again in parts."""
+        await self.server.learned()  # the slots a server announces cap the choices too
+        asked: list[RunOutcome | None] = [None] * len(runs)
+        pending = list(range(len(runs)))
+        while pending:
+            cap = getattr(self.judge, "max_choices", None) or len(pending)
+            parts = [pending[i : i + cap] for i in range(0, len(pending), cap)]
+            if len(parts) > 1:
+                self._note_split(cap, len(runs))
+            asks = [self._ask([runs[i] for i in part], usages[part[0]], done) for part in parts]
+            replies = await _each(asks)
+            pending = []
+            for part, reply in zip(parts, replies, strict=True):
+                if isinstance(reply, TooManyChoices):
+                    pending += part  # the judge learned the cap: ask these again in parts
+                elif isinstance(reply, BaseException):
+                    raise reply
+                else:
+                    for i, outcome in zip(part, reply, strict=True):
+                        asked[i] = outcome
+        return asked
+
+    def _note_split(self, cap: int, runs: int) -> None:
+        if self.split_noted:
+            return
+        self.split_noted = True  # once a session (the results' notice says it too)
+        sizes = " + ".join(str(min(cap, runs - start)) for start in range(0, runs, cap))
+        logger.warning(
+            "the judge server takes at most %d choice%s per request: %d runs asked as %s",
+            *(cap, "s" * (cap != 1), runs, sizes),
+        )
 
     def _choices_wanted(self) -> bool:
         return (
@@ -159,6 +189,8 @@ class RunExecutor:
         numbers = f"run {first.run_index + 1}" + (f"-{runs[-1].run_index + 1}" * (len(runs) > 1))
         error: str | None = None
         backing_off = False  # the last attempt failed: the runs wait for the next one
+        firm = False  # a reply was cut off: the next attempt asks for a shorter one
+        await self.server.learned()
         try:
             async for attempt in retrying(
                 RetryableJudgeError,
@@ -174,12 +206,13 @@ class RunExecutor:
                 with attempt:
                     before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
                     try:
-                        async with self.limit:
-                            self.budget.take_request()
-                            attempts += 1
-                            replies = await self._traced(
-                                [runs[i] for i in waiting], usage, attempts
-                            )
+                        attempts += 1
+                        asked = [runs[i] for i in waiting]
+                        replies = await self._sent(asked, usage, attempts, firm)
+                    except RetryableJudgeError as exc:  # no choice was usable
+                        # cut off at the token limit: the same prompt would run as long again
+                        firm = firm or exc.cut_off
+                        raise
                     finally:
                         # what the reply billed (rejected or not), before the next call starts
                         self.budget.spend(_since(before, usage))
@@ -194,14 +227,21 @@ class RunExecutor:
                         self._remember(runs[i], result)
                         usage.judgments += 1
                         usage.weighted += result.text_score is not None
+                        if s.scoring == "logprobs" and s.uses_llm and result.text_score is None:
+                            # asked for logprobs, scored by the written integer: say why
+                            cause = result.unweighted or NO_LOGPROBS
+                            usage.unweighted[cause] = usage.unweighted.get(cause, 0) + 1
                         outcomes[i] = RunOutcome(result, None, 0)
                     usage.short_replies += len(replies) < len(waiting)
                     waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
                     if rejected:
+                        firm = firm or any(reply.cut_off for reply in rejected)
                         raise rejected[0]  # ask again for the runs whose choice was rejected
                 tried = attempt.retry_state.outcome
                 backing_off = tried is not None and tried.failed
                 self.retrying += len(waiting) if backing_off else 0
+        except TooManyChoices:
+            raise  # the caller asks these runs again in requests the server takes
         except BudgetExhausted as exc:
             error = redact(str(exc))
         except FatalJudgeError as exc:
@@ -210,7 +250,10 @@ class RunExecutor:
             error = redact(f"judge call failed: {exc} (not retried)")
         except (JudgeCallError, RetryAfterTooLong) as exc:
             error = redact(f"judge call failed after {attempts} attempts: {exc}")
-            logger.warning("%s: %s", first.owner or "a test", error, exc_info=exc)
+            if getattr(exc, "cut_off", False):
+                error += f"; raise --judge-max-tokens (now {s.max_tokens})"
+            # one line with the cause: a traceback of the plugin tells a user nothing more
+            logger.warning("%s: %s", first.owner or "a test", error)
         finally:
             self.retrying -= len(waiting) if backing_off else 0
         if error is not None:
@@ -222,17 +265,33 @@ class RunExecutor:
                 break
         return outcomes
 
-    async def _traced(self, runs: list[PlannedRun], usage: Usage, attempt: int) -> list[Reply]:
+    async def _sent(
+        self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
+    ) -> list[Reply]:
+        """One attempt, in a slot of the in-flight limit. A request that timed out while the
+        server answered others was queued there, not lost: once the limit has come down it is
+        sent again, and that is not counted against the item's attempts."""
+        while True:
+            async with self.limit:
+                self.budget.take_request()
+                try:
+                    return await self._traced(runs, usage, attempt, firm)
+                except ServerBusy:
+                    usage.requeued += 1
+
+    async def _traced(
+        self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
+    ) -> list[Reply]:
         """One attempt, and with --judge-trace its line: what was sent, what came back."""
         if self.trace is None:
-            return await self._call_counted(runs, usage)
+            return await self._timed(runs, usage, firm)
         before = Usage(usage.requests, usage.prompt_tokens, usage.completion_tokens)
         usage.exchanges = []
         started = time.monotonic()
         replies: list[Reply] = []
         error: BaseException | None = None
         try:
-            replies = await self._call_counted(runs, usage)
+            replies = await self._timed(runs, usage, firm)
             return replies
         except Exception as exc:
             error = exc
@@ -248,35 +307,33 @@ class RunExecutor:
                 )
             )  # fmt: skip
 
-    async def _call_counted(self, runs: list[PlannedRun], usage: Usage) -> list[Reply]:
-        """One attempt, telling the circuit breaker whether the judge could be reached."""
-        try:
-            replies = await asyncio.wait_for(self._call(runs, usage), self.settings.timeout)
-        except asyncio.TimeoutError:
-            raise RetryableJudgeError(f"timed out after {self.settings.timeout:g}s") from None
-        except UnreachableJudgeError as exc:
-            self.budget.connection_failed(str(exc))
-            raise
-        except JudgeCallError as exc:
-            self.budget.connection_ok()  # an HTTP error is an answer
-            if exc.throttled:
-                self.limit.throttled()
-            raise
-        self.budget.connection_ok()
-        self.limit.succeeded()
-        return replies
+    async def _timed(self, runs: list[PlannedRun], usage: Usage, firm: bool) -> list[Reply]:
+        return await self.server.timed(lambda: self._call(runs, usage, firm), len(runs), usage)
 
-    async def _call(self, runs: list[PlannedRun], usage: Usage) -> list[Reply]:
+    async def _call(self, runs: list[PlannedRun], usage: Usage, firm: bool) -> list[Reply]:
         run = runs[0]
-        if len(runs) == 1:
-            reply = await self.judge.judge_once(
-                run.dimension, run.ticket, run.response, usage=usage, context=run.context
-            )
-            return [reply]
-        assert isinstance(self.judge, ChoicesJudge)
-        return await self.judge.judge_choices(
-            run.dimension, run.ticket, run.response, len(runs), usage=usage, context=run.context
+        if isinstance(self.judge, ChoicesJudge):
+            return await self.judge.judge_choices(
+                run.dimension, run.ticket, run.response, len(runs), usage=usage,
+                context=run.context, firm=firm,
+            )  # fmt: skip
+        assert len(runs) == 1
+        reply = await self.judge.judge_once(
+            run.dimension, run.ticket, run.response, usage=usage, context=run.context
         )
+        return [reply]
+
+
+async def _each(asks: list[Coroutine[Any, Any, T]]) -> list[T | BaseException]:
+    """Each ask's result or exception; one ask is awaited as it is (no task in between, so
+    that what its reply teaches, such as a server that ignores n, is known before the next
+    group asks)."""
+    if len(asks) > 1:
+        return await asyncio.gather(*asks, return_exceptions=True)
+    try:
+        return [await asks[0]]
+    except TooManyChoices as exc:
+        return [exc]
 
 
 def _since(before: Usage, now: Usage) -> Usage:
@@ -286,33 +343,3 @@ def _since(before: Usage, now: Usage) -> Usage:
         now.prompt_tokens - before.prompt_tokens,
         now.completion_tokens - before.completion_tokens,
     )
-
-
-def _once(callback: Callable[[], None] | None) -> Callable[[], None]:
-    """``callback`` to be called at most once (no-op without one)."""
-    called = False
-
-    def call() -> None:
-        nonlocal called
-        if callback is not None and not called:
-            called = True
-            callback()
-
-    return call
-
-
-def hand_out(
-    group: concurrent.futures.Future[list[RunOutcome]],
-    outcomes: list[concurrent.futures.Future[RunOutcome]],
-) -> None:
-    """Give each run of a group its outcome (or the group's exception, or cancellation)."""
-    if group.cancelled():
-        for future in outcomes:
-            future.cancel()
-        return
-    error = group.exception()
-    for i, future in enumerate(outcomes):
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(group.result()[i])

@@ -283,6 +283,21 @@ class Meta(BaseModel):
         "that never ran (-x, Ctrl-C), made by an attempt a rerun replaced, or retried after "
         "their item was reported (a timeout)",
     )
+    timeouts: int = Field(
+        default=0,
+        description="requests in 'calls' that got no reply within --judge-timeout (sent again "
+        "when retries were left or the server was busy)",
+    )
+    cut_off: int = Field(
+        default=0,
+        description="replies (choices) cut off at --judge-max-tokens; each is asked once more "
+        "for a shorter reply",
+    )
+    in_flight_limit: int | None = Field(
+        default=None,
+        description="requests the session kept in flight at the end when the server made it "
+        "keep fewer than --judge-concurrency (its slots, or slower and timed-out replies)",
+    )
     tokens: Tokens
     cost_usd: float | None = Field(
         default=None, description="cost of the calls made, if the price is known"
@@ -294,7 +309,8 @@ class Meta(BaseModel):
     notices: list[str] = Field(
         default_factory=list,
         description="what the judge server made the session do differently from what was "
-        "asked (a server that ignores n, or returns no logprobs)",
+        "asked (a server that ignores n or takes fewer choices, returns no logprobs, cuts "
+        "replies off, queues requests)",
     )
 
     def calls_text(self) -> str:

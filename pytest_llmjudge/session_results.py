@@ -180,6 +180,9 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         exit_status=facts.exit_status,
         calls=usage.requests,
         judgments=usage.judgments,
+        timeouts=usage.timeouts,
+        cut_off=usage.cut_off,
+        in_flight_limit=usage.kept_in_flight or None,
         cached_calls=sum(d.cached_runs for d in dims),
         unattributed_calls=usage.requests - sum(i.usage.calls for i in items),
         tokens=tokens,
@@ -218,9 +221,50 @@ def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[
         )
     unweighted = usage.judgments - usage.weighted
     if identity.scoring == "logprobs" and unweighted:
+        causes = sorted(usage.unweighted.items(), key=lambda cause: -cause[1])
         notices.append(
             f"{unweighted} of {usage.judgments} runs are scored by the integer the judge "
-            "wrote, not by logprobs (the server returned none for them)"
+            "wrote, not by logprobs: " + "; ".join(f"{why} ({runs})" for why, runs in causes)
+        )
+    notices += _server_notices(settings, usage)
+    return notices
+
+
+def _server_notices(settings: Settings, usage: Usage) -> list[str]:
+    """What the judge server's limits did to the session: choices split, replies cut off,
+    timeouts, the in-flight limit it kept."""
+    notices = []
+    cap = usage.choices_cap
+    if cap and settings.sampling != "calls" and settings.runs > cap:
+        sizes = " + ".join(str(min(cap, settings.runs - i)) for i in range(0, settings.runs, cap))
+        notices.append(
+            f"the judge server takes at most {cap} choice{'s' * (cap != 1)} per request: "
+            f"{settings.runs} runs asked as {sizes}"
+        )
+    if usage.cut_off:
+        notices.append(
+            f"{usage.cut_off} judge repl{'ies were' if usage.cut_off != 1 else 'y was'} cut "
+            f"off at --judge-max-tokens={settings.max_tokens} and asked again for a shorter one"
+        )
+    if usage.timeouts:
+        requeued = (
+            f"; {usage.requeued} waited in a busy server's queue and were sent again once "
+            "fewer requests were in flight"
+            if usage.requeued
+            else ""
+        )
+        notices.append(
+            f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s{requeued}"
+        )
+    if usage.kept_in_flight:
+        why = (
+            f"it serves {usage.server_slots} at once"
+            if usage.server_slots >= usage.kept_in_flight
+            else "with more, its replies slowed down or timed out"
+        )
+        notices.append(
+            f"the judge server kept {usage.kept_in_flight} requests in flight, not "
+            f"--judge-concurrency={settings.concurrency}: {why}"
         )
     return notices
 

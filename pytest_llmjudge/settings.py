@@ -113,6 +113,8 @@ class Settings:
     label_margin: float = 1.0
     trace: Path | None = None
     log_dir: Path | None = None
+    max_tokens: int = 400  # completion tokens per judge reply (0: no limit sent)
+    workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
 
     @property
     def uses_llm(self) -> bool:
@@ -277,6 +279,7 @@ def resolve_settings(
         concurrency=values["concurrency"],
         timeout=values["timeout"],
         max_retries=values["max_retries"],
+        max_tokens=values["max_tokens"],
         strict=values["strict"],
         temperature=values["temperature"],
         retry_wait=values["retry_wait"],
@@ -333,6 +336,7 @@ def worker_share(settings: Settings, workers: int, index: int) -> Settings:
         max_calls = max_calls // workers + (1 if index < max_calls % workers else 0)
     return replace(
         settings,
+        workers=workers,
         concurrency=max(1, -(-settings.concurrency // workers)),
         max_calls=max_calls,
         max_cost=None if settings.max_cost is None else settings.max_cost / workers,

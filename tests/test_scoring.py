@@ -3,15 +3,25 @@ alternatives, as the local server returns them; the fallback when a server has n
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_llmjudge.judges.weighted import score_distribution, weighted_score
+from pytest_llmjudge.judges.weighted import (
+    NO_LOGPROBS,
+    NO_OTHER_DIGIT,
+    NOT_LOCATED,
+    ScoreLogprobs,
+    score_distribution,
+    weighted_score,
+)
 
 from conftest import by_id, entry, read_results, run, write_evals
-from judge_server import JudgeServer
+from judge_server import JudgeRequest, JudgeServer, Reply, directive_script
 
 LOGPROBS = "--judge-scoring=logprobs"
 
@@ -74,8 +84,8 @@ def test_a_server_without_logprobs_falls_back_to_text_once(
     meta = read_results(pytester)["meta"]
     assert meta["judge"]["scoring"] == "text"
     assert meta["notices"] == [
-        "6 of 6 runs are scored by the integer the judge wrote, not by logprobs (the server "
-        "returned none for them)"
+        "6 of 6 runs are scored by the integer the judge wrote, not by logprobs: the server "
+        "returned no logprobs (6)"
     ]
     result.stdout.fnmatch_lines(["note: 6 of 6 runs are scored by the integer*"])
     log = next((pytester.path / "logs").glob("*.log")).read_text()
@@ -98,6 +108,42 @@ def test_weighted_runs_are_cached_apart_from_text_runs(
     assert relevance["cached_runs"] == 1
 
 
+def test_a_fence_stripped_from_the_content_but_kept_in_the_tokens_is_walked_over(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # llama.cpp strips a leading ```json fence from message.content, not from the logprobs
+    judge_server.strip_fence = True
+    write_evals(pytester, [entry("a", "x {{probs=3:0.5,4:0.5}}")])
+    run(pytester, "evals/", LOGPROBS, "--judge-runs=3").assert_outcomes(passed=1)
+    relevance = by_id(read_results(pytester))["a"]["relevance"]
+    assert relevance["runs"] == [pytest.approx(3.5)] * 3
+    assert read_results(pytester)["meta"]["notices"] == []
+
+
+def test_the_notice_counts_each_cause_apart(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # "a": every digit's alternatives hold only that digit (the server was certain);
+    # "b": weighted; "c": the score is not in the tokens (a reply that is not JSON at first)
+    def script(request: JudgeRequest) -> Reply:
+        if "{{c}}" in request.response:
+            return Reply(content='Score: 4. {"score": 4, "reasoning": "r"}')
+        return directive_script(request)
+
+    judge_server.script = script
+    write_evals(
+        pytester,
+        [entry("a", "x"), entry("b", "y {{probs=3:0.5,4:0.5}}"), entry("c", "z {{c}}")],
+    )
+    run(pytester, "evals/", LOGPROBS).assert_outcomes(passed=3)
+    meta = read_results(pytester)["meta"]
+    assert meta["judge"]["scoring"] == "mixed"
+    assert meta["notices"] == [
+        "4 of 6 runs are scored by the integer the judge wrote, not by logprobs: the score "
+        "digit's alternatives hold no other digit (4)"
+    ]  # "c": 'Score: 4.' is prose; the JSON's "score": 4 is found after it
+
+
 @dataclass
 class Alternative:
     token: str
@@ -116,14 +162,76 @@ def _token(text: str, alternatives: dict[str, float] | None = None) -> Alternati
     )
 
 
-def test_the_score_token_is_found_by_its_position_in_the_reply() -> None:
+def _tokens(text: str, digit_token: str, alternatives: dict[str, float]) -> list[Alternative]:
+    """``text`` as one token before ``digit_token`` (with its alternatives) and the rest."""
+    at = text.index(digit_token)
+    before, after = text[:at], text[at + len(digit_token) :]
+    tokens = [_token(before)] if before else []
+    return [*tokens, _token(digit_token, alternatives), _token(after)]
+
+
+def test_the_score_token_is_found_among_the_generated_tokens() -> None:
     # reasoning first, with a digit and a multi-byte character before the score
-    content = '{"reasoning": "café, step 2 of 3", "score": 4}'
-    before = content[: content.index("4}")]
-    tokens = [_token(before), _token("4", {"4": 0.5, "3": 0.25, "x": 0.25}), _token("}")]
-    distribution = score_distribution(content, tokens)
-    assert distribution == pytest.approx({3: 1 / 3, 4: 2 / 3})
-    assert weighted_score(distribution or {}) == pytest.approx(11 / 3)
-    # a digit sharing its token ("4}") has no clean alternatives: no weighted score
-    assert score_distribution(content, [_token(before), _token("4}")]) is None
-    assert score_distribution('{"score": 4', []) is None
+    text = '{"reasoning": "café, step 2 of 3", "score": 4}'
+    located = score_distribution(_tokens(text, "4", {"4": 0.5, "3": 0.25, "x": 0.25}), 4)
+    assert located.distribution == pytest.approx({3: 1 / 3, 4: 2 / 3})
+    assert weighted_score(located.distribution or {}) == pytest.approx(11 / 3)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```json\n{"score": 4, "reasoning": "r"}\n```',  # a fence the content no longer has
+        '\n\n  {"score": 4, "reasoning": "r"}',  # leading white space
+        'I would say "score" 3 at first. {"score": 4, "reasoning": "r"}',  # prose first
+        '{"score": "4", "reasoning": "r"}',  # the score as a string
+    ],
+)
+def test_what_precedes_the_json_is_walked_over(text: str) -> None:
+    located = score_distribution(_tokens(text, "4", {"4": 0.6, "5": 0.4}), 4)
+    assert located.distribution == pytest.approx({4: 0.6, 5: 0.4})
+
+
+def test_a_token_joining_the_digit_with_other_characters_is_read() -> None:
+    text = '{"score": 4, "reasoning": "r"}'
+    with_space = score_distribution(_tokens(text, " 4", {" 4": 0.5, " 5": 0.3, "5": 0.2}), 4)
+    assert with_space.distribution == pytest.approx({4: 0.5, 5: 0.5})  # " 5" and "5": both 5
+    with_comma = score_distribution(_tokens(text, "4,", {"4,": 0.6, "3,": 0.3, "4": 0.1}), 4)
+    assert with_comma.distribution == pytest.approx({3: 0.3, 4: 0.7})
+    glued = score_distribution(_tokens(text, ": 4,", {": 4,": 0.8, ": 2,": 0.2}), 4)
+    assert glued.distribution == pytest.approx({2: 0.2, 4: 0.8})
+
+
+def test_why_a_run_is_not_weighted_is_named() -> None:
+    text = '{"score": 4, "reasoning": "r"}'
+    assert score_distribution([], 4).missing == NO_LOGPROBS
+    assert score_distribution(None, 4).missing == NO_LOGPROBS
+    # the written score is not in the tokens (another text was generated than returned)
+    assert score_distribution(_tokens(text, "4", {"4": 1.0}), 5).missing == NOT_LOCATED
+    assert score_distribution([_token("no json here")], 4).missing == NOT_LOCATED
+    certain = score_distribution(_tokens(text, "4", {"4": 0.9, "x": 0.1}), 4)
+    assert certain == ScoreLogprobs(None, NO_OTHER_DIGIT)
+
+
+RECORDED = Path(__file__).parent / "data" / "llamacpp_logprobs.json"
+
+
+def _recorded(raw: dict[str, Any]) -> Alternative:
+    data = raw.get("bytes")
+    return Alternative(
+        raw["token"], raw["logprob"], data, [_recorded(a) for a in raw.get("top_logprobs", [])]
+    )
+
+
+def test_token_lists_recorded_from_llama_cpp_are_all_located() -> None:
+    # 20 judged choices from llama.cpp's server: 7 begin with a fence (some with a newline)
+    # that the content does not have; before, those fell back to the written integer
+    choices = json.loads(RECORDED.read_text())["choices"]
+    judged = [c for c in choices if c["written"] is not None]
+    assert (len(judged), sum(c["stripped"] != "none" for c in judged)) == (20, 7)
+    for choice in judged:
+        tokens = [_recorded(t) for t in choice["tokens"]]
+        located = score_distribution(tokens, choice["written"])
+        assert located.distribution is not None, choice["generated_start"]
+        assert choice["written"] in located.distribution
+        assert sum(located.distribution.values()) == pytest.approx(1.0)

@@ -9,7 +9,7 @@ import pytest
 from pytest_llmjudge.dataset import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judges.http_errors import retry_after_seconds
-from pytest_llmjudge.judges.openai_judge import parse_reply_text
+from pytest_llmjudge.judges.replies import parse_reply_text
 from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
 from pytest_llmjudge.redaction import redact
 from pytest_llmjudge.rubrics import RELEVANCE, TONE, build_messages
@@ -98,7 +98,7 @@ def test_redaction(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_response_format_matches_the_reply_model() -> None:
-    from pytest_llmjudge.judges.openai_judge import RESPONSE_FORMAT, JudgeReply
+    from pytest_llmjudge.judges.replies import RESPONSE_FORMAT, JudgeReply
 
     ours = RESPONSE_FORMAT["json_schema"]["schema"]
     model = JudgeReply.model_json_schema()

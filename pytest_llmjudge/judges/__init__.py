@@ -11,6 +11,7 @@ from .base import (
     RejectedRequestError,
     RetryableJudgeError,
     RunResult,
+    TooManyChoices,
     UnreachableJudgeError,
     Usage,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "RejectedRequestError",
     "RetryableJudgeError",
     "RunResult",
+    "TooManyChoices",
     "UnreachableJudgeError",
     "Usage",
     "make_judge",
@@ -44,4 +46,5 @@ def make_judge(settings: Settings) -> Judge:
         temperature=settings.temperature,
         key_optional=settings.provider == "ollama" or settings.base_url is not None,
         scoring=settings.scoring,
+        max_tokens=settings.max_tokens,
     )

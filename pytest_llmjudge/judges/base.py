@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..rubrics import NO_CONTEXT, Context, Dimension
@@ -21,6 +21,8 @@ class RunResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     text_score: int | None = None
+    #: asked for logprobs but scored by the written integer: why (``weighted.NO_LOGPROBS``...)
+    unweighted: str | None = None
 
 
 @dataclass
@@ -38,6 +40,14 @@ class Usage:
     judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
     weighted: int = 0  # of those, runs scored by logprobs (--judge-scoring=logprobs)
     short_replies: int = 0  # requests for n choices answered with fewer (the server ignores n)
+    unweighted: dict[str, int] = field(default_factory=dict)  # runs not weighted, by cause
+    cut_off: int = 0  # replies (choices) cut off at the completion-token limit
+    timeouts: int = 0  # requests that got no reply within --judge-timeout
+    requeued: int = 0  # of those, sent again because the server was busy (not the item's fault)
+    # Session facts, set on the engine's totals (summed over xdist workers):
+    choices_cap: int = 0  # the most choices the server takes per request, once learned
+    kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
+    server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
     # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
@@ -48,6 +58,15 @@ class Usage:
         self.judgments += other.judgments
         self.weighted += other.weighted
         self.short_replies += other.short_replies
+        for cause, runs in other.unweighted.items():
+            self.unweighted[cause] = self.unweighted.get(cause, 0) + runs
+        self.cut_off += other.cut_off
+        self.timeouts += other.timeouts
+        self.requeued += other.requeued
+        caps = [c for c in (self.choices_cap, other.choices_cap) if c]
+        self.choices_cap = min(caps, default=0)
+        self.kept_in_flight += other.kept_in_flight
+        self.server_slots = max(self.server_slots, other.server_slots)
 
 
 class JudgeCallError(Exception):
@@ -56,11 +75,19 @@ class JudgeCallError(Exception):
     retryable: bool = False
 
     def __init__(
-        self, message: str, retry_after: float | None = None, throttled: bool = False
+        self,
+        message: str,
+        retry_after: float | None = None,
+        throttled: bool = False,
+        *,
+        timed_out: bool = False,
+        cut_off: bool = False,
     ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.throttled = throttled  # a rate limit (429): send fewer requests at once
+        self.timed_out = timed_out  # no reply in time: the server may be busy, not broken
+        self.cut_off = cut_off  # the reply hit the completion-token limit
 
 
 class RetryableJudgeError(JudgeCallError):
@@ -73,6 +100,15 @@ class FatalJudgeError(JudgeCallError):
 
 class RejectedRequestError(JudgeCallError):
     """The judge refused this request (a 400: too long, invalid): this item only, not retried."""
+
+
+class TooManyChoices(JudgeCallError):
+    """The server takes at most ``cap`` choices per request (a 400 said so): ask again in
+    requests of that size. Not retried as it is."""
+
+    def __init__(self, cap: int, message: str) -> None:
+        super().__init__(message)
+        self.cap = cap
 
 
 class UnreachableJudgeError(RetryableJudgeError):
@@ -115,7 +151,9 @@ class ChoicesJudge(Judge, Protocol):
         *,
         usage: Usage | None = None,
         context: Context = NO_CONTEXT,
+        firm: bool = False,
     ) -> list[RunResult | RetryableJudgeError]:
         """One entry per choice the server returned (fewer than ``n`` when it ignores n):
-        a validated score, or why that choice was rejected. Raises when none is usable."""
+        a validated score, or why that choice was rejected. Raises when none is usable.
+        ``firm``: an earlier reply was cut off at the token limit; ask for a shorter one."""
         ...

@@ -4,6 +4,7 @@ this item, or give up on the session; and how long a server asked us to wait."""
 from __future__ import annotations
 
 import json
+import re
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -48,6 +49,29 @@ def _status_message(exc: Any) -> str:
 def schema_unsupported(exc: Any) -> bool:
     text = json.dumps(exc.body) if exc.body is not None else str(exc)
     return "response_format" in text or "json_schema" in text
+
+
+# "Field 'n': Value must be between 1 <= value <= 2, but got 3" (llama.cpp); "n must be at
+# most 8", "'n' should be less than or equal to 8" (others): the parameter named, then a bound.
+_NAMES_N = re.compile(r"""['"`]n['"`]|\bn (?:must|should|cannot|can't)\b""")
+_BOUND = re.compile(r"(?:<=|at most|less than or equal to|maximum(?: of)?|up to)\s*(\d+)")
+
+
+def names_parameter(exc: Any, parameter: str) -> bool:
+    """Whether a 400 is about ``parameter`` (a server that does not know it)."""
+    return parameter in (json.dumps(exc.body) if exc.body is not None else str(exc))
+
+
+def choices_cap(exc: Any) -> int | None:
+    """The most choices (``n``) one request may ask, when a 400 says that ``n`` was too many:
+    the bound it names, else 1. None when the error is about something else."""
+    message = _status_message(exc)
+    inner = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
+    param = inner.get("param") if isinstance(inner, dict) else None
+    if param != "n" and not _NAMES_N.search(message):
+        return None
+    bound = _BOUND.search(message)
+    return max(1, int(bound.group(1))) if bound else 1
 
 
 def status_error(exc: Any) -> JudgeCallError:

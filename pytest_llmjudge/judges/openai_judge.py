@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..redaction import redact, safe_url
 from ..rubrics import NO_CONTEXT, Context, Dimension, build_messages
@@ -16,11 +13,13 @@ from .base import (
     FatalJudgeError,
     RetryableJudgeError,
     RunResult,
+    TooManyChoices,
     UnreachableJudgeError,
     Usage,
 )
-from .http_errors import schema_unsupported, status_error
-from .weighted import TOP_LOGPROBS, score_distribution, weighted_score
+from .http_errors import choices_cap, names_parameter, schema_unsupported, status_error
+from .replies import JSON_OBJECT, RESPONSE_FORMAT, parse_choice
+from .weighted import TOP_LOGPROBS
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -30,79 +29,8 @@ _MISSING_KEY = (
     "OPENAI_API_KEY is not set: set it, point OPENAI_BASE_URL at an OpenAI-compatible "
     "server, or run with --judge-provider=heuristic"
 )
-_SNIPPET = 80
 
 logger = logging.getLogger("pytest_llmjudge")
-
-
-class JudgeReply(BaseModel):
-    """A 1-5 score on one rubric dimension, with one or two sentences of reasoning."""
-
-    # This docstring is the schema's description, sent to the model; Literal becomes an enum.
-
-    score: Literal[1, 2, 3, 4, 5]
-    reasoning: str
-
-
-def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema in the strict form OpenAI's structured output asks for."""
-
-    def strip(node: Any) -> Any:
-        if isinstance(node, dict):
-            cleaned = {k: strip(v) for k, v in node.items() if k != "title"}
-            if cleaned.get("type") == "object":
-                cleaned["additionalProperties"] = False
-                cleaned["required"] = list(cleaned.get("properties", {}))
-            return cleaned
-        if isinstance(node, list):
-            return [strip(v) for v in node]
-        return node
-
-    result: dict[str, Any] = strip(model.model_json_schema())
-    return result
-
-
-# Built once from JudgeReply (score is an enum: portable to servers that implement JSON
-# schema through grammars, such as vLLM and llama.cpp); replies are validated by JudgeReply.
-RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {
-        "name": "judge_reply",
-        "strict": True,
-        "schema": strict_json_schema(JudgeReply),
-    },
-}
-JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
-
-
-def _snippet(text: str | None) -> str:
-    text = (text or "").strip().replace("\n", " ")
-    return repr(text[:_SNIPPET] + ("..." if len(text) > _SNIPPET else ""))
-
-
-def _describe_validation(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    if first["type"] == "json_invalid":
-        return "reply is not JSON"
-    where = ".".join(str(p) for p in first["loc"]) or "reply"
-    if first["type"] == "missing":
-        return f"reply has no '{where}'"
-    return f"'{where}' {first['msg'][0].lower()}{first['msg'][1:]} (got {first['input']!r})"
-
-
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
-def parse_reply_text(content: str | None) -> JudgeReply:
-    """Validate a free-text reply: JSON, possibly wrapped in prose or a code fence."""
-    text = (content or "").strip()
-    try:
-        return JudgeReply.model_validate_json(text)
-    except ValidationError as strict_error:
-        found = _JSON_OBJECT.search(text)
-        if found is None or found.group(0) == text:
-            raise strict_error from None
-        return JudgeReply.model_validate_json(found.group(0))
 
 
 class OpenAIJudge:
@@ -118,6 +46,7 @@ class OpenAIJudge:
         temperature: float | None,
         key_optional: bool,
         scoring: str = "text",
+        max_tokens: int = 0,
     ) -> None:
         self.model = model
         #: text, or logprobs (until a server answers without them: text for the session)
@@ -126,8 +55,13 @@ class OpenAIJudge:
         self.timeout = timeout
         self.temperature = temperature
         self.key_optional = key_optional
+        self.max_tokens = max_tokens  # completion tokens per choice; 0: no limit sent
+        #: the most choices the server takes per request, once learned (a 400, or its slots)
+        self.max_choices: int | None = None
         self._client: AsyncOpenAI | None = None
         self._schema_supported = True
+        # OpenAI's name for the limit; servers that reject it get the older max_tokens
+        self._limit_param = "max_completion_tokens"
 
     @property
     def shown_url(self) -> str:
@@ -150,8 +84,29 @@ class OpenAIJudge:
             )
         return self._client
 
+    async def server_slots(self) -> int | None:
+        """The parallel slots a local server announces (llama.cpp's ``GET /props`` has
+        ``total_slots``; OpenAI, vLLM and Ollama say nothing): None when it does not say."""
+        if self.base_url is None:
+            return None
+        import httpx2
+
+        root = self.base_url.rstrip("/").removesuffix("/v1")
+        key = os.environ.get("OPENAI_API_KEY", "").strip()
+        headers = {"authorization": f"Bearer {key}"} if key else {}
+        try:
+            async with httpx2.AsyncClient(timeout=min(self.timeout, 5.0)) as http:
+                reply = await http.get(f"{root}/props", headers=headers)
+            slots = reply.json().get("total_slots") if reply.status_code == 200 else None
+        except (httpx2.HTTPError, ValueError, AttributeError):
+            return None  # no such endpoint, or not JSON: the server keeps its capacity to itself
+        valid = type(slots) is int and slots > 0
+        return slots if valid else None
+
     def _extra(self, n: int) -> dict[str, Any]:
         extra: dict[str, Any] = {"n": n} if n > 1 else {}
+        if self.max_tokens:
+            extra[self._limit_param] = self.max_tokens  # per choice
         if self.scoring == "logprobs":
             extra |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         if self.temperature is not None:
@@ -184,41 +139,24 @@ class OpenAIJudge:
         *,
         usage: Usage | None = None,
         context: Context = NO_CONTEXT,
+        firm: bool = False,
     ) -> list[RunResult | RetryableJudgeError]:
         """Ask for ``n`` independent scores in one request (``n`` choices): the prompt is
         sent and billed once. A server that ignores ``n`` returns fewer; the caller decides.
-        A rejected choice is returned as its error; when every choice is rejected, the first
-        error is raised. The request's tokens are on its first usable result."""
-        import openai
-
-        client = self._get_client()
-        messages = build_messages(dimension, ticket, response, context)
+        A server that takes fewer choices per request raises ``TooManyChoices`` (the most it
+        takes is then ``max_choices``). A rejected choice is returned as its error; when every
+        choice is rejected, the first error is raised. The request's tokens are on its first
+        usable result. ``firm``: an earlier reply was cut off; ask for a shorter one."""
+        messages = build_messages(dimension, ticket, response, context, firm=firm)
         usage = usage if usage is not None else Usage()
-        try:
-            sent_schema = self._schema_supported
-            try:
-                completion = await self._create(client, messages, usage, n)
-            except openai.BadRequestError as exc:
-                if not (sent_schema and schema_unsupported(exc)):
-                    raise
-                self._schema_supported = False  # learned once, kept for the session
-                completion = await self._create(client, messages, usage, n)
-        except openai.APITimeoutError:
-            raise RetryableJudgeError(f"timed out after {self.timeout:g}s") from None
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise UnreachableJudgeError(
-                redact(
-                    f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
-                )
-            ) from None
-        except openai.APIStatusError as exc:
-            raise status_error(exc) from None
-        if not completion.choices:
-            raise RetryableJudgeError("judge reply has no choices")
+        completion = await self._create_fitting(messages, usage, n)
         choices = completion.choices[:n]
+        if not choices:
+            raise RetryableJudgeError("judge reply has no choices")
         self._check_logprobs(choices)
-        replies = [_parse_choice(choice, self.scoring == "logprobs") for choice in choices]
+        weighted = self.scoring == "logprobs"
+        replies = [parse_choice(choice, weighted) for choice in choices]
+        usage.cut_off += sum(isinstance(r, RetryableJudgeError) and r.cut_off for r in replies)
         usable = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, RunResult)]
         if not usable:
             raise next(reply for reply in replies if isinstance(reply, RetryableJudgeError))
@@ -230,6 +168,58 @@ class OpenAIJudge:
             completion_tokens=billed.completion_tokens if billed else 0,
         )
         return replies
+
+    def learn_choices_cap(self, cap: int) -> None:
+        """The server takes at most ``cap`` choices per request (a 400 said so, or its slots):
+        from now on the choices of a judgment are asked in requests of at most that many."""
+        self.max_choices = min(cap, self.max_choices or cap)
+
+    async def _create_fitting(
+        self, messages: list[dict[str, str]], usage: Usage, n: int
+    ) -> ChatCompletion:
+        """One request for ``n`` choices, adapted once to what the server turns down: the
+        JSON schema (then ``json_object``) and the name of the token limit; a 400 saying that
+        ``n`` is too many raises ``TooManyChoices`` with the most it takes."""
+        import openai
+
+        client = self._get_client()
+        try:
+            while True:
+                # what this request sends (another request may learn something meanwhile)
+                sent_schema, sent_limit = self._schema_supported, self._limit_param
+                try:
+                    return await self._create(client, messages, usage, n)
+                except openai.BadRequestError as exc:
+                    if sent_schema and schema_unsupported(exc):
+                        self._schema_supported = False  # learned once, kept for the session
+                    elif (
+                        sent_limit != "max_tokens"
+                        and self.max_tokens
+                        and names_parameter(exc, sent_limit)
+                    ):
+                        self._limit_param = "max_tokens"
+                    elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
+                        self.learn_choices_cap(cap)
+                        raise TooManyChoices(cap, redact(str(exc))) from None
+                    else:
+                        raise
+        except openai.APITimeoutError:
+            raise RetryableJudgeError(
+                f"timed out after {self.timeout:g}s", timed_out=True
+            ) from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise UnreachableJudgeError(
+                redact(
+                    f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
+                )
+            ) from None
+        except openai.APIStatusError as exc:
+            raise status_error(exc) from None
+
+    def _older_limit_name(self, sent: str, exc: Any) -> bool:
+        """A server that does not know ``max_completion_tokens`` gets ``max_tokens``."""
+        return bool(self.max_tokens) and sent != "max_tokens" and names_parameter(exc, sent)
 
     def _check_logprobs(self, choices: list[Any]) -> None:
         """A server that answers a logprobs request without them cannot weight scores: say
@@ -267,30 +257,3 @@ class OpenAIJudge:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
-
-
-def _parse_choice(choice: Any, weighted: bool) -> RunResult | RetryableJudgeError:
-    """One choice of a completion as a validated score (no tokens: the request has them),
-    or why it cannot be used. ``weighted``: score by the score token's logprobs."""
-    content = choice.message.content
-    if choice.finish_reason == "length":
-        return RetryableJudgeError("judge reply was cut off (max tokens reached)")
-    if not content:
-        refusal = getattr(choice.message, "refusal", None)
-        return RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
-    try:
-        reply = parse_reply_text(content)
-    except ValidationError as exc:
-        return RetryableJudgeError(
-            f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
-        )
-    reasoning = reply.reasoning.strip()
-    tokens = choice.logprobs.content if weighted and choice.logprobs else None
-    distribution = score_distribution(content, tokens) if tokens else None
-    if distribution is None:
-        # no logprobs for this reply, or the digit is not a token of its own: the written
-        # score (text_score stays None, so results show which runs were weighted)
-        return RunResult(score=reply.score, reasoning=reasoning)
-    return RunResult(
-        score=weighted_score(distribution), reasoning=reasoning, text_score=reply.score
-    )

@@ -3,61 +3,105 @@
 The model writes ``{"score": 4, ...}``; with ``logprobs`` and ``top_logprobs`` the token that
 carries the digit also lists its alternatives. The weighted score is sum(k * p(k)) / sum(p(k))
 over the digits 1-5 among them: one request gives the model's whole belief, not one draw.
+
+The digit is found among the tokens the model generated (their joined bytes), not by its
+offset in ``message.content``: servers such as llama.cpp strip a leading code fence or newline
+from the content but keep those tokens in the logprobs.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 #: alternatives asked per token: the five digits fit, when the model considers them at all
 TOP_LOGPROBS = 5
 
-_SCORE_DIGIT = re.compile(r'"score"\s*:\s*"?([1-5])\b')
+# Why a run asked for logprobs is scored by the integer it wrote (counted apart in the notice).
+NO_LOGPROBS = "the server returned no logprobs"
+NOT_LOCATED = "the score token could not be located"
+NO_OTHER_DIGIT = "the score digit's alternatives hold no other digit"
+
+_SCORE_DIGIT = re.compile(rb'"score"\s*:\s*"?([1-5])(?![0-9.])')
+_DIGITS = b"12345"
 
 
 class Alternative(Protocol):
     token: str
     logprob: float
+    bytes: list[int] | None
 
 
 class TokenLogprob(Alternative, Protocol):
-    bytes: list[int] | None
     top_logprobs: Sequence[Alternative]
 
 
-def score_distribution(content: str, tokens: Sequence[TokenLogprob]) -> dict[int, float] | None:
-    """Probability of each score 1-5 at the token that carries the written score, normalised
-    over the digits found there (other alternatives are ignored); None when that token cannot
-    be found or is more than the digit."""
-    found = _SCORE_DIGIT.search(content)
-    if found is None:
-        return None
-    target = len(content[: found.start(1)].encode())  # token offsets are in UTF-8 bytes
-    offset = 0
+@dataclass(frozen=True)
+class ScoreLogprobs:
+    """The probability of each score 1-5 at the score token, or why there is none."""
+
+    distribution: dict[int, float] | None
+    missing: str | None = None  # one of NO_LOGPROBS, NOT_LOCATED, NO_OTHER_DIGIT
+
+
+def _bytes(token: Alternative) -> bytes:
+    # token offsets are in UTF-8 bytes: a multi-byte character may be split across tokens
+    return bytes(token.bytes) if token.bytes is not None else token.token.encode()
+
+
+def score_distribution(tokens: Sequence[TokenLogprob] | None, written: int) -> ScoreLogprobs:
+    """The distribution over 1-5 at the token that carries the written score, normalised over
+    the digits found there (other alternatives are ignored).
+
+    The reply's text is the tokens' joined bytes: whatever precedes the JSON (a fence, white
+    space, prose) is walked over; the first ``"score": <written>`` in it is the score. A token
+    that joins the digit with other characters (`` 4``, ``4,``) counts an alternative as a
+    digit when it differs from the token only in that digit (``3,`` beside ``4,``) or is a
+    digit alone with white space."""
+    if not tokens:
+        return ScoreLogprobs(None, NO_LOGPROBS)
+    starts: list[int] = []
+    text = bytearray()
     for token in tokens:
-        size = len(token.bytes) if token.bytes is not None else len(token.token.encode())
-        if offset <= target < offset + size:
-            if token.token.strip() != found.group(1):
-                return None  # the digit shares its token ("4,"): no clean alternatives
-            return _digits([token, *token.top_logprobs])
-        offset += size
-    return None
-
-
-def _digits(alternatives: Sequence[Alternative]) -> dict[int, float] | None:
+        starts.append(len(text))
+        text += _bytes(token)
+    at = next((m.start(1) for m in _SCORE_DIGIT.finditer(text) if int(m.group(1)) == written), None)
+    if at is None:
+        return ScoreLogprobs(None, NOT_LOCATED)
+    index = bisect.bisect_right(starts, at) - 1
+    token = tokens[index]
+    chosen = _bytes(token)
+    offset = at - starts[index]
     probabilities: dict[int, float] = {}
-    for alternative in alternatives:
-        text = alternative.token.strip()
-        if len(text) == 1 and text in "12345":
-            # the chosen token is listed again among its alternatives: count it once
-            probabilities[int(text)] = math.exp(alternative.logprob)
+    seen: set[bytes] = set()
+    for alternative in [token, *token.top_logprobs]:
+        candidate = _bytes(alternative)
+        digit = _digit(candidate, chosen, offset)
+        if digit is None or candidate in seen:
+            continue  # the chosen token is listed again among its alternatives: count it once
+        seen.add(candidate)
+        probabilities[digit] = probabilities.get(digit, 0.0) + math.exp(alternative.logprob)
+    if len(probabilities) < 2:
+        return ScoreLogprobs(None, NO_OTHER_DIGIT)
     total = sum(probabilities.values())
-    if total <= 0:
-        return None
-    return {digit: p / total for digit, p in sorted(probabilities.items())}
+    return ScoreLogprobs({d: p / total for d, p in sorted(probabilities.items())})
+
+
+def _digit(candidate: bytes, chosen: bytes, offset: int) -> int | None:
+    """The score an alternative token stands for: a lone digit (white space aside), or the
+    chosen token with another digit in the same place."""
+    alone = candidate.strip()
+    if len(alone) == 1 and alone in _DIGITS:
+        return int(alone)
+    same_shape = len(candidate) == len(chosen) and candidate[:offset] == chosen[:offset]
+    if same_shape and candidate[offset + 1 :] == chosen[offset + 1 :]:
+        digit = candidate[offset : offset + 1]
+        return int(digit) if digit and digit in _DIGITS else None
+    return None
 
 
 def weighted_score(distribution: dict[int, float]) -> float:

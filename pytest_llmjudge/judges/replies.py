@@ -1,0 +1,113 @@
+"""What a judge's reply means: the reply model and its JSON schema, a reply's text validated
+(JSON, possibly in prose or a code fence), and one choice of a completion turned into a score
+(by the written integer or the score token's logprobs) or the reason it cannot be used."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from .base import RetryableJudgeError, RunResult
+from .weighted import score_distribution, weighted_score
+
+_SNIPPET = 80
+
+
+class JudgeReply(BaseModel):
+    """A 1-5 score on one rubric dimension, with one or two sentences of reasoning."""
+
+    # This docstring is the schema's description, sent to the model; Literal becomes an enum.
+
+    score: Literal[1, 2, 3, 4, 5]
+    reasoning: str
+
+
+def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema in the strict form OpenAI's structured output asks for."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            cleaned = {k: strip(v) for k, v in node.items() if k != "title"}
+            if cleaned.get("type") == "object":
+                cleaned["additionalProperties"] = False
+                cleaned["required"] = list(cleaned.get("properties", {}))
+            return cleaned
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    result: dict[str, Any] = strip(model.model_json_schema())
+    return result
+
+
+# Built once from JudgeReply (score is an enum: portable to servers that implement JSON
+# schema through grammars, such as vLLM and llama.cpp); replies are validated by JudgeReply.
+RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "judge_reply",
+        "strict": True,
+        "schema": strict_json_schema(JudgeReply),
+    },
+}
+JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
+
+
+def _snippet(text: str | None) -> str:
+    text = (text or "").strip().replace("\n", " ")
+    return repr(text[:_SNIPPET] + ("..." if len(text) > _SNIPPET else ""))
+
+
+def _describe_validation(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    if first["type"] == "json_invalid":
+        return "reply is not JSON"
+    where = ".".join(str(p) for p in first["loc"]) or "reply"
+    if first["type"] == "missing":
+        return f"reply has no '{where}'"
+    return f"'{where}' {first['msg'][0].lower()}{first['msg'][1:]} (got {first['input']!r})"
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_reply_text(content: str | None) -> JudgeReply:
+    """Validate a free-text reply: JSON, possibly wrapped in prose or a code fence."""
+    text = (content or "").strip()
+    try:
+        return JudgeReply.model_validate_json(text)
+    except ValidationError as strict_error:
+        found = _JSON_OBJECT.search(text)
+        if found is None or found.group(0) == text:
+            raise strict_error from None
+        return JudgeReply.model_validate_json(found.group(0))
+
+
+def parse_choice(choice: Any, weighted: bool) -> RunResult | RetryableJudgeError:
+    """One choice of a completion as a validated score (no tokens: the request has them),
+    or why it cannot be used. ``weighted``: score by the score token's logprobs."""
+    content = choice.message.content
+    if choice.finish_reason == "length":
+        return RetryableJudgeError("judge reply was cut off (max tokens reached)", cut_off=True)
+    if not content:
+        refusal = getattr(choice.message, "refusal", None)
+        return RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
+    try:
+        reply = parse_reply_text(content)
+    except ValidationError as exc:
+        return RetryableJudgeError(
+            f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
+        )
+    reasoning = reply.reasoning.strip()
+    if not weighted:
+        return RunResult(score=reply.score, reasoning=reasoning)
+    tokens = choice.logprobs.content if choice.logprobs else None
+    located = score_distribution(tokens, reply.score)
+    if located.distribution is None:
+        # the written score; text_score stays None, so results show which runs were weighted
+        return RunResult(score=reply.score, reasoning=reasoning, unweighted=located.missing)
+    return RunResult(
+        score=weighted_score(located.distribution), reasoning=reasoning, text_score=reply.score
+    )
