@@ -83,6 +83,10 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
             "judgments": sum(m.judgments for m in metas),
             "cached_calls": sum(m.cached_calls for m in metas),
             "unattributed_calls": sum(m.unattributed_calls for m in metas),
+            "timeouts": sum(m.timeouts for m in metas),
+            "cut_off": sum(m.cut_off for m in metas),
+            # each shard kept its own limit against its own server (or the same one)
+            "in_flight_limit": max((m.in_flight_limit or 0 for m in metas), default=0) or None,
             "tokens": Tokens(prompt=prompt, completion=completion, total=prompt + completion),
             "cost_usd": None if None in costs else round(sum(c or 0 for c in costs), 6),
             "notices": list(dict.fromkeys(n for m in metas for n in m.notices)),

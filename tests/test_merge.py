@@ -35,7 +35,8 @@ def _shards(pytester: pytest.Pytester) -> list[str]:
         [
             entry(
                 k,
-                f"answer {k} {{{{relevance={v}}}}}",
+                # two entries have a reply cut off once: the merge counts them all
+                f"answer {k} {{{{relevance={v}{' cutoff=1' * (k in ('qa', 'qd'))}}}}}",
                 ticket=f"t-{k}",
                 marks=["xfail"] if v == 3 else [],
             )
@@ -73,6 +74,7 @@ def test_three_shards_merge_into_one_verdict(
         merged["meta"]["calls"] == judge_server.count() == sum(s["meta"]["calls"] for s in shards)
     )
     assert merged["meta"]["tokens"]["total"] == sum(s["meta"]["tokens"]["total"] for s in shards)
+    assert merged["meta"]["cut_off"] == sum(s["meta"]["cut_off"] for s in shards) == 2 * 2
     assert "gate FAILED: mean relevance 4.40 < 4.5 (short by 0.10)" in red.stdout
     green = _cli(
         pytester.path, "merge", *files, "-o", "merged.json", "--judge-min-mean=relevance=4.3"

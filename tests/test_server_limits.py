@@ -168,3 +168,21 @@ def test_xdist_workers_share_the_servers_slots(
     assert judge_server.peak_in_flight <= 2  # one slot each, not two each
     meta = _meta(pytester)
     assert meta["calls"] == judge_server.count() == 12 and meta["in_flight_limit"] == 2
+
+
+def test_a_refused_request_is_one_line_with_its_cause_never_a_traceback(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    judge_server.context_chars = 3000  # the long entry's prompt is over it: a 400
+    write_evals(pytester, [entry("short"), entry("long", "word " * 600, ticket="t")])
+    args = ("evals/", "--judge-log-dir=logs", "-o", "log_file=pytest.log")
+    result = run(pytester, *args, "-o", "log_file_level=WARNING")
+    result.assert_outcomes(passed=1, errors=1)
+    assert [r.response[:4] for r in judge_server.requests].count("word") == 2  # not retried
+    shown = result.stdout.str()
+    written = (pytester.path / "pytest.log").read_text()
+    session_log = next((pytester.path / "logs").glob("*.log")).read_text()
+    assert "maximum context length is 3000 characters" in shown
+    assert "400 rejected" in written and "400 rejected" in session_log
+    for text in (shown, written, session_log):
+        assert "Traceback" not in text and 'File "' not in text and "tenacity" not in text
