@@ -8,7 +8,7 @@ Run it by hand (it is not part of the test suite; about 5 minutes a scenario on 
     python benchmarks/bench_local_model.py                  # 1, 2 and 4 slots, --judge-runs=3
     python benchmarks/bench_local_model.py --slots 2 -- --judge-sampling=choices \
         --judge-scoring=logprobs
-    python benchmarks/bench_local_model.py --python /other/venv/bin/python   # another install
+    python benchmarks/bench_local_model.py --python /old/venv/bin/python --project /old/checkout
 
 For each slot count it starts the server, runs ``pytest evals/ --judge-runs=3`` with a trace
 and a log file (no cache), and prints the wall time, the requests the trace holds, the requests
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from llama_server import LlamaServer, missing  # noqa: E402
 
 
-def scenario(python: str, slots: int, extra: list[str]) -> None:
+def scenario(python: str, project: Path, slots: int, extra: list[str]) -> None:
     server = LlamaServer(slots)
     try:
         props = server.wait_ready()
@@ -45,8 +45,10 @@ def scenario(python: str, slots: int, extra: list[str]) -> None:
             args += ["-o", f"log_file={log}", "-o", "log_file_level=WARNING", "-q", *extra]
             env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))}
             env |= {"OPENAI_BASE_URL": server.url, "OPENAI_MODEL": "smollm2-135m"}
+            # the install of ``python`` is measured, not a package in the current directory
+            env["PYTHONSAFEPATH"] = "1"
             started = time.monotonic()
-            done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+            done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True)
             wall = time.monotonic() - started
             report(slots, props, wall, done, out, trace, log)
     finally:
@@ -98,13 +100,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="the shipped suite against llama.cpp")
     parser.add_argument("--slots", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--python", default=sys.executable, help="the install to measure")
+    parser.add_argument(
+        "--project", type=Path, default=ROOT, help="where evals/ and pyproject.toml are"
+    )
     parser.add_argument("extra", nargs="*", help="more pytest options (after --)")
     ns = parser.parse_args()
     reason = missing()
     if reason:
         sys.exit(reason)
     for slots in ns.slots:
-        scenario(ns.python, slots, ns.extra)
+        scenario(ns.python, ns.project, slots, ns.extra)
 
 
 if __name__ == "__main__":

@@ -307,9 +307,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--judge-max-tokens",
         "llmjudge_max_tokens",
         "completion tokens one judge reply may use: a score and a short reasoning fit "
-        "(default 400; 0: no limit sent; reasoning models need more)",
+        "(default 256; 0: no limit sent; reasoning models need more)",
         _non_negative_int,
-        400,
+        256,
         env=("JUDGE_MAX_TOKENS",),
         metavar="N",
     ),

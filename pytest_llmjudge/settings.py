@@ -113,7 +113,7 @@ class Settings:
     label_margin: float = 1.0
     trace: Path | None = None
     log_dir: Path | None = None
-    max_tokens: int = 400  # completion tokens per judge reply (0: no limit sent)
+    max_tokens: int = 256  # completion tokens per judge reply (0: no limit sent)
     workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
 
     @property

@@ -131,15 +131,15 @@ def test_a_cut_off_reply_is_asked_again_for_a_shorter_one(
     assert firm == [False, True]  # the retry asks for a shorter reply
     b = [r for r in relevance if "{{cutoff=9}}" in r.response]
     assert len(b) == 3  # always cut off: the retries the budget allows, then an error
-    assert all(r.body["max_completion_tokens"] == 400 for r in judge_server.requests)
+    assert all(r.body["max_completion_tokens"] == 256 for r in judge_server.requests)
     meta = _meta(pytester)
     assert meta["cut_off"] == 2 + 6  # a: relevance and tone once; b: three times each
     assert (
-        "8 judge replies were cut off at --judge-max-tokens=400 and asked again for a shorter "
+        "8 judge replies were cut off at --judge-max-tokens=256 and asked again for a shorter "
         "one" in meta["notices"]
     )
     result.stdout.fnmatch_lines(
-        ["*failed after 3 attempts: judge reply was cut off*raise --judge-max-tokens (now 400)*"]
+        ["*failed after 3 attempts: judge reply was cut off*raise --judge-max-tokens (now 256)*"]
     )
 
 
