@@ -263,7 +263,8 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
             else "with more, its replies slowed down or timed out"
         )
         notices.append(
-            f"the judge server kept {usage.kept_in_flight} requests in flight, not "
+            f"the judge server kept {usage.kept_in_flight} "
+            f"request{'s' * (usage.kept_in_flight != 1)} in flight, not "
             f"--judge-concurrency={settings.concurrency}: {why}"
         )
     return notices
