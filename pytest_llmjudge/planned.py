@@ -30,6 +30,13 @@ class PlannedRun:
         return (d.name, d.version, *where)
 
 
+def split_notice(cap: int, runs: int) -> str:
+    """What a server that takes ``cap`` choices per request made of a judgment's ``runs``."""
+    sizes = " + ".join(str(min(cap, runs - start)) for start in range(0, runs, cap))
+    choices = f"{cap} choice{'s' * (cap != 1)}"
+    return f"the judge server takes at most {choices} per request: {runs} runs asked as {sizes}"
+
+
 def once(callback: Callable[[], None] | None) -> Callable[[], None]:
     """``callback`` to be called at most once (no-op without one)."""
     called = False

@@ -31,7 +31,7 @@ from .judges import (
 from .judges.weighted import NO_LOGPROBS
 from .judgment import RunOutcome
 from .limiter import AdaptiveLimit
-from .planned import PlannedRun, once
+from .planned import PlannedRun, once, split_notice
 from .redaction import redact
 from .retry import RetryAfterTooLong, retrying
 from .settings import Settings
@@ -127,11 +127,7 @@ class RunExecutor:
         if self.split_noted:
             return
         self.split_noted = True  # once a session (the results' notice says it too)
-        sizes = " + ".join(str(min(cap, runs - start)) for start in range(0, runs, cap))
-        logger.warning(
-            "the judge server takes at most %d choice%s per request: %d runs asked as %s",
-            *(cap, "s" * (cap != 1), runs, sizes),
-        )
+        logger.warning("%s", split_notice(cap, runs))
 
     def _choices_wanted(self) -> bool:
         return (

@@ -20,6 +20,7 @@ from .comparison import compare_targets
 from .gates import agreement_gates, evaluate_gates, pass_rate
 from .judges.base import Usage
 from .markdown import github_annotations
+from .planned import split_notice
 from .redaction import safe_url
 from .report import terminal_summary
 from .schema import (
@@ -236,11 +237,7 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
     notices = []
     cap = usage.choices_cap
     if cap and settings.sampling != "calls" and settings.runs > cap:
-        sizes = " + ".join(str(min(cap, settings.runs - i)) for i in range(0, settings.runs, cap))
-        notices.append(
-            f"the judge server takes at most {cap} choice{'s' * (cap != 1)} per request: "
-            f"{settings.runs} runs asked as {sizes}"
-        )
+        notices.append(split_notice(cap, settings.runs))
     if usage.cut_off:
         notices.append(
             f"{usage.cut_off} judge repl{'ies were' if usage.cut_off != 1 else 'y was'} cut "
