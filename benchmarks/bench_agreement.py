@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from heuristic_data import Row, halves, relevance_rows, tone_rows
 
-from pytest_llmjudge.agreement import spearman
+from pytest_llmjudge.analysis.agreement import spearman
 from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
 from pytest_llmjudge.judges.heuristic.text import sentiment, words
 

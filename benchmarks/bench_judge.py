@@ -185,9 +185,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from pytest_llmjudge.engine import JudgeEngine
+from pytest_llmjudge.judging.engine import JudgeEngine
 from pytest_llmjudge.judges.base import RunResult
-from pytest_llmjudge.settings import resolve_settings
+from pytest_llmjudge.config.settings import resolve_settings
 
 class Instant:
     uses_llm = True

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from heuristic_data import DATA, Row, halves, relevance_rows, tone_rows
 
-from pytest_llmjudge.agreement import spearman
+from pytest_llmjudge.analysis.agreement import spearman
 from pytest_llmjudge.judges.heuristic import model, score_relevance, score_tone
 from pytest_llmjudge.judges.heuristic.relevance import relevance_signals
 from pytest_llmjudge.judges.heuristic.text import content_terms, normalise, rarity

@@ -4,25 +4,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:
-    from .dataset import EvalCase
-    from .facade import ItemJudge
-    from .judgment import JudgeError, Judgment
+    from .analysis.judgment import JudgeError, Judgment
+    from .evalfiles.cases import EvalCase
+    from .judging.item_judge import ItemJudge
 
 __all__ = ["EvalCase", "ItemJudge", "JudgeError", "Judgment", "__version__"]
 
+# Public names load on first use, so that installing the plugin costs no import time.
 _LAZY = {
-    "EvalCase": "dataset",
-    "JudgeError": "judgment",
-    "Judgment": "judgment",
-    "ItemJudge": "facade",
+    "EvalCase": "evalfiles.cases",
+    "JudgeError": "analysis.judgment",
+    "Judgment": "analysis.judgment",
+    "ItemJudge": "judging.item_judge",
 }
 
 
 def __getattr__(name: str) -> Any:
-    # Public types load on first use, so that installing the plugin costs no import time.
+    if name == "__version__":
+        from .basics.version import plugin_version
+
+        return plugin_version()
     if name in _LAZY:
         from importlib import import_module
 

@@ -26,7 +26,7 @@ GATE_OPTIONS = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .options import OPTIONS
+    from .config.options import OPTIONS
 
     parser = argparse.ArgumentParser(prog="python -m pytest_llmjudge")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -52,8 +52,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _gates(args: argparse.Namespace) -> Any:
-    from .merge import SuiteGates
-    from .options import OPTIONS
+    from .config.options import OPTIONS
+    from .outputs.merge import SuiteGates
 
     values: dict[str, Any] = {}
     for spec in OPTIONS:
@@ -71,16 +71,16 @@ def _gates(args: argparse.Namespace) -> Any:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.command == "schema":
-        from .schema import json_schema
+        from .schema.results import json_schema
 
         print(json.dumps(json_schema(), indent=2))
         return 0
-    from .fileio import write_atomically
-    from .html_report import html_report
-    from .markdown import markdown_report
-    from .merge import MergeError, SuiteGates, load_results, merge_results
-    from .report import terminal_summary
-    from .writers import dump
+    from .basics.fileio import write_atomically
+    from .outputs.merge import MergeError, SuiteGates, load_results, merge_results
+    from .outputs.writers import dump
+    from .reports.html import html_report
+    from .reports.markdown import markdown_report
+    from .reports.terminal import terminal_summary
 
     try:
         shards = [(str(path), load_results(path)) for path in args.results]

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .discovery import is_eval_file, is_symlink_loop, may_collect_evals
-from .options import OPTIONS
-from .rubrics import NO_CONTEXT
-from .runtime import (
+from .basics.rubrics import NO_CONTEXT
+from .config.options import OPTIONS
+from .config.settings import SettingsError
+from .session.discovery import is_eval_file, is_symlink_loop, may_collect_evals
+from .session.pytest_internals import is_xdist_worker, turn_off_xdist, xdist_worker_output
+from .session.state import (
     EVAL_ITEM_KEY,
     STATE_KEY,
     check_outputs,
@@ -30,12 +32,11 @@ from .runtime import (
     settings_for,
     touches_judge,
 )
-from .settings import SettingsError
 
 if TYPE_CHECKING:
-    from .dataset import EvalCase
-    from .facade import DimensionJudge, ItemJudge
-    from .judgment import Judgment
+    from .analysis.judgment import Judgment
+    from .evalfiles.cases import EvalCase
+    from .judging.item_judge import DimensionJudge, ItemJudge
 
 MARKERS = (
     "llmjudge(runs=None, relevance=None, tone=None): judge settings for this test "
@@ -98,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except SettingsError as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session_hooks import (
+    from .session.hooks import (
         DryRunHooks,
         HtmlColumns,
         PlanningHooks,
@@ -108,16 +109,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if config.stash[STATE_KEY].settings.dry_run:
         # nothing runs, so nothing is distributed (xdist configures after us) or written
-        config.option.dist, config.option.tx = "no", []
+        turn_off_xdist(config)
         config.pluginmanager.register(DryRunHooks(config), "llmjudge-dry-run")
         return
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     settings = config.stash[STATE_KEY].settings
-    if settings.progress > 0 and config.get_verbosity() > -2 and not hasattr(config, "workerinput"):
+    if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
     if config.pluginmanager.hasplugin("html"):  # pytest-html: score columns in its table
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
-    if not hasattr(config, "workerinput"):  # only the controller writes results
+    if not is_xdist_worker(config):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
 
 
@@ -142,9 +143,9 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if is_eval_file(file_path, parent.config, parent.session.isinitpath(file_path)):
-        from .collect import EvalJsonFile
+        from .session.collect import EvalFile
 
-        return EvalJsonFile.from_parent(parent, path=file_path)
+        return EvalFile.from_parent(parent, path=file_path)
     return None
 
 
@@ -157,7 +158,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if touches_judge(item):
-        from .item_records import attach_record
+        from .session.result_rows import attach_record
 
         attach_record(item, call.when, report)
     return report
@@ -182,7 +183,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     except Exception as exc:
         if item.get_closest_marker("flaky_eval") is None:
             raise
-        from .item_records import flaky_failure
+        from .session.result_rows import flaky_failure
 
         reason = flaky_failure(item, exc)
         if reason is None:
@@ -197,7 +198,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     usage = state.close()
     if usage is not None:
         state.usage = usage
-    workeroutput = getattr(session.config, "workeroutput", None)
+    workeroutput = xdist_worker_output(session.config)
     if workeroutput is not None and usage is not None:  # builtins only: a JSON string
         workeroutput["llmjudge_usage"] = json.dumps(dataclasses.asdict(usage))
 
@@ -212,7 +213,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.fixture
 def eval_case(request: pytest.FixtureRequest) -> EvalCase:
     """The validated eval entry of this item."""
-    from .collect import EvalItem
+    from .session.collect import EvalItem
 
     if not isinstance(request.node, EvalItem):
         pytest.fail("the eval_case fixture is only available to items of eval files", pytrace=False)
@@ -236,7 +237,7 @@ def llmjudge_response(
     if llmjudge_target is None:
         assert eval_case.response is not None  # validated: required without targets
         return eval_case.response
-    from .item_records import live_answer
+    from .session.result_rows import live_answer
 
     return live_answer(request.node, llmjudge_target)
 
@@ -244,7 +245,7 @@ def llmjudge_response(
 @pytest.fixture
 def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     """The session's judge, with this test's runs and thresholds."""
-    from .facade import ItemJudge
+    from .judging.item_judge import ItemJudge
 
     install_log_redaction(request.config)
     try:
@@ -268,7 +269,7 @@ def llmjudge_judgments(
     llmjudge: ItemJudge,
 ) -> list[Judgment]:
     """This eval item's judgments, one per dimension (judged during setup)."""
-    from .collect import judge_eval_item
+    from .session.item_body import judge_eval_item
 
     judges = {"relevance": relevance_judge, "tone": tone_judge}
     return judge_eval_item(request.node, eval_case.ticket, llmjudge_response, judges, llmjudge)
@@ -277,7 +278,7 @@ def llmjudge_judgments(
 @pytest.fixture
 def relevance_judge(llmjudge: ItemJudge) -> DimensionJudge:
     """Callable (ticket, response) -> Judgment scoring relevance."""
-    from .facade import DimensionJudge
+    from .judging.item_judge import DimensionJudge
 
     return DimensionJudge(llmjudge, "relevance")
 
@@ -285,6 +286,6 @@ def relevance_judge(llmjudge: ItemJudge) -> DimensionJudge:
 @pytest.fixture
 def tone_judge(llmjudge: ItemJudge) -> DimensionJudge:
     """Callable (ticket, response) -> Judgment scoring tone."""
-    from .facade import DimensionJudge
+    from .judging.item_judge import DimensionJudge
 
     return DimensionJudge(llmjudge, "tone")

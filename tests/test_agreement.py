@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_llmjudge.agreement import quadratic_kappa, spearman
+from pytest_llmjudge.analysis.agreement import quadratic_kappa, spearman
 
 from conftest import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer

@@ -81,16 +81,21 @@ def pytest_unconfigure(config):
 LIGHT_MODULES = {
     "pytest_llmjudge",
     "pytest_llmjudge.plugin",
-    "pytest_llmjudge.session_hooks",
-    "pytest_llmjudge.options",
-    "pytest_llmjudge.settings",
-    "pytest_llmjudge.runtime",
-    "pytest_llmjudge.pricing",
-    "pytest_llmjudge.rubrics",
-    "pytest_llmjudge.targets",
-    "pytest_llmjudge.redaction",
-    "pytest_llmjudge.fileio",
-    "pytest_llmjudge.discovery",
+    "pytest_llmjudge.session.hooks",
+    "pytest_llmjudge.config.options",
+    "pytest_llmjudge.config.settings",
+    "pytest_llmjudge.session.state",
+    "pytest_llmjudge.config.pricing",
+    "pytest_llmjudge.basics.rubrics",
+    "pytest_llmjudge.config.targets",
+    "pytest_llmjudge.basics.redaction",
+    "pytest_llmjudge.basics.fileio",
+    "pytest_llmjudge.session.discovery",
+    "pytest_llmjudge.session.pytest_internals",
+    # the folders themselves (empty __init__ files)
+    "pytest_llmjudge.basics",
+    "pytest_llmjudge.config",
+    "pytest_llmjudge.session",
 }
 
 

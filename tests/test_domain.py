@@ -16,21 +16,25 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.baseline import compare_with_baseline, load_baseline, regression_messages
-from pytest_llmjudge.comparison import compare_targets, comparison_lines
-from pytest_llmjudge.engine import JudgeEngine
-from pytest_llmjudge.gates import evaluate_gates, suite_means
-from pytest_llmjudge.item_settings import Overrides, marker_overrides, resolve_item_settings
+from pytest_llmjudge.analysis.baseline import (
+    compare_with_baseline,
+    load_baseline,
+    regression_messages,
+)
+from pytest_llmjudge.analysis.comparison import compare_targets, comparison_lines
+from pytest_llmjudge.analysis.gates import evaluate_gates, suite_means
+from pytest_llmjudge.analysis.judgment import JudgeError, RunOutcome, build_judgment
+from pytest_llmjudge.analysis.stats import confidence_interval, decide, paired_difference
+from pytest_llmjudge.basics.rubrics import NO_CONTEXT, Context, Dimension
+from pytest_llmjudge.config.item_settings import Overrides, marker_overrides, resolve_item_settings
+from pytest_llmjudge.config.pricing import parse_price_lines, price_for
+from pytest_llmjudge.config.settings import Settings, resolve_settings
+from pytest_llmjudge.config.targets import TargetError, expand_headers, extract, parse_targets
 from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult, Usage
-from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
-from pytest_llmjudge.pricing import parse_price_lines, price_for
-from pytest_llmjudge.report import failure_report, terminal_summary, verdict_line
-from pytest_llmjudge.rubrics import NO_CONTEXT, Context, Dimension
-from pytest_llmjudge.schema import ItemResult, ScoreSummary, json_schema
-from pytest_llmjudge.session_results import SessionFacts, SessionResults
-from pytest_llmjudge.settings import Settings, resolve_settings
-from pytest_llmjudge.stats import confidence_interval, decide, paired_difference
-from pytest_llmjudge.targets import TargetError, expand_headers, extract, parse_targets
+from pytest_llmjudge.judging.engine import JudgeEngine
+from pytest_llmjudge.outputs.session_results import SessionFacts, SessionResults
+from pytest_llmjudge.reports.terminal import failure_report, terminal_summary, verdict_line
+from pytest_llmjudge.schema.results import ItemResult, ScoreSummary, json_schema
 
 
 def settings(**changes: Any) -> Settings:

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
+from pytest_llmjudge.basics.rubrics import TONE
 from pytest_llmjudge.judges.heuristic import PREFIX, HeuristicJudge, score_relevance, score_tone
 from pytest_llmjudge.judges.heuristic.model import fitted
 from pytest_llmjudge.judges.heuristic.relevance import relevance_signals, technical_tokens
 from pytest_llmjudge.judges.heuristic.text import rarity
 from pytest_llmjudge.judges.heuristic.tone import tone_signals
-from pytest_llmjudge.rubrics import TONE
 
 from conftest import read_results, run, write_evals
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.budget import BREAKER_FAILURES, Budget
-from pytest_llmjudge.cache import JudgeCache, _checksum
+from pytest_llmjudge.basics.rubrics import RELEVANCE
 from pytest_llmjudge.judges.base import RunResult
-from pytest_llmjudge.limiter import AdaptiveLimit
-from pytest_llmjudge.rubrics import RELEVANCE
+from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget
+from pytest_llmjudge.judging.cache import JudgeCache, _checksum
+from pytest_llmjudge.judging.limiter import AdaptiveLimit
 
 from conftest import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer

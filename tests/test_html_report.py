@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from bot_server import BotServer
 
-from pytest_llmjudge.html_report import html_report
-from pytest_llmjudge.schema import ResultsFile
+from pytest_llmjudge.reports.html import html_report
+from pytest_llmjudge.schema.results import ResultsFile
 
 from conftest import entry, read_results, run, write_evals
 from judge_server import JudgeServer

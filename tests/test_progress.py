@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from pytest_llmjudge.progress import Progress, progress_text
+from pytest_llmjudge.judging.progress import Progress, progress_text
 
 from conftest import API_KEY, entry, run, write_evals
 from judge_server import JudgeServer

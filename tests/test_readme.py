@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.options import OPTIONS
-from pytest_llmjudge.schema import ItemResult, Meta, ResultsFile, Summary
+from pytest_llmjudge.config.options import OPTIONS
+from pytest_llmjudge.schema.results import ItemResult, Meta, ResultsFile, Summary
 
 from conftest import run
 
@@ -184,7 +184,7 @@ def test_the_ab_example_runs_and_prints_the_comparison(pytester: pytest.Pytester
 
 
 def test_the_conversation_entry_is_valid() -> None:
-    from pytest_llmjudge.dataset import validate_entry
+    from pytest_llmjudge.evalfiles.cases import validate_entry
 
     case = validate_entry(json.loads(block("conversation_entry")), ["relevance", "correctness"])
     assert [t.role for t in case.context.conversation] == ["user", "assistant"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.fileio import write_atomically
-from pytest_llmjudge.schema import ResultsFile
+from pytest_llmjudge.basics.fileio import write_atomically
+from pytest_llmjudge.schema.results import ResultsFile
 
 from conftest import by_id, entry, read_results, run, run_subprocess, run_until, write_evals
 from judge_server import JudgeServer
@@ -101,7 +101,7 @@ import sys
 
 def test_plain():
     assert "openai" not in sys.modules
-    assert "pytest_llmjudge.engine" not in sys.modules
+    assert "pytest_llmjudge.judging.engine" not in sys.modules
     assert "pydantic" not in sys.modules
 """
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.settings import SettingsError, resolve_settings
+from pytest_llmjudge.config.settings import SettingsError, resolve_settings
 
 from conftest import entry, run, write_evals
 
@@ -144,7 +144,7 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
 
 
 def test_readme_documents_every_option() -> None:
-    from pytest_llmjudge.settings import OPTIONS
+    from pytest_llmjudge.config.settings import OPTIONS
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     for spec in OPTIONS:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.cache import JudgeCache
+from pytest_llmjudge.basics.rubrics import RELEVANCE, Dimension
 from pytest_llmjudge.judges import RunResult
-from pytest_llmjudge.rubrics import RELEVANCE, Dimension
+from pytest_llmjudge.judging.cache import JudgeCache
 
 from conftest import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.dataset import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
+from pytest_llmjudge.analysis.judgment import JudgeError, RunOutcome, build_judgment
+from pytest_llmjudge.analysis.stats import aggregate
+from pytest_llmjudge.basics.redaction import redact
+from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE, build_messages
+from pytest_llmjudge.evalfiles.cases import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judges.http_errors import retry_after_seconds
 from pytest_llmjudge.judges.replies import parse_reply_text
-from pytest_llmjudge.judgment import JudgeError, RunOutcome, build_judgment
-from pytest_llmjudge.redaction import redact
-from pytest_llmjudge.rubrics import RELEVANCE, TONE, build_messages
-from pytest_llmjudge.stats import aggregate
 
 DIMS = ("relevance", "tone")
 

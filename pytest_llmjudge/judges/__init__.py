@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..settings import Settings
+from ..config.settings import Settings
 from .base import (
     ChoicesJudge,
     FatalJudgeError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..rubrics import NO_CONTEXT, Context, Dimension
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension
 
 
 @dataclass(frozen=True)

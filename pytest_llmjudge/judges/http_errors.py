@@ -8,7 +8,7 @@ import re
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from ..redaction import redact
+from ..basics.redaction import redact
 from .base import FatalJudgeError, JudgeCallError, RejectedRequestError, RetryableJudgeError
 
 

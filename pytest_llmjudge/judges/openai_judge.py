@@ -7,8 +7,8 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..redaction import redact, safe_url
-from ..rubrics import NO_CONTEXT, Context, Dimension, build_messages
+from ..basics.redaction import redact, safe_url
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages
 from .base import (
     FatalJudgeError,
     RetryableJudgeError,

@@ -8,7 +8,7 @@ and says that no LLM was involved, so nobody mistakes these scores for a model's
 
 from __future__ import annotations
 
-from ...rubrics import NO_CONTEXT, Context, Dimension
+from ...basics.rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, RunResult, Usage
 from .correctness import score_correctness
 from .model import DimensionModel, fitted

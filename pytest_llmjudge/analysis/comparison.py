@@ -1,0 +1,214 @@
+"""A/B (or A/B/C...) comparison of targets that answered the same eval entries.
+
+Everything is derived from the judged scores: the winner of an entry is the target with the
+highest combined score (mean over dimensions of the per-dimension means), a tie when the best
+two are within the tie tolerance; never a judge's self-report.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from ..schema.results import (
+    ComparedEntry,
+    ItemResult,
+    ScoreSummary,
+    Significance,
+    TargetComparison,
+    TargetOverall,
+    TargetScores,
+)
+from .gates import dimension_names
+from .stats import interval_fields, paired_difference
+
+TIE = "tie"
+
+
+def _combined(dims: Mapping[str, ScoreSummary]) -> float:
+    return math.fsum(d.score for d in dims.values()) / len(dims)
+
+
+def _winner(scores: Mapping[str, float], tolerance: float) -> str:
+    ranked = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] <= tolerance:
+        return TIE
+    return ranked[0][0]
+
+
+def _scores(item: ItemResult, dims: Sequence[str], complete: bool) -> TargetScores:
+    judged = {d: item.dimensions[d] for d in dims if d in item.dimensions}
+    summaries = {d: ScoreSummary(score=v.score, runs=v.runs, std=v.std) for d, v in judged.items()}
+    return TargetScores(
+        outcome=item.outcome,
+        answer=item.answer,
+        error=item.error,
+        combined=round(_combined(judged), 4) if complete else None,
+        **summaries,
+    )
+
+
+def _entry(
+    key: str,
+    per_target: Mapping[str, ItemResult],
+    targets: Sequence[str],
+    tolerance: float,
+    dims: Sequence[str],
+) -> ComparedEntry:
+    complete = {
+        t for t, item in per_target.items() if dims and all(d in item.dimensions for d in dims)
+    }
+    judged = {t: per_target[t].dimensions for t in targets if t in complete}
+    any_item = next(iter(per_target.values()))
+    entry = ComparedEntry(
+        key=key,
+        id=any_item.id,
+        ticket=any_item.ticket,
+        targets={t: _scores(item, dims, t in complete) for t, item in per_target.items()},
+    )
+    if len(judged) < 2:
+        entry.note = "fewer than two targets were judged: no winner"
+        return entry
+    entry.winner = _winner({t: _combined(d) for t, d in judged.items()}, tolerance)
+    # Per run i: each target's combined score of its i-th runs; the majority of those winners.
+    runs = min(len(d[name].runs) for d in judged.values() for name in dims)
+    per_run = [
+        _winner(
+            {t: math.fsum(d[name].runs[i] for name in dims) / len(dims) for t, d in judged.items()},
+            tolerance,
+        )
+        for i in range(runs)
+    ]
+    majority, votes = Counter(per_run).most_common(1)[0] if per_run else (entry.winner, 0)
+    entry.majority_winner = majority
+    entry.run_winners = per_run
+    entry.agreement = round(votes / len(per_run), 4) if per_run else None
+    entry.disagreement = majority != entry.winner
+    return entry
+
+
+def _significance(entries: Sequence[ComparedEntry], a: str, b: str, dimension: str) -> Significance:
+    deltas = []
+    for entry in entries:
+        ta, tb = entry.targets.get(a), entry.targets.get(b)
+        if ta is None or tb is None:
+            continue
+        if dimension == "combined":
+            if ta.combined is not None and tb.combined is not None:
+                deltas.append(ta.combined - tb.combined)
+        elif dimension in ta.dimensions and dimension in tb.dimensions:
+            deltas.append(ta.dimensions[dimension].score - tb.dimensions[dimension].score)
+    if not deltas:
+        return Significance(
+            a=a,
+            b=b,
+            dimension=dimension,
+            items=0,
+            statement=f"{a} vs {b} on {dimension}: nothing to compare",
+        )
+    mean, low, high = paired_difference(deltas)
+    half = None if math.isinf(low) else (high - low) / 2
+    significant = half is not None and (low > 0 or high < 0)
+    if significant:
+        better, worse = (a, b) if mean > 0 else (b, a)
+        statement = (
+            f"{better} better than {worse} on {dimension} by {abs(mean):.2f} ± {half:.2f} (95% CI)"
+        )
+    else:
+        spread = "no interval from one entry" if half is None else f"± {half:.2f}"
+        statement = (
+            f"{a} vs {b} on {dimension}: no significant difference ({mean + 0.0:+.2f} {spread})"
+        )
+    return Significance(
+        a=a,
+        b=b,
+        dimension=dimension,
+        items=len(deltas),
+        mean_difference=round(mean, 4),
+        **interval_fields(low, high),
+        significant=significant,
+        statement=statement,
+    )
+
+
+def _overall(target: str, decided: Sequence[ComparedEntry], dims: Sequence[str]) -> TargetOverall:
+    wins = sum(1 for e in decided if e.winner == target)
+    ties = sum(1 for e in decided if e.winner == TIE)
+    losses = len(decided) - wins - ties
+    means = {
+        d: [
+            e.targets[target].dimensions[d].score
+            for e in decided
+            if d in e.targets[target].dimensions
+        ]
+        for d in dims
+    }
+
+    def percent(count: int) -> float | None:
+        return round(100 * count / len(decided), 1) if decided else None
+
+    return TargetOverall(
+        wins=wins,
+        losses=losses,
+        ties=ties,
+        win_pct=percent(wins),
+        loss_pct=percent(losses),
+        tie_pct=percent(ties),
+        mean={d: round(math.fsum(v) / len(v), 4) for d, v in means.items() if v},
+    )
+
+
+def compare_targets(items: Sequence[ItemResult], tolerance: float) -> TargetComparison | None:
+    """The comparison section of the results, or None when fewer than two targets answered."""
+    live = [item for item in items if item.target and item.compare_key]
+    # Configured order (python before dotnet if that is how they were given), else first seen.
+    order = {
+        str(item.target): (item.target_order or 0, i) for i, item in reversed(list(enumerate(live)))
+    }
+    targets = sorted(order, key=lambda t: order[t])
+    if len(targets) < 2:
+        return None
+    grouped: dict[str, dict[str, ItemResult]] = {}
+    for item in live:
+        grouped.setdefault(str(item.compare_key), {})[str(item.target)] = item
+    dims = dimension_names(live)
+    entries = [
+        _entry(key, per_target, targets, tolerance, dims) for key, per_target in grouped.items()
+    ]
+    decided = [e for e in entries if e.winner is not None]
+    return TargetComparison(
+        targets=targets,
+        tie_tolerance=tolerance,
+        entries=entries,
+        compared=len(decided),
+        disagreements=[e.key for e in decided if e.disagreement],
+        overall={t: _overall(t, decided, dims) for t in targets},
+        significance=[
+            _significance(decided, a, b, d)
+            for a, b in itertools.combinations(targets, 2)
+            for d in (*dims, "combined")
+        ],
+    )
+
+
+def comparison_lines(comparison: TargetComparison) -> list[str]:
+    """The win/loss/tie table and the significance lines, for terminal and markdown."""
+    lines = [
+        f"A/B comparison of {', '.join(comparison.targets)} on "
+        f"{comparison.compared} entries (tie tolerance {comparison.tie_tolerance:g}):"
+    ]
+    for name, o in comparison.overall.items():
+        means = ", ".join(f"{d} {v:.2f}" for d, v in o.mean.items())
+        lines.append(
+            f"  {name}: {o.wins} wins ({o.win_pct}%), {o.losses} losses "
+            f"({o.loss_pct}%), {o.ties} ties ({o.tie_pct}%); mean {means}"
+        )
+    lines += [f"  {s.statement}" for s in comparison.significance]
+    if comparison.disagreements:
+        lines.append(
+            "  majority of runs disagrees with the mean-based winner (mean stands): "
+            + ", ".join(comparison.disagreements)
+        )
+    return lines

@@ -1,0 +1,343 @@
+"""Configuration resolved once into a frozen ``Settings``.
+
+Precedence for every option: command line > environment > ini (``[tool.pytest.ini_options]``)
+> default. Per-item values (an eval entry, the ``llmjudge`` marker) are applied on top by
+``item_settings``. Bad values raise ``SettingsError`` naming the source they came from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..basics.redaction import register_url, safe_url
+from ..basics.rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
+from ..basics.rubrics import OPTIONAL_DIMENSIONS, Dimension
+from .options import (
+    DEFAULT_MAX_INPUT_CHARS,
+    DEFAULT_MODEL,
+    DEFAULT_OLLAMA_HOST,
+    DEFAULT_OLLAMA_MODEL,
+    DEFAULT_THRESHOLD,
+    OPTIONS,
+    OPTIONS_BY_DEST,
+    OptionSpec,
+)
+from .pricing import Price, parse_price_lines, price_for
+from .targets import TargetConfig
+
+
+class SettingsError(ValueError):
+    """A configuration value is invalid; the message names its source."""
+
+
+def _read_rubrics(
+    pairs: tuple[tuple[str, str], ...], folder: Path, source: str
+) -> dict[str, Dimension]:
+    dimensions = dict(BUILTIN_DIMENSIONS)
+    if pairs:
+        # The schema (and pydantic) only for sessions that configure dimensions.
+        from ..schema.results import RESERVED_NAMES
+
+        taken = sorted(RESERVED_NAMES.intersection(name for name, _ in pairs))
+        if taken:
+            raise SettingsError(
+                f"{source} dimension names are lowercase identifiers, not {taken[0]!r} "
+                "(a key of every results row)"
+            )
+    for name, file in pairs:
+        if name in dimensions:
+            raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
+        if name in OPTIONAL_DIMENSIONS and not file:
+            dimensions[name] = OPTIONAL_DIMENSIONS[name]  # built in: its own rubric
+            continue
+        path = Path(file) if Path(file).is_absolute() else folder / file
+        try:
+            rubric = path.read_text(encoding="utf-8").strip()
+        except OSError:
+            raise SettingsError(f"{source}: rubric file {path} not found") from None
+        if not rubric:
+            raise SettingsError(f"{source}: rubric file {path} is empty")
+        built_in = OPTIONAL_DIMENSIONS.get(name)  # correctness with a rubric of one's own
+        dimensions[name] = Dimension(name, rubric, built_in is not None and built_in.uses_reference)
+    return dimensions
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Session-wide judge configuration after precedence has been applied."""
+
+    provider: str  # resolved: openai, ollama or heuristic (never auto)
+    provider_reason: str
+    model: str | None
+    base_url: str | None
+    runs: int
+    thresholds: Mapping[str, float]
+    output: Path
+    concurrency: int
+    timeout: float
+    max_retries: int
+    strict: bool
+    temperature: float | None
+    retry_wait: float
+    cache: bool = False
+    cache_dir: Path | None = None
+    max_calls: int | None = None
+    max_cost: float | None = None
+    price: Price | None = None
+    strict_flaky: bool = False
+    adaptive: bool = False
+    max_runs: int = 5
+    adaptive_margin: float = 0.5
+    verdict: str = "mean"
+    unstable: str = "fail"
+    sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
+    scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
+    dry_run: bool = False  # plan and estimate, send nothing
+    progress: float = 10.0  # seconds between progress lines in a log; 0: no progress
+    min_pass_rate: float | None = None
+    min_mean: Mapping[str, float] | None = None
+    baseline: Path | None = None
+    fail_on_regression: bool = False
+    reports: tuple[Path, ...] = ()  # --judge-report: HTML by suffix, else markdown
+    targets: TargetConfig | None = None
+    dimensions: Mapping[str, Dimension] = field(default_factory=lambda: dict(BUILTIN_DIMENSIONS))
+    tie_tolerance: float = 0.01
+    save_responses: Path | None = None
+    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
+    baseline_strict: bool = False
+    min_agreement: Mapping[str, float] | None = None
+    label_margin: float = 1.0
+    trace: Path | None = None
+    log_dir: Path | None = None
+    max_tokens: int = 256  # completion tokens per judge reply (0: no limit sent)
+    workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.provider != "heuristic"
+
+    def header(self) -> str:
+        """The one line that makes a run's judge setup reproducible."""
+        model = self.model if self.uses_llm else "none (no LLM)"
+        limits = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
+        base = f" base_url={safe_url(self.base_url)}" if self.base_url else ""
+        try:
+            output = os.path.relpath(self.output)
+        except ValueError:  # pragma: no cover - another drive on Windows
+            output = str(self.output)
+        budget = "".join(
+            f" {name}={value:g}"
+            for name, value in (("max_calls", self.max_calls), ("max_cost_usd", self.max_cost))
+            if value is not None
+        )
+        return (
+            f"llmjudge: provider={self.provider} ({self.provider_reason}) model={model}{base} "
+            f"runs={self.runs} thresholds: {limits} concurrency={self.concurrency} "
+            f"cache={'on' if self.cache else 'off'}{budget} output={output}"
+        )
+
+
+def _pick(
+    spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
+) -> tuple[Any, str]:
+    """Return (value, source) for one option, parsed and validated."""
+    candidates: list[tuple[Any, str]] = []
+    cli_value = cli.get(spec.dest)
+    if isinstance(cli_value, list):  # a repeatable flag given several times
+        cli_value = ",".join(cli_value)
+    if cli_value is not None:
+        candidates.append((cli_value, spec.flag))
+    for name in spec.env:
+        if env.get(name, "").strip():
+            candidates.append((env[name], f"environment variable {name}"))
+            break
+    ini_value = ini.get(spec.ini)
+    if ini_value not in (None, ""):
+        candidates.append((ini_value, f"ini option {spec.ini}"))
+    if not candidates:
+        return spec.default, "default"
+    raw, source = candidates[0]
+    if isinstance(raw, bool) and spec.is_flag:
+        return raw, source
+    try:
+        return spec.parse(str(raw)), source
+    except ValueError as exc:
+        reason = str(exc)
+        if "invalid literal" in reason or "could not convert" in reason:
+            reason = f"must be a number, got {raw!r}"
+        raise SettingsError(f"{source} {reason}") from None
+
+
+def resolve_settings(
+    cli: Mapping[str, Any],
+    env: Mapping[str, str],
+    ini: Mapping[str, Any],
+    base_dir: Path,
+    ini_dir: Path,
+) -> Settings:
+    """Apply precedence to every option and decide the provider."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for spec in OPTIONS:
+        values[spec.dest], sources[spec.dest] = _pick(spec, cli, env, ini)
+
+    provider: str = values["provider"]
+    api_key_set = bool(env.get("OPENAI_API_KEY", "").strip())
+    base_url: str | None = values["base_url"] or None
+    model: str | None = values["model"] or None
+    if provider == "auto":
+        if api_key_set:
+            provider, reason = "openai", "auto: OPENAI_API_KEY is set"
+        elif base_url:
+            provider, reason = "openai", f"auto: base URL from {sources['base_url']}"
+        else:
+            provider, reason = "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL"
+    else:
+        reason = f"from {sources['provider']}"
+    if values["require_llm"] and provider == "heuristic":
+        raise SettingsError(
+            f"{sources['require_llm']}: no LLM judge is configured ({reason}): set "
+            "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"
+        )
+    if provider == "ollama":
+        # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
+        host_spec = replace(
+            OPTIONS_BY_DEST["base_url"], env=("OLLAMA_HOST",), default=DEFAULT_OLLAMA_HOST
+        )
+        host = str(_pick(host_spec, cli, env, ini)[0])
+        if not host.startswith(("http://", "https://")):
+            host = f"http://{host}"
+        base_url = host if host.rstrip("/").endswith("/v1") else host.rstrip("/") + "/v1"
+        model_spec = replace(
+            OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",), default=DEFAULT_OLLAMA_MODEL
+        )
+        model = str(_pick(model_spec, cli, env, ini)[0])
+    elif provider == "openai":
+        model = model or DEFAULT_MODEL
+    else:
+        model, base_url = None, None
+
+    def where(text: str, name: str) -> Path:
+        """A path as given: relative to the rootdir from ini, else to the invocation."""
+        value = Path(text).expanduser()
+        if value.is_absolute():
+            return value
+        return (ini_dir if sources[name].startswith("ini") else base_dir) / value
+
+    def path(name: str) -> Path | None:
+        return None if values[name] is None else where(values[name], name)
+
+    try:
+        prices = parse_price_lines(ini.get("llmjudge_prices") or [])
+    except ValueError as exc:
+        raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
+    register_url(base_url)  # its credentials never appear in any output
+    price = price_for(model, prices) if provider != "heuristic" else None
+    if values["max_cost"] is not None and price is None and provider != "heuristic":
+        raise SettingsError(
+            f"{sources['max_cost']} needs the price of model {model!r}: "
+            f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
+        )
+    cache = values["cache"] if values["cache"] is not None else provider != "heuristic"
+    folder = ini_dir if sources["dimensions"].startswith("ini") else base_dir
+    dimensions = _read_rubrics(values["dimensions"], folder, sources["dimensions"])
+    for name in ("min_mean", "thresholds"):
+        unknown = sorted(set(values[name] or {}) - set(dimensions))
+        if unknown:
+            raise SettingsError(
+                f"{sources[name]} names unknown dimension {unknown[0]!r} "
+                f"(known: {', '.join(dimensions)})"
+            )
+    thresholds = {
+        **{name: DEFAULT_THRESHOLD for name in dimensions},
+        "relevance": values["min_relevance"],
+        "tone": values["min_tone"],
+        **(values["thresholds"] or {}),
+    }
+    if values["verdict"] == "confident" and values["runs"] < 2:
+        raise SettingsError(
+            f"{sources['verdict']} confident needs --judge-runs >= 2 "
+            "(one run has no confidence interval)"
+        )
+    if values["fail_on_regression"] and values["baseline"] is None:
+        raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
+    output = path("output")
+    assert output is not None
+    return Settings(
+        provider=provider,
+        provider_reason=reason,
+        model=model,
+        base_url=base_url,
+        runs=values["runs"],
+        thresholds=thresholds,
+        dimensions=dimensions,
+        output=output,
+        concurrency=values["concurrency"],
+        timeout=values["timeout"],
+        max_retries=values["max_retries"],
+        max_tokens=values["max_tokens"],
+        strict=values["strict"],
+        temperature=values["temperature"],
+        retry_wait=values["retry_wait"],
+        cache=cache,
+        cache_dir=path("cache_dir"),
+        max_calls=values["max_calls"],
+        max_cost=values["max_cost"],
+        price=price,
+        strict_flaky=values["strict_flaky"],
+        adaptive=values["adaptive"],
+        max_runs=max(values["max_runs"] or 5, values["runs"]),
+        adaptive_margin=values["adaptive_margin"],
+        verdict=values["verdict"],
+        unstable=values["unstable"],
+        sampling=values["sampling"],
+        scoring=values["scoring"],
+        dry_run=values["dry_run"],
+        progress=values["progress"],
+        min_pass_rate=values["min_pass_rate"],
+        min_mean=values["min_mean"],
+        baseline=path("baseline"),
+        fail_on_regression=values["fail_on_regression"],
+        reports=tuple(where(p, "reports") for p in values["reports"]),
+        targets=None
+        if values["targets"] is None
+        else TargetConfig(
+            targets=values["targets"],
+            body=values["target_body"],
+            field=values["target_field"],
+            headers=tuple(values["target_headers"]),
+            timeout=values["target_timeout"],
+        ),
+        tie_tolerance=values["tie_tolerance"],
+        save_responses=path("save_responses"),
+        max_input_chars=values["max_input_chars"],
+        baseline_strict=values["baseline_strict"],
+        min_agreement=values["min_agreement"],
+        label_margin=values["label_margin"],
+        trace=path("trace"),
+        log_dir=path("log_dir"),
+    )
+
+
+def worker_share(settings: Settings, workers: int, index: int) -> Settings:
+    """An xdist worker's part of the session limits, so that all workers together keep them.
+
+    Concurrency is divided rounding up (every worker can make progress); call and cost
+    budgets are divided exactly, the remainder of calls going to the first workers.
+    """
+    if workers <= 1:
+        return settings
+    max_calls = settings.max_calls
+    if max_calls is not None:
+        max_calls = max_calls // workers + (1 if index < max_calls % workers else 0)
+    return replace(
+        settings,
+        workers=workers,
+        concurrency=max(1, -(-settings.concurrency // workers)),
+        max_calls=max_calls,
+        max_cost=None if settings.max_cost is None else settings.max_cost / workers,
+    )

@@ -1,0 +1,336 @@
+"""Eval files: loading, validation and the messages a person reads when an entry is wrong."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from ..basics.rubrics import Context, Turn
+from ..config.options import MAX_RUNS
+from .entry_rules import check_id, check_mark, describe_error, oversize_reason
+from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
+from .json_entries import Unreadable, loads, loads_by_entry, members
+
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Score = Annotated[float, Field(ge=1, le=5)]
+KNOWN_FIELDS = (
+    "id",
+    "ticket",
+    "response",
+    "conversation",
+    "reference",
+    "thresholds",
+    "marks",
+    "runs",
+    "expected",
+    "metadata",
+)
+
+
+class TurnSpec(BaseModel):
+    """An earlier turn of the conversation in an eval file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    role: Literal["user", "assistant"]
+    content: NonEmpty
+
+
+class EvalFileError(Exception):
+    """The file as a whole cannot be read as an eval file (a collection error)."""
+
+
+class MarkSpec(BaseModel):
+    """A pytest mark given as an object: ``{"name": "xfail", "reason": "..."}``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    name: NonEmpty
+    reason: str | None = None
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        extra = dict(self.model_extra or {})
+        if self.reason is not None:
+            extra["reason"] = self.reason
+        return extra
+
+
+class EvalCase(BaseModel):
+    """One validated eval entry."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+    id: NonEmpty
+    ticket: NonEmpty
+    response: NonEmpty | None = None  # required unless answers come from live targets
+    conversation: list[TurnSpec] = Field(default_factory=list)  # the turns before the ticket
+    reference: NonEmpty | None = None  # a known-good answer (the correctness dimension)
+    thresholds: dict[str, Score] = Field(default_factory=dict)
+    marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
+    runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
+    expected: dict[str, Score] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def mark_specs(self) -> list[MarkSpec]:
+        return [MarkSpec(name=m) if isinstance(m, str) else m for m in self.marks]
+
+    @property
+    def context(self) -> Context:
+        """What the judge sees besides the ticket and the response."""
+        turns = tuple(Turn(t.role, t.content) for t in self.conversation)
+        return Context(turns, self.reference)
+
+
+@dataclass(frozen=True)
+class InvalidEntry:
+    """An entry that could not be used; it becomes a skipped (or, strict, an error) item."""
+
+    index: int
+    name: str
+    reason: str
+    line: int | None
+    error: bool = False  # an error even without --judge-strict (it can never be judged)
+    where: str = ""  # "line 3" (JSONL), "row 4" (CSV); empty: "entry <index>"
+
+
+@dataclass(frozen=True)
+class ValidEntry:
+    index: int
+    case: EvalCase
+    line: int | None
+
+
+@dataclass
+class EvalFile:
+    """The entries of one file, in file order, valid and invalid."""
+
+    path: Path
+    entries: list[ValidEntry | InvalidEntry] = field(default_factory=list)
+    warnings: list[tuple[str, int | None]] = field(default_factory=list)  # message, line
+
+
+def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
+    """Validate one entry; raise ValueError with a one-line reason naming the field.
+
+    ``live``: answers come from targets (bots), so a stored ``response`` is optional.
+    """
+    if isinstance(raw, Unreadable):
+        raise ValueError(raw.reason)
+    if not isinstance(raw, dict):
+        raise ValueError(f"entry must be an object, got {type(raw).__name__}")
+    if isinstance(raw.get("id"), str):
+        check_id(raw["id"])
+    try:
+        case = EvalCase.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors()
+        # A mark that is neither a name nor an object yields one error per union member.
+        first = errors[0]
+        if first["loc"][:1] == ("marks",) and len(first["loc"]) > 1:
+            raise ValueError(
+                f"'marks.{first['loc'][1]}' must be a mark name or an object with 'name'"
+            ) from None
+        raise ValueError(describe_error(first)) from None
+    for position, spec in enumerate(case.mark_specs()):
+        check_mark(position, spec.name)
+    if not live and case.response is None:
+        raise ValueError("Missing 'response' field")
+    for section in ("thresholds", "expected"):
+        unknown = sorted(set(getattr(case, section)) - set(dimensions))
+        if unknown:
+            raise ValueError(
+                f"'{section}.{unknown[0]}' is not a known dimension "
+                f"(known: {', '.join(dimensions)})"
+            )
+    return case
+
+
+def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
+    """Line number of each entry, for reports that point into the file."""
+    try:
+        start = len(text) - len(text.lstrip())
+        if not is_list:
+            start = next(off for key, off, _ in members(text, start) if key == "examples")
+        offsets = [off for _, off, _ in members(text, start)]
+    except (ValueError, IndexError, StopIteration):  # pragma: no cover - text parsed as JSON
+        return [None] * count
+    # Count newlines between consecutive entries only: linear in the file size.
+    lines: list[int | None] = []
+    line, previous = 1, 0
+    for offset in offsets:
+        line += text.count("\n", previous, offset)
+        previous = offset
+        lines.append(line)
+    return lines
+
+
+def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
+    """A unique, stable item name for an entry, valid or not."""
+    raw_id = raw.get("id") if isinstance(raw, dict) else None
+    name = raw_id if isinstance(raw_id, str) and raw_id.strip() else f"#{index}"
+    try:
+        check_id(name)
+    except ValueError:
+        name = f"#{index}"  # the entry is invalid for this very reason; its index names it
+    if name in seen:
+        name = f"{name}#{index}"
+    return name
+
+
+def parse_eval_text(
+    text: str,
+    path: Path,
+    dimensions: Sequence[str],
+    live: bool = False,
+    max_input_chars: int | None = None,
+) -> EvalFile:
+    """Parse an eval file's text (its format by its suffix); raise EvalFileError for a file
+    that is not an eval file."""
+    suffix = path.suffix.lower()
+    defaults: dict[str, Any] = {}
+    try:
+        if suffix == ".jsonl":
+            raw = read_jsonl(text)
+        elif suffix == ".csv":
+            raw = read_csv(text, path)
+        elif suffix in (".yaml", ".yml"):
+            data, lines = read_yaml(text, path)
+            raw, defaults = _shaped(data, path, lines)
+        else:
+            data = _json(text, path)
+            raw, defaults = _shaped(data, path, [])
+            raw.lines = _entry_lines(text, isinstance(data, list), len(raw.entries))
+    except FormatError as exc:
+        raise EvalFileError(str(exc)) from None
+    result = EvalFile(path=path, warnings=list(raw.warnings))
+    _validate_all(result, raw, defaults, dimensions, live, max_input_chars)
+    return result
+
+
+def _json(text: str, path: Path) -> Any:
+    try:
+        return loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvalFileError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:  # nested too deep for the parser: read entry by entry
+        return loads_by_entry(text)
+
+
+def _shaped(data: Any, path: Path, lines: list[int | None]) -> tuple[RawEntries, dict[str, Any]]:
+    """The entries of a JSON or YAML document: a list, or an object with 'examples' (and
+    'defaults' for every entry)."""
+    if isinstance(data, list):
+        return RawEntries(data, lines), {}
+    if not (isinstance(data, dict) and isinstance(data.get("examples"), list)):
+        raise EvalFileError(
+            f"{path}: expected a list of entries or an object with an 'examples' list, "
+            f"got {type(data).__name__}"
+            + (" without an 'examples' list" if isinstance(data, dict) else "")
+        )
+    raw = RawEntries(data["examples"], lines)
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        kind = "unreadable" if isinstance(defaults, Unreadable) else type(defaults).__name__
+        raise EvalFileError(f"{path}: 'defaults' must be an object, got {kind}")
+    unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata"})
+    if unknown:
+        raise EvalFileError(
+            f"{path}: unknown key 'defaults.{unknown[0]}' "
+            "(allowed: thresholds, marks, runs, metadata)"
+        )
+    extra_keys = sorted(set(data) - {"defaults", "examples"})
+    if extra_keys:
+        raw.warnings.append((f"{path}: ignored top-level key '{extra_keys[0]}'", None))
+    return raw, defaults
+
+
+def _validate_all(
+    result: EvalFile,
+    raw: RawEntries,
+    defaults: dict[str, Any],
+    dimensions: Sequence[str],
+    live: bool,
+    max_input_chars: int | None,
+) -> None:
+    """Every entry validated, in file order: valid ones, and invalid ones with the reason."""
+    path = result.path
+    first_index: dict[str, int] = {}
+    names: set[str] = set()
+    for index, entry in enumerate(raw.entries):
+        line = raw.lines[index] if index < len(raw.lines) else None
+        where = raw.where[index] if index < len(raw.where) else ""
+        name = _entry_name(entry, index, names)
+        names.add(name)
+        try:
+            case = validate_entry(_with_defaults(entry, defaults), dimensions, live)
+        except ValueError as exc:
+            result.entries.append(InvalidEntry(index, name, str(exc), line, where=where))
+            continue
+        if case.id in first_index:
+            reason = f"Duplicate id '{case.id}' (already used by entry {first_index[case.id]})"
+            result.entries.append(InvalidEntry(index, name, reason, line, where=where))
+            continue
+        first_index[case.id] = index
+        unknown_fields = sorted(set(entry) - set(KNOWN_FIELDS))
+        if unknown_fields:
+            result.warnings.append(
+                (
+                    f"{path} {where or f'entry {index}'}: unknown field '{unknown_fields[0]}' "
+                    "ignored (put free-form data under 'metadata')",
+                    line,
+                )
+            )
+        # the earlier turns and the reference count against the same input limit
+        asked = "".join([case.ticket, *case.context.texts()])
+        too_large = oversize_reason(asked, case.response or "", max_input_chars)
+        if too_large:
+            result.entries.append(
+                InvalidEntry(index, name, too_large, line, error=True, where=where)
+            )
+            continue
+        result.entries.append(ValidEntry(index, case, line))
+
+
+def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
+    """Merge file-level defaults under an entry (the entry wins; marks add up)."""
+    if not defaults or not isinstance(raw, dict):
+        return raw
+    merged = dict(raw)
+    for key in ("runs",):
+        if key in defaults and key not in merged:
+            merged[key] = defaults[key]
+    for key in ("thresholds", "metadata"):
+        if isinstance(defaults.get(key), dict):
+            entry_value = raw.get(key, {})
+            merged[key] = (
+                {**defaults[key], **entry_value} if isinstance(entry_value, dict) else entry_value
+            )
+    if isinstance(defaults.get("marks"), list):
+        entry_marks = raw.get("marks", [])
+        merged["marks"] = (
+            defaults["marks"] + entry_marks if isinstance(entry_marks, list) else entry_marks
+        )
+    return merged
+
+
+def load_eval_file(
+    path: Path,
+    dimensions: Iterable[str],
+    live: bool = False,
+    shown_as: Path | None = None,
+    max_input_chars: int | None = None,
+) -> EvalFile:
+    """Read and parse one eval file; messages name it as ``shown_as`` (e.g. relative)."""
+    shown = shown_as or path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvalFileError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise EvalFileError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
+    return parse_eval_text(text, shown, tuple(dimensions), live, max_input_chars)

@@ -1,0 +1,138 @@
+"""Eval files in the formats people keep: JSON Lines, CSV and YAML, read into the entries a
+JSON eval file has (validation is the same for all, in ``dataset``).
+
+- JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
+- CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
+  ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``.
+  Empty cells are absent fields. Rows are named by their row in the file (the header is 1).
+- YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .json_entries import Unreadable
+
+CSV_SECTIONS = ("thresholds", "expected", "metadata")
+CSV_FIELDS = ("id", "ticket", "response", "runs", "marks")
+YAML_MISSING = "YAML eval files need PyYAML: pip install 'pytest-llmjudge[yaml]' (or pyyaml)"
+
+
+class FormatError(Exception):
+    """The file as a whole cannot be read in its format."""
+
+
+@dataclass
+class RawEntries:
+    """A file's entries before validation, where each starts, and what was ignored."""
+
+    entries: list[Any]
+    lines: list[int | None]
+    where: list[str] = field(default_factory=list)  # "line 3", "row 4"; empty: "entry N"
+    warnings: list[tuple[str, int | None]] = field(default_factory=list)
+
+
+def read_jsonl(text: str) -> RawEntries:
+    raw = RawEntries([], [])
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry: Any = json.loads(line)
+        except json.JSONDecodeError as exc:
+            entry = Unreadable(f"not JSON ({exc.msg} at column {exc.colno})")
+        raw.entries.append(entry)
+        raw.lines.append(number)
+        raw.where.append(f"line {number}")
+    return raw
+
+
+def read_csv(text: str, path: Path) -> RawEntries:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    if "ticket" not in header:
+        raise FormatError(
+            f"{path}: the header row has no 'ticket' column (columns: id, ticket, response, "
+            "runs, marks, thresholds.<dimension>, expected.<dimension>, metadata.<key>)"
+        )
+    raw = RawEntries([], [])
+    ignored = [name for name in header if not _known_column(name)]
+    if ignored:
+        raw.warnings.append(
+            (f"{path}: column '{ignored[0]}' ignored (use metadata.{ignored[0]} to keep it)", 1)
+        )
+    row_start = reader.line_num + 1
+    for row in reader:
+        raw.entries.append(_csv_entry(row))
+        raw.lines.append(row_start)
+        raw.where.append(f"row {row_start}")
+        row_start = reader.line_num + 1
+    return raw
+
+
+def _known_column(name: str) -> bool:
+    section, _, key = name.partition(".")
+    return name in CSV_FIELDS or (section in CSV_SECTIONS and bool(key))
+
+
+def _csv_entry(row: dict[str | Any, Any]) -> Any:
+    if None in row:  # more cells than the header names
+        return Unreadable(f"{len(row[None])} cell(s) more than the header has")
+    entry: dict[str, Any] = {}
+    for name, cell in row.items():
+        if cell is None or cell.strip() == "" or not _known_column(name):
+            continue
+        section, _, key = name.partition(".")
+        if name == "marks":
+            entry["marks"] = [m.strip() for m in cell.split(";") if m.strip()]
+        elif name == "runs":
+            entry["runs"] = _number(cell)
+        elif section in ("thresholds", "expected"):
+            entry.setdefault(section, {})[key] = _number(cell)
+        elif section == "metadata":
+            entry.setdefault("metadata", {})[key] = cell
+        else:
+            entry[name] = cell
+    return entry
+
+
+def _number(cell: str) -> Any:
+    """An int or float when the cell is one; else the text (validation names the field)."""
+    text = cell.strip()
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
+def read_yaml(text: str, path: Path) -> tuple[Any, list[int | None]]:
+    """The document, and the line of each entry of its list (or of its 'examples' list)."""
+    try:
+        import yaml
+    except ImportError:
+        raise FormatError(f"{path}: {YAML_MISSING}") from None
+    try:
+        data = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise FormatError(f"{path}: invalid YAML{where}: {problem}") from None
+    return data, _yaml_lines(node)
+
+
+def _yaml_lines(node: Any) -> list[int | None]:
+    if node is not None and node.tag.endswith(":map"):
+        node = next((v for k, v in node.value if k.value == "examples"), None)
+    if node is None or not node.tag.endswith(":seq"):
+        return []
+    return [item.start_mark.line + 1 for item in node.value]

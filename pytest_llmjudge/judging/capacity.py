@@ -1,0 +1,94 @@
+"""What a session knows of the judge server's capacity, and each request timed against it:
+the slots it announces, the choices it takes per request, the in-flight limit (``limiter``)
+told how long each reply took, and a timeout in a busy server's queue told apart from a
+dead judge."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ..judges import Judge, JudgeCallError, RetryableJudgeError, UnreachableJudgeError, Usage
+from .budget import Budget
+from .limiter import AdaptiveLimit
+
+T = TypeVar("T")
+
+
+class ServerBusy(RetryableJudgeError):
+    """A request timed out while the server answered others, and the limit has come down:
+    it waited in the server's queue; send it again, not counting it against its item."""
+
+
+@dataclass
+class ServerCapacity:
+    """The judge server's capacity as the session learns it."""
+
+    judge: Judge
+    limit: AdaptiveLimit
+    budget: Budget
+    timeout: float
+    workers: int = 1  # xdist workers sharing the server
+    slots: int = 0  # what the server said it serves at once (0: it did not say)
+    _probe: asyncio.Task[None] | None = field(default=None, init=False, repr=False)
+
+    async def learned(self) -> None:
+        """Before the first request: a server that says how many requests it serves at once
+        (llama.cpp's slots) sets the in-flight limit and the most choices one request may
+        ask. Asked once per session."""
+        if self._probe is None:
+            self._probe = asyncio.ensure_future(self._ask())
+        await asyncio.shield(self._probe)
+
+    async def _ask(self) -> None:
+        ask = getattr(self.judge, "server_slots", None)
+        slots = await ask() if ask is not None else None
+        if not slots:
+            return
+        self.slots = slots
+        # each xdist worker has its part of the slots, as of --judge-concurrency
+        self.limit.server_slots(max(1, -(-slots // self.workers)))
+        learn = getattr(self.judge, "learn_choices_cap", None)
+        if learn is not None:
+            learn(slots)  # llama.cpp takes at most as many choices as it has slots
+
+    def facts(self, total: Usage) -> None:
+        """What the session learned of the server, on the engine's totals."""
+        total.server_slots = self.slots
+        total.choices_cap = getattr(self.judge, "max_choices", None) or 0
+        if self.limit.lowest < self.limit.maximum:
+            total.kept_in_flight = self.limit.limit
+
+    async def timed(self, call: Callable[[], Awaitable[T]], choices: int, usage: Usage) -> T:
+        """One attempt of ``choices`` runs, telling the circuit breaker whether the judge
+        could be reached and the in-flight limit how long the reply took. A timeout while
+        other requests completed raises ``ServerBusy``."""
+        sent = time.monotonic()
+        concurrent = self.limit.in_flight
+        completion_before = usage.completion_tokens
+        try:
+            try:
+                reply = await asyncio.wait_for(call(), self.timeout)
+            except asyncio.TimeoutError:
+                raise RetryableJudgeError(
+                    f"timed out after {self.timeout:g}s", timed_out=True
+                ) from None
+        except JudgeCallError as exc:
+            if exc.timed_out:
+                usage.timeouts += 1
+                if self.limit.timed_out(sent):
+                    raise ServerBusy(str(exc)) from None
+            if isinstance(exc, UnreachableJudgeError):
+                self.budget.connection_failed(str(exc))
+            elif not exc.timed_out:
+                self.budget.connection_ok()  # an HTTP error is an answer
+            if exc.throttled:
+                self.limit.throttled()
+            raise
+        self.budget.connection_ok()
+        steps = (usage.completion_tokens - completion_before) / max(1, choices)
+        self.limit.succeeded(time.monotonic() - sent, steps, concurrent)
+        return reply

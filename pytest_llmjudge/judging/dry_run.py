@@ -1,0 +1,139 @@
+"""``--judge-dry-run``: what a session would send, estimated before anything is sent.
+
+Requests and judgments are counted exactly as the engine would make them (the judge cache
+is read, identical runs of several items count once, ``--judge-sampling`` decides how many
+runs share a request). Tokens are an estimate from the prompt text: about four characters
+per token plus a few per message (OpenAI's rule of thumb for English), and a fixed size
+for each reply. The cost applies the price table to those estimates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages
+from ..config.settings import Settings
+from .cache import JudgeCache
+
+CHARS_PER_TOKEN = 4
+TOKENS_PER_MESSAGE = 4  # role and separators, as chat formats add them
+REPLY_TOKENS = 60  # {"score": 4, "reasoning": "<one or two sentences>"}
+ASSUMED_ANSWER_CHARS = 800  # a live target's answer, unknown until it is asked
+
+
+@dataclass(frozen=True)
+class PlannedJudgment:
+    """The runs one item asks of one dimension. ``response`` None: a target's answer."""
+
+    dimension: Dimension
+    ticket: str
+    response: str | None
+    runs: int
+    target: str | None = None
+    context: Context = NO_CONTEXT
+
+
+@dataclass(frozen=True)
+class Estimate:
+    items: int
+    judgments: int  # runs the session needs
+    cached: int  # of those, already in the judge cache
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    bot_requests: int  # questions to live targets (their answers are judged)
+
+
+def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
+    """Prompt tokens of chat messages, estimated from their text."""
+    return sum(
+        math.ceil(len(m["content"]) / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE for m in messages
+    )
+
+
+def estimate(
+    planned: Sequence[PlannedJudgment], items: int, settings: Settings, cache: JudgeCache | None
+) -> Estimate:
+    """What judging ``planned`` would take: each distinct run once, cached runs free."""
+    runs_of: dict[tuple[str, str, str, str | None, str | None, Context], PlannedJudgment] = {}
+    for p in planned:
+        key = (p.dimension.name, p.dimension.version, p.ticket, p.response, p.target, p.context)
+        if key not in runs_of or runs_of[key].runs < p.runs:
+            runs_of[key] = p
+    judgments = cached = requests = prompt_tokens = 0
+    for p in runs_of.values():
+        in_cache = _cached_runs(p, cache)
+        missing = p.runs - in_cache
+        judgments += p.runs
+        cached += in_cache
+        if not settings.uses_llm or missing == 0:
+            continue
+        asked = missing if settings.sampling == "calls" else 1
+        requests += asked
+        answer = p.response if p.response is not None else "x" * ASSUMED_ANSWER_CHARS
+        messages = build_messages(p.dimension, p.ticket, answer, p.context)
+        prompt_tokens += asked * estimate_tokens(messages)
+    completion_tokens = (judgments - cached) * REPLY_TOKENS if settings.uses_llm else 0
+    price = settings.price
+    return Estimate(
+        items=items,
+        judgments=judgments,
+        cached=cached,
+        requests=requests,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=None if price is None else price.cost(prompt_tokens, completion_tokens),
+        bot_requests=len({(p.target, p.ticket) for p in planned if p.target is not None}),
+    )
+
+
+def _cached_runs(p: PlannedJudgment, cache: JudgeCache | None) -> int:
+    if cache is None or p.response is None:
+        return 0
+    return sum(
+        cache.get(cache.key(p.dimension, p.ticket, p.response, i, p.context)) is not None
+        for i in range(p.runs)
+    )
+
+
+def estimate_lines(e: Estimate, settings: Settings, other_tests: int) -> list[str]:
+    """The dry run's report for the terminal."""
+    fresh = e.judgments - e.cached
+    lines = [
+        "dry run: nothing was sent",
+        f"{e.items:,} eval items: {e.judgments:,} runs to judge, {e.cached:,} in the judge "
+        f"cache, {fresh:,} to ask",
+    ]
+    if not settings.uses_llm:
+        lines.append("judge: heuristic (no LLM): no requests, no tokens, no cost")
+    else:
+        how = (
+            "one per run (--judge-sampling=calls)"
+            if settings.sampling == "calls"
+            else "the runs of a judgment as the choices of one request (a server that "
+            "ignores n takes one request per run)"
+        )
+        lines += [
+            f"judge requests: {e.requests:,}, {how}",
+            f"estimated tokens: {e.prompt_tokens:,} prompt + {e.completion_tokens:,} completion "
+            f"(about {CHARS_PER_TOKEN} characters per token; {REPLY_TOKENS} per reply)",
+            "estimated cost: "
+            + (
+                f"${e.cost_usd:.4f} ({settings.price.source} price of {settings.model})"
+                if e.cost_usd is not None and settings.price is not None
+                else f"unknown (no price for model {settings.model!r}: llmjudge_prices)"
+            ),
+        ]
+    if e.bot_requests:
+        lines.append(
+            f"target requests: {e.bot_requests:,}; their answers are unknown until asked "
+            f"(estimated as {ASSUMED_ANSWER_CHARS} characters, never in the cache)"
+        )
+    if settings.adaptive:
+        lines.append(f"--judge-adaptive: uncertain items take up to {settings.max_runs} runs")
+    if other_tests:
+        lines.append(f"{other_tests} other tests not run (their judge calls are not estimated)")
+    return lines

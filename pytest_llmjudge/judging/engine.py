@@ -1,0 +1,345 @@
+"""Scheduling of judge calls and bot requests: planning ahead, bounded concurrency, budgets.
+
+Runs are identified by (dimension, rubric version, ticket, response, run index); each is
+made at most once per session, on the session's event loop (``loop.LoopThread``), retried
+by the one retry policy (``retry.retrying``) and counted against the session's ``Budget``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..analysis.judgment import JudgeError, Judgment, RunOutcome, build_judgment
+from ..basics.redaction import redact
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension
+from ..config.settings import Settings
+from ..config.targets import TargetError
+from ..evalfiles.entry_rules import oversize_reason
+from ..judges import Judge, Usage
+from .bots import TargetAnswers
+from .budget import Budget
+from .cache import JudgeCache
+from .limiter import AdaptiveLimit
+from .loop import LoopThread
+from .planned import PlannedRun, RunKey, hand_out
+from .progress import Progress
+from .runs import RunExecutor
+from .trace import TraceWriter
+
+WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
+
+
+@dataclass
+class JudgeEngine:
+    """Runs judge calls for a session.
+
+    Runs are identified by (dimension, rubric version, ticket, response, run index); each is
+    made at most once per session. Runs of upcoming items can be *planned*: they start in
+    plan order as capacity frees, so that while pytest reports one item the next items'
+    calls are already in flight, and at most ``concurrency`` requests are open at once.
+    """
+
+    settings: Settings
+    judge_factory: Callable[[Settings], Judge]
+    cache: JudgeCache | None = None
+    _executor: RunExecutor | None = field(default=None, init=False)
+    _loop: LoopThread | None = field(default=None, init=False)
+    _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
+        default_factory=dict, init=False
+    )
+    _usage: dict[RunKey, Usage] = field(default_factory=dict, init=False)
+    _planned: deque[list[PlannedRun]] = field(default_factory=deque, init=False)
+    _planned_active: int = field(default=0, init=False)
+    _claimed: set[RunKey] = field(default_factory=set, init=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
+    _targets: TargetAnswers = field(init=False)
+    _started: float | None = field(default=None, init=False)  # when the first run started
+    #: called about twice a second while an item waits for its judgments (live progress)
+    on_wait: Callable[[], None] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self._targets = TargetAnswers(s.targets, s.max_retries, s.retry_wait)
+
+    def dimension(self, name: str) -> Dimension:
+        try:
+            return self.settings.dimensions[name]
+        except KeyError:
+            raise JudgeError(
+                f"unknown dimension '{name}' (known: {', '.join(self.settings.dimensions)})"
+            ) from None
+
+    def _start_loop(self) -> tuple[LoopThread, RunExecutor]:
+        if self._loop is None or self._executor is None:
+            s = self.settings
+            self._executor = RunExecutor(
+                settings=s,
+                judge=self.judge_factory(s),
+                cache=self.cache,
+                budget=Budget(s.max_calls, s.max_cost, s.price),
+                # the bound on requests in flight, judge calls and bot requests together
+                limit=AdaptiveLimit(s.concurrency),
+                trace=TraceWriter(s.trace) if s.trace is not None else None,
+            )
+            self._loop = LoopThread()
+        return self._loop, self._executor
+
+    def _start_group(
+        self, runs: Sequence[PlannedRun], first_attempt_done: Callable[[], None] | None = None
+    ) -> list[concurrent.futures.Future[RunOutcome]] | None:
+        """Start those of the runs (one dimension, ticket, response) not running or done, as
+        one group (caller holds the lock); the futures of all of them.
+
+        ``first_attempt_done`` is called once the group's first attempt has ended; when every
+        run exists already, nothing is started or called, and None is returned.
+        """
+        fresh = [run for run in runs if run.key not in self._runs]
+        if fresh:
+            self._started = self._started or time.monotonic()
+            loop, executor = self._start_loop()
+            usages = [self._usage.setdefault(run.key, Usage()) for run in fresh]
+            outcomes: list[concurrent.futures.Future[RunOutcome]] = []
+            for run in fresh:
+                outcomes.append(concurrent.futures.Future())
+                self._runs[run.key] = outcomes[-1]
+            group = loop.submit(executor.run_group(fresh, usages, first_attempt_done))
+            group.add_done_callback(lambda done: hand_out(done, outcomes))
+        elif first_attempt_done is not None:
+            return None
+        return [self._runs[run.key] for run in runs]
+
+    def _group_size(self, runs: int) -> int:
+        """Runs of one judgment started together: all of them unless each is its own call."""
+        return 1 if self.settings.sampling == "calls" else runs
+
+    def totals(self) -> Usage:
+        """Every request this engine sent and every token billed, whoever asked for them."""
+        with self._lock:
+            total = Usage()
+            for usage in self._usage.values():
+                total.add(usage)
+            if self._executor is not None:
+                self._executor.server.facts(total)
+            return total
+
+    def plan(
+        self,
+        dimension_names: Sequence[str],
+        ticket: str,
+        response: str,
+        runs: int,
+        owner: str = "",
+        context: Context = NO_CONTEXT,
+    ) -> None:
+        """Queue the runs of an upcoming item; they start in order as capacity frees."""
+        if self._too_large(ticket, response, context):
+            return  # judge() says so when the item asks
+        with self._lock:
+            for name in dimension_names:
+                self._planned.extend(
+                    self._groups(name, ticket, response, range(runs), 0, owner, context)
+                )
+        self._pump()
+
+    def _groups(
+        self,
+        name: str,
+        ticket: str,
+        response: str,
+        indexes: range,
+        generation: int,
+        owner: str,
+        context: Context,
+    ) -> list[list[PlannedRun]]:
+        """The runs ``indexes`` of one dimension, in the groups that are asked together."""
+        dimension = self.dimension(name)
+        seen = context.for_dimension(dimension)  # the reference only where it is judged
+        runs = [
+            PlannedRun(dimension, ticket, response, i, generation, owner, seen) for i in indexes
+        ]
+        size = self._group_size(len(runs))
+        return [runs[i : i + size] for i in range(0, len(runs), size)]
+
+    def cancel_planned(self) -> None:
+        """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""
+        with self._lock:
+            self._planned.clear()
+
+    def _pump(self) -> None:
+        # A planned run holds its place only until its first attempt ends: a run waiting out
+        # a Retry-After does not keep the next items' runs from starting.
+        with self._lock:
+            while self._planned and self._planned_active < self.settings.concurrency:
+                group = self._planned.popleft()
+                if all(run.key in self._runs for run in group):
+                    continue
+                self._planned_active += 1
+                self._start_group(group, self._planned_done)
+
+    def _planned_done(self) -> None:
+        with self._lock:
+            self._planned_active -= 1
+        self._pump()
+
+    def judge(
+        self,
+        dimension_name: str,
+        ticket: str,
+        response: str,
+        runs: int,
+        threshold: float,
+        *,
+        generation: int = 0,
+        paid: list[Usage] | None = None,
+        owner: str = "",
+        context: Context = NO_CONTEXT,
+    ) -> Judgment:
+        """Judge one dimension ``runs`` times and aggregate; blocks until done.
+
+        With ``--judge-adaptive``, a verdict that is still uncertain after those runs (runs on
+        both sides of the threshold, a mean within the margin, or an undecided confidence
+        interval) gets more runs, in rounds, up to ``--judge-max-runs``. ``paid`` receives the
+        usage of every run this call is the first to claim (also of runs that then fail or are
+        abandoned), so that the caller's item is charged what its judging cost.
+        """
+        dimension = self.dimension(dimension_name)
+        too_large = self._too_large(ticket, response, context)
+        if too_large:
+            raise JudgeError(too_large)
+        mode = self.settings.verdict
+        outcomes: list[RunOutcome] = []
+        reused: list[bool] = []
+        limit = max(runs, self.settings.max_runs) if self.settings.adaptive else runs
+        batch = runs
+        while True:
+            indexes = range(len(outcomes), len(outcomes) + batch)
+            groups = self._groups(
+                dimension.name, ticket, response, indexes, generation, owner, context
+            )
+            planned = [run for group in groups for run in group]
+            with self._lock:
+                futures = [f for group in groups for f in self._start_group(group) or []]
+                fresh = [run.key not in self._claimed for run in planned]
+                reused += [not is_fresh for is_fresh in fresh]
+                self._claimed.update(run.key for run in planned)
+                if paid is not None:
+                    paid += [self._usage[r.key] for r, f in zip(planned, fresh, strict=True) if f]
+            outcomes += self._results(futures)
+            judgment = build_judgment(
+                dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
+            )
+            if len(outcomes) >= limit or not self._uncertain(judgment):
+                return judgment
+            batch = min(max(runs, 2), limit - len(outcomes))
+
+    def _results(self, futures: list[concurrent.futures.Future[RunOutcome]]) -> list[RunOutcome]:
+        if self.on_wait is not None:
+            while concurrent.futures.wait(futures, timeout=WAIT_TICK).not_done:
+                self.on_wait()
+        return [future.result() for future in futures]
+
+    def progress(self) -> Progress:
+        """Runs planned and done, requests, in flight, retrying, tokens and cost so far."""
+        with self._lock:
+            queued = sum(1 for group in self._planned for run in group if run.key not in self._runs)
+            done = sum(1 for future in self._runs.values() if future.done())
+            total = self.totals()
+            executor = self._executor
+            return Progress(
+                planned=len(self._runs) + queued,
+                done=done,
+                requests=total.requests,
+                in_flight=executor.limit.in_flight if executor else 0,
+                retrying=executor.retrying if executor else 0,
+                tokens=total.prompt_tokens + total.completion_tokens,
+                cost_usd=executor.budget.spent_usd if executor and self.settings.price else None,
+                elapsed=0.0 if self._started is None else time.monotonic() - self._started,
+            )
+
+    def _too_large(self, ticket: str, response: str, context: Context = NO_CONTEXT) -> str | None:
+        return oversize_reason(
+            "".join([ticket, *context.texts()]), response, self.settings.max_input_chars
+        )
+
+    def _uncertain(self, judgment: Judgment) -> bool:
+        if judgment.decision == "unstable" or judgment.unstable:
+            return True
+        return abs(judgment.score - judgment.threshold) < self.settings.adaptive_margin
+
+    def _answer_future(
+        self, target: str, ticket: str, context: Context
+    ) -> concurrent.futures.Future[str]:
+        with self._lock:
+            loop, executor = self._start_loop()
+            turns = context.conversation
+            return self._targets.future(loop, executor.limit, target, ticket, turns)
+
+    def answer(self, target: str, ticket: str, context: Context = NO_CONTEXT) -> str:
+        """The target's answer to the ticket (after the earlier turns), asked once per
+        session; JudgeError if none."""
+        try:
+            # a bot echoing a header's token must not carry it to the judge or any file
+            return redact(self._answer_future(target, ticket, context).result())
+        except TargetError as exc:
+            raise JudgeError(f"target {target}: {redact(str(exc))}") from None
+
+    def plan_answer(
+        self,
+        target: str,
+        ticket: str,
+        dimension_names: Sequence[str],
+        runs: int,
+        owner: str = "",
+        context: Context = NO_CONTEXT,
+    ) -> None:
+        """Ask the target now, and plan the judge runs of its answer as soon as it arrives."""
+
+        def plan_runs(future: concurrent.futures.Future[str]) -> None:
+            if not future.cancelled() and future.exception() is None:
+                # the same (redacted) text answer() gives the item: the same runs
+                answer = redact(future.result())
+                self.plan(dimension_names, ticket, answer, runs, owner, context)
+
+        self._answer_future(target, ticket, context).add_done_callback(plan_runs)
+
+    def prefetch(
+        self,
+        dimension_names: Sequence[str],
+        ticket: str,
+        response: str,
+        runs: int,
+        generation: int = 0,
+        owner: str = "",
+        context: Context = NO_CONTEXT,
+    ) -> None:
+        """Start the runs of several dimensions now so that they overlap."""
+        if self._too_large(ticket, response, context):
+            return
+        with self._lock:
+            for name in dimension_names:
+                for group in self._groups(
+                    name, ticket, response, range(runs), generation, owner, context
+                ):
+                    self._start_group(group)
+
+    def close(self) -> None:
+        """Cancel what is still running and close the client and the loop."""
+        self.cancel_planned()
+        if self._loop is None:
+            return
+        assert self._executor is not None
+        judge, targets = self._executor.judge, self._targets
+
+        async def close_clients() -> None:
+            await judge.aclose()
+            await targets.aclose()
+
+        self._loop.stop(close_clients)
+        self._loop = None
+        if self._executor.trace is not None:
+            self._executor.trace.close()

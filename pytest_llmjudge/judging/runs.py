@@ -1,0 +1,341 @@
+"""Judge runs carried out: the cache, the judge with retries, the budget, the circuit breaker
+and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
+
+The runs of one judgment (same dimension, ticket and response) are asked together: with
+``--judge-sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
+one request, so the prompt is sent and billed once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from ..analysis.judgment import RunOutcome
+from ..basics.redaction import redact
+from ..config.settings import Settings
+from ..judges import (
+    ChoicesJudge,
+    FatalJudgeError,
+    Judge,
+    JudgeCallError,
+    RetryableJudgeError,
+    RunResult,
+    TooManyChoices,
+    Usage,
+)
+from ..judges.weighted import NO_LOGPROBS
+from .budget import Budget, BudgetExhausted
+from .cache import JudgeCache
+from .capacity import ServerBusy, ServerCapacity
+from .limiter import AdaptiveLimit
+from .planned import PlannedRun, once, split_notice
+from .retry import RetryAfterTooLong, retrying
+from .trace import TraceWriter, trace_record
+
+logger = logging.getLogger("pytest_llmjudge")
+
+T = TypeVar("T")
+Reply = RunResult | RetryableJudgeError  # one choice: a score, or why it was rejected
+
+
+@dataclass
+class RunExecutor:
+    """What every run of a session shares: the judge, the cache, the budget, the limit."""
+
+    settings: Settings
+    judge: Judge
+    cache: JudgeCache | None
+    budget: Budget
+    limit: AdaptiveLimit
+    trace: TraceWriter | None = None
+    #: set when the server answered a request for n choices with fewer (it ignores n):
+    #: from then on every run is its own request (``--judge-sampling=auto``)
+    choices_ignored: bool = False
+    retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
+    split_noted: bool = False  # the notice that a judgment's runs are split was logged
+    server: ServerCapacity = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = self.settings
+        self.server = ServerCapacity(self.judge, self.limit, self.budget, s.timeout, s.workers)
+
+    async def run_group(
+        self,
+        runs: list[PlannedRun],
+        usages: list[Usage],
+        first_attempt_done: Callable[[], None] | None,
+    ) -> list[RunOutcome]:
+        """Judge the runs of one (dimension, ticket, response): cached ones from the cache,
+        the others as the choices of one request, or one request each where the sampling
+        mode, the judge or the server says so. ``usages[i]`` receives what run i cost (a
+        shared request is charged to the first run it serves). Never raises."""
+        done = once(first_attempt_done)
+        outcomes: dict[int, RunOutcome] = {}
+        for i, run in enumerate(runs):
+            cached = self._cached(run)
+            if cached is not None:
+                outcomes[i] = cached
+        missing = [i for i in range(len(runs)) if i not in outcomes]
+        if len(missing) > 1 and self._choices_wanted():
+            asked = await self._ask_choices(
+                [runs[i] for i in missing], [usages[i] for i in missing], done
+            )
+            outcomes |= {i: o for i, o in zip(missing, asked, strict=True) if o is not None}
+            if None in asked:  # the server ignored n
+                outcomes = self._choices_refused(outcomes, len(runs))
+        singles = [i for i in range(len(runs)) if i not in outcomes]
+        asked_singly = [self._ask([runs[i]], usages[i], done) for i in singles]
+        for i, outcome in zip(singles, await asyncio.gather(*asked_singly), strict=True):
+            assert outcome[0] is not None
+            outcomes[i] = outcome[0]
+        done()
+        return [outcomes[i] for i in range(len(runs))]
+
+    async def _ask_choices(
+        self, runs: list[PlannedRun], usages: list[Usage], done: Callable[[], None]
+    ) -> list[RunOutcome | None]:
+        """The runs as the choices of requests of at most as many as the server takes (all of
+        them in one where it takes them); one outcome per run, None for runs a server that
+        ignores n left out. A request refused for asking too many is asked again in parts."""
+        await self.server.learned()  # the slots a server announces cap the choices too
+        asked: list[RunOutcome | None] = [None] * len(runs)
+        pending = list(range(len(runs)))
+        while pending:
+            cap = getattr(self.judge, "max_choices", None) or len(pending)
+            parts = [pending[i : i + cap] for i in range(0, len(pending), cap)]
+            if len(parts) > 1:
+                self._note_split(cap, len(runs))
+            asks = [self._ask([runs[i] for i in part], usages[part[0]], done) for part in parts]
+            replies = await _each(asks)
+            pending = []
+            for part, reply in zip(parts, replies, strict=True):
+                if isinstance(reply, TooManyChoices):
+                    pending += part  # the judge learned the cap: ask these again in parts
+                elif isinstance(reply, BaseException):
+                    raise reply
+                else:
+                    for i, outcome in zip(part, reply, strict=True):
+                        asked[i] = outcome
+        return asked
+
+    def _note_split(self, cap: int, runs: int) -> None:
+        if self.split_noted:
+            return
+        self.split_noted = True  # once a session (the results' notice says it too)
+        logger.warning("%s", split_notice(cap, runs))
+
+    def _choices_wanted(self) -> bool:
+        return (
+            self.settings.sampling != "calls"
+            and isinstance(self.judge, ChoicesJudge)
+            and not self.choices_ignored
+        )
+
+    def _choices_refused(self, outcomes: dict[int, RunOutcome], runs: int) -> dict[int, RunOutcome]:
+        """The server answered fewer choices than asked (it ignores n). With ``choices`` that
+        is the judgment's error (every run's, so that no verdict rests on what is left);
+        with ``auto`` the missing runs, and every later run, are asked one request each."""
+        message = "the judge server answered fewer choices than asked for (it ignores n)"
+        if self.settings.sampling == "choices":
+            error = f"{message}: use --judge-sampling=auto or calls for this server"
+            charged = {i: o.attempts for i, o in outcomes.items()}
+            return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
+        if not self.choices_ignored:
+            self.choices_ignored = True
+            logger.warning("%s; each run is its own request from now on", message)
+        return outcomes
+
+    def _cached(self, run: PlannedRun) -> RunOutcome | None:
+        key = self._cache_key(run)
+        cached = None if key is None or self.cache is None else self.cache.get(key)
+        if cached is None:
+            return None
+        if self.trace is not None:
+            where = (run.owner, run.dimension.name, run.run_index + 1)
+            self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
+        return RunOutcome(cached, None, 0, cached=True)
+
+    def _cache_key(self, run: PlannedRun) -> str | None:
+        if self.cache is None or run.generation != 0:
+            return None
+        return self.cache.key(run.dimension, run.ticket, run.response, run.run_index, run.context)
+
+    def _remember(self, run: PlannedRun, result: RunResult) -> None:
+        key = self._cache_key(run)
+        weighted_lost = self.settings.scoring == "logprobs" and result.text_score is None
+        if key is not None and self.cache is not None and not weighted_lost:
+            self.cache.put(key, result)  # (a text score is not kept as a weighted one)
+
+    async def _ask(
+        self, runs: list[PlannedRun], usage: Usage, first_attempt_done: Callable[[], None]
+    ) -> list[RunOutcome | None]:
+        """Judge ``runs`` with one request (n choices when more than one), retrying only the
+        runs whose choice was rejected. One outcome per run; None for runs the server left
+        out (it ignored n). The requests are charged to the first outcome."""
+        s = self.settings
+        outcomes: list[RunOutcome | None] = [None] * len(runs)
+        waiting = list(range(len(runs)))
+        attempts = 0
+        first = runs[0]
+        numbers = f"run {first.run_index + 1}" + (f"-{runs[-1].run_index + 1}" * (len(runs) > 1))
+        error: str | None = None
+        backing_off = False  # the last attempt failed: the runs wait for the next one
+        firm = False  # a reply was cut off: the next attempt asks for a shorter one
+        await self.server.learned()
+        try:
+            async for attempt in retrying(
+                RetryableJudgeError,
+                attempts=s.max_retries + 1,
+                first_wait=s.retry_wait,
+                max_seconds=s.timeout * (s.max_retries + 1),
+                what=f"judge call for {first.owner or 'a test'} ({first.dimension.name}, "
+                f"{numbers})",
+            ):
+                if backing_off:  # the wait is over: this attempt asks again
+                    self.retrying -= len(waiting)
+                    backing_off = False
+                with attempt:
+                    before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
+                    try:
+                        attempts += 1
+                        asked = [runs[i] for i in waiting]
+                        replies = await self._sent(asked, usage, attempts, firm)
+                    except RetryableJudgeError as exc:  # no choice was usable
+                        # cut off at the token limit: the same prompt would run as long again
+                        firm = firm or exc.cut_off
+                        raise
+                    finally:
+                        # what the reply billed (rejected or not), before the next call starts
+                        self.budget.spend(_since(before, usage))
+                        first_attempt_done()
+                    rejected: list[RetryableJudgeError] = []
+                    for i, reply in zip(waiting, replies, strict=False):
+                        if isinstance(reply, RetryableJudgeError):
+                            rejected.append(reply)
+                            continue
+                        # a judge echoing a secret must not carry it into results or the cache
+                        result = replace(reply, reasoning=redact(reply.reasoning))
+                        self._remember(runs[i], result)
+                        usage.judgments += 1
+                        usage.weighted += result.text_score is not None
+                        if s.scoring == "logprobs" and s.uses_llm and result.text_score is None:
+                            # asked for logprobs, scored by the written integer: say why
+                            cause = result.unweighted or NO_LOGPROBS
+                            usage.unweighted[cause] = usage.unweighted.get(cause, 0) + 1
+                        outcomes[i] = RunOutcome(result, None, 0)
+                    usage.short_replies += len(replies) < len(waiting)
+                    waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
+                    if rejected:
+                        firm = firm or any(reply.cut_off for reply in rejected)
+                        raise rejected[0]  # ask again for the runs whose choice was rejected
+                tried = attempt.retry_state.outcome
+                backing_off = tried is not None and tried.failed
+                self.retrying += len(waiting) if backing_off else 0
+        except TooManyChoices:
+            raise  # the caller asks these runs again in requests the server takes
+        except BudgetExhausted as exc:
+            error = redact(str(exc))
+        except FatalJudgeError as exc:
+            # Bad key, unknown model, unreachable: every later call would fail the same way.
+            self.budget.fatal = self.budget.fatal or redact(str(exc))
+            error = redact(f"judge call failed: {exc} (not retried)")
+        except (JudgeCallError, RetryAfterTooLong) as exc:
+            error = redact(f"judge call failed after {attempts} attempts: {exc}")
+            if getattr(exc, "cut_off", False):
+                error += f"; raise --judge-max-tokens (now {s.max_tokens})"
+            # one line with the cause: a traceback of the plugin tells a user nothing more
+            logger.warning("%s: %s", first.owner or "a test", error)
+        finally:
+            self.retrying -= len(waiting) if backing_off else 0
+        if error is not None:
+            for i in waiting:
+                outcomes[i] = RunOutcome(None, error, 0)
+        for i, outcome in enumerate(outcomes):
+            if outcome is not None:
+                outcomes[i] = replace(outcome, attempts=usage.requests)
+                break
+        return outcomes
+
+    async def _sent(
+        self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
+    ) -> list[Reply]:
+        """One attempt, in a slot of the in-flight limit. A request that timed out while the
+        server answered others was queued there, not lost: once the limit has come down it is
+        sent again, and that is not counted against the item's attempts."""
+        while True:
+            async with self.limit:
+                self.budget.take_request()
+                try:
+                    return await self._traced(runs, usage, attempt, firm)
+                except ServerBusy:
+                    usage.requeued += 1
+
+    async def _traced(
+        self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
+    ) -> list[Reply]:
+        """One attempt, and with --judge-trace its line: what was sent, what came back."""
+        if self.trace is None:
+            return await self._timed(runs, usage, firm)
+        before = Usage(usage.requests, usage.prompt_tokens, usage.completion_tokens)
+        usage.exchanges = []
+        started = time.monotonic()
+        replies: list[Reply] = []
+        error: BaseException | None = None
+        try:
+            replies = await self._timed(runs, usage, firm)
+            return replies
+        except Exception as exc:
+            error = exc
+            raise
+        finally:
+            first = runs[0]
+            where = (first.owner, first.dimension.name, first.run_index + 1)
+            scores = [r.score if isinstance(r, RunResult) else None for r in replies]
+            self.trace.write(
+                trace_record(
+                    *where, attempt, usage=usage, before=before, started=started, error=error,
+                    scores=scores, choices=len(runs),
+                )
+            )  # fmt: skip
+
+    async def _timed(self, runs: list[PlannedRun], usage: Usage, firm: bool) -> list[Reply]:
+        return await self.server.timed(lambda: self._call(runs, usage, firm), len(runs), usage)
+
+    async def _call(self, runs: list[PlannedRun], usage: Usage, firm: bool) -> list[Reply]:
+        run = runs[0]
+        if isinstance(self.judge, ChoicesJudge):
+            return await self.judge.judge_choices(
+                run.dimension, run.ticket, run.response, len(runs), usage=usage,
+                context=run.context, firm=firm,
+            )  # fmt: skip
+        assert len(runs) == 1
+        reply = await self.judge.judge_once(
+            run.dimension, run.ticket, run.response, usage=usage, context=run.context
+        )
+        return [reply]
+
+
+async def _each(asks: list[Coroutine[Any, Any, T]]) -> list[T | BaseException]:
+    """Each ask's result or exception; one ask is awaited as it is (no task in between, so
+    that what its reply teaches, such as a server that ignores n, is known before the next
+    group asks)."""
+    if len(asks) > 1:
+        return await asyncio.gather(*asks, return_exceptions=True)
+    try:
+        return [await asks[0]]
+    except TooManyChoices as exc:
+        return [exc]
+
+
+def _since(before: Usage, now: Usage) -> Usage:
+    """The tokens billed between two readings of one usage."""
+    return Usage(
+        0,
+        now.prompt_tokens - before.prompt_tokens,
+        now.completion_tokens - before.completion_tokens,
+    )

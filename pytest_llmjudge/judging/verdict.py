@@ -1,0 +1,92 @@
+"""One test attempt: what it judged, and how its judgments become pass, fail or error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..analysis.judgment import JudgeError, Judgment, NotApplicable
+from ..judges.base import Usage
+from ..reports.terminal import failure_report, judge_error_report, verdict_line
+
+
+@dataclass
+class ItemRecord:
+    """What one test attempt judged; turned into a results row on its report."""
+
+    judgments: dict[str, Judgment] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    flaky_failed: bool = False
+    answer: str | None = None  # a live target's answer, once fetched
+    attempt: int = 0  # 0 for the first; a rerun (pytest-rerunfailures) judges afresh
+    paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
+    injection: list[str] = field(default_factory=list)  # instruction-like text in the input
+    not_applicable: list[str] = field(default_factory=list)  # dimensions that do not apply
+
+    def usage(self) -> Usage:
+        """Requests and tokens of this attempt so far (runs still retrying keep adding)."""
+        total = Usage()
+        for usage in self.paid:
+            total.add(usage)
+        return total
+
+
+class EvalFailed(Exception):
+    """A judged dimension is below its threshold: the eval's verdict, not a crash."""
+
+
+def judge_all(
+    ticket: str,
+    response: object,
+    judges: Mapping[str, Callable[..., Judgment]],
+    record: ItemRecord,
+) -> list[Judgment]:
+    """Judge every dimension (their runs overlap); JudgeError if any could not be judged."""
+    if not isinstance(response, str) or not response.strip():
+        problem = (
+            f"llmjudge_response must be a non-empty string, got "
+            f"{type(response).__name__} {response!r:.60}"
+        )
+        record.errors.append(problem)
+        raise JudgeError(problem)
+    for judge in judges.values():
+        prefetch = getattr(judge, "prefetch", None)
+        if prefetch is not None:
+            prefetch(ticket, response)
+    errors: list[str] = []
+    for name, judge in judges.items():
+        try:
+            record.judgments[name] = judge(ticket, response)
+        except NotApplicable:
+            if name not in record.not_applicable:
+                record.not_applicable.append(name)
+        except JudgeError as exc:
+            errors.append(str(exc))
+    judgments = list(record.judgments.values())
+    if errors:
+        record.errors[:] = errors
+        raise JudgeError(judge_error_report(errors, judgments))
+    return judgments
+
+
+@dataclass(frozen=True)
+class VerdictPolicy:
+    """How an item's judgments become its outcome, beyond 'every dimension passes'."""
+
+    unstable: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
+    regressions: Callable[[Sequence[Judgment]], list[str]] | None = None
+
+
+class UndecidedVerdict(Exception):
+    """The confident verdict could not decide and --judge-unstable=xfail: report as xfail."""
+
+
+def check_verdict(judgments: Sequence[Judgment], policy: VerdictPolicy) -> None:
+    """Raise EvalFailed or UndecidedVerdict unless the judgments pass under the policy."""
+    regressions = policy.regressions(judgments) if policy.regressions else []
+    failing = [j for j in judgments if j.decision == "fail"]
+    undecided = [j for j in judgments if j.decision == "unstable"]
+    if failing or regressions or (undecided and policy.unstable == "fail"):
+        raise EvalFailed(failure_report(judgments, regressions))
+    if undecided and policy.unstable == "xfail":
+        raise UndecidedVerdict(verdict_line(undecided))

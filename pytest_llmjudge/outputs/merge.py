@@ -1,0 +1,168 @@
+"""Results files of several shards of one suite merged into one, and the suite gates
+evaluated over the union (``python -m pytest_llmjudge merge``).
+
+A shard is a pytest session over a part of the suite (pytest-split, pytest-shard, ``-k``
+slices). Merging refuses what cannot be one suite: a node id judged in two shards, shards
+judged by different judges, or shards run with other verdict settings (runs, thresholds,
+verdict rule); each error names the files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..analysis.agreement import label_agreement
+from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_baseline
+from ..analysis.comparison import compare_targets
+from ..analysis.gates import agreement_gates, evaluate_gates
+from ..schema.results import BaselineResult, ResultsFile, Tokens
+from .session_results import summarize
+
+
+class MergeError(Exception):
+    """The files cannot be merged (or read); the message names them."""
+
+
+@dataclass(frozen=True)
+class SuiteGates:
+    """The suite gates of a merge, as the pytest options of the same names set them."""
+
+    min_pass_rate: float | None = None
+    min_mean: Mapping[str, float] | None = None
+    min_agreement: Mapping[str, float] | None = None
+    label_margin: float = 1.0
+    baseline: Path | None = None
+    fail_on_regression: bool = False
+    tie_tolerance: float = 0.01
+
+
+def load_results(path: Path) -> ResultsFile:
+    """One results file, validated; MergeError naming the file otherwise."""
+    try:
+        return ResultsFile.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MergeError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise MergeError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the file"
+        raise MergeError(
+            f"{path}: not a pytest-llmjudge results file ({where}: {first['msg']})"
+        ) from None
+
+
+def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) -> ResultsFile:
+    """One results file for the union of the shards, gates evaluated over all of it."""
+    if not shards:
+        raise MergeError("no results files to merge")
+    _check_one_suite(shards)
+    _check_disjoint(shards)
+    first = shards[0][1]
+    items = sorted(
+        (item for _, shard in shards for item in shard.results),
+        key=lambda i: (i.file, i.line or 0, i.nodeid),
+    )
+    skipped = [entry for _, shard in shards for entry in shard.skipped]
+    errors = [entry for _, shard in shards for entry in shard.errors]
+    skipped_items = sum(1 for i in items if i.outcome == "skipped")
+    metas = [shard.meta for _, shard in shards]
+    costs = [m.cost_usd for m in metas]
+    prompt = sum(m.tokens.prompt for m in metas)
+    completion = sum(m.tokens.completion for m in metas)
+    meta = first.meta.model_copy(
+        update={
+            "started": min(m.started for m in metas),
+            "duration_s": max(m.duration_s for m in metas),
+            "complete": all(m.complete for m in metas),
+            "calls": sum(m.calls for m in metas),
+            "judgments": sum(m.judgments for m in metas),
+            "cached_calls": sum(m.cached_calls for m in metas),
+            "unattributed_calls": sum(m.unattributed_calls for m in metas),
+            "timeouts": sum(m.timeouts for m in metas),
+            "cut_off": sum(m.cut_off for m in metas),
+            # each shard kept its own limit against its own server (or the same one)
+            "in_flight_limit": max((m.in_flight_limit or 0 for m in metas), default=0) or None,
+            "tokens": Tokens(prompt=prompt, completion=completion, total=prompt + completion),
+            "cost_usd": None if None in costs else round(sum(c or 0 for c in costs), 6),
+            "notices": list(dict.fromkeys(n for m in metas for n in m.notices)),
+        }
+    )
+    merged = ResultsFile(
+        meta=meta,
+        results=items,
+        skipped=skipped,
+        errors=errors,
+        summary=summarize(items, len(skipped) - skipped_items, len(errors)),
+        unstable=[i.nodeid for i in items if i.unstable],
+    )
+    merged.labels = label_agreement(items, gates.label_margin)
+    merged.gates = evaluate_gates(items, gates.min_pass_rate, gates.min_mean)
+    merged.gates += agreement_gates(merged.labels, gates.min_agreement)
+    if gates.baseline is not None:
+        _compare(merged, gates.baseline)
+    merged.comparison = compare_targets(items, gates.tie_tolerance)
+    # red as one pytest session over the whole suite would be: a failed or erroring item,
+    # a gate that fails over the union, or (asked for) a regression against the baseline
+    red_items = merged.summary.failed + merged.summary.errors > 0
+    red_gates = not all(g.passed for g in merged.gates) or _regressed(merged, gates)
+    merged.meta.exit_status = 1 if red_items or red_gates else 0
+    return merged
+
+
+def _compare(merged: ResultsFile, path: Path) -> None:
+    try:
+        loaded = load_baseline(path)
+    except ValueError as exc:
+        raise MergeError(f"--judge-baseline {exc}") from None
+    mismatch = identity_mismatch(loaded.judge, merged.meta.judge) if merged.meta.judge else None
+    if mismatch:
+        merged.baseline = BaselineResult(source=str(path), comparable=False, mismatch=mismatch)
+    else:
+        merged.baseline = compare_with_baseline(merged.results, loaded.items, str(path))
+
+
+def _regressed(merged: ResultsFile, gates: SuiteGates) -> bool:
+    return (
+        gates.fail_on_regression and merged.baseline is not None and merged.baseline.regressed > 0
+    )
+
+
+def _check_one_suite(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    """Every shard judged by the first shard's judge and run with its verdict settings (the
+    merged meta states one set of them: items judged against other bars are not one suite's
+    verdict)."""
+    first_name, first = shards[0]
+    for name, shard in shards[1:]:
+        if first.meta.judge is not None and shard.meta.judge is not None:
+            mismatch = identity_mismatch(first.meta.judge, shard.meta.judge)
+            if mismatch:
+                raise MergeError(
+                    f"{first_name} and {name} were judged by different judges: {mismatch}"
+                )
+        differences = [
+            f"{setting} {getattr(first.meta, setting)} != {getattr(shard.meta, setting)}"
+            for setting in ("runs", "thresholds", "verdict")
+            if getattr(first.meta, setting) != getattr(shard.meta, setting)
+        ]
+        if differences:
+            raise MergeError(
+                f"{first_name} and {name} were run with different settings: "
+                + "; ".join(differences)
+            )
+
+
+def _check_disjoint(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+    seen: dict[str, str] = {}
+    for name, shard in shards:
+        for item in shard.results:
+            if item.nodeid in seen:
+                raise MergeError(
+                    f"{item.nodeid} is in {seen[item.nodeid]} and in {name}: shards of one "
+                    "suite hold each item once"
+                )
+            seen[item.nodeid] = name

@@ -1,0 +1,288 @@
+"""The session's results: item records in, at the end the results file, its gates and texts out.
+
+A plain object (no pytest): the hooks hand it each item's record and outcome as they arrive
+(a rerun replaces the earlier attempt), and at session end ``finish`` builds the results
+model, applies the suite gates, the baseline and the A/B comparison, and *returns* the exit
+status and the lines to print; the writers put the results where they belong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..analysis.agreement import label_agreement
+from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
+from ..analysis.comparison import compare_targets
+from ..analysis.gates import agreement_gates, evaluate_gates, pass_rate
+from ..basics.redaction import safe_url
+from ..basics.version import plugin_version
+from ..config.settings import Settings
+from ..judges.base import Usage
+from ..judging.planned import split_notice
+from ..reports.markdown import github_annotations
+from ..reports.terminal import terminal_summary
+from ..schema.results import (
+    BaselineResult,
+    ErrorEntry,
+    ItemResult,
+    JudgeIdentity,
+    Meta,
+    ResultsFile,
+    SkippedEntry,
+    Summary,
+    Tokens,
+)
+
+HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
+# pytest's exit codes, without importing pytest.
+EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    """What the end of a session decided: the results, the exit status, the lines to print."""
+
+    results: ResultsFile
+    exit_status: int
+    summary: list[str]
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What pytest knows about how the session ended, as plain values."""
+
+    exit_status: int
+    stopped_early: bool  # -x, --maxfail
+    started: datetime
+    duration: float
+    output_shown: str  # the results path as the user should read it
+    baseline_shown: str = ""  # likewise the baseline's
+    baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
+    github_actions: bool = False
+
+
+@dataclass
+class SessionResults:
+    """Gathers item records (from test reports, also an xdist worker's) on the controller."""
+
+    _items: dict[str, ItemResult] = field(default_factory=dict)
+    _usage: Usage = field(default_factory=Usage)
+    _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
+    _collect_errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def seen_anything(self) -> bool:
+        return bool(self._items or self._invalid or self._collect_errors)
+
+    def add(
+        self,
+        nodeid: str,
+        record: Mapping[str, Any],
+        outcome: str,
+        reason: str | None,
+        duration: float,
+    ) -> None:
+        """One attempt's record (plain data from its report); the latest attempt wins."""
+        if "invalid" in record:
+            self._invalid[nodeid] = (SkippedEntry.model_validate(record["invalid"]), outcome)
+            return
+        row = {**record, "outcome": outcome, "reason": reason, "duration_s": round(duration, 4)}
+        if outcome == "error" and not row.get("error"):
+            row["error"] = reason  # stopped by something else than the judge (a timeout...)
+        self._items[nodeid] = ItemResult.model_validate(row)
+
+    def add_usage(self, usage: Usage) -> None:
+        """What one process's engine sent and was billed (each xdist worker, or this one)."""
+        self._usage.add(usage)
+
+    def add_collection_error(self, file: str, reason: str) -> None:
+        self._collect_errors[file] = reason
+
+    def finish(self, settings: Settings, baseline: Baseline, facts: SessionFacts) -> SessionEnd:
+        """The results of the session; a failed gate turns a green session red."""
+        results = self._build(settings, facts)
+        results.labels = label_agreement(results.results, settings.label_margin)
+        results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
+        results.gates += agreement_gates(results.labels, settings.min_agreement)
+        if settings.baseline is not None and facts.baseline_mismatch:
+            results.baseline = BaselineResult(
+                source=facts.baseline_shown, comparable=False, mismatch=facts.baseline_mismatch
+            )
+        elif settings.baseline is not None:
+            results.baseline = compare_with_baseline(
+                results.results, baseline, facts.baseline_shown
+            )
+        results.comparison = compare_targets(results.results, settings.tie_tolerance)
+        exit_status = facts.exit_status
+        if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
+            exit_status = EXIT_TESTS_FAILED
+        results.meta.exit_status = exit_status
+        lines = terminal_summary(results, facts.output_shown)
+        if facts.github_actions:
+            lines += github_annotations(results)
+        return SessionEnd(results, exit_status, lines)
+
+    def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:
+        # File order, whatever order xdist workers finished in.
+        items = sorted(self._items.values(), key=lambda i: (i.file, i.line or 0, i.nodeid))
+        invalid_skipped = sorted(
+            (entry for entry, outcome in self._invalid.values() if outcome == "skipped"),
+            key=lambda s: (s.file, s.index or 0),
+        )
+        skipped = invalid_skipped + [
+            SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.reason or "skipped")
+            for i in items
+            if i.outcome == "skipped"
+        ]
+        errors = [
+            ErrorEntry(id=i.id, file=i.file, reason=i.error or "error")
+            for i in items
+            if i.outcome == "error"
+        ]
+        errors += [
+            ErrorEntry(id=entry.id, file=entry.file, reason=entry.reason)
+            for entry, outcome in self._invalid.values()
+            if outcome != "skipped"
+        ]
+        errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
+        return ResultsFile(
+            meta=_meta(settings, facts, items, self._usage),
+            results=items,
+            skipped=skipped,
+            errors=errors,
+            summary=summarize(items, len(invalid_skipped), len(errors)),
+            unstable=[i.nodeid for i in items if i.unstable],
+        )
+
+
+def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
+    dims = [d for i in items for d in i.dimensions.values()]
+    tokens = Tokens(
+        prompt=usage.prompt_tokens,
+        completion=usage.completion_tokens,
+        total=usage.prompt_tokens + usage.completion_tokens,
+    )
+    price = settings.price
+    identity = judge_identity(settings)
+    return Meta(
+        provider=settings.provider,
+        llm=settings.uses_llm,
+        note=None if settings.uses_llm else HEURISTIC_NOTE,
+        model=settings.model,
+        base_url=safe_url(settings.base_url),
+        runs=settings.runs,
+        thresholds=dict(settings.thresholds),
+        started=facts.started.isoformat(timespec="seconds"),
+        duration_s=round(facts.duration, 3),
+        complete=facts.exit_status != EXIT_INTERRUPTED and not facts.stopped_early,
+        exit_status=facts.exit_status,
+        calls=usage.requests,
+        judgments=usage.judgments,
+        timeouts=usage.timeouts,
+        cut_off=usage.cut_off,
+        in_flight_limit=usage.kept_in_flight or None,
+        cached_calls=sum(d.cached_runs for d in dims),
+        unattributed_calls=usage.requests - sum(i.usage.calls for i in items),
+        tokens=tokens,
+        cost_usd=None if price is None else round(price.cost(tokens.prompt, tokens.completion), 6),
+        price_source=None if price is None else price.source,
+        verdict=settings.verdict,
+        plugin_version=plugin_version(),
+        judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
+        notices=_notices(settings, identity, usage),
+    )
+
+
+def _scoring(identity: JudgeIdentity, usage: Usage) -> str:
+    """How the runs judged in this session were scored: logprobs, text (also when a server
+    without logprobs made the session fall back) or mixed."""
+    if identity.scoring != "logprobs" or usage.weighted == usage.judgments:
+        return identity.scoring
+    return "text" if usage.weighted == 0 else "mixed"
+
+
+def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[str]:
+    notices = []
+    if usage.short_replies:
+        then = (
+            "the runs it left out, and every later run, were asked one request each"
+            if settings.sampling == "auto"
+            else "the runs it left out are errors (use --judge-sampling=auto or calls)"
+        )
+        notices.append(
+            f"the judge server answered {usage.short_replies} request(s) for several choices "
+            f"with fewer (it ignores n): {then}"
+        )
+    if settings.scoring == "logprobs" and not settings.uses_llm:
+        notices.append(
+            "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
+        )
+    unweighted = usage.judgments - usage.weighted
+    if identity.scoring == "logprobs" and unweighted:
+        causes = sorted(usage.unweighted.items(), key=lambda cause: -cause[1])
+        notices.append(
+            f"{unweighted} of {usage.judgments} runs are scored by the integer the judge "
+            "wrote, not by logprobs: " + "; ".join(f"{why} ({runs})" for why, runs in causes)
+        )
+    notices += _server_notices(settings, usage)
+    return notices
+
+
+def _server_notices(settings: Settings, usage: Usage) -> list[str]:
+    """What the judge server's limits did to the session: choices split, replies cut off,
+    timeouts, the in-flight limit it kept."""
+    notices = []
+    cap = usage.choices_cap
+    if cap and settings.sampling != "calls" and settings.runs > cap:
+        notices.append(split_notice(cap, settings.runs))
+    if usage.cut_off:
+        notices.append(
+            f"{usage.cut_off} judge repl{'ies were' if usage.cut_off != 1 else 'y was'} cut "
+            f"off at --judge-max-tokens={settings.max_tokens} and asked again for a shorter one"
+        )
+    if usage.timeouts:
+        requeued = (
+            f"; {usage.requeued} waited in a busy server's queue and were sent again once "
+            "fewer requests were in flight"
+            if usage.requeued
+            else ""
+        )
+        notices.append(
+            f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s{requeued}"
+        )
+    if usage.kept_in_flight:
+        why = (
+            f"it serves {usage.server_slots} at once"
+            if usage.server_slots >= usage.kept_in_flight
+            else "with more, its replies slowed down or timed out"
+        )
+        notices.append(
+            f"the judge server kept {usage.kept_in_flight} "
+            f"request{'s' * (usage.kept_in_flight != 1)} in flight, not "
+            f"--judge-concurrency={settings.concurrency}: {why}"
+        )
+    return notices
+
+
+def summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:
+    counts = {
+        o: sum(1 for i in items if i.outcome == o)
+        for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
+    }
+    counts["skipped"] += skipped_invalid
+    passed, judged = pass_rate(items)
+    return Summary(
+        total=sum(counts.values()) + errors,
+        errors=errors,
+        flaky=sum(1 for i in items if i.flaky),
+        unstable=sum(1 for i in items if i.unstable),
+        partial_runs=sum(1 for i in items if i.partial_runs),
+        not_applicable=sum(1 for i in items if i.not_applicable),
+        injection_suspected=sum(1 for i in items if i.injection_suspected),
+        judged=judged,
+        pass_rate=round(passed / judged, 4) if judged else None,
+        **counts,
+    )

@@ -1,0 +1,112 @@
+"""Every file the session writes at its end: results JSON, HTML and markdown reports, GitHub step
+summary, saved bot answers. Results and reports are written atomically.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..basics.fileio import write_atomically
+from ..config.settings import Settings
+from ..reports.html import html_report
+from ..reports.markdown import markdown_report, summary_markdown
+from ..schema.results import ResultsFile
+
+
+def dump(results: ResultsFile) -> str:
+    """The results file's text."""
+    return json.dumps(results.model_dump(mode="json", exclude_none=False), indent=2) + "\n"
+
+
+def write_outputs(
+    results: ResultsFile, settings: Settings, environ: Mapping[str, str]
+) -> list[str]:
+    """The results JSON, the markdown report and the GitHub step summary, as configured.
+
+    Each is written on its own: one that fails does not keep the others from being written.
+    Returns one line per failed write (empty when all went well).
+    """
+    failures: list[str] = []
+
+    def attempt(what: str, path: Path | str, write: Callable[[], None]) -> None:
+        try:
+            write()
+        except OSError as exc:
+            failures.append(f"could not write the {what} {path}: {exc.strerror or exc}")
+
+    attempt("results", settings.output, lambda: write_atomically(settings.output, dump(results)))
+    for report in settings.reports:
+        attempt("report", report, functools.partial(write_report, report, results))
+    folder = settings.save_responses
+    if folder is not None:
+        attempt("saved responses in", folder, lambda: save_responses(results, folder))
+    step_summary = environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        attempt("GitHub step summary", step_summary, lambda: _append(step_summary, results))
+    return failures
+
+
+def write_report(path: Path, results: ResultsFile) -> None:
+    """HTML for a .html/.htm path, markdown for any other."""
+    if path.suffix.lower() in (".html", ".htm"):
+        write_atomically(path, html_report(results))
+    else:
+        write_atomically(path, markdown_report(results))
+
+
+def _append(path: str, results: ResultsFile) -> None:
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(summary_markdown(results) + "\n")
+
+
+def unwritable_outputs(settings: Settings, environ: Mapping[str, str]) -> list[str]:
+    """The configured outputs that cannot be written (checked at start, nothing created)."""
+    wanted: list[tuple[str, Path, bool]] = [("--judge-output", settings.output, False)]
+    wanted += [("--judge-report", report, False) for report in settings.reports]
+    if settings.save_responses is not None:
+        wanted.append(("--judge-save-responses", settings.save_responses, True))
+    if environ.get("GITHUB_STEP_SUMMARY"):
+        wanted.append(("GITHUB_STEP_SUMMARY", Path(environ["GITHUB_STEP_SUMMARY"]), False))
+    problems = []
+    for name, path, is_dir in wanted:
+        problem = _unwritable(path, is_dir)
+        if problem:
+            problems.append(f"{name} {path}: {problem}")
+    return problems
+
+
+def _unwritable(path: Path, is_dir: bool) -> str | None:
+    if path.exists():
+        if path.is_dir() != is_dir:
+            return "is a directory" if path.is_dir() else "is not a directory"
+        return None if os.access(path, os.W_OK) else "not writable"
+    parent = path.parent
+    while not parent.exists():  # the folders that would be created
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is a file, not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
+
+
+def save_responses(results: ResultsFile, folder: Path) -> None:
+    """One static eval file per target, to replay a comparison without the bots."""
+    per_target: dict[str, list[dict[str, Any]]] = {}
+    for row in results.results:
+        if row.target and row.answer and row.ticket:
+            per_target.setdefault(row.target, []).append(
+                {
+                    "id": row.id,
+                    **({"conversation": row.conversation} if row.conversation else {}),
+                    "ticket": row.ticket,
+                    "response": row.answer,
+                    **({"reference": row.reference} if row.reference else {}),
+                    "metadata": {**row.metadata, "target": row.target, "source": row.compare_key},
+                }
+            )
+    for target, entries in per_target.items():
+        write_atomically(folder / f"{target}.json", json.dumps(entries, indent=2) + "\n")

@@ -1,0 +1,203 @@
+"""Reports for CI: a markdown report (also the GitHub step summary) and GitHub annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analysis.comparison import comparison_lines
+from ..analysis.gates import dimension_names, suite_means
+from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
+
+ORDER = {
+    "failed": 0,
+    "error": 1,
+    "flaky_failed": 2,
+    "xpassed": 3,
+    "passed": 4,
+    "xfailed": 5,
+    "skipped": 6,
+}
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_markdown(results: ResultsFile) -> str:
+    """Counts, means, gates, baseline and cost: the part that also goes to the step summary."""
+    s, meta = results.summary, results.meta
+    judge = f"{meta.provider} {meta.model or ''}".strip()
+    if not meta.llm:
+        judge += " (no LLM)"
+    lines = [
+        "## LLM judge evals",
+        "",
+        f"Judge: {judge}; runs: {meta.runs}; verdict: {meta.verdict}"
+        + ("" if meta.complete else "; **session did not complete**"),
+        "",
+        "| passed | failed | errors | flaky failed | unstable | skipped | xfailed | pass rate |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {s.passed} | {s.failed} | {s.errors} | {s.flaky_failed} | {s.unstable} | "
+        f"{s.skipped} | {s.xfailed} | "
+        f"{'-' if s.pass_rate is None else f'{s.pass_rate:.0%}'} |",
+        "",
+    ]
+    means = suite_means(results.results)
+    if means:
+        lines += ["Mean scores: " + ", ".join(f"{k} **{v:.2f}**" for k, v in means.items()), ""]
+    if results.gates:
+        lines += ["| gate | result |", "|---|---|"]
+        lines += [
+            f"| {g.name} | {'✅' if g.passed else '❌'} {_cell(g.message)} |" for g in results.gates
+        ]
+        lines.append("")
+    if results.labels:
+        lines += _agreement_lines(results)
+    if results.baseline:
+        lines += _baseline_lines(results.baseline)
+    if results.comparison:
+        lines += _comparison_lines(results.comparison)
+    usage = f"Judge calls: {meta.calls_text()}"
+    if meta.tokens.total:
+        usage += f", {meta.tokens.total} tokens"
+    if meta.cost_usd is not None:
+        usage += f", ${meta.cost_usd:.4f}"
+    lines += [usage, ""]
+    if results.unstable:
+        lines += [
+            "Unstable (runs straddle the threshold; add runs or mark `flaky`): "
+            + ", ".join(f"`{n}`" for n in results.unstable),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _agreement_lines(results: ResultsFile) -> list[str]:
+    def shown(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    lines = [
+        "### Agreement with human labels",
+        "",
+        "| dimension | n | spearman | kappa | exact | within one | bias |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {name} | {a.n} | {shown(a.spearman)} | {shown(a.kappa)} | {a.exact:.2f} | "
+        f"{a.within_one:.2f} | {a.bias:+.2f} |"
+        for name, a in results.labels.items()
+    ]
+    differences = [(name, d) for name, a in results.labels.items() for d in a.disagreements]
+    if differences:
+        differences.sort(key=lambda pair: -abs(pair[1].difference))
+        lines += ["", "| item | dimension | judge | label | difference |", "|---|---|---|---|---|"]
+        lines += [
+            f"| `{d.nodeid}` | {name} | {d.score:.2f} | {d.label:g} | {d.difference:+.2f} |"
+            for name, d in differences[:10]
+        ]
+    return [*lines, ""]
+
+
+def _baseline_lines(baseline: BaselineResult) -> list[str]:
+    if not baseline.comparable:
+        return [f"Baseline `{baseline.source}` not compared: {baseline.mismatch}.", ""]
+    lines = [
+        f"Baseline `{baseline.source}`: {baseline.compared} items compared, "
+        f"{baseline.regressed} regressed, {baseline.improved} improved, "
+        f"{len(baseline.new)} new, {len(baseline.removed)} removed.",
+        "",
+    ]
+    lines += [f"- {entry.statement}" for entry in baseline.suite.values()]
+    changes = baseline.changes
+    if changes:
+        lines += [
+            "",
+            "| item | dimension | before | after | delta | verdict |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| `{c.nodeid}` | {c.dimension} | {c.before:.2f} | "
+            f"{c.after:.2f} | {c.delta:+.2f} | {c.verdict} |"
+            for c in changes
+        ]
+    lines.append("")
+    return lines
+
+
+def _comparison_lines(comparison: TargetComparison) -> list[str]:
+    head, *rest = comparison_lines(comparison)
+    dims = list(dict.fromkeys(d for o in comparison.overall.values() for d in o.mean))
+    table = [
+        "| target | wins | losses | ties | " + " | ".join(f"mean {d}" for d in dims) + " |",
+        "|---|---|---|---|" + "---|" * len(dims),
+    ]
+    for name, o in comparison.overall.items():
+        means = " | ".join(f"{o.mean.get(d, float('nan')):.2f}" for d in dims)
+        table.append(
+            f"| {name} | {o.wins} ({o.win_pct}%) | {o.losses} "
+            f"({o.loss_pct}%) | {o.ties} ({o.tie_pct}%) | {means} |"
+        )
+    significance = [
+        f"- {line.strip()}"
+        for line in rest
+        if not line.strip().startswith(tuple(f"{t}:" for t in comparison.targets))
+    ]
+    return [head, "", *table, "", *significance, ""]
+
+
+def _item_rows(items: Sequence[ItemResult]) -> list[str]:
+    dims = dimension_names(items)
+    rows = [
+        "| item | outcome | " + " | ".join(dims) + " | reasoning |",
+        "|---|---|" + "---|" * len(dims) + "---|",
+    ]
+    for item in sorted(items, key=lambda i: (ORDER.get(i.outcome, 9), i.file, i.line or 0)):
+        cells, reasons = [], []
+        judged = item.dimensions
+        for name in dims:
+            dim = judged.get(name)
+            if dim is None:
+                cells.append("-")
+                continue
+            mark = "" if dim.passed else " ❌"
+            cells.append(f"{dim.score:.2f} ± {dim.std:.2f} (min {dim.threshold:g}){mark}")
+            if not dim.passed:
+                reasons.append(f"{name}: {dim.reasoning}")
+        why = item.error or "; ".join(reasons) or ""
+        rows.append(
+            f"| `{item.nodeid}` | {item.outcome} | " + " | ".join(cells) + f" | {_cell(why)} |"
+        )
+    return rows
+
+
+def markdown_report(results: ResultsFile) -> str:
+    """The full report: the summary, then a table per item, failures first, with reasoning."""
+    return "\n".join([summary_markdown(results), "### Items", "", *_item_rows(results.results), ""])
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(results: ResultsFile) -> list[str]:
+    """``::error`` lines for failed and errored items, pointing at the entry in its file."""
+    lines = []
+    for item in results.results:
+        if item.outcome not in ("failed", "error"):
+            continue
+        failing = [
+            f"{name} {d.score:.2f} < {d.threshold:g}"
+            for name, d in item.dimensions.items()
+            if not d.passed
+        ]
+        message = item.error if item.outcome == "error" else "; ".join(failing) or "failed"
+        where = f"file={_escape_property(item.file)}"
+        if item.line:
+            where += f",line={item.line}"
+        title = _escape_property(f"llmjudge {item.outcome}: {item.id}")
+        lines.append(f"::error {where},title={title}::{_escape_data(message or '')}")
+    return lines

@@ -1,0 +1,233 @@
+"""Text a person reads: failure reports and the end-of-session summary."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Mapping, Sequence
+
+from ..analysis.agreement import agreement_line
+from ..analysis.comparison import comparison_lines
+from ..analysis.gates import suite_means
+from ..analysis.judgment import Judgment
+from ..schema.results import BaselineResult, ResultsFile, Summary
+
+
+def _runs(judgment: Judgment) -> str:
+    return ", ".join(score_text(s) for s in judgment.runs)
+
+
+def score_text(score: float) -> str:
+    """A run's score as written: ``4``, or ``3.87`` when weighted by logprobs."""
+    return str(score) if isinstance(score, int) else f"{score:.2f}"
+
+
+def _ci(j: Judgment) -> str:
+    if j.ci_low is None or j.ci_high is None or math.isinf(j.ci_low):
+        return "no interval from one run"
+    return f"95% CI {j.ci_low:.2f}-{j.ci_high:.2f}"
+
+
+def _dimension_verdict(j: Judgment) -> str:
+    if j.decision == "unstable":
+        return (
+            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} "
+            f"(runs {_runs(j)})"
+        )
+    if j.ci_low is not None and j.decision == "fail" and j.mode == "confident":
+        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; runs {_runs(j)})"
+    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} (runs {_runs(j)})"
+
+
+def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
+    """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension that did not pass."""
+    lines = [_dimension_verdict(j) for j in judgments if not j.passed]
+    return "; ".join([*lines, *regressions])
+
+
+def judgment_table(judgments: Sequence[Judgment]) -> str:
+    """A compact table: one row per dimension."""
+    confident = any(j.mode == "confident" for j in judgments)
+    header: tuple[str, ...] = ("dimension", "mean", "std", "runs", "min", "verdict")
+    if confident:
+        header = (*header[:5], "95% CI", header[5])
+    rows = [header]
+    for j in judgments:
+        verdict = {"pass": "ok", "fail": "FAIL", "unstable": "UNDECIDED"}[j.decision]
+        if j.unstable and j.decision != "unstable":
+            verdict += " (unstable)"
+        if j.extra_runs:
+            verdict += f" (+{j.extra_runs} adaptive runs)"
+        row: tuple[str, ...] = (
+            j.dimension,
+            f"{j.score:.2f}",
+            f"{j.std:.2f}",
+            _runs(j),
+            f"{j.threshold:g}",
+            verdict,
+        )
+        if confident:
+            interval = _ci(j).removeprefix("95% CI ")
+            row = (*row[:5], interval, row[5])
+        rows.append(row)
+    widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
+    )
+
+
+def _reasoning(judgments: Sequence[Judgment]) -> str:
+    lines = []
+    for j in judgments:
+        wrapped = textwrap.fill(
+            j.reasoning, width=96, initial_indent="  ", subsequent_indent="    "
+        )
+        lines.append(f"{j.dimension} reasoning (run nearest the mean):\n{wrapped}")
+        for failure in sorted(set(j.failed_runs)):
+            count = j.failed_runs.count(failure)
+            lines.append(f"  note: {count} run(s) failed and were left out: {failure}")
+    return "\n".join(lines)
+
+
+def failure_report(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
+    """Verdict line, table, reasoning: what an eval failure shows instead of a traceback."""
+    return (
+        f"{verdict_line(judgments, regressions)}\n\n{judgment_table(judgments)}\n\n"
+        f"{_reasoning(judgments)}"
+    )
+
+
+def passing_report(judgments: Sequence[Judgment]) -> str:
+    """The table and reasoning of a passing item (a report section for -rP and reports)."""
+    return f"{judgment_table(judgments)}\n\n{_reasoning(judgments)}"
+
+
+def scores_line(
+    judgments: Sequence[Judgment],
+    injection: bool = False,
+    far_from_label: Mapping[str, float] | None = None,
+) -> str:
+    """``relevance 4.33, tone 5.00 (2 of 3 runs)``: the scores on an item's -v line, with
+    the human label of a dimension judged far from it (``relevance 2.00 (label 5)``)."""
+    far = far_from_label or {}
+    parts = ["injection suspected"] if injection else []
+    for j in judgments:
+        part = f"{j.dimension} {j.score:.2f}"
+        if j.failed_runs:
+            part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
+        if j.dimension in far:
+            part += f" (label {far[j.dimension]:g})"
+        parts.append(part)
+    return ", ".join(parts)
+
+
+def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:
+    """A judge error (never a verdict): what failed, and what was judged anyway."""
+    text = "judge error: " + "; ".join(errors)
+    if judgments:
+        text += f"\n\njudged before the error:\n{judgment_table(judgments)}"
+    return text
+
+
+def outcome_counts(s: Summary) -> str:
+    """``27 passed, 6 xfailed``: the outcomes that happened, in pytest's order."""
+    counts = [
+        f"{getattr(s, name)} {label}"
+        for name, label in (
+            ("passed", "passed"),
+            ("failed", "failed"),
+            ("errors", "error" if s.errors == 1 else "errors"),
+            ("skipped", "skipped"),
+            ("xfailed", "xfailed"),
+            ("xpassed", "xpassed"),
+            ("flaky_failed", "flaky failed (not gating)"),
+        )
+        if getattr(s, name)
+    ]
+    return ", ".join(counts) or "none run"
+
+
+def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
+    """The lines shown under the ``llmjudge`` heading at the end of a session."""
+    s, meta = results.summary, results.meta
+    judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
+    if not meta.llm:
+        judge += " (no LLM)"
+    lines = [f"{s.total} eval items: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"]
+    means = suite_means(results.results)
+    if means:
+        lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
+    usage = f"judge calls: {meta.calls_text()}"
+    if meta.tokens.total:
+        usage += (
+            f", {meta.tokens.total} tokens ({meta.tokens.prompt} prompt, "
+            f"{meta.tokens.completion} completion)"
+        )
+    if meta.cost_usd is not None:
+        usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
+    lines.append(usage)
+    lines += [f"note: {notice}" for notice in meta.notices]
+    if s.not_applicable:
+        lines.append(
+            f"not applicable: {s.not_applicable} items have no reference answer (not judged "
+            "on correctness; neither pass nor fail on it)"
+        )
+    if results.unstable:
+        lines.append(
+            "unstable (runs straddle the threshold; add runs or mark them flaky): "
+            + ", ".join(results.unstable)
+        )
+    if results.labels:
+        lines.append("agreement with human labels:")
+        lines += [f"  {agreement_line(name, a)}" for name, a in results.labels.items()]
+    disagreeing = [i.nodeid for i in results.results if i.label_disagreement]
+    if disagreeing:
+        lines.append("judged far from their human label (not a verdict): " + ", ".join(disagreeing))
+    suspected = [i.nodeid for i in results.results if i.injection_suspected]
+    if suspected:
+        lines.append(
+            "injection suspected (text aimed at the judge; scores unchanged): "
+            + ", ".join(suspected)
+        )
+    partial = [i.nodeid for i in results.results if i.partial_runs]
+    if partial:
+        lines.append(
+            "judged on fewer runs than requested (runs failed after retries): " + ", ".join(partial)
+        )
+    flaky = [i.nodeid for i in results.results if i.outcome == "flaky_failed"]
+    if flaky:
+        lines.append(f"flaky evals below threshold (not gating): {', '.join(flaky)}")
+    for gate in results.gates:
+        if gate.name == "judged" and gate.passed:
+            continue
+        lines.append(f"gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
+    if results.baseline:
+        lines += _baseline_summary(results.baseline)
+    if results.comparison:
+        lines += comparison_lines(results.comparison)
+    if not meta.complete:
+        lines.append("session did not complete: the results cover only what ran")
+    if output:
+        lines.append(f"results: {output}")
+    return lines
+
+
+def _baseline_summary(baseline: BaselineResult) -> list[str]:
+    if not baseline.comparable:
+        return [
+            f"baseline {baseline.source} not compared: another judge made it "
+            f"({baseline.mismatch}); no regression gate"
+        ]
+    lines = [
+        f"baseline {baseline.source}: {baseline.compared} compared, "
+        f"{baseline.regressed} regressed, {baseline.improved} improved, "
+        f"{len(baseline.new)} new, {len(baseline.removed)} removed"
+    ]
+    lines += [f"  {entry.statement}" for entry in baseline.suite.values()]
+    lines += [
+        f"  regressed: {c.nodeid} {c.dimension} {c.before:.2f} -> {c.after:.2f} "
+        f"({c.delta:+.2f}, noise level {c.noise:.2f})"
+        for c in baseline.changes
+        if c.verdict == "regressed"
+    ]
+    return lines

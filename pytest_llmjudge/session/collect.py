@@ -1,0 +1,206 @@
+"""Collection nodes: an eval file and its items."""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..analysis.judgment import JudgeError
+from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
+from ..judging.verdict import EvalFailed
+from .discovery import LLMJudgeWarning
+from .item_body import run_eval_entry
+from .pytest_internals import relocated_failure
+from .state import EVAL_ITEM_KEY, STATE_KEY
+
+FLAKY_MARK = "flaky_eval"
+logger = logging.getLogger("pytest_llmjudge")
+
+
+class InvalidEntryError(Exception):
+    """An invalid entry under ``--judge-strict``."""
+
+
+class EvalFile(pytest.File):
+    """An eval file (JSON, JSON Lines, CSV or YAML); yields one item per entry, in file order."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        settings = self.config.stash[STATE_KEY].settings
+        targets = settings.targets
+        shown = Path(os.path.relpath(self.path, self.config.rootpath))
+        try:
+            loaded = load_eval_file(
+                self.path,
+                settings.dimensions,
+                live=targets is not None,
+                shown_as=shown,
+                max_input_chars=settings.max_input_chars,
+            )
+        except EvalFileError as exc:
+            raise self.CollectError(str(exc)) from None
+        for message, line in loaded.warnings:
+            self._warn_at(message, line)
+        target_names: list[str | None] = (
+            [t.name for t in targets.targets] if targets is not None else [None]
+        )
+        for entry in loaded.entries:
+            if isinstance(entry, ValidEntry):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    marks, problem, refused = _marks(entry.case)
+                for warning in caught:  # unknown marks: point at the entry, not at us
+                    shown_entry = f"{shown} entry {entry.index} ({entry.case.id})"
+                    self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
+                if problem is None:
+                    for target in target_names:
+                        yield EvalItem.from_parent(
+                            self,
+                            name=_item_name(entry.case.id, target, len(target_names)),
+                            callobj=run_eval_entry,
+                            entry=entry,
+                            target=target,
+                            extra_marks=marks,
+                        )
+                    continue
+                entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
+                # A mark pytest refuses (--strict-markers) is an error, as on a test function.
+                strict = settings.strict or refused
+            else:
+                strict = settings.strict or entry.error
+            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
+
+    def _warn_at(
+        self, message: str, line: int | None, original: warnings.WarningMessage | None = None
+    ) -> None:
+        """A warning located at the eval file and entry line (not in the plugin's source)."""
+        category = original.category if original is not None else LLMJudgeWarning
+        warnings.warn_explicit(message, category, filename=str(self.path), lineno=line or 1)
+
+
+def _item_name(entry_id: str, target: str | None, targets: int) -> str:
+    """``ticket-001`` (stored answer or a single target), ``ticket-001[python]`` (A/B)."""
+    return entry_id if target is None or targets == 1 else f"{entry_id}[{target}]"
+
+
+def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None, bool]:
+    """The entry's pytest marks, or why they cannot be made (and whether pytest refused)."""
+    marks = []
+    for position, spec in enumerate(case.mark_specs()):
+        kwargs = spec.kwargs
+        # In eval files "flaky" means a flaky eval; pytest-rerunfailures' own "flaky"
+        # (rerun the test) would judge the same answer again instead.
+        name = FLAKY_MARK if spec.name == "flaky" else spec.name
+        if spec.name == "xfail":
+            # xfail means "expected to score below threshold", not "expected to crash":
+            # a judge error must stay visible.
+            kwargs.setdefault("raises", EvalFailed)
+        try:
+            marks.append(getattr(pytest.mark, name)(**kwargs))
+        except pytest.fail.Exception as exc:  # an unknown mark under --strict-markers
+            return [], f"'marks.{position}': {exc}", True
+        except (AttributeError, TypeError) as exc:
+            return [], f"'marks.{position}': {exc}", False
+    return marks, None, False
+
+
+class EvalItem(pytest.Function):
+    """One eval entry as a test that requests the judge fixtures.
+
+    pytest computes each item's fixture closure itself. Sharing one closure per file would
+    save about 0.15 ms per item, but only by reading and copying the private
+    ``_fixtureinfo`` (pytest shares it only among the parametrized items of one function).
+    """
+
+    def __init__(
+        self,
+        *,
+        entry: ValidEntry,
+        extra_marks: list[pytest.MarkDecorator],
+        target: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.stash[EVAL_ITEM_KEY] = True
+        self.entry = entry
+        self.target = target  # the live bot whose answer this item judges, if any
+        for mark in extra_marks:
+            self.add_marker(mark)
+
+    @property
+    def case(self) -> EvalCase:
+        return self.entry.case
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.entry.line - 1 if self.entry.line else None
+        # the domain is shown after the file in -v lines and as the failure heading
+        return self.path, line, self.name
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
+        if isinstance(excinfo.value, EvalFailed):
+            return self._verdict_repr(excinfo)
+        if isinstance(excinfo.value, JudgeError):
+            return str(excinfo.value)  # no traceback of the plugin
+        return super().repr_failure(excinfo)
+
+    def _verdict_repr(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        """A failed verdict in the ``--tb`` style asked for, located at the entry in its file.
+
+        pytest's own representation of the exception, its crash location the entry's file
+        and line, its text the verdict in that style.
+        """
+        text = str(excinfo.value)
+        verdict, _, rest = text.partition("\n\n")
+        table = rest.partition("\n\n")[0]
+        where = os.path.relpath(self.path)
+        line = self.entry.line or 1
+        lines = {
+            "line": [],  # pytest prints the crash line: file, line and verdict
+            "short": [f"{where}:{line}: {self.name}", verdict, "", table],
+            "native": [
+                "Traceback (most recent call last):",
+                f'  File "{where}", line {line}, in {self.name}',
+                f"{type(excinfo.value).__name__}: {text}",
+            ],
+        }.get(str(self.config.getoption("tbstyle", "auto")), text.splitlines())
+        return relocated_failure(excinfo, where, line, verdict, lines)
+
+
+class InvalidEvalItem(pytest.Item):
+    """An entry that could not be validated: skipped, or an error under ``--judge-strict``."""
+
+    def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stash[EVAL_ITEM_KEY] = True
+        self.entry = entry
+        self.strict = strict
+        if not strict:
+            # A skip mark (not pytest.skip()) makes pytest report the eval file's location.
+            self.add_marker(pytest.mark.skip(reason=f"invalid eval entry: {self.message}"))
+
+    @property
+    def message(self) -> str:
+        where = self.entry.where or f"entry {self.entry.index}"
+        return f"{self.path.name} {where}: {self.entry.reason}"
+
+    def setup(self) -> None:
+        raise InvalidEntryError(f"invalid eval entry: {self.message}")
+
+    def runtest(self) -> None:  # pragma: no cover - skipped or failed in setup
+        raise AssertionError("an invalid entry is never run")
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.entry.line - 1 if self.entry.line else None
+        return self.path, line, self.name
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, InvalidEntryError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)

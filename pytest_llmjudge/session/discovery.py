@@ -1,0 +1,103 @@
+"""Which files and folders are eval files: paths, patterns, shape, symlinks, node ids.
+
+Asked for every file pytest looks at, so it is cheap and imports nothing heavy; a JSON file
+in an eval folder that is not shaped like an eval file is left alone with a warning.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from ..basics.fileio import EVAL_SUFFIXES, shown
+
+EVAL_FILES_KEY = pytest.StashKey[set[Path]]()  # real paths of the eval files collected so far
+
+
+class LLMJudgeWarning(UserWarning):
+    """Something in or about an eval file was ignored."""
+
+
+def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool:
+    """Inside ``llmjudge_paths``, matching ``llmjudge_file_patterns`` and shaped like an eval
+    file, or named on the command line. A JSON file of another kind in an eval folder is left
+    alone, with a warning.
+    """
+    if file_path.suffix.lower() not in EVAL_SUFFIXES:
+        return False
+    if explicit:
+        return True
+    patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
+    if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return False
+    roots = _eval_roots(config)
+    if not any(file_path.is_relative_to(root) for root in roots):
+        return False
+    if file_path.suffix.lower() != ".json":  # a pattern matched: no other kind of JSONL/CSV
+        return not _seen_before(file_path, config)
+    from ..evalfiles.json_shape import HOW_TO, eval_shaped
+
+    try:
+        text = file_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True  # unreadable: the eval file's own error says why
+    if eval_shaped(text):
+        return not _seen_before(file_path, config)
+    warnings.warn_explicit(
+        LLMJudgeWarning(
+            f"{shown(file_path)} is not collected: not shaped like an eval file ({HOW_TO})"
+        ),
+        category=None,
+        filename=str(file_path),
+        lineno=1,
+    )
+    return False
+
+
+def is_eval_nodeid(nodeid: str) -> bool:
+    """An eval file's node id, or one of its items' (``evals/support.json::ticket-001``)."""
+    return nodeid.split("::", 1)[0].lower().endswith(EVAL_SUFFIXES)
+
+
+def may_collect_evals(config: pytest.Config) -> bool:
+    """Whether this session's arguments reach an eval folder or name a JSON file.
+
+    Decides the header line before collection; a session of ordinary tests gets none.
+    """
+    roots = _eval_roots(config)
+    roots = [root for root in roots if root.exists()]
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        if not path.is_absolute():
+            path = config.invocation_params.dir / path
+        if path.suffix.lower() in EVAL_SUFFIXES:
+            return True
+        if any(path.is_relative_to(root) or root.is_relative_to(path) for root in roots):
+            return True
+    return False
+
+
+def _eval_roots(config: pytest.Config) -> list[Path]:
+    return [config.rootpath / p for p in config.getini("llmjudge_paths")]
+
+
+def is_symlink_loop(path: Path, config: pytest.Config) -> bool:
+    """A symlinked folder in an eval folder that points back up into its own ancestors."""
+    if not path.is_symlink() or not any(path.is_relative_to(r) for r in _eval_roots(config)):
+        return False
+    target = path.resolve()
+    return target.is_dir() and path.parent.resolve().is_relative_to(target)
+
+
+def _seen_before(file_path: Path, config: pytest.Config) -> bool:
+    """The same file reached again through a symlink: collected once."""
+    seen = config.stash.setdefault(EVAL_FILES_KEY, set())
+    real = file_path.resolve()
+    if real in seen:
+        return True
+    seen.add(real)
+    return False

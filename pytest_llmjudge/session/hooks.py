@@ -1,0 +1,209 @@
+"""The plugin's hook objects: planning judge runs ahead, and (on the controller) the results.
+
+Registered by ``plugin.pytest_configure``; like the module hooks, each hook hands off to a
+plain module in a few lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .discovery import is_eval_nodeid
+from .pytest_internals import xdist_worker_output
+from .state import STATE_KEY, SigtermAsInterrupt, session_facts
+
+if TYPE_CHECKING:
+    from ..outputs.session_results import SessionResults
+    from .live_progress import LiveProgress
+    from .run_ahead import Planner
+
+
+class PlanningHooks:
+    """Starts the judge runs of upcoming items early; stops when the session stops."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.planner: Planner | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if self.planner is None:
+            if not self.config.stash[STATE_KEY].has_evals:
+                return  # no eval item: nothing to plan, nothing to import
+            from .run_ahead import Planner
+
+            self.planner = Planner(self.config, item.session)
+        self.planner.before_item(item, nextitem)
+
+    @pytest.hookimpl(trylast=True)  # after the session counted the failure for -x/--maxfail
+    def pytest_runtest_logreport(self) -> None:
+        if self.planner is not None:
+            self.planner.after_report()
+
+
+class ResultsReporter:
+    """On the controller: hands reports to the session's results, writes them, prints."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self._results: SessionResults | None = None
+        self.started = datetime.now(timezone.utc)
+        self.clock = time.monotonic()
+        self.summary: list[str] = []
+        self._sigterm = SigtermAsInterrupt()
+
+    @property
+    def results(self) -> SessionResults:
+        if self._results is None:  # pydantic is imported only once there is something
+            from ..outputs.session_results import SessionResults
+
+            self._results = SessionResults()
+        return self._results
+
+    def _eval_session(self) -> None:
+        self.config.stash[STATE_KEY].has_evals = True
+        # CI cancels jobs with SIGTERM: make it an interrupt so that the results get written.
+        self._sigterm.install()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self) -> None:
+        if self.config.stash[STATE_KEY].has_evals and not self.config.getoption("collectonly"):
+            self._eval_session()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        usage = (xdist_worker_output(node) or {}).get("llmjudge_usage")
+        if usage is not None:  # what that worker's engine sent
+            from ..judges.base import Usage
+
+            self.results.add_usage(Usage(**json.loads(usage)))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if any(is_eval_nodeid(nodeid) for nodeid in ids):
+            self._eval_session()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "llmjudge", None)
+        if record is not None:
+            from .result_rows import report_outcome
+
+            self._eval_session()
+            outcome, reason = report_outcome(report, record)
+            self.results.add(report.nodeid, record, outcome, reason, report.duration)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and is_eval_nodeid(report.nodeid):
+            self.results.add_collection_error(report.nodeid, str(report.longrepr).strip())
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        state = self.config.stash[STATE_KEY]
+        seen = self._results is not None and self._results.seen_anything
+        if self.config.getoption("collectonly") or not (seen or state.has_evals):
+            return  # nothing ran that the plugin judges: write nothing, change nothing
+        from ..outputs.writers import write_outputs
+
+        if state.usage is not None:  # this process's own judging (none under xdist)
+            self.results.add_usage(state.usage)
+        facts = session_facts(session, int(exitstatus), self.started, self.clock)
+        end = self.results.finish(state.settings, state.baseline, facts)
+        failures = write_outputs(end.results, state.settings, os.environ)
+        status = end.exit_status
+        if failures and status == pytest.ExitCode.OK:
+            status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run
+        if status != exitstatus:
+            session.exitstatus = pytest.ExitCode(status)
+        self.summary = end.summary + failures
+
+    # Outermost: after pytest's short test summary, so that it does not scroll away.
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+        result = yield
+        if self.summary:
+            terminalreporter.ensure_newline()
+            terminalreporter.section("llmjudge")
+            for line in self.summary:
+                terminalreporter.write_line(line)
+        return result
+
+    def pytest_unconfigure(self) -> None:
+        self._sigterm.restore()
+
+
+class HtmlColumns:
+    """With pytest-html: a score column per dimension in its results table."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
+        cells += [f'<th class="llmjudge-{name}">{name}</th>' for name in self.dimensions]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
+        record = getattr(report, "llmjudge", None) or {}
+        for name in self.dimensions:
+            dimension = record.get(name)
+            shown = f"{dimension['score']:.2f}" if isinstance(dimension, dict) else ""
+            cells.append(f'<td class="llmjudge-{name}">{shown}</td>')
+
+
+class DryRunHooks:
+    """``--judge-dry-run``: collect and plan, print the estimate, run nothing, write nothing."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.lines: list[str] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        from ..judging.dry_run import estimate, estimate_lines
+        from .run_ahead import planned_judgments
+
+        state = self.config.stash[STATE_KEY]
+        planned, items = planned_judgments(session.items, state.settings)
+        cache = state.engine().cache
+        found = estimate(planned, items, state.settings, cache)
+        self.lines = estimate_lines(found, state.settings, len(session.items) - items)
+        return True  # the items are not run
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.lines:
+            terminalreporter.section("llmjudge")
+            for line in self.lines:
+                terminalreporter.write_line(line)
+
+
+class ProgressHooks:
+    """Live judge progress while items wait for their judgments (``--judge-progress``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.live: LiveProgress | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
+        state = self.config.stash[STATE_KEY]
+        if self.live is None and state.has_evals:
+            from .live_progress import LiveProgress
+
+            engine = state.engine()
+            self.live = LiveProgress(self.config, engine.progress, state.settings.progress)
+            engine.on_wait = self.live.tick
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self) -> Any:
+        if self.live is not None:
+            self.live.clear()  # before pytest writes the item's character
+        result = yield
+        if self.live is not None:
+            self.live.tick()  # between items too: most waits are shorter than a tick
+        return result

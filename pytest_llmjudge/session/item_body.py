@@ -1,0 +1,62 @@
+"""What an eval item runs: its judgments during setup (a fixture), its verdict as the body."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import Any
+
+import pytest
+
+from ..analysis.judgment import JudgeError, Judgment
+from ..judging.item_judge import DimensionJudge, ItemJudge
+from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
+from ..reports.terminal import passing_report
+from .state import STATE_KEY, record_for
+
+logger = logging.getLogger("pytest_llmjudge")
+
+
+def judge_eval_item(
+    item: pytest.Item,
+    ticket: str,
+    response: object,
+    judges: dict[str, Any],
+    llmjudge: ItemJudge,
+) -> list[Judgment]:
+    """The ``llmjudge_judgments`` fixture: every dimension judged, during the item's setup.
+
+    A judge error there is an error of the item (terminal, results and JUnit alike), never
+    a failed verdict; its text stands alone, without a traceback of the plugin.
+    """
+    for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
+        judges.setdefault(name, DimensionJudge(llmjudge, name))
+    record = record_for(item)
+    try:
+        judgments = judge_all(ticket, response, judges, record)
+    except JudgeError as exc:
+        problem = str(exc)
+    else:
+        if not (record.injection and item.config.stash[STATE_KEY].settings.strict):
+            return judgments
+        problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
+        record.errors.append(problem)
+    logger.error("%s: %s", item.nodeid, problem)
+    pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
+
+
+def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judgment]) -> None:
+    """The body of an eval item: its judgments against its thresholds."""
+    __tracebackhide__ = True
+    item = request.node
+    try:
+        check_verdict(llmjudge_judgments, item.config.stash[STATE_KEY].verdict_policy(item.nodeid))
+    except UndecidedVerdict as exc:
+        pytest.xfail(f"undecided verdict (--judge-unstable=xfail): {exc}")
+    # A failure shows the table in its report; a pass shows it with -rP and in HTML reports.
+    item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments))
+
+
+# pytest reads the body's parameters once per item to find its fixtures; a signature
+# computed once saves inspecting the same function 10,000 times in a large suite.
+run_eval_entry.__signature__ = inspect.signature(run_eval_entry)  # type: ignore[attr-defined]

@@ -1,0 +1,93 @@
+"""Every use of pytest's (and xdist's) non-public attributes, each with a fallback.
+
+pytest documents none of these; each function says what it reads and what happens when a
+release no longer has it: the plugin then does a little less, never breaks. Tested on
+pytest 8 and 9 (tests/unit/session/test_pytest_internals.py runs in both CI jobs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import IO, Any
+
+import pytest
+
+# pytest's logging plugin: captured logs, the report sections, --log-file and live logs
+LOG_HANDLER_ATTRIBUTES = ("caplog_handler", "report_handler", "log_file_handler", "log_cli_handler")
+
+
+def terminal_stream(config: pytest.Config) -> IO[str] | None:
+    """The stream under pytest's terminal writer (``TerminalWriter._file``): the terminal
+    itself while stdout is captured. None when the attribute is gone: no status in place."""
+    stream = getattr(config.get_terminal_writer(), "_file", None)
+    return stream if stream is not None and hasattr(stream, "isatty") else None
+
+
+def uncaptured(config: pytest.Config) -> contextlib.AbstractContextManager[None]:
+    """Step out of the running item's capture, as pytest's live logging does
+    (``CaptureManager.global_and_fixture_disabled``); a no-op where that is missing."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+    disabled = getattr(capture, "global_and_fixture_disabled", None)
+    return disabled() if callable(disabled) else contextlib.nullcontext()
+
+
+def log_handlers(config: pytest.Config) -> list[logging.Handler]:
+    """The logging plugin's handlers that exist in this session (none without the plugin)."""
+    plugin = config.pluginmanager.get_plugin("logging-plugin")
+    found = (getattr(plugin, name, None) for name in LOG_HANDLER_ATTRIBUTES)
+    return [handler for handler in found if isinstance(handler, logging.Handler)]
+
+
+def relocated_failure(
+    excinfo: pytest.ExceptionInfo[BaseException],
+    path: str,
+    line: int,
+    message: str,
+    lines: list[str],
+) -> Any:
+    """pytest's own representation of a failure (``getrepr``, which also travels from xdist
+    workers) with its crash location moved to ``path:line`` and its traceback entries
+    replaced by ``lines``. Without ``reprcrash``/``reprentries`` the text alone is returned."""
+    shown = excinfo.getrepr(style="value")
+    crash = getattr(shown, "reprcrash", None)
+    entries = getattr(getattr(shown, "reprtraceback", None), "reprentries", None)
+    if crash is None or entries is None:
+        return "\n".join(lines) or message
+    crash.path, crash.lineno, crash.message = path, line, message
+    for entry in entries:
+        entry.lines = lines
+    return shown
+
+
+def crash_message(report: pytest.TestReport) -> str | None:
+    """The one-line cause pytest keeps of a failure (``longrepr.reprcrash.message``)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    return message if isinstance(message, str) else None
+
+
+def xdist_worker_input(config: pytest.Config) -> dict[str, Any] | None:
+    """What xdist gave this worker (``config.workerinput``); None on the controller or
+    without xdist."""
+    worker = getattr(config, "workerinput", None)
+    return worker if isinstance(worker, dict) else None
+
+
+def is_xdist_worker(config: pytest.Config) -> bool:
+    return xdist_worker_input(config) is not None
+
+
+def xdist_worker_output(holder: Any) -> dict[str, Any] | None:
+    """The dict a worker sends back at its end (``config.workeroutput`` on the worker,
+    ``node.workeroutput`` on the controller)."""
+    output = getattr(holder, "workeroutput", None)
+    return output if isinstance(output, dict) else None
+
+
+def turn_off_xdist(config: pytest.Config) -> None:
+    """No workers for this session (``-n``/``--dist`` read back from ``config.option``)."""
+    if hasattr(config.option, "dist"):
+        config.option.dist = "no"
+    if hasattr(config.option, "tx"):
+        config.option.tx = []

@@ -1,0 +1,142 @@
+"""Which judge runs to start ahead of the item that needs them.
+
+Judging item after item leaves the judge idle while pytest reports; planning starts the
+runs of upcoming eval items as capacity frees, so calls of different items overlap while
+items still report in pytest's order. Only runs that will surely be needed are planned:
+- items after deselection and ``-k`` (``session.items``), never a skipped one;
+- items whose judging fixtures are the plugin's own (an overridden ``llmjudge_response``
+  may call a live bot: its answer is unknown until the item runs);
+- under xdist, only the item the worker runs now and the next one it was given.
+A live target's answer is asked for ahead too; its judge runs are planned when it arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from ..config.settings import Settings
+from ..evalfiles.cases import EvalCase
+from ..judging.dry_run import PlannedJudgment
+from .collect import EvalItem
+from .pytest_internals import is_xdist_worker
+from .state import STATE_KEY, settings_for
+
+PLUGIN_MODULE = "pytest_llmjudge.plugin"
+JUDGING_FIXTURES = (
+    "eval_case",
+    "llmjudge_response",
+    "llmjudge_target",
+    "relevance_judge",
+    "tone_judge",
+    "llmjudge",
+    "llmjudge_judgments",
+)
+
+
+def fixtures_overridden(config: pytest.Config) -> bool:
+    """Whether a conftest or another plugin defines one of the judging fixtures."""
+    for other in config.pluginmanager.get_plugins():
+        if getattr(other, "__name__", None) == PLUGIN_MODULE:
+            continue  # the defaults themselves
+        if any(getattr(other, name, None) is not None for name in JUDGING_FIXTURES):
+            return True
+    return False
+
+
+def _plannable(item: pytest.Item) -> bool:
+    return isinstance(item, EvalItem) and not any(
+        item.get_closest_marker(name) is not None for name in ("skip", "skipif")
+    )
+
+
+class Planner:
+    """Feeds the engine the runs of upcoming items, in the order they will run."""
+
+    def __init__(self, config: pytest.Config, session: pytest.Session) -> None:
+        self.config = config
+        self.session = session
+        self.distributed = is_xdist_worker(config)
+        self._planned: set[str] = set()
+        self._planned_everything = False
+        self._enabled: bool | None = None
+
+    def _enabled_now(self) -> bool:
+        if self._enabled is None:  # conftests are all loaded once items run
+            self._enabled = not fixtures_overridden(self.config)
+        return self._enabled
+
+    def before_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if not self._enabled_now():
+            return
+        if self.distributed:
+            # A worker learns its items one at a time: plan only the ones it surely runs.
+            upcoming: Sequence[pytest.Item] = [i for i in (item, nextitem) if i is not None]
+        elif self._planned_everything:
+            return
+        else:
+            self._planned_everything = True
+            items = self.session.items
+            upcoming = items[items.index(item) :] if item in items else [item]
+        self._plan([i for i in upcoming if i.nodeid not in self._planned and _plannable(i)])
+
+    def _plan(self, items: Sequence[pytest.Item]) -> None:
+        if not items:
+            return
+        state = self.config.stash[STATE_KEY]
+        engine = state.engine()
+        for item in items:
+            assert isinstance(item, EvalItem)
+            self._planned.add(item.nodeid)
+            try:
+                runs = settings_for(item).runs
+            except ValueError:
+                continue  # a bad marker: the item reports it when it runs
+            case = item.case
+            dimensions = applicable(state.settings, case)
+            if item.target is not None:
+                engine.plan_answer(
+                    item.target, case.ticket, dimensions, runs, item.nodeid, case.context
+                )
+            elif case.response is not None:
+                engine.plan(dimensions, case.ticket, case.response, runs, item.nodeid, case.context)
+
+    def after_report(self) -> None:
+        if self.session.shouldstop or self.session.shouldfail:
+            state = self.config.stash[STATE_KEY]
+            if state.has_engine:
+                state.engine().cancel_planned()
+
+
+def applicable(settings: Settings, case: EvalCase) -> list[str]:
+    """The dimensions an entry is judged on: one judged against a reference answer only
+    where the entry has one."""
+    return [
+        name for name, dimension in settings.dimensions.items() if dimension.applies(case.context)
+    ]
+
+
+def planned_judgments(
+    items: Sequence[pytest.Item], settings: Settings
+) -> tuple[list[PlannedJudgment], int]:
+    """The runs every eval item that would run asks for (``--judge-dry-run``), and how many
+    eval items that is; hand-written tests are not known before they run."""
+    planned: list[PlannedJudgment] = []
+    evals = [item for item in items if _plannable(item)]
+    for item in evals:
+        assert isinstance(item, EvalItem)
+        try:
+            runs = settings_for(item).runs
+        except ValueError:
+            continue  # a bad marker: the item reports it when it runs
+        for name in applicable(settings, item.case):
+            response = None if item.target is not None else item.case.response
+            if response is None and item.target is None:
+                continue  # nothing to judge: the item reports that when it runs
+            dimension = settings.dimensions[name]
+            context = item.case.context.for_dimension(dimension)
+            planned.append(
+                PlannedJudgment(dimension, item.case.ticket, response, runs, item.target, context)
+            )
+    return planned, len(evals)
