@@ -37,7 +37,8 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     outcomes = result.parseoutcomes()
     assert outcomes["xfailed"] == len(weak)
     assert "xpassed" not in outcomes and "failed" not in outcomes
-    assert 25 <= outcomes["passed"] + outcomes["xfailed"] <= 40
+    readme = (EVALS.parent / "README.md").read_text(encoding="utf-8")
+    assert f"ends `{outcomes['passed']} passed, {outcomes['xfailed']} xfailed`" in readme
     results = read_results(pytester)
     assert {r["id"] for r in results["results"] if r["outcome"] == "xfailed"} == set(weak)
     assert results["meta"]["provider"] == "heuristic"

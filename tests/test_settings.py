@@ -143,27 +143,6 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_readme_documents_every_option() -> None:
-    from pytest_llmjudge.config.settings import OPTIONS
-
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    for spec in OPTIONS:
-        row = next(
-            (
-                line
-                for line in readme.splitlines()
-                if f"`{spec.flag}`" in line and line.startswith("|")
-            ),
-            None,
-        )
-        assert row is not None, f"{spec.flag} is missing from the README's options table"
-        assert f"`{spec.ini}`" in row
-        for name in spec.env:
-            assert f"`{name}`" in row
-        if spec.negative_flag:
-            assert f"`{spec.negative_flag}`" in row
-
-
 def test_require_llm_refuses_the_heuristic_fallback(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/", "--judge-require-llm")
