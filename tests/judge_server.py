@@ -282,8 +282,9 @@ class JudgeServer:
                         f"Field 'n': Value must be between 1 <= value <= {server.max_choices}, "
                         f"but got {request.n}"
                     )
-                    error = {"code": 400, "message": message, "type": "invalid_request_error"}
-                    self._send(400, error)
+                    self._send(
+                        400, {"code": 400, "message": message, "type": "invalid_request_error"}
+                    )
                     return
                 replies = server._replies(request)
                 reply = replies[0]
@@ -326,7 +327,7 @@ class JudgeServer:
                 if not readable:
                     return False
                 try:
-                    return self.connection.recv(1, socket.MSG_PEEK) == b""
+                    return bool(self.connection.recv(1, socket.MSG_PEEK) == b"")
                 except OSError:
                     return True
 

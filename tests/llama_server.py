@@ -89,7 +89,7 @@ class LlamaServer:
 
 
 def _serve(slots: int, threads: int, port: int, ctx_per_slot: int) -> None:
-    import xllamacpp
+    import xllamacpp  # type: ignore[import-untyped]  # ships no type information
 
     path = gguf_path()
     assert path is not None, INSTALL

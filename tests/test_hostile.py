@@ -155,7 +155,7 @@ def test_a_run_waiting_out_retry_after_lets_the_next_items_start(
     ],
 )
 def test_bad_entries_are_one_line_and_the_rest_runs(
-    pytester: pytest.Pytester, bad: dict[str, object], message: str
+    pytester: pytest.Pytester, bad: dict[str, Any], message: str
 ) -> None:
     write_evals(pytester, [entry("fine"), entry("bad", ticket="t2", **bad)])
     result = run(pytester, "evals/", "-rs")

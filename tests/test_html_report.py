@@ -180,7 +180,9 @@ def test_the_report_in_a_real_browser(pytester: pytest.Pytester, judge_server: J
         page = Page(
             _browser("--virtual-time-budget=3000", "--dump-dom", f"{url}#sort={order}").stdout
         )
-        ids = [row["data-text"].split()[0] for row in page.rows]  # data-text starts with the id
+        ids = [
+            str(row["data-text"]).split()[0] for row in page.rows
+        ]  # data-text starts with the id
         assert ids[: len(first_ids)] == first_ids and sorted(ids) == ["evil", "fine", "shaky"]
         direction = "descending" if order.startswith("-") else "ascending"
         assert ("th", direction) in [(tag, found.get("aria-sort")) for tag, found in page.tags]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.config.settings import SettingsError, resolve_settings
+from pytest_llmjudge.config.settings import Settings, SettingsError, resolve_settings
 
 from conftest import entry, run, write_evals
 
@@ -18,7 +18,7 @@ def resolve(
     cli: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
     ini: dict[str, Any] | None = None,
-):  # type: ignore[no-untyped-def]
+) -> Settings:
     return resolve_settings(cli or {}, env or {}, ini or {}, base_dir=BASE, ini_dir=BASE / "ini")
 
 

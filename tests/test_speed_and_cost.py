@@ -6,6 +6,7 @@ import importlib
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from conftest import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
 
-def _items(count: int, suffix: str = "") -> list[dict[str, str]]:
+def _items(count: int, suffix: str = "") -> list[dict[str, Any]]:
     return [
         entry(f"case-{i}", f"Answer {i}.{suffix}", ticket=f"Build {i} fails with OOM")
         for i in range(count)
@@ -137,13 +138,16 @@ def test_xdist_workers_share_the_cache(
         json.loads(path.read_text())
 
 
+def _put_repeatedly(cache: JudgeCache, key: str, result: RunResult) -> None:
+    for _ in range(30):
+        cache.put(key, result)
+
+
 def test_concurrent_cache_writers_never_leave_a_broken_entry(tmp_path: Path) -> None:
     cache = JudgeCache(lambda: tmp_path, {"model": "m"})
     key = cache.key(RELEVANCE, "t", "r", 0)
     results = [RunResult(score=i % 5 + 1, reasoning="x" * 5000 * (i % 3 + 1)) for i in range(8)]
-    threads = [
-        threading.Thread(target=lambda r=r: [cache.put(key, r) for _ in range(30)]) for r in results
-    ]
+    threads = [threading.Thread(target=_put_repeatedly, args=(cache, key, r)) for r in results]
     for thread in threads:
         thread.start()
     seen = []

@@ -286,7 +286,7 @@ def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.Monk
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.syspath_prepend(str(EXAMPLES))
-    import bots as example
+    import bots as example  # type: ignore[import-not-found]  # examples/ab/bots.py
 
     python = example.serve(example.precise_answer, 0)
     dotnet = example.serve(example.vague_answer, 0)

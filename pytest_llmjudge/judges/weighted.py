@@ -31,13 +31,18 @@ _DIGITS = b"12345"
 
 
 class Alternative(Protocol):
-    token: str
-    logprob: float
-    bytes: list[int] | None
+    # read-only: the SDK's models and a test's dataclasses both fit
+    @property
+    def token(self) -> str: ...
+    @property
+    def logprob(self) -> float: ...
+    @property
+    def bytes(self) -> list[int] | None: ...
 
 
 class TokenLogprob(Alternative, Protocol):
-    top_logprobs: Sequence[Alternative]
+    @property
+    def top_logprobs(self) -> Sequence[Alternative]: ...
 
 
 @dataclass(frozen=True)
