@@ -4,7 +4,7 @@ Run it by hand (it is not part of the test suite):
 
     python benchmarks/bench_judge.py
 
-It starts the test suite's judge server (tests/judge_server.py) on 127.0.0.1 with a fixed
+It starts the test suite's judge server (tests/support/judge_server.py) on 127.0.0.1 with a fixed
 latency, writes a generated eval suite to a temporary directory, runs pytest on it in a
 subprocess per scenario and prints what the server saw and what the process cost:
 
@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from judge_server import JudgeServer, Reply  # noqa: E402
 

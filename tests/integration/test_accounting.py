@@ -1,0 +1,154 @@
+"""Every count is what happened: calls and tokens against the judge server's own counters,
+in reruns, -x, timeouts, failed dimensions, rejected replies, xdist and dead judges."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+
+from helpers import by_id, entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+TOKENS_PER_REPLY = 120  # the test server bills 100 prompt + 20 completion tokens per reply
+
+
+def _meta(pytester: pytest.Pytester) -> dict[str, Any]:
+    meta: dict[str, Any] = read_results(pytester)["meta"]
+    return meta
+
+
+def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # The first relevance reply fails the item; the rerun's fresh one passes it.
+    write_evals(pytester, [entry("wobbly", "answer {{relevance=1,5}}")])
+    result = run(pytester, "evals/", "-p", "rerunfailures", "--reruns=1")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    assert judge_server.count() == 4  # relevance and tone, twice: no memory, no disk cache
+    meta = _meta(pytester)
+    assert meta["calls"] == judge_server.count()
+    assert meta["tokens"]["total"] == 4 * TOKENS_PER_REPLY
+    row = by_id(read_results(pytester))["wobbly"]
+    assert (row["attempt"], row["outcome"], row["relevance"]["runs"]) == (2, "passed", [5])
+    usage = {"calls": 2, "judgments": 2, "prompt_tokens": 200, "completion_tokens": 40}
+    assert row["usage"] == usage
+    assert meta["unattributed_calls"] == 2  # the replaced first attempt's
+
+
+def test_x_counts_the_requests_sent_ahead_for_items_that_never_ran(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # the first item's replies are slow too: the later items' requests surely go out first
+    entries = [entry("bad", "answer {{relevance=1 delay=0.2}}")]
+    entries += [entry(f"later{i}", "answer {{delay=0.2}}", ticket=f"T{i}") for i in range(4)]
+    write_evals(pytester, entries)
+    run(pytester, "evals/", "-x", "-p", "no:randomly").assert_outcomes(failed=1)
+    meta = _meta(pytester)
+    assert judge_server.count() > 2  # later items were judged ahead
+    assert meta["calls"] == judge_server.count()
+    assert meta["unattributed_calls"] == judge_server.count() - 2
+    assert meta["complete"] is False
+
+
+def test_an_item_stopped_by_pytest_timeout_is_an_error_with_its_calls_counted(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("slow", "answer {{delay=3}}"), entry("fast", ticket="other")])
+    result = run(pytester, "evals/", "-p", "timeout", "--timeout=1", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1, errors=1)
+    row = by_id(read_results(pytester))["slow"]
+    assert row["outcome"] == "error"
+    assert "Timeout" in row["reason"] and "Timeout" in row["error"]
+    assert _meta(pytester)["calls"] == judge_server.count() == 4
+    junit = (pytester.path / "junit.xml").read_text()
+    assert 'errors="1"' in junit and 'failures="0"' in junit
+
+
+@pytest.mark.parametrize(("sampling", "requests_per_attempt"), [("calls", 2), ("auto", 1)])
+def test_a_dimension_whose_runs_all_failed_keeps_its_attempts(
+    pytester: pytest.Pytester, judge_server: JudgeServer, sampling: str, requests_per_attempt: int
+) -> None:
+    write_evals(pytester, [entry("down", "answer {{fail=500x99}}")])
+    args = ("--judge-max-retries=2", "--judge-runs=2", f"--judge-sampling={sampling}")
+    run(pytester, "evals/", *args).assert_outcomes(errors=1)
+    row = by_id(read_results(pytester))["down"]
+    # dimensions x attempts x (one request per run, or one for both runs)
+    assert judge_server.count() == 2 * 3 * requests_per_attempt
+    assert row["usage"]["calls"] == judge_server.count() == _meta(pytester)["calls"]
+    assert _meta(pytester)["tokens"]["total"] == 0  # error replies bill nothing
+
+
+def test_rejected_replies_are_billed(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, [entry("chatty", "answer {{malformed=1 relevance=4 tone=4}}")])
+    run(pytester, "evals/").assert_outcomes(passed=1)
+    meta = _meta(pytester)
+    assert judge_server.count() == 4  # a malformed first reply per dimension, then a good one
+    assert meta["calls"] == 4
+    assert meta["tokens"]["total"] == 4 * TOKENS_PER_REPLY
+
+
+def test_totals_under_xdist_are_the_servers(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry(f"e{i}", f"answer {i} {{{{fail=429x1}}}}") for i in range(6)])
+    run(pytester, "evals/", "-n", "2").assert_outcomes(passed=6)
+    meta = _meta(pytester)
+    assert judge_server.count() == 6 * 2 * 2  # each dimension: a 429, then a reply
+    assert meta["calls"] == judge_server.count()
+    assert meta["tokens"]["total"] == 6 * 2 * TOKENS_PER_REPLY
+    assert sum(r["usage"]["calls"] for r in read_results(pytester)["results"]) == meta["calls"]
+
+
+def test_a_judge_nobody_listens_to_counts_every_connection_attempt(
+    pytester: pytest.Pytester, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:  # a port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    write_evals(pytester, [entry("a"), entry("b", ticket="other")])
+    run(pytester, "evals/", "--judge-max-retries=1").assert_outcomes(errors=2)
+    assert _meta(pytester)["calls"] == 2 * 2 * 2  # items x dimensions x attempts
+    assert all(r["usage"]["calls"] == 4 for r in read_results(pytester)["results"])
+
+
+def test_summary_totals_add_up_and_pass_rate_is_over_the_judged_items(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("good"),
+            entry("bad", "answer {{relevance=1}}", ticket="t2"),
+            entry("down", "answer {{fail=500x99}}", ticket="t3"),
+            entry("weak", "answer {{relevance=1}}", ticket="t4", marks=["xfail"]),
+            entry("partial", "answer {{relevance=4 fail=500x1}}", ticket="t5"),
+            {"id": "invalid", "response": "r"},
+        ],
+    )
+    (pytester.path / "evals" / "broken.json").write_text("[{")
+    result = run(
+        pytester,
+        "evals/",
+        "--judge-runs=2",
+        "--judge-max-retries=0",
+        "--judge-sampling=calls",  # partial: one run's request fails, the other's succeeds
+        "--continue-on-collection-errors",
+        "-v",
+    )
+    summary = read_results(pytester)["summary"]
+    outcomes = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed", "flaky_failed")
+    assert summary["total"] == sum(summary[o] for o in outcomes) == 7
+    assert summary["errors"] == 2  # the dead judge and the broken file
+    # judged: good, bad, partial (down has no judged dimension; weak is an xfail)
+    assert (summary["judged"], summary["pass_rate"]) == (3, round(2 / 3, 4))
+    assert summary["partial_runs"] == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*::partial PASSED (relevance 4.00 (1 of 2 runs), tone 4.00 (1 of 2 runs))*",
+            "judged on fewer runs than requested (runs failed after retries): "
+            "evals/support.json::partial",
+        ]
+    )

@@ -1,0 +1,129 @@
+"""Eval files as JSON Lines, CSV and YAML: the same items, node ids, validation, skips and
+strictness as JSON, with messages that name the line or row."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from helpers import by_id, read_results, run
+
+ANSWER = "Raise the heap: set MAVEN_OPTS=-Xmx2g."
+
+
+def _write(pytester: pytest.Pytester, name: str, text: str) -> None:
+    path = pytester.path / "evals" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip())
+
+
+def test_jsonl_entries_name_their_line(pytester: pytest.Pytester) -> None:
+    _write(
+        pytester,
+        "support.jsonl",
+        f"""
+        {{"id": "ok", "ticket": "Maven OOM in Jenkins", "response": "{ANSWER}"}}
+        {{"id": "broken", "ticket": "x",
+
+        {{"id": "no-ticket", "response": "r"}}
+        """,
+    )
+    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*support.jsonl line 2: not JSON (Expecting property name enclosed in double quotes*",
+            "*support.jsonl line 4: Missing 'ticket' field*",
+        ]
+    )
+    results = read_results(pytester)
+    assert by_id(results)["ok"]["nodeid"] == "evals/support.jsonl::ok"
+    assert by_id(results)["ok"]["line"] == 1
+    assert [(s["id"], s["line"]) for s in results["skipped"]] == [("#1", 2), ("no-ticket", 4)]
+    strict = run(pytester, "evals/", "--judge-strict", "--judge-provider=heuristic")
+    strict.assert_outcomes(passed=1, errors=2)
+
+
+def test_csv_columns_map_to_the_entry_fields(pytester: pytest.Pytester) -> None:
+    _write(
+        pytester,
+        "tickets.csv",
+        f"""
+        id,ticket,response,thresholds.relevance,expected.tone,marks,metadata.area,notes
+        ok,Maven OOM in Jenkins,"{ANSWER}",2,4,,ci,x
+        weak,Maven OOM in Jenkins,"whatever lol",4.5,,xfail;slow,ci,
+        bad,Maven OOM in Jenkins,"{ANSWER}",high,,,,
+        ,Maven OOM in Jenkins,,,,,,
+        """,
+    )
+    pytester.makeini("[pytest]\nmarkers =\n    slow: slow evals\n")
+    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, xfailed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*column 'notes' ignored (use metadata.notes to keep it)*",
+            "*tickets.csv row 4: 'thresholds.relevance' must be a number, got str*",
+            "*tickets.csv row 5: Missing 'id' field*",
+        ]
+    )
+    rows = by_id(read_results(pytester))
+    assert rows["ok"]["nodeid"] == "evals/tickets.csv::ok" and rows["ok"]["line"] == 2
+    assert rows["ok"]["relevance"]["threshold"] == 2
+    assert rows["ok"]["expected"] == {"tone": 4} and rows["ok"]["metadata"] == {"area": "ci"}
+    assert rows["weak"]["outcome"] == "xfailed" and rows["weak"]["relevance"]["threshold"] == 4.5
+
+
+def test_a_csv_without_a_ticket_column_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    _write(pytester, "notes.csv", "id,question\na,b\n")
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*evals/notes.csv: the header row has no 'ticket' column*"])
+
+
+YAML = f"""
+defaults:
+  thresholds: {{relevance: 2}}
+examples:
+  - id: ok
+    ticket: Maven OOM in Jenkins
+    response: "{ANSWER}"
+
+  - id: 7
+    ticket: t
+    response: r
+"""
+
+
+def test_yaml_files_read_like_json(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("yaml")
+    _write(pytester, "support.yaml", YAML)
+    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*support.yaml entry 1: 'id' must be a string, got int*"])
+    rows = by_id(read_results(pytester))
+    assert rows["ok"]["line"] == 4 and rows["ok"]["relevance"]["threshold"] == 2
+    _write(pytester, "support.yaml", "- id: [unclosed\n")
+    broken = run(pytester, "evals/", "--judge-provider=heuristic")
+    broken.stdout.fnmatch_lines(["*evals/support.yaml: invalid YAML at line 2*"])
+
+
+def test_yaml_without_pyyaml_says_what_to_install(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(pytester, "support.yml", YAML)
+    # an interpreter where "import yaml" fails, as where PyYAML is not installed
+    blocker = pytester.path / "no_yaml" / "yaml"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('No module named yaml')\n")
+    paths = [str(blocker.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    result = pytester.runpytest_subprocess(
+        "evals/", "--judge-provider=heuristic", "-p", "no:randomly"
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        # ("?" for the brackets: fnmatch reads [..] as a character class)
+        ["*evals/support.yml: YAML eval files need PyYAML: pip install 'pytest-llmjudge?yaml?'*"]
+    )

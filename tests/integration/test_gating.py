@@ -1,0 +1,383 @@
+"""CI gating: flaky evals, unstable detection, adaptive runs, verdicts, gates, baselines,
+CI reports."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from helpers import by_id, entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+pytestmark = pytest.mark.usefixtures("judge_server")
+
+
+def _ticket(i: int) -> str:
+    return f"Deploy {i} is stuck"
+
+
+def test_flaky_eval_below_threshold_does_not_fail_the_session(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester, [entry("noisy", "answer {{relevance=2}}", marks=["flaky"]), entry("solid")]
+    )
+    result = run(pytester, "evals/", "-rA", "--strict-markers", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, xfailed=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*XFAIL evals/support.json::noisy - flaky eval below threshold (not gating): "
+            "relevance 2.00 < 3.5 (runs 2)*",
+            "*flaky evals below threshold (not gating): evals/support.json::noisy*",
+        ]
+    )
+    results = read_results(pytester)
+    assert by_id(results)["noisy"]["outcome"] == "flaky_failed"
+    assert by_id(results)["noisy"]["flaky"] is True
+    assert results["summary"]["flaky_failed"] == 1 and results["summary"]["flaky"] == 1
+
+
+def test_strict_flaky_makes_flaky_evals_gate(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("noisy", "answer {{relevance=2}}", marks=["flaky"])])
+    result = run(pytester, "evals/", "--judge-strict-flaky")
+    result.assert_outcomes(failed=1)
+
+
+def test_flaky_marker_selects_and_does_not_rerun(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester, [entry("noisy", "answer {{relevance=2}}", marks=["flaky"]), entry("solid")]
+    )
+    run(pytester, "evals/", "-m", "not flaky_eval").assert_outcomes(passed=1, deselected=1)
+    outcomes = run(pytester, "evals/", "-m", "flaky_eval").parseoutcomes()
+    assert "rerun" not in outcomes and outcomes["xfailed"] == 1
+
+
+def test_flaky_eval_marker_in_a_hand_written_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+import pytest
+
+@pytest.mark.flaky_eval
+def test_refund(llmjudge):
+    j = llmjudge.relevance("Where is my refund?", "Ask again later {{relevance=2}}")
+    assert j.score >= 4, j.reasoning
+
+@pytest.mark.flaky_eval
+def test_crash_is_not_hidden(llmjudge):
+    raise RuntimeError("a bug in the test")
+""")
+    result = run(pytester, "--strict-markers", "-rA")
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["*XFAIL*test_refund - flaky eval below threshold (not gating):*"])
+
+
+def test_unstable_items_are_listed(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("wobbly", "answer {{relevance=4,3,4}}"), entry("steady")])
+    result = run(pytester, "evals/", "--judge-runs=3")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "unstable (runs straddle the threshold; add runs or mark them flaky): "
+            "evals/support.json::wobbly"
+        ]
+    )
+    results = read_results(pytester)
+    assert results["unstable"] == ["evals/support.json::wobbly"]
+    assert by_id(results)["wobbly"]["relevance"]["unstable"] is True
+    assert results["summary"]["unstable"] == 1
+
+
+def test_adaptive_runs_go_where_the_verdict_is_uncertain(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("uncertain", "answer {{relevance=4,3,4,4,4,4 tone=5}}"),
+            entry("clear", "answer {{relevance=5 tone=5}}"),
+        ],
+    )
+    result = run(
+        pytester,
+        "evals/",
+        "--judge-runs=2",
+        "--judge-adaptive",
+        "--judge-max-runs=6",
+        "--judge-no-cache",
+    )
+    result.assert_outcomes(passed=2)
+    uncertain = [r for r in judge_server.requests if r.response.startswith("answer {{relevance=4")]
+    # two runs, then two rounds of two extra runs: each round one request of two choices
+    assert [r.n for r in uncertain if r.dimension == "relevance"] == [2, 2, 2]
+    assert [r.n for r in uncertain if r.dimension == "tone"] == [2]
+    assert judge_server.count() == 3 + 1 + 1 + 1
+    assert judge_server.choices() == 6 + 2 + 2 + 2
+    rows = by_id(read_results(pytester))
+    assert rows["uncertain"]["relevance"]["extra_runs"] == 4
+    assert len(rows["uncertain"]["relevance"]["runs"]) == 6
+    assert rows["clear"]["relevance"]["extra_runs"] == 0
+
+
+@pytest.mark.parametrize(
+    ("scores", "unstable", "outcome"),
+    [
+        ("5,5,5", "fail", "passed"),
+        ("2,2,2", "fail", "failed"),
+        ("5,2,5", "fail", "failed"),
+        ("5,2,5", "pass", "passed"),
+        ("5,2,5", "xfail", "xfailed"),
+    ],
+)
+def test_confident_verdict(
+    pytester: pytest.Pytester, scores: str, unstable: str, outcome: str
+) -> None:
+    write_evals(pytester, [entry("case", f"answer {{{{relevance={scores}}}}}")])
+    result = run(
+        pytester,
+        "evals/",
+        "--judge-runs=3",
+        "--judge-verdict=confident",
+        f"--judge-unstable={unstable}",
+    )
+    result.assert_outcomes(**{outcome: 1})
+    relevance = by_id(read_results(pytester))["case"]["relevance"]
+    expected = {"5,5,5": "pass", "2,2,2": "fail", "5,2,5": "unstable"}[scores]
+    assert relevance["decision"] == expected
+    if scores == "5,2,5":
+        # mean 4, s = 1.73: 4 ± 4.303 · 1.73 / √3 = [-0.30, 8.30] contains 3.5
+        assert relevance["ci_low"] == pytest.approx(-0.3030, abs=1e-3)
+        assert relevance["ci_high"] == pytest.approx(8.3030, abs=1e-3)
+    if outcome == "failed" and expected == "unstable":
+        result.stdout.fnmatch_lines(
+            ["relevance 4.00 undecided: 95% CI -0.30-8.30 contains 3.5 (runs ?, ?, ?)"]
+        )
+
+
+def test_pass_rate_gate(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester,
+        [entry(f"ok-{i}", ticket=_ticket(i)) for i in range(3)]
+        + [entry("bad", "answer {{relevance=1}}")],
+    )
+    failing = run(pytester, "evals/", "--judge-min-pass-rate=0.9")
+    failing.stdout.fnmatch_lines(
+        ["gate FAILED: pass rate 0.75 < 0.9 (3 of 4 judged items passed; short by 0.15)"]
+    )
+    gates = {g["name"]: g for g in read_results(pytester)["gates"]}
+    assert gates["pass_rate"]["passed"] is False and gates["pass_rate"]["actual"] == 0.75
+    passing = run(pytester, "evals/", "--judge-min-pass-rate=0.7")
+    passing.stdout.fnmatch_lines(["gate passed: pass rate 0.75 >= 0.7*"])
+
+
+def test_mean_gate_fails_a_session_whose_items_all_pass(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry(f"ok-{i}", ticket=_ticket(i)) for i in range(3)])
+    result = run(pytester, "evals/", "--judge-min-mean=relevance=4.5,tone=3")
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "gate FAILED: mean relevance 4.00 < 4.5 (short by 0.50)",
+            "gate passed: mean tone 4.00 >= 3",
+        ]
+    )
+    assert read_results(pytester)["meta"]["exit_status"] == 1
+    ok = run(pytester, "evals/", "--judge-min-mean=relevance=4")
+    assert ok.ret == pytest.ExitCode.OK
+
+
+def test_fails_closed_when_nothing_was_judged(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("a", marks=[{"name": "skip", "reason": "later"}]),
+            {"id": "b", "response": "no ticket"},
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(skipped=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["gate FAILED: no eval item was judged*"])
+
+
+def _baseline(pytester: pytest.Pytester) -> str:
+    rows = [
+        {
+            "nodeid": "evals/support.json::dropped",
+            "id": "dropped",
+            "relevance": {"score": 5.0, "std": 0.0, "runs": [5, 5, 5]},
+        },
+        {
+            "nodeid": "evals/support.json::wobble",
+            "id": "wobble",
+            "relevance": {"score": 4.0, "std": 0.0, "runs": [4, 4, 4]},
+        },
+        {
+            "nodeid": "evals/support.json::better",
+            "id": "better",
+            "relevance": {"score": 3.67, "std": 0.58, "runs": [4, 4, 3]},
+        },
+        {
+            "nodeid": "evals/support.json::gone",
+            "id": "gone",
+            "relevance": {"score": 4.0, "std": 0.0, "runs": [4, 4, 4]},
+        },
+    ]
+    (pytester.path / "main.json").write_text(json.dumps({"results": rows}))
+    write_evals(
+        pytester,
+        [
+            entry("dropped", "answer {{relevance=4}}", ticket=_ticket(1)),
+            entry("wobble", "answer {{relevance=4,4,3}}", ticket=_ticket(2)),
+            entry("better", "answer {{relevance=5}}", ticket=_ticket(3)),
+            entry("fresh", "answer", ticket=_ticket(4)),
+        ],
+    )
+    return "--judge-baseline=main.json"
+
+
+def test_baseline_comparison(pytester: pytest.Pytester) -> None:
+    option = _baseline(pytester)
+    result = run(pytester, "evals/", "--judge-runs=3", option)
+    result.assert_outcomes(passed=4)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "baseline main.json: 3 compared, 1 regressed, 1 improved, 1 new, 1 removed",
+            "  relevance: no significant difference from the baseline (mean change +0.00, "
+            "95% CI -2.98 to +2.98)",
+            "  regressed: evals/support.json::dropped relevance 5.00 -> 4.00 (-1.00, "
+            "noise level 0.50)",
+        ]
+    )
+    baseline = read_results(pytester)["baseline"]
+    assert (baseline["compared"], baseline["regressed"], baseline["improved"]) == (3, 1, 1)
+    assert baseline["new"] == ["evals/support.json::fresh"]
+    assert baseline["removed"] == ["evals/support.json::gone"]
+    verdicts = {(c["nodeid"], c["dimension"]): c["verdict"] for c in baseline["changes"]}
+    # 4,4,4 -> 4,4,3 is noise: not listed as a change
+    assert ("evals/support.json::wobble", "relevance") not in verdicts
+    assert baseline["suite"]["relevance"]["items"] == 3
+
+
+def test_fail_on_regression(pytester: pytest.Pytester) -> None:
+    option = _baseline(pytester)
+    result = run(pytester, "evals/", "--judge-runs=3", option, "--judge-fail-on-regression")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ dropped _*",
+            "relevance regressed 5.00 -> 4.00 (-1.00, noise level 0.50)",
+            "FAILED evals/support.json::dropped - relevance regressed 5.00 -> 4.00*",
+        ]
+    )
+
+
+def test_baseline_errors_stop_the_session_at_once(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--judge-baseline=missing.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--judge-baseline *missing.json: file not found*"])
+    result = run(pytester, "--judge-fail-on-regression")
+    result.stderr.fnmatch_lines(["*--judge-fail-on-regression needs --judge-baseline*"])
+
+
+def test_junit_properties(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("a", "answer {{relevance=4,5}}")])
+    run(pytester, "evals/", "--judge-runs=2", "--junitxml=junit.xml")
+    case = ET.parse(pytester.path / "junit.xml").getroot().find(".//testcase")
+    assert case is not None
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props["llmjudge.relevance.score"] == "4.5"
+    assert props["llmjudge.relevance.runs"] in ("4,5", "5,4")
+    assert props["llmjudge.relevance.threshold"] == "3.5"
+    assert props["llmjudge.tone.std"] == "0.0"
+    assert props["llmjudge.tone.decision"] == "pass"
+
+
+def test_markdown_report_and_step_summary(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    step = pytester.path / "step_summary.md"
+    step.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    write_evals(
+        pytester,
+        [
+            entry("fine", ticket=_ticket(1)),
+            entry("bad", "answer {{relevance=1}}", ticket=_ticket(2)),
+        ],
+    )
+    run(pytester, "evals/", "--judge-report=reports/evals.md", "--judge-min-pass-rate=0.9")
+    report = (pytester.path / "reports/evals.md").read_text()
+    assert "## LLM judge evals" in report
+    assert "| 1 | 1 | 0 | 0 | 0 | 0 | 0 | 50% |" in report
+    assert "| pass_rate | ❌ pass rate 0.50 < 0.9" in report
+    rows = [line for line in report.splitlines() if line.startswith("| `evals/")]
+    assert rows[0].startswith("| `evals/support.json::bad` | failed |")  # failures first
+    assert "relevance: scripted relevance 1" in rows[0]
+    assert rows[1].startswith("| `evals/support.json::fine` | passed |")
+    summary = step.read_text()
+    assert summary.startswith("earlier step\n## LLM judge evals")
+    assert "### Items" not in summary
+
+
+def test_github_annotations(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    write_evals(
+        pytester,
+        [
+            entry("fine", ticket=_ticket(1)),
+            entry("bad", "answer {{relevance=1}}", ticket=_ticket(2)),
+            entry("down", "answer {{fail=401x9}}", ticket=_ticket(3)),
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.stdout.fnmatch_lines(
+        [
+            "::error file=evals/support.json,line=7,title=llmjudge failed%3A bad::"
+            "relevance 1.00 < 3.5",
+            "::error file=evals/support.json,line=12,title=llmjudge error%3A down::"
+            "relevance: judge call failed: 401 authentication failed*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*title=llmjudge*fine*")
+
+
+def test_gates_and_reports_see_every_item_once_under_xdist(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester,
+        [entry(f"ok-{i}", ticket=_ticket(i)) for i in range(9)]
+        + [entry("bad", "answer {{relevance=1}}", ticket=_ticket(99))],
+    )
+    result = run(
+        pytester, "evals/", "-n", "2", "--judge-min-pass-rate=0.95", "--judge-report=report.md"
+    )
+    result.stdout.fnmatch_lines(["gate FAILED: pass rate 0.90 < 0.95 (9 of 10 judged items*"])
+    report = (pytester.path / "report.md").read_text()
+    rows = [line for line in report.splitlines() if line.startswith("| `evals/")]
+    assert len(rows) == 10 and len(set(rows)) == 10
+
+
+def test_a_baseline_from_another_judge_is_not_compared(
+    pytester: pytest.Pytester, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_evals(pytester, [entry("a", "answer {{relevance=5}}"), entry("b", ticket="t2")])
+    run(pytester, "evals/", "--judge-output=main.json").assert_outcomes(passed=2)
+    main = read_results(pytester, "main.json")
+    assert main["meta"]["judge"]["provider"] == "openai" and main["meta"]["judge"]["llm"]
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):  # a fork: no secret
+        monkeypatch.delenv(name)
+    write_evals(pytester, [entry("a", "lol whatever!!"), entry("b", ticket="t2")])
+    result = run(pytester, "evals/", "--judge-baseline=main.json", "--judge-fail-on-regression")
+    result.stdout.fnmatch_lines(
+        [
+            "baseline main.json not compared: another judge made it (provider openai != "
+            "heuristic; model gpt-4o-mini != None; base_url_host 127.0.0.1 != None*); "
+            "no regression gate"
+        ]
+    )
+    assert "regressed" not in result.stdout.str()
+    baseline = read_results(pytester)["baseline"]
+    assert baseline["comparable"] is False and baseline["changes"] == []
+    strict = run(pytester, "evals/", "--judge-baseline=main.json", "--judge-baseline-strict")
+    assert strict.ret == pytest.ExitCode.USAGE_ERROR
+    strict.stderr.fnmatch_lines(["*--judge-baseline-strict: *main.json was judged by another*"])

@@ -1,0 +1,193 @@
+"""--judge-report PATH.html: one self-contained, escaped file; its structure read with the
+standard library's HTML parser, and the real thing loaded in headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from pytest_llmjudge.reports.html import html_report
+from pytest_llmjudge.schema.results import ResultsFile
+
+from bot_server import BotServer
+from helpers import entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+EVIL = '<script>alert("owned")</script> <img src=x onerror=alert(1)>'
+
+
+class Page(HTMLParser):
+    """What the tests need of a report: elements by tag, item rows, attributes, text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.rows: list[dict[str, str | None]] = []
+        self.text: list[str] = []
+        self._in_items = False
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        self.tags.append((tag, found))
+        if tag == "table":
+            self._in_items = found.get("id") == "item-table"
+        if tag == "tr" and self._in_items and "data-outcome" in found:
+            self.rows.append(found)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def count(self, tag: str) -> int:
+        return sum(1 for t, _ in self.tags if t == tag)
+
+
+def _suite(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("fine"),
+            entry("evil", f"{EVIL} {{{{relevance=1}}}}", ticket="t2"),
+            entry("shaky", "ok {{relevance=3,5,4 tone=4}}", ticket="t3"),
+        ],
+    )
+
+
+def test_the_html_report_is_self_contained_and_escapes_every_text(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    _suite(pytester)
+    args = ("--judge-runs=3", "--judge-report=out/report.html", "--judge-report=out/report.md")
+    run(pytester, "evals/", *args).assert_outcomes(passed=2, failed=1)
+    text = (pytester.path / "out" / "report.html").read_text()
+    assert (pytester.path / "out" / "report.md").read_text().startswith("#")  # both written
+    page = Page(text)
+    assert len(page.rows) == 3 and [r["data-outcome"] for r in page.rows].count("failed") == 1
+    # the response is shown as text: its tags are not elements of the page
+    assert page.count("script") == 1 and page.count("img") == 0
+    assert EVIL in "".join(page.text)
+    # nothing is fetched: no external resource, no link, no import
+    assert not any(name in ("src", "href") for _, found in page.tags for name in found)
+    code = text.split("<style>")[1].split("</style>")[0] + text.split("<script>")[-1]
+    assert not any(k in code for k in ("@import", "url(", "http", "fetch(", "XMLHttpRequest"))
+    assert page.count("svg") == 2  # a histogram per dimension
+    assert "scripted relevance 5" in text  # every run's reasoning, in the item's details
+    meta = read_results(pytester)["meta"]
+    assert (meta["calls"], meta["judgments"]) == (judge_server.count(), 18)
+    card = f'<div class="value">{meta["calls"]}</div><div class="sub">18 runs judged, 0 cached'
+    assert card in text
+
+
+def test_the_cards_count_every_outcome(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    weak = entry("weak", "x {{relevance=1}}", ticket="t2", marks=["xfail"])
+    write_evals(pytester, [entry("fine"), weak])
+    run(pytester, "evals/", "--judge-report=r.html").assert_outcomes(passed=1, xfailed=1)
+    text = (pytester.path / "r.html").read_text()
+    assert '<div class="value">2</div><div class="sub">1 passed, 1 xfailed</div>' in text
+    assert '<div class="sub">of 1 judged items; xfailed left out</div>' in text
+
+
+def test_the_report_shows_baseline_deltas_and_gates(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("a", "x {{relevance=5}}")])
+    run(pytester, "evals/", "--judge-output=base.json").assert_outcomes(passed=1)
+    write_evals(pytester, [entry("a", "x {{relevance=5}}")])
+    judge_server.script = lambda request: __import__("judge_server").Reply(score=2)
+    args = ("--judge-baseline=base.json", "--judge-min-pass-rate=1", "--judge-report=r.html")
+    run(pytester, "evals/", "--judge-no-cache", *args).assert_outcomes(failed=1)
+    text = (pytester.path / "r.html").read_text()
+    assert 'id="baseline"' in text and "-3.00" in text and "regressed" in text
+    assert "FAIL: pass rate" in text
+
+
+def test_the_report_of_an_ab_comparison_has_its_charts(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    python = BotServer(lambda ticket: (200, {"answer": f"A to {ticket} {{{{relevance=5}}}}"}))
+    dotnet = BotServer(lambda ticket: (200, {"answer": f"B to {ticket} {{{{relevance=3,4}}}}"}))
+    try:
+        write_evals(pytester, [{"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(3)])
+        bots = f"--judge-targets=python={python.url} dotnet={dotnet.url}"
+        run(pytester, "evals/", bots, "--judge-runs=2", "--judge-report=ab.html")
+    finally:
+        python.stop()
+        dotnet.stop()
+    results = ResultsFile.model_validate(read_results(pytester))
+    assert results.comparison is not None
+    page = Page((pytester.path / "ab.html").read_text())
+    text = "".join(page.text)
+    assert page.count("svg") == 2 + 2  # histograms; intervals; wins, losses and ties
+    assert "A/B comparison" in text and "wins, losses, ties" in text
+    assert "python · relevance" in text and "dotnet · tone" in text
+    assert page.count("tr") >= 1 + 3 + 1 + 3 + 1  # items, then one row per compared entry
+    assert html_report(results) == (pytester.path / "ab.html").read_text()  # from the file too
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _browser(*args: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    flags = ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars")
+    return subprocess.run(
+        [CHROMIUM, *flags, *args], capture_output=True, text=True, timeout=120, check=True
+    )
+
+
+def _distinct_pixels(png: Path) -> int:
+    """How many distinct RGB colours the (8-bit, unfiltered rows) PNG has, roughly: the
+    decompressed rows of a blank page hold one or two byte values."""
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = b"", 8
+    while at < len(data):
+        size, kind = struct.unpack(">I4s", data[at : at + 8])
+        if kind == b"IDAT":
+            chunks += data[at + 8 : at + 8 + size]
+        at += 12 + size
+    return len(set(zlib.decompress(chunks)))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install -y chromium")
+def test_the_report_in_a_real_browser(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    _suite(pytester)
+    run(pytester, "evals/", "--judge-runs=3", "--judge-report=report.html").assert_outcomes(
+        passed=2, failed=1
+    )
+    url = (pytester.path / "report.html").as_uri()
+    dom = _browser("--virtual-time-budget=3000", "--dump-dom", url).stdout
+    page = Page(dom)
+    assert len(page.rows) == 3 and not any("hidden" in r for r in page.rows)
+    assert "3 of 3 shown" in dom
+    # the script filters (here from the address): only the failed item stays visible
+    filtered = Page(
+        _browser("--virtual-time-budget=3000", "--dump-dom", f"{url}#outcome=failed").stdout
+    )
+    assert [r["data-outcome"] for r in filtered.rows if "hidden" not in r] == ["failed"]
+    searched = _browser("--virtual-time-budget=3000", "--dump-dom", f"{url}#q=shaky").stdout
+    assert "1 of 3 shown" in searched
+    # sorted from the address: by id descending, and by relevance with the worst first
+    for order, first_ids in (("-item", ["shaky", "fine", "evil"]), ("relevance", ["evil"])):
+        page = Page(
+            _browser("--virtual-time-budget=3000", "--dump-dom", f"{url}#sort={order}").stdout
+        )
+        ids = [
+            str(row["data-text"]).split()[0] for row in page.rows
+        ]  # data-text starts with the id
+        assert ids[: len(first_ids)] == first_ids and sorted(ids) == ["evil", "fine", "shaky"]
+        direction = "descending" if order.startswith("-") else "ascending"
+        assert ("th", direction) in [(tag, found.get("aria-sort")) for tag, found in page.tags]
+    assert "alert(" not in "".join(t for tag, a in Page(dom).tags for t in a if tag == "script")
+    shot = pytester.path / "report.png"
+    _browser("--window-size=1200,1400", f"--screenshot={shot}", url)
+    assert shot.stat().st_size > 10_000 and _distinct_pixels(shot) > 50
+    assert read_results(pytester)["summary"]["total"] == 3

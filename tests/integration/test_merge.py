@@ -1,0 +1,125 @@
+"""``python -m pytest_llmjudge merge`` and ``report``: shards of one suite (here ``-k``
+slices) merged into one results file, the suite gates evaluated over the union."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import entry, run, write_evals
+from judge_server import JudgeServer
+
+# ids no directory or file name contains: -k matches the names of parents too
+SHARDS = {"shard-1": "qa or qb", "shard-2": "qc or qd", "shard-3": "qe or qf"}
+
+
+def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_llmjudge", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _shards(pytester: pytest.Pytester) -> list[str]:
+    scores = {"qa": 5, "qb": 5, "qc": 4, "qd": 4, "qe": 4, "qf": 3}
+    write_evals(
+        pytester,
+        [
+            entry(
+                k,
+                # two entries have a reply cut off once: the merge counts them all
+                f"answer {k} {{{{relevance={v}{' cutoff=1' * (k in ('qa', 'qd'))}}}}}",
+                ticket=f"t-{k}",
+                marks=["xfail"] if v == 3 else [],
+            )
+            for k, v in scores.items()
+        ],
+    )
+    for name, selection in SHARDS.items():
+        # each shard's session is green: the suite gate is the merge's, over the union
+        assert run(pytester, "evals/", "-k", selection, f"--judge-output={name}.json").ret == 0
+    return [f"{name}.json" for name in SHARDS]
+
+
+def _read(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def test_three_shards_merge_into_one_verdict(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    files = _shards(pytester)
+    shards = [_read(pytester.path / f) for f in files]
+    assert [s["summary"]["total"] for s in shards] == [2, 2, 2]
+    # the mean relevance over the union's items that gate (not the xfail) is 4.4
+    red = _cli(
+        pytester.path, "merge", *files, "-o", "merged.json", "--judge-min-mean=relevance=4.5"
+    )
+    assert red.returncode == 1, red.stderr
+    merged = _read(pytester.path / "merged.json")
+    assert merged["summary"]["total"] == 6 and merged["summary"]["xfailed"] == 1
+    assert [r["id"] for r in merged["results"]] == [f"q{x}" for x in "abcdef"]
+    gate = next(g for g in merged["gates"] if g["name"] == "mean_relevance")
+    assert (gate["passed"], gate["actual"]) == (False, pytest.approx(4.4))
+    assert (
+        merged["meta"]["calls"] == judge_server.count() == sum(s["meta"]["calls"] for s in shards)
+    )
+    assert merged["meta"]["tokens"]["total"] == sum(s["meta"]["tokens"]["total"] for s in shards)
+    assert merged["meta"]["cut_off"] == sum(s["meta"]["cut_off"] for s in shards) == 2 * 2
+    assert "gate FAILED: mean relevance 4.40 < 4.5 (short by 0.10)" in red.stdout
+    green = _cli(
+        pytester.path, "merge", *files, "-o", "merged.json", "--judge-min-mean=relevance=4.3"
+    )
+    assert green.returncode == 0, green.stdout + green.stderr
+    assert "6 eval items: 5 passed, 1 xfailed" in green.stdout
+
+
+def test_merge_refuses_a_duplicated_item_and_another_judge(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    files = _shards(pytester)
+    twice = _cli(pytester.path, "merge", files[0], files[1], files[0], "-o", "m.json")
+    assert twice.returncode == 2 and not (pytester.path / "m.json").exists()
+    assert "evals/support.json::qa is in shard-1.json and in shard-1.json" in twice.stderr
+    other = _read(pytester.path / files[2])
+    other["meta"]["judge"]["model"] = "gpt-4o"
+    (pytester.path / "other.json").write_text(json.dumps(other))
+    mixed = _cli(pytester.path, "merge", files[0], "other.json", "-o", "m.json")
+    assert mixed.returncode == 2
+    assert "shard-1.json and other.json were judged by different judges: model" in mixed.stderr
+    other = _read(pytester.path / files[2])
+    other["meta"]["runs"] = 3
+    (pytester.path / "other.json").write_text(json.dumps(other))
+    settings = _cli(pytester.path, "merge", files[0], "other.json", "-o", "m.json")
+    assert settings.returncode == 2 and not (pytester.path / "m.json").exists()
+    assert "shard-1.json and other.json were run with different settings: runs 1 != 3" in (
+        settings.stderr
+    )
+    bad = _cli(pytester.path, "merge", files[0], "nothing.json", "-o", "m.json")
+    assert bad.returncode == 2 and "nothing.json: file not found" in bad.stderr
+    wrong = _cli(pytester.path, "merge", *files, "-o", "m.json", "--judge-min-pass-rate=2")
+    assert wrong.returncode != 0 and "--judge-min-pass-rate" in wrong.stderr
+
+
+def test_report_renders_html_and_markdown_from_results_files(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    files = _shards(pytester)
+    done = _cli(pytester.path, "report", *files, "--html", "r.html", "--md", "r.md")
+    assert done.returncode == 0, done.stderr
+    html = (pytester.path / "r.html").read_text()
+    assert html.count('<tr data-outcome="') == 6
+    assert (pytester.path / "r.md").read_text().startswith("#")
+    assert "6 eval items" in done.stdout
+    one = _cli(pytester.path, "report", files[0], "--html", "one.html")
+    assert (pytester.path / "one.html").read_text().count('<tr data-outcome="') == 2
+    assert one.returncode == 0

@@ -1,0 +1,53 @@
+"""Configuration precedence and startup errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import entry, run, write_evals
+
+BASE = Path("/work/project")
+
+
+def test_bad_value_fails_at_startup_with_one_line(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--judge-runs=0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0] == "ERROR: pytest-llmjudge: --judge-runs must be >= 1, got 0"
+
+
+def test_ini_values_in_pyproject(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("""
+[tool.pytest.ini_options]
+llmjudge_runs = "3"
+llmjudge_min_relevance = "4"
+llmjudge_provider = "heuristic"
+""")
+    write_evals(pytester, [entry("a")])  # the header is shown where evals may be collected
+    result = run(pytester, "--co")
+    result.stdout.fnmatch_lines(
+        [
+            "llmjudge: provider=heuristic (from ini option "
+            "llmjudge_provider) * runs=3 thresholds: relevance>=4 tone>=3.5*"
+        ]
+    )
+
+
+def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--help")
+    result.stdout.fnmatch_lines(
+        ["LLM judge evals (pytest-llmjudge):", "*--judge-runs=N*", "*llmjudge_provider*"]
+    )
+
+
+def test_require_llm_refuses_the_heuristic_fallback(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("a")])
+    result = run(pytester, "evals/", "--judge-require-llm")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*--judge-require-llm: no LLM judge is configured (auto: no OPENAI_API_KEY or "
+            "OPENAI_BASE_URL): set OPENAI_API_KEY, or OPENAI_BASE_URL*"
+        ]
+    )

@@ -1,0 +1,199 @@
+"""Concurrency across items, the judge cache, budgets, tokens and cost."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from helpers import by_id, entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+
+def _items(count: int, suffix: str = "") -> list[dict[str, Any]]:
+    return [
+        entry(f"case-{i}", f"Answer {i}.{suffix}", ticket=f"Build {i} fails with OOM")
+        for i in range(count)
+    ]
+
+
+def test_calls_of_different_items_overlap_within_the_limit(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(10, " {{delay=0.3}}"))
+    result = run(pytester, "evals/", "--judge-concurrency=6", "-v")
+    result.assert_outcomes(passed=10)
+    # one item alone has 2 calls: more than that in flight means items overlap
+    assert 2 < judge_server.peak_in_flight <= 6
+    # items still report in file order
+    result.stdout.fnmatch_lines([f"evals/support.json::case-{i} PASSED*" for i in range(10)])
+
+
+def test_exitfirst_stops_judging(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    items = _items(20, " {{delay=0.1}}")
+    items[0]["response"] = "bad {{relevance=1 delay=0.1}}"
+    write_evals(pytester, items)
+    run(pytester, "evals/", "-x", "--judge-concurrency=2").assert_outcomes(failed=1)
+    # the failing item's 2 calls, and at most one more window of 2 already in flight
+    assert judge_server.count() <= 4
+
+
+def test_deselected_items_make_no_calls(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(10))
+    run(pytester, "evals/", "-k", "case-3").assert_outcomes(passed=1, deselected=9)
+    assert judge_server.count() == 2
+    assert {r.ticket for r in judge_server.requests} == {"Build 3 fails with OOM"}
+
+
+def test_skipped_items_make_no_calls(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    items = _items(3)
+    items[1]["marks"] = [{"name": "skip", "reason": "not yet"}]
+    write_evals(pytester, items)
+    run(pytester, "evals/").assert_outcomes(passed=2, skipped=1)
+    assert judge_server.count() == 4
+
+
+def test_unchanged_rerun_is_served_from_the_cache(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(3))
+    run(pytester, "evals/", "--judge-runs=2").assert_outcomes(passed=3)
+    assert judge_server.count() == 6 and judge_server.choices() == 12  # 2 runs per request
+    judge_server.reset()
+    result = run(pytester, "evals/", "--judge-runs=2")
+    result.assert_outcomes(passed=3)
+    assert judge_server.count() == 0
+    result.stdout.fnmatch_lines(["judge calls: 0 made, 12 cached*"])
+    meta = read_results(pytester)["meta"]
+    assert (meta["calls"], meta["cached_calls"], meta["tokens"]["total"]) == (0, 12, 0)
+    assert by_id(read_results(pytester))["case-0"]["relevance"]["cached_runs"] == 2
+    # --judge-no-cache asks the judge again
+    run(pytester, "evals/", "--judge-runs=2", "--judge-no-cache").assert_outcomes(passed=3)
+    assert judge_server.choices() == 12
+
+
+def test_changed_inputs_miss_the_cache(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(3))
+    run(pytester, "evals/").assert_outcomes(passed=3)
+    judge_server.reset()
+    items = _items(3)
+    items[1]["response"] = "A changed answer."
+    write_evals(pytester, items)
+    run(pytester, "evals/").assert_outcomes(passed=3)
+    assert {r.response for r in judge_server.requests} == {"A changed answer."}
+    judge_server.reset()
+    run(pytester, "evals/", "--judge-runs=2").assert_outcomes(passed=3)
+    assert judge_server.count() == 6  # run index 1 is new for every item
+    judge_server.reset()
+    run(pytester, "evals/", "--judge-model=other-model").assert_outcomes(passed=3)
+    assert judge_server.count() == 6
+
+
+def test_failed_calls_are_not_cached(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, [entry("down", "answer {{fail=500x1}}")])
+    run(pytester, "evals/", "--judge-max-retries=0").assert_outcomes(errors=1)
+    run(pytester, "evals/", "--judge-max-retries=0").assert_outcomes(passed=1)
+    assert judge_server.count() == 4
+
+
+def test_cache_clear_and_cache_dir(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, _items(2))
+    run(pytester, "evals/", "--judge-cache-dir=judge-cache").assert_outcomes(passed=2)
+    entries = list((pytester.path / "judge-cache").rglob("*.json"))
+    assert len(entries) == 4
+    assert all(json.loads(p.read_text())["score"] == 4 for p in entries)
+    run(pytester, "evals/", "--judge-cache-dir=judge-cache", "--cache-clear")
+    assert judge_server.count() == 8
+    run(pytester, "evals/").assert_outcomes(passed=2)  # default location: a cold cache
+    assert judge_server.count() == 12
+    assert list((pytester.path / ".pytest_cache/d/llmjudge").rglob("*.json"))
+    run(pytester, "evals/", "--cache-clear").assert_outcomes(passed=2)
+    assert judge_server.count() == 16
+
+
+def test_xdist_workers_share_the_cache(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(12))
+    run(pytester, "evals/", "-n", "2", "--judge-runs=2").assert_outcomes(passed=12)
+    assert judge_server.choices() == 48  # each worker judged only its own items
+    keys = [(r.dimension, r.ticket, r.response) for r in judge_server.requests]
+    assert judge_server.count() == len(set(keys)) == 24  # one request of 2 runs per key
+    judge_server.reset()
+    run(pytester, "evals/", "-n", "2", "--judge-runs=2").assert_outcomes(passed=12)
+    assert judge_server.count() == 0
+    for path in (pytester.path / ".pytest_cache/d/llmjudge").rglob("*.json"):
+        json.loads(path.read_text())
+
+
+def test_max_calls_ends_the_remaining_items_as_errors(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(5))
+    result = run(pytester, "evals/", "--judge-max-calls=4", "--judge-concurrency=1")
+    result.assert_outcomes(passed=2, errors=3)
+    assert judge_server.count() == 4
+    result.stdout.fnmatch_lines(["*judge call budget exhausted: --judge-max-calls=4 calls made*"])
+    errors = read_results(pytester)["errors"]
+    assert [e["id"] for e in errors] == ["case-2", "case-3", "case-4"]
+
+
+def test_tokens_and_cost_are_reported(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, _items(1))
+    result = run(pytester, "evals/", "--judge-no-cache")
+    result.stdout.fnmatch_lines(
+        [
+            "judge calls: 2 made, 0 cached, 240 tokens (200 prompt, 40 completion), $0.0001 "
+            "(built-in price)"
+        ]
+    )
+    meta = read_results(pytester)["meta"]
+    assert meta["cost_usd"] == pytest.approx((200 * 0.15 + 40 * 0.60) / 1e6)
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    my-judge=1000,2000\n")
+    run(pytester, "evals/", "--judge-no-cache", "--judge-model=my-judge")
+    meta = read_results(pytester)["meta"]
+    assert meta["cost_usd"] == pytest.approx(0.28)
+    assert meta["price_source"] == "ini llmjudge_prices"
+    run(pytester, "evals/", "--judge-no-cache", "--judge-model=unpriced")
+    assert read_results(pytester)["meta"]["cost_usd"] is None
+
+
+def test_max_cost_stops_new_calls(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    my-judge=1000,2000\n")
+    write_evals(pytester, _items(3))
+    # each call costs $0.14: after two calls the $0.2 budget is spent
+    result = run(
+        pytester,
+        "evals/",
+        "--judge-model=my-judge",
+        "--judge-max-cost=0.2",
+        "--judge-concurrency=1",
+    )
+    result.assert_outcomes(passed=1, errors=2)
+    assert judge_server.count() == 2
+    result.stdout.fnmatch_lines(["*judge cost budget exhausted*"])
+
+
+def test_max_cost_needs_a_price(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    result = run(pytester, "--judge-model=unpriced", "--judge-max-cost=1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--judge-max-cost needs the price of model 'unpriced'*"])
+
+
+def test_retries_are_logged_so_a_long_wait_is_not_silent(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("limited", "answer {{fail=429x1}}")])
+    result = run(pytester, "evals/", "-o", "log_cli=true", "-o", "log_cli_level=WARNING")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*WARNING*judge call for evals/support.json::limited (*, run 1) attempt 1 failed "
+            "(429 rate limited: scripted 429); retrying in 0.0s*"
+        ]
+    )

@@ -1,0 +1,337 @@
+"""Live bots as targets, fetch-once-judge-N, and the A/B comparison."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot_server import BotServer
+from helpers import read_results, run, write_evals
+from judge_server import JudgeServer
+
+pytestmark = pytest.mark.usefixtures("judge_server")
+EXAMPLES = Path(__file__).parents[2] / "examples" / "ab"
+
+TICKETS = [{"id": f"t{i}", "ticket": f"Ticket number {i}"} for i in range(3)]
+
+
+@pytest.fixture
+def bots() -> Iterator[Callable[[Callable[[str], tuple[int, Any]]], BotServer]]:
+    started: list[BotServer] = []
+
+    def start(reply: Callable[[str], tuple[int, Any]]) -> BotServer:
+        started.append(BotServer(reply))
+        return started[-1]
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+def answering(directive: str) -> Callable[[str], tuple[int, Any]]:
+    return lambda ticket: (200, {"answer": f"Answer to {ticket} {{{{{directive}}}}}"})
+
+
+def targets(**bots: BotServer) -> str:
+    return "--judge-targets=" + " ".join(f"{name}={bot.url}" for name, bot in bots.items())
+
+
+def test_each_bot_is_asked_once_and_each_answer_judged_n_times(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=4"))
+    write_evals(pytester, TICKETS)
+    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-runs=3", "-v")
+    result.assert_outcomes(passed=6)
+    # ("?" for the brackets: fnmatch reads [..] as a character class)
+    result.stdout.fnmatch_lines(
+        ["evals/support.json::t0?python? PASSED*", "evals/support.json::t0?dotnet? PASSED*"]
+    )
+    assert len(python.requests) == 3 and len(dotnet.requests) == 3
+    # asked concurrently (ahead of the item that needs the answer), so in any order
+    assert sorted(r["body"]["message"] for r in python.requests) == [
+        "Ticket number 0",
+        "Ticket number 1",
+        "Ticket number 2",
+    ]
+    # tickets x bots x dimensions requests, each of three runs
+    assert judge_server.count() == 3 * 2 * 2 and judge_server.choices() == 3 * 2 * 2 * 3
+    rows = read_results(pytester)["results"]
+    answers = {(r["id"], r["target"]): r["answer"] for r in rows}
+    assert answers[("t1", "python")] == "Answer to Ticket number 1 {{relevance=5}}"
+
+
+def test_a_single_target_replaces_the_stored_response(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    bot = bots(answering("relevance=5"))
+    write_evals(pytester, [{"id": "a", "ticket": "T", "response": "stored {{relevance=1}}"}])
+    result = run(pytester, "evals/", targets(live=bot), "-v")
+    result.stdout.fnmatch_lines(["evals/support.json::a PASSED*"])
+    assert {r.response for r in judge_server.requests} == {"Answer to T {{relevance=5}}"}
+
+
+def test_winner_from_means_with_ties_and_overall_counts(
+    pytester: pytest.Pytester, bots: Any
+) -> None:
+    def python_reply(ticket: str) -> tuple[int, Any]:
+        return 200, {"answer": f"P {ticket} {{{{relevance={'5' if '0' in ticket else '4'}}}}}"}
+
+    def dotnet_reply(ticket: str) -> tuple[int, Any]:
+        return 200, {"answer": f"D {ticket} {{{{relevance={'3' if '1' in ticket else '4'}}}}}"}
+
+    python, dotnet = bots(python_reply), bots(dotnet_reply)
+    write_evals(pytester, TICKETS)
+    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-runs=2")
+    comparison = read_results(pytester)["comparison"]
+    winners = {e["id"]: e["winner"] for e in comparison["entries"]}
+    assert winners == {"t0": "python", "t1": "python", "t2": "tie"}
+    python_overall = comparison["overall"]["python"]
+    assert (python_overall["wins"], python_overall["losses"], python_overall["ties"]) == (2, 0, 1)
+    assert python_overall["win_pct"] == pytest.approx(66.7)
+    assert comparison["overall"]["dotnet"]["losses"] == 2
+    result.stdout.fnmatch_lines(
+        [
+            "A/B comparison of python, dotnet on 3 entries (tie tolerance 0.01):",
+            "  python: 2 wins (66.7%), 0 losses (0.0%), 1 ties (33.3%); "
+            "mean relevance 4.33, tone 4.00",
+            "  dotnet: 0 wins (0.0%), 2 losses (66.7%), 1 ties (33.3%); "
+            "mean relevance 3.67, tone 4.00",
+        ]
+    )
+
+
+def test_tie_tolerance_is_configurable(pytester: pytest.Pytester, bots: Any) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=4"))
+    write_evals(pytester, TICKETS[:1])
+    run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-tie-tolerance=0.5")
+    assert read_results(pytester)["comparison"]["entries"][0]["winner"] == "tie"
+
+
+def test_majority_of_runs_against_the_mean_is_recorded(
+    pytester: pytest.Pytester, bots: Any
+) -> None:
+    # python: relevance 5, 5, 1 (mean 3.67); dotnet: 4, 4, 4. Means pick dotnet; two of the
+    # three runs pick python.
+    python, dotnet = bots(answering("relevance=5,5,1")), bots(answering("relevance=4"))
+    write_evals(pytester, TICKETS[:1])
+    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-runs=3")
+    entry = read_results(pytester)["comparison"]["entries"][0]
+    assert entry["winner"] == "dotnet"
+    assert entry["majority_winner"] == "python"
+    assert entry["agreement"] == pytest.approx(0.6667)
+    assert entry["disagreement"] is True
+    assert sorted(entry["run_winners"]) == ["dotnet", "python", "python"]
+    assert sorted(entry["targets"]["python"]["relevance"]["runs"]) == [1, 5, 5]
+    result.stdout.fnmatch_lines(
+        [
+            "  majority of runs disagrees with the mean-based winner (mean stands): "
+            "evals/support.json::t0"
+        ]
+    )
+
+
+def test_significance_over_the_suite(pytester: pytest.Pytester, bots: Any) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3"))
+    write_evals(pytester, [{"id": f"t{i}", "ticket": f"T {i}"} for i in range(5)])
+    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet))
+    result.stdout.fnmatch_lines(
+        [
+            "  python better than dotnet on relevance by 2.00 ± 0.00 (95% CI)",
+            "  python vs dotnet on tone: no significant difference (+0.00 ± 0.00)",
+        ]
+    )
+
+
+def test_a_bot_that_is_down_is_an_error_never_judged(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    python = bots(answering("relevance=5"))
+    write_evals(pytester, TICKETS[:1])
+    result = run(
+        pytester,
+        "evals/",
+        targets(python=python) + " dotnet=http://127.0.0.1:9/chat",
+        "--judge-max-retries=1",
+    )
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*target dotnet: cannot reach http://127.0.0.1:9/chat: *Connection refused* "
+            "(after 2 attempts)*"
+        ]
+    )
+    assert all(r.response.startswith("Answer") for r in judge_server.requests)
+    errors = read_results(pytester)["errors"]
+    assert len(errors) == 1 and "target dotnet" in errors[0]["reason"]
+    entry = read_results(pytester)["comparison"] if read_results(pytester)["comparison"] else None
+    assert entry is None or entry["entries"][0]["winner"] is None
+
+
+def test_a_bot_that_fails_then_recovers_is_retried(pytester: pytest.Pytester, bots: Any) -> None:
+    calls: list[str] = []
+
+    def flaky(ticket: str) -> tuple[int, Any]:
+        calls.append(ticket)
+        return (500, {"error": "boom"}) if len(calls) == 1 else (200, {"answer": "fine answer"})
+
+    bot = bots(flaky)
+    write_evals(pytester, TICKETS[:1])
+    run(pytester, "evals/", targets(live=bot)).assert_outcomes(passed=1)
+    assert len(bot.requests) == 2
+
+
+def test_a_reply_without_the_field_is_an_error(pytester: pytest.Pytester, bots: Any) -> None:
+    bot = bots(lambda ticket: (200, {"reply": "the answer is elsewhere"}))
+    write_evals(pytester, TICKETS[:1])
+    result = run(pytester, "evals/", targets(live=bot))
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*target live: reply has no field 'answer' (missing 'answer')*"])
+    bot2 = bots(lambda ticket: (200, {"choices": [{"message": {"content": "nested answer"}}]}))
+    result = run(
+        pytester,
+        "evals/",
+        targets(live=bot2),
+        "--judge-target-field=choices.0.message.content",
+        '--judge-target-body={"messages": [{"role": "user", "content": "{ticket}"}]}',
+    )
+    result.assert_outcomes(passed=1)
+    assert bot2.requests[0]["body"] == {
+        "messages": [{"role": "user", "content": "Ticket number 0"}]
+    }
+
+
+def test_auth_header_from_the_environment_never_reaches_the_results(
+    pytester: pytest.Pytester, bots: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOT_TOKEN", "bot-secret-token-42")
+    bot = bots(answering("relevance=5"))
+    write_evals(pytester, TICKETS[:1])
+    result = run(
+        pytester,
+        "evals/",
+        targets(live=bot),
+        "--judge-target-headers=Authorization: Bearer ${BOT_TOKEN}; X-Team: support",
+    )
+    result.assert_outcomes(passed=1)
+    headers = {k.lower(): v for k, v in bot.requests[0]["headers"].items()}
+    assert headers["authorization"] == "Bearer bot-secret-token-42"
+    assert headers["x-team"] == "support"
+    text = (pytester.path / "results/output.json").read_text() + result.stdout.str()
+    assert "bot-secret-token-42" not in text
+    monkeypatch.delenv("BOT_TOKEN")
+    failing = run(
+        pytester,
+        "evals/",
+        targets(live=bot),
+        "--judge-no-cache",
+        "--judge-target-headers=Authorization: Bearer ${BOT_TOKEN}",
+    )
+    failing.assert_outcomes(errors=1)
+    failing.stdout.fnmatch_lines(
+        ["*header needs environment variable BOT_TOKEN, which is not set*"]
+    )
+
+
+def test_k_selects_a_target(pytester: pytest.Pytester, bots: Any) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=4"))
+    write_evals(pytester, TICKETS)
+    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "-k", "python")
+    result.assert_outcomes(passed=3, deselected=3)
+    assert len(python.requests) == 3 and dotnet.requests == []
+
+
+def test_n2_gives_the_same_comparison(pytester: pytest.Pytester, bots: Any) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3 tone=5"))
+    write_evals(pytester, [{"id": f"t{i}", "ticket": f"T {i}"} for i in range(6)])
+    option = targets(python=python, dotnet=dotnet)
+    run(pytester, "evals/", option, "--judge-runs=2", "-p", "no:xdist")
+    plain = read_results(pytester)["comparison"]
+    run(pytester, "evals/", option, "--judge-runs=2", "-n", "2", "--judge-no-cache")
+    assert read_results(pytester)["comparison"] == plain
+    assert len(python.requests) == 6 + 6  # once per entry per session, in each session
+
+
+def test_saved_responses_replay_the_comparison(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3"))
+    write_evals(pytester, TICKETS)
+    run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-save-responses=saved")
+    live = read_results(pytester)["comparison"]
+    saved = json.loads((pytester.path / "saved/python.json").read_text())
+    assert saved[0] == {
+        "id": "t0",
+        "ticket": "Ticket number 0",
+        "response": "Answer to Ticket number 0 {{relevance=5}}",
+        "metadata": {"target": "python", "source": "evals/support.json::t0"},
+    }
+    python.stop()
+    dotnet.stop()  # replay needs no bot
+    result = run(pytester, "saved/python.json", "saved/dotnet.json")
+    result.assert_outcomes(passed=3, failed=3)
+    replay = read_results(pytester)["comparison"]
+    assert {e["key"]: e["winner"] for e in replay["entries"]} == {
+        e["key"]: e["winner"] for e in live["entries"]
+    }
+    assert replay["overall"]["python"]["wins"] == 3
+
+
+def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    import bots as example  # type: ignore[import-not-found]  # examples/ab/bots.py
+
+    python = example.serve(example.precise_answer, 0)
+    dotnet = example.serve(example.vague_answer, 0)
+    (pytester.path / "tickets.json").write_text((EXAMPLES / "tickets.json").read_text())
+    urls = [f"http://127.0.0.1:{s.server_address[1]}/chat" for s in (python, dotnet)]
+    result = run(
+        pytester,
+        "tickets.json",
+        f"--judge-targets=python={urls[0]} dotnet={urls[1]}",
+        "--judge-runs=3",
+    )
+    result.assert_outcomes(passed=5, failed=5)
+    comparison = read_results(pytester)["comparison"]
+    assert comparison["overall"]["python"]["wins"] == 5
+    for server in (python, dotnet):
+        server.shutdown()
+        server.server_close()
+    sys.modules.pop("bots", None)
+
+
+def test_markdown_report_shows_the_comparison(pytester: pytest.Pytester, bots: Any) -> None:
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3"))
+    write_evals(pytester, TICKETS)
+    run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-report=report.md")
+    report = (pytester.path / "report.md").read_text()
+    assert "A/B comparison of python, dotnet on 3 entries (tie tolerance 0.01):" in report
+    assert "| python | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) | 5.00 | 4.00 |" in report
+    assert "- python better than dotnet on relevance by 2.00 ± 0.00 (95% CI)" in report
+
+
+def test_targets_answered_in_python(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, TICKETS[:2])
+    no_url = run(pytester, "evals/", "--judge-targets=python dotnet")
+    no_url.assert_outcomes(errors=4)
+    no_url.stdout.fnmatch_lines(
+        ["*target python: has no URL: give one (name=URL) or override llmjudge_response*"]
+    )
+    pytester.makeconftest("""
+import pytest
+
+@pytest.fixture
+def llmjudge_response(eval_case, llmjudge_target):
+    score = {"python": 5, "dotnet": 2}[llmjudge_target]
+    return f"{llmjudge_target} says hi {{{{relevance={score}}}}}"
+""")
+    result = run(pytester, "evals/", "--judge-targets=python dotnet")
+    result.assert_outcomes(passed=2, failed=2)
+    assert read_results(pytester)["comparison"]["overall"]["python"]["wins"] == 2

@@ -1,0 +1,95 @@
+"""Distributed runs: the same outcomes and results as a plain run, no duplicate rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from helpers import entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+VOLATILE = ("started", "duration_s")
+
+
+def _stable(results: dict[str, Any]) -> dict[str, Any]:
+    meta = {k: v for k, v in results["meta"].items() if k not in VOLATILE}
+    rows = [{k: v for k, v in r.items() if k != "duration_s"} for r in results["results"]]
+    for row in rows:
+        # which concurrent run got which scripted score depends on arrival order
+        for dimension in ("relevance", "tone"):
+            if row.get(dimension):
+                judged = row[dimension]
+                row[dimension] = {
+                    **judged,
+                    "runs": sorted(judged["runs"]),
+                    "run_reasonings": sorted(judged["run_reasonings"]),
+                    "reasoning": None,  # the run nearest the mean: which one is arrival order
+                }
+    return {**results, "meta": meta, "results": rows}
+
+
+def _suite(pytester: pytest.Pytester) -> None:
+    # distinct texts: identical (ticket, response) pairs would share runs within a process
+    write_evals(
+        pytester,
+        [entry(f"ok-{i}", ticket=f"Build {i} fails with OOM") for i in range(6)]
+        + [
+            entry("weak", "bad {{relevance=2,4,3}}"),
+            entry("xf", "bad {{tone=1}}", marks=[{"name": "xfail", "reason": "rude"}]),
+            entry("down", "answer {{fail=500x99}}"),
+            {"id": "broken", "response": "no ticket"},
+        ],
+    )
+    write_evals(
+        pytester,
+        [entry(f"other-{i}", ticket=f"Deploy {i} is stuck") for i in range(4)],
+        name="more.json",
+    )
+
+
+def test_n2_gives_the_same_outcomes_and_results_as_a_plain_run(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    _suite(pytester)
+    plain = run(
+        pytester,
+        "evals/",
+        "--judge-runs=3",
+        "--judge-max-retries=1",
+        "-p",
+        "no:xdist",
+        "--judge-no-cache",
+    )
+    plain.assert_outcomes(passed=10, failed=1, xfailed=1, errors=1, skipped=1)
+    plain_results = _stable(read_results(pytester))
+    plain_calls = judge_server.count()
+
+    judge_server.reset()
+    dist = run(
+        pytester, "evals/", "--judge-runs=3", "--judge-max-retries=1", "-n", "2", "--judge-no-cache"
+    )
+    dist.assert_outcomes(passed=10, failed=1, xfailed=1, errors=1, skipped=1)
+    dist.stdout.fnmatch_lines(["*2 workers*", "*llmjudge*", "14 eval items:*"])
+    dist_results = _stable(read_results(pytester))
+    assert dist_results["meta"] == plain_results["meta"]
+    assert dist_results == plain_results
+    assert judge_server.count() == plain_calls
+
+
+def test_reruns_replace_rows_instead_of_adding_them(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    pytest.importorskip("pytest_rerunfailures")
+    write_evals(pytester, [entry("weak", "bad {{relevance=1}}"), entry("fine")])
+    result = run(pytester, "evals/", "--reruns=2")
+    assert result.parseoutcomes() == {"passed": 1, "failed": 1, "rerun": 2}
+    results = read_results(pytester)
+    assert [r["id"] for r in results["results"]] == ["weak", "fine"]
+    assert results["summary"]["failed"] == 1
+
+
+def test_plugin_works_without_xdist(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, [entry("a")])
+    run(pytester, "evals/", "-p", "no:xdist").assert_outcomes(passed=1)
+    assert read_results(pytester)["summary"]["passed"] == 1

@@ -1,0 +1,78 @@
+"""What the test modules share: eval files written, pytest run on them, results read back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+API_KEY = "sk-test-SECRET-0123456789abcdef"
+
+
+def write_evals(
+    pytester: pytest.Pytester, entries: Any, name: str = "support.json", folder: str = "evals"
+) -> Path:
+    path = pytester.path / folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(entries, indent=2))
+    return path
+
+
+def entry(
+    id: str,
+    response: str = "Raise the heap: set MAVEN_OPTS=-Xmx2g.",
+    ticket: str = "Maven build fails with OOM in Jenkins",
+    **extra: Any,
+) -> dict[str, Any]:
+    return {"id": id, "ticket": ticket, "response": response, **extra}
+
+
+def read_results(pytester: pytest.Pytester, path: str = "results/output.json") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((pytester.path / path).read_text())
+    return data
+
+
+def by_id(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for r in results["results"]}
+
+
+QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """pytest in-process on the pytester directory.
+
+    The plugin is imported by the outer session already, so pytest cannot rewrite its
+    asserts again; that warning is about the test setup, not the plugin.
+    """
+    return pytester.runpytest(*QUIET, *args)
+
+
+def run_until(
+    pytester: pytest.Pytester, marker: str, *args: str
+) -> tuple[subprocess.Popen[str], list[str]]:
+    """pytest in a subprocess, its output read until a line holds ``marker`` (then returned)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *QUIET, "-p", "no:xdist", *args],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if marker in line:
+            break
+    return proc, seen
+
+
+def run_subprocess(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(*QUIET, *args)

@@ -1,0 +1,98 @@
+"""Hostile conditions: one bad item stays one bad item, faults cost little time."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+from pytest_llmjudge.basics.rubrics import RELEVANCE
+from pytest_llmjudge.judges.base import RunResult
+from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget
+from pytest_llmjudge.judging.cache import JudgeCache, _checksum
+from pytest_llmjudge.judging.limiter import AdaptiveLimit
+
+
+def test_the_breaker_needs_failures_in_a_row_over_time() -> None:
+    budget = Budget()
+    for _ in range(BREAKER_FAILURES * 3):  # a burst of failures at one instant: a blip
+        budget.connection_failed("down")
+    assert budget.fatal is None
+    budget.connection_ok()  # the judge answered: the count starts again
+    budget._first_failure = 0.0  # the clock, far back
+    budget.connection_failed("down")
+    assert budget.fatal is None
+    budget._failures_in_a_row = BREAKER_FAILURES - 1
+    budget._first_failure = time.monotonic() - 5
+    budget.connection_failed("cannot reach the judge at http://x")
+    assert budget.fatal is not None and "cannot reach the judge at http://x" in budget.fatal
+
+
+def test_the_limit_halves_after_429_and_grows_back() -> None:
+    async def scenario() -> list[int]:
+        limit = AdaptiveLimit(8)
+        seen = [limit.limit]
+        limit.throttled()
+        limit.throttled()  # within the cooldown: one burst, one decrease
+        seen.append(limit.limit)
+        for _ in range(3):
+            limit.succeeded()
+        seen.append(limit.limit)
+        order: list[int] = []
+
+        async def one(i: int) -> None:
+            async with limit:
+                order.append(i)
+                await asyncio.sleep(0.01)
+
+        limit.limit = 1
+        await asyncio.gather(*(one(i) for i in range(5)))
+        seen.append(limit.in_flight)
+        return seen + order
+
+    assert asyncio.run(scenario()) == [8, 4, 7, 0, 0, 1, 2, 3, 4]
+
+
+# -- bad eval files: one line naming file, entry and field; the rest still runs ---------------
+
+
+# -- sizes ------------------------------------------------------------------------------------
+
+
+# -- bots that misbehave ---------------------------------------------------------------------
+
+
+# -- outputs that cannot be written ----------------------------------------------------------
+
+
+# -- the judged text cannot steer the judge -------------------------------------------------
+
+
+# -- the cache cannot serve a wrong score -----------------------------------------------------
+
+
+def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
+    cache = JudgeCache(lambda: tmp_path, {"model": "m"})
+    key = cache.key(RELEVANCE, "ticket", "response", 0)
+    cache.put(key, RunResult(2, "weak", 10, 2))
+    assert cache.get(key) == RunResult(2, "weak", 10, 2)
+    path = next(tmp_path.rglob("*.json"))
+    good = json.loads(path.read_text())
+
+    def served(**change: object) -> RunResult | None:
+        path.write_text(json.dumps({**good, **change}))
+        return cache.get(key)
+
+    assert served(score=5) is None  # edited after it was written: the checksum says so
+    for bad in (True, 4.0, 0, 6, "4"):
+        stored = {**good, "score": bad}
+        del stored["checksum"]
+        assert served(score=bad, checksum=_checksum(stored)) is None, bad
+    path.write_text(json.dumps(good))
+    assert cache.get(key) is not None
+    other = cache.key(RELEVANCE, "ticket", "other response", 0)
+    moved = tmp_path / other[:2] / f"{other}.json"  # a whole, valid entry under another key
+    moved.parent.mkdir(exist_ok=True)
+    path.rename(moved)
+    assert cache.get(other) is None
