@@ -67,9 +67,10 @@ def serve(answer: Any, port: int) -> ThreadingHTTPServer:
 
 
 if __name__ == "__main__":
+    # port 0: the system picks a free one; the lines below say which
     python_port, dotnet_port = (int(p) for p in (sys.argv[1:3] or ("8001", "8002")))
-    serve(precise_answer, python_port)
-    serve(vague_answer, dotnet_port)
-    print(f"python bot: http://127.0.0.1:{python_port}/chat", flush=True)
-    print(f"dotnet bot: http://127.0.0.1:{dotnet_port}/chat", flush=True)
+    python = serve(precise_answer, python_port)
+    dotnet = serve(vague_answer, dotnet_port)
+    print(f"python bot: http://127.0.0.1:{python.server_address[1]}/chat", flush=True)
+    print(f"dotnet bot: http://127.0.0.1:{dotnet.server_address[1]}/chat", flush=True)
     threading.Event().wait()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -112,28 +111,17 @@ def test_the_hand_written_test_passes_offline(pytester: pytest.Pytester) -> None
     run(pytester, "test_refund.py").assert_outcomes(passed=1)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def test_the_ab_example_runs_and_prints_the_comparison(pytester: pytest.Pytester) -> None:
-    python_port, dotnet_port = _free_port(), _free_port()
-    bots = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "ab" / "bots.py"),
-            str(python_port),
-            str(dotnet_port),
-        ],
+    bots = subprocess.Popen(  # port 0: the bots listen where the system lets them
+        [sys.executable, str(ROOT / "examples" / "ab" / "bots.py"), "0", "0"],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert bots.stdout is not None
-        bots.stdout.readline()  # the bots say where they listen once they do
+        # the bots say where they listen once they do
+        python_port = bots.stdout.readline().rsplit(":", 1)[1].split("/")[0]
+        dotnet_port = bots.stdout.readline().rsplit(":", 1)[1].split("/")[0]
         command = " ".join(block("ab_commands").splitlines()[1:]).replace("\\", " ")
         command = command.replace(":8001", f":{python_port}").replace(":8002", f":{dotnet_port}")
         args = shlex.split(command)

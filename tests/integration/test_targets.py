@@ -169,8 +169,11 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
     assert all(r.response.startswith("Answer") for r in judge_server.requests)
     errors = read_results(pytester)["errors"]
     assert len(errors) == 1 and "target dotnet" in errors[0]["reason"]
-    entry = read_results(pytester)["comparison"] if read_results(pytester)["comparison"] else None
-    assert entry is None or entry["entries"][0]["winner"] is None
+    comparison = read_results(pytester)["comparison"]
+    (only,) = comparison["entries"]  # the entry is listed, with no winner and the reason
+    assert only["winner"] is None and only["targets"]["dotnet"]["outcome"] == "error"
+    assert only["note"] == "fewer than two targets were judged: no winner"
+    assert comparison["compared"] == 0
 
 
 def test_a_bot_that_fails_then_recovers_is_retried(pytester: pytest.Pytester, bots: Any) -> None:
