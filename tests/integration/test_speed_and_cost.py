@@ -127,8 +127,10 @@ def test_xdist_workers_share_the_cache(
     judge_server.reset()
     run(pytester, "evals/", "-n", "2", "--judge-runs=2").assert_outcomes(passed=12)
     assert judge_server.count() == 0
-    for path in (pytester.path / ".pytest_cache/d/llmjudge").rglob("*.json"):
-        json.loads(path.read_text())
+    # one whole entry per judgment (24 keys x 2 runs), written by two processes
+    cached = list((pytester.path / ".pytest_cache/d/llmjudge").rglob("*.json"))
+    assert len(cached) == 48
+    assert all(json.loads(path.read_text())["score"] in range(1, 6) for path in cached)
 
 
 def test_max_calls_ends_the_remaining_items_as_errors(

@@ -52,7 +52,10 @@ class BotServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        # a short poll: shutdown() at teardown returns within 50 ms, not half a second
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
     @property
     def url(self) -> str:

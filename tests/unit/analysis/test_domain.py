@@ -30,7 +30,7 @@ from pytest_llmjudge.config.item_settings import Overrides, marker_overrides, re
 from pytest_llmjudge.config.pricing import parse_price_lines, price_for
 from pytest_llmjudge.config.settings import Settings, resolve_settings
 from pytest_llmjudge.config.targets import TargetError, expand_headers, extract, parse_targets
-from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult, Usage
+from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult, TooManyChoices, Usage
 from pytest_llmjudge.judging.engine import JudgeEngine
 from pytest_llmjudge.outputs.session_results import SessionFacts, SessionResults
 from pytest_llmjudge.reports.terminal import failure_report, terminal_summary, verdict_line
@@ -280,6 +280,63 @@ class ScriptedJudge:
 
     async def aclose(self) -> None:
         pass
+
+
+class ChoicesScriptedJudge(ScriptedJudge):
+    """The default path: a judgment's runs as the ``n`` choices of one request, with a cap on
+    the choices a request may hold (as llama.cpp's slots set it)."""
+
+    def __init__(self, scores: dict[str, list[int]], server_cap: int | None = None) -> None:
+        super().__init__(scores)
+        self.server_cap = server_cap
+        self.max_choices: int | None = None  # learned from a refusal, as the real judge does
+        self.choices_asked: list[int] = []
+
+    async def judge_choices(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        response: str,
+        n: int,
+        *,
+        usage: Usage | None = None,
+        context: Context = NO_CONTEXT,
+        firm: bool = False,
+    ) -> list[RunResult | RetryableJudgeError]:
+        await asyncio.sleep(0)
+        with self.lock:
+            self.choices_asked.append(n)
+            if usage is not None:
+                usage.requests += 1
+            if self.server_cap is not None and n > self.server_cap:
+                self.max_choices = self.server_cap
+                raise TooManyChoices(self.server_cap, f"at most {self.server_cap} choices")
+            first = sum(self.choices_asked[:-1])
+        scores = self.scores[dimension.name]
+        return [RunResult(scores[(first + i) % len(scores)], "ok", 10, 2) for i in range(n)]
+
+
+def test_engine_asks_the_runs_of_a_judgment_as_the_choices_of_one_request() -> None:
+    judge = ChoicesScriptedJudge({"relevance": [5, 4, 3]})
+    engine = JudgeEngine(settings(), lambda s: judge)
+    try:
+        judgment = engine.judge("relevance", "ticket", "response", 3, 3.5)
+    finally:
+        engine.close()
+    assert judge.choices_asked == [3] and judge.calls == []  # one request, no single runs
+    assert judgment.runs == (5, 4, 3) and judgment.score == 4.0
+    assert engine.totals().requests == 1
+
+
+def test_engine_splits_the_choices_to_what_the_server_takes() -> None:
+    judge = ChoicesScriptedJudge({"relevance": [4, 4, 4, 4, 4]}, server_cap=2)
+    engine = JudgeEngine(settings(), lambda s: judge)
+    try:
+        judgment = engine.judge("relevance", "ticket", "response", 5, 3.5)
+    finally:
+        engine.close()
+    assert judge.choices_asked == [5, 2, 2, 1]  # refused once, then parts of at most 2
+    assert judgment.runs == (4, 4, 4, 4, 4) and judgment.failed_runs == ()
 
 
 def test_engine_aggregates_retries_and_counts_each_request() -> None:
