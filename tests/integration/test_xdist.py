@@ -9,7 +9,9 @@ import pytest
 from helpers import entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
-VOLATILE = ("started", "duration_s")
+# Timing, and what timing teaches: the in-flight limit comes down when replies slow down,
+# which a loaded machine can cause in either run (its own tests check it).
+VOLATILE = ("started", "duration_s", "in_flight_limit", "notices")
 
 
 def _stable(results: dict[str, Any]) -> dict[str, Any]:
