@@ -402,8 +402,7 @@ def main() -> None:
             else ""
         )
         print(
-            f"    target wall <= {1.15 * limit + 1:.2f}s: "
-            f"{target(a.wall <= 1.15 * limit + 1, a)}"
+            f"    target wall <= {1.15 * limit + 1:.2f}s: {target(a.wall <= 1.15 * limit + 1, a)}"
         )
 
         # (b) marginal CPU per call: the difference between a 50- and a 150-entry run at
@@ -436,10 +435,7 @@ def main() -> None:
         c = run_pytest(server, folder, *common, "-p", "no:xdist")
         print(line("    cache warm-up run", warm))
         print(line("(c) unchanged rerun (cache)", c))
-        print(
-            f"    target 0 calls and <= 1.5s: "
-            f"{target(c.calls == 0 and c.wall <= 1.5, c)}"
-        )
+        print(f"    target 0 calls and <= 1.5s: {target(c.calls == 0 and c.wall <= 1.5, c)}")
 
         d = run_pytest(server, folder, *common, "--judge-no-cache", "-n", "2")
         dup = duplicates(server)
@@ -456,8 +452,7 @@ def main() -> None:
             e = run_pytest(server, folder, "evals/", "--collect-only", "-p", "no:cacheprovider")
             print(line(f"(e) {entries} entries --collect-only", e))
         print(
-            f"    target for 10,000: <= 3s, <= 300MB: "
-            f"{target(e.wall <= 3 and e.rss_mb <= 300, e)}"
+            f"    target for 10,000: <= 3s, <= 300MB: {target(e.wall <= 3 and e.rss_mb <= 300, e)}"
         )
         storm_and_dead_judge(server, folder)
     server.stop()

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from .judging.item_judge import DimensionJudge, ItemJudge
 
 MARKERS = (
-    "llmjudge(runs=None, relevance=None, tone=None): judge settings for this test "
-    "(runs per dimension and minimum scores 1-5); overrides the command line and ini",
+    "llmjudge(runs=None, relevance=None, tone=None, <dimension>=None): judge settings for "
+    "this test (runs per dimension and a minimum score 1-5 for any built-in or configured "
+    "dimension, correctness among them); overrides the command line and ini",
     "flaky_eval: a judged test whose scores are known to be noisy: falling below threshold "
     "is reported as xfail and does not fail the session (unless --judge-strict-flaky)",
 )

@@ -327,7 +327,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "strict",
         "--judge-strict",
         "llmjudge_strict",
-        "invalid eval entries are errors instead of skips",
+        "invalid eval entries and entries with suspected prompt injection are errors "
+        "instead of skips and flags",
         _boolean,
         False,
         env=("JUDGE_STRICT",),

@@ -34,7 +34,8 @@ logger = logging.getLogger("pytest_llmjudge")
 
 
 class OpenAIJudge:
-    """Structured output via ``chat.completions.parse``; ``json_object`` mode as a fallback."""
+    """Structured output (``chat.completions.create`` with a strict JSON schema, the reply
+    validated by ``JudgeReply``); ``json_object`` mode as a fallback."""
 
     uses_llm = True
 

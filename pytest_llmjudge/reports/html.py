@@ -7,19 +7,14 @@ the results it is built from are redacted already.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 
 from ..analysis.gates import dimension_names, suite_means
 from ..analysis.stats import confidence_interval, mean_and_std
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
-from .html_parts import SCRIPT, STYLE, bar_chart, histogram, interval_chart
+from .html_parts import SCRIPT, STYLE, bar_chart, escape, histogram, interval_chart
 from .terminal import outcome_counts, score_text
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def html_report(results: ResultsFile) -> str:
@@ -27,7 +22,7 @@ def html_report(results: ResultsFile) -> str:
     meta = results.meta
     title = f"pytest-llmjudge report: {meta.started}"
     body = [
-        f"<h1>{_e(title)}</h1>",
+        f"<h1>{escape(title)}</h1>",
         _settings(results),
         _cards(results),
         _distributions(results),
@@ -40,7 +35,7 @@ def html_report(results: ResultsFile) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{STYLE}</style></head>\n<body>\n"
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n"
         + "\n".join(body)
         + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
     )
@@ -61,9 +56,9 @@ def _settings(results: ResultsFile) -> str:
         ("duration", f"{meta.duration_s:.1f} s" + ("" if meta.complete else " (incomplete)")),
         ("plugin", meta.plugin_version),
     ]
-    rows = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts)
+    rows = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
     notes = [meta.note, *meta.notices] if meta.note else meta.notices
-    notices = "".join(f'<p class="notice">{_e(n)}</p>' for n in notes)
+    notices = "".join(f'<p class="notice">{escape(n)}</p>' for n in notes)
     return f'<section id="settings"><dl class="facts">{rows}</dl>{notices}</section>'
 
 
@@ -92,13 +87,13 @@ def _cards(results: ResultsFile) -> str:
         ("cost", cost, meta.price_source or "price unknown"),
     ]
     html_cards = "".join(
-        f'<div class="card"><div class="label">{_e(label)}</div>'
-        f'<div class="value">{_e(value)}</div><div class="sub">{_e(sub)}</div></div>'
+        f'<div class="card"><div class="label">{escape(label)}</div>'
+        f'<div class="value">{escape(value)}</div><div class="sub">{escape(sub)}</div></div>'
         for label, value, sub in cards
     )
     gates = "".join(
         f'<li class="{"ok" if g.passed else "bad"}">{"pass" if g.passed else "FAIL"}: '
-        f"{_e(g.message)}</li>"
+        f"{escape(g.message)}</li>"
         for g in results.gates
     )
     gate_list = f'<ul class="gates">{gates}</ul>' if gates else ""
@@ -133,9 +128,9 @@ def _flags(item: ItemResult) -> list[str]:
 def _items(items: Sequence[ItemResult]) -> str:
     names = dimension_names(items)
     outcomes = sorted({i.outcome for i in items})
-    options = "".join(f'<option value="{_e(o)}">{_e(o)}</option>' for o in outcomes)
+    options = "".join(f'<option value="{escape(o)}">{escape(o)}</option>' for o in outcomes)
     head = "".join(
-        f'<th data-col="{n}" data-key="{_e(h)}" role="button" tabindex="0">{_e(h)}</th>'
+        f'<th data-col="{n}" data-key="{escape(h)}" role="button" tabindex="0">{escape(h)}</th>'
         for n, h in enumerate(["item", "outcome", *names, "flags"])
     )
     rows = "\n".join(_item_row(item, names) for item in items)
@@ -154,10 +149,10 @@ def _item_row(item: ItemResult, names: Sequence[str]) -> str:
     where = f"{item.file}:{item.line}" if item.line else item.file
     text = " ".join(x for x in (item.id, where, item.ticket, item.response, item.answer) if x)
     cells = [
-        f'<td data-sort="{_e(item.nodeid)}"><details><summary>{_e(item.id)}'
-        f'<span class="where">{_e(where)}</span></summary>{_detail(item)}</details></td>',
-        f'<td data-sort="{_e(item.outcome)}"><span class="outcome {_e(item.outcome)}">'
-        f"{_e(item.outcome)}</span></td>",
+        f'<td data-sort="{escape(item.nodeid)}"><details><summary>{escape(item.id)}'
+        f'<span class="where">{escape(where)}</span></summary>{_detail(item)}</details></td>',
+        f'<td data-sort="{escape(item.outcome)}"><span class="outcome {escape(item.outcome)}">'
+        f"{escape(item.outcome)}</span></td>",
     ]
     for name in names:
         dim = item.dimensions.get(name)
@@ -168,16 +163,16 @@ def _item_row(item: ItemResult, names: Sequence[str]) -> str:
         mark = "pass" if dim.passed else "fail"
         cells.append(
             f'<td data-sort="{dim.score:.4f}"><span class="{mark}">{dim.score:.2f}</span>'
-            f"<small>runs {_e(runs)} · sd {dim.std:.2f}</small></td>"
+            f"<small>runs {escape(runs)} · sd {dim.std:.2f}</small></td>"
         )
     flags = _flags(item)
     cells.append(
         f'<td data-sort="{len(flags)}">'
-        + "".join(f'<span class="flag">{_e(f)}</span>' for f in flags)
+        + "".join(f'<span class="flag">{escape(f)}</span>' for f in flags)
         + "</td>"
     )
     return (
-        f'<tr data-outcome="{_e(item.outcome)}" data-text="{_e(text.lower())}">'
+        f'<tr data-outcome="{escape(item.outcome)}" data-text="{escape(text.lower())}">'
         + "".join(cells)
         + "</tr>"
     )
@@ -186,32 +181,34 @@ def _item_row(item: ItemResult, names: Sequence[str]) -> str:
 def _detail(item: ItemResult) -> str:
     parts = []
     if item.error:
-        parts.append(f'<p class="error">{_e(item.error)}</p>')
+        parts.append(f'<p class="error">{escape(item.error)}</p>')
     if item.reason:
-        parts.append(f"<p>{_e(item.reason)}</p>")
+        parts.append(f"<p>{escape(item.reason)}</p>")
     for number, turn in enumerate(item.conversation, start=1):
         role = turn.get("role", "?")
-        parts.append(f"<h4>turn {number}: {_e(role)}</h4><pre>{_e(turn.get('content', ''))}</pre>")
+        parts.append(
+            f"<h4>turn {number}: {escape(role)}</h4><pre>{escape(turn.get('content', ''))}</pre>"
+        )
     if item.ticket:
-        parts.append(f"<h4>ticket</h4><pre>{_e(item.ticket)}</pre>")
+        parts.append(f"<h4>ticket</h4><pre>{escape(item.ticket)}</pre>")
     judged = item.answer if item.answer is not None else item.response
     if judged:
         label = f"answer of {item.target}" if item.target else "response"
-        parts.append(f"<h4>{_e(label)}</h4><pre>{_e(judged)}</pre>")
+        parts.append(f"<h4>{escape(label)}</h4><pre>{escape(judged)}</pre>")
     if item.reference:
-        parts.append(f"<h4>reference answer</h4><pre>{_e(item.reference)}</pre>")
+        parts.append(f"<h4>reference answer</h4><pre>{escape(item.reference)}</pre>")
     if item.not_applicable:
-        parts.append(f"<p>not applicable: {_e(', '.join(item.not_applicable))}</p>")
+        parts.append(f"<p>not applicable: {escape(', '.join(item.not_applicable))}</p>")
     for name, dim in item.dimensions.items():
         reasons = dim.run_reasonings or [dim.reasoning]
         runs = "".join(
-            f"<li><b>{_e(score_text(score))}</b> {_e(reason)}</li>"
+            f"<li><b>{escape(score_text(score))}</b> {escape(reason)}</li>"
             for score, reason in zip(dim.runs, reasons, strict=False)
         )
-        failed = "".join(f'<li class="error">{_e(f)}</li>' for f in dim.failed_runs)
-        parts.append(f"<h4>{_e(name)} {dim.score:.2f}</h4><ol>{runs}{failed}</ol>")
+        failed = "".join(f'<li class="error">{escape(f)}</li>' for f in dim.failed_runs)
+        parts.append(f"<h4>{escape(name)} {dim.score:.2f}</h4><ol>{runs}{failed}</ol>")
     if item.injection_snippets:
-        snippets = "".join(f"<li>{_e(s)}</li>" for s in item.injection_snippets)
+        snippets = "".join(f"<li>{escape(s)}</li>" for s in item.injection_snippets)
         parts.append(f"<h4>text that speaks to the judge</h4><ul>{snippets}</ul>")
     return "".join(parts)
 
@@ -219,18 +216,20 @@ def _detail(item: ItemResult) -> str:
 def _baseline(baseline: BaselineResult) -> str:
     if not baseline.comparable:
         return (
-            f'<section id="baseline"><h2>Baseline</h2><p>{_e(baseline.source)}: not compared '
-            f"({_e(baseline.mismatch or 'another judge')})</p></section>"
+            f'<section id="baseline"><h2>Baseline</h2><p>{escape(baseline.source)}: not compared '
+            f"({escape(baseline.mismatch or 'another judge')})</p></section>"
         )
-    suite = "".join(f"<li>{_e(name)}: {_e(c.statement)}</li>" for name, c in baseline.suite.items())
+    suite = "".join(
+        f"<li>{escape(name)}: {escape(c.statement)}</li>" for name, c in baseline.suite.items()
+    )
     rows = "".join(
-        f"<tr><td>{_e(c.nodeid)}</td><td>{_e(c.dimension)}</td><td>{c.before:.2f}</td>"
+        f"<tr><td>{escape(c.nodeid)}</td><td>{escape(c.dimension)}</td><td>{c.before:.2f}</td>"
         f'<td>{c.after:.2f}</td><td class="{"bad" if c.verdict == "regressed" else "ok"}">'
-        f"{c.delta:+.2f}</td><td>{_e(c.verdict)}</td></tr>"
+        f"{c.delta:+.2f}</td><td>{escape(c.verdict)}</td></tr>"
         for c in baseline.changes
     )
     return (
-        f'<section id="baseline"><h2>Against the baseline {_e(baseline.source)}</h2>'
+        f'<section id="baseline"><h2>Against the baseline {escape(baseline.source)}</h2>'
         f"<p>{baseline.compared} items compared: {baseline.regressed} regressed, "
         f"{baseline.improved} improved, {len(baseline.new)} new, {len(baseline.removed)} removed"
         f"</p><ul>{suite}</ul><table><thead><tr><th>item</th><th>dimension</th><th>before</th>"
@@ -260,12 +259,12 @@ def _comparison(comparison: TargetComparison) -> str:
                 intervals.append((f"{target} · {name}", mean, low, high))
     outcomes = [(target, o.wins, o.losses, o.ties) for target, o in comparison.overall.items()]
     rows = "".join(
-        f"<tr><td>{_e(e.id or e.key)}</td><td>{_e(e.winner or 'undecided')}</td>"
+        f"<tr><td>{escape(e.id or e.key)}</td><td>{escape(e.winner or 'undecided')}</td>"
         f"<td>{'-' if e.agreement is None else f'{e.agreement:.0%}'}</td>"
-        f"<td>{_e(', '.join(e.run_winners))}</td></tr>"
+        f"<td>{escape(', '.join(e.run_winners))}</td></tr>"
         for e in comparison.entries
     )
-    statements = "".join(f"<li>{_e(s.statement)}</li>" for s in comparison.significance)
+    statements = "".join(f"<li>{escape(s.statement)}</li>" for s in comparison.significance)
     return (
         '<section id="comparison"><h2>A/B comparison</h2>'
         f'<div class="charts"><figure>{interval_chart(intervals)}'

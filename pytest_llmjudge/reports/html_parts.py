@@ -70,7 +70,8 @@ if(by){by();if(down)by();}
 WIDTH, HEIGHT, PAD = 320, 160, 28
 
 
-def _e(text: object) -> str:
+def escape(text: object) -> str:
+    """Text for HTML content and quoted attributes."""
     return html.escape(str(text), quote=True)
 
 
@@ -111,8 +112,8 @@ def histogram(name: str, means: Sequence[float], threshold: float) -> str:
     line = _x(threshold)
     return (
         f'<svg role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'aria-label="{_e(name)} distribution">'
-        f'<text x="{PAD}" y="14" font-size="12" font-weight="600">{_e(name)} '
+        f'aria-label="{escape(name)} distribution">'
+        f'<text x="{PAD}" y="14" font-size="12" font-weight="600">{escape(name)} '
         f"({len(means)} items)</text>{''.join(bars)}"
         f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{HEIGHT - PAD}" y2="{HEIGHT - PAD}" '
         f'stroke="#57606a"/>{ticks}'
@@ -136,10 +137,10 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float]]) -> str:
     for i, (label, mean, low, high) in enumerate(rows):
         y = 12 + i * row_height
         parts.append(
-            f'<text x="0" y="{y + 4}" font-size="11">{_e(label)}</text>'
+            f'<text x="0" y="{y + 4}" font-size="11">{escape(label)}</text>'
             f'<line x1="{x(low):.1f}" x2="{x(high):.1f}" y1="{y}" y2="{y}" stroke="#0969da" '
             f'stroke-width="3"/><circle cx="{x(mean):.1f}" cy="{y}" r="4" fill="#0969da">'
-            f"<title>{_e(label)}: {mean:.2f} ({low:.2f}-{high:.2f})</title></circle>"
+            f"<title>{escape(label)}: {mean:.2f} ({low:.2f}-{high:.2f})</title></circle>"
         )
     ticks = "".join(
         f'<text x="{x(s):.1f}" y="{height - 4}" text-anchor="middle" font-size="10">{s}</text>'
@@ -159,14 +160,14 @@ def bar_chart(rows: Sequence[tuple[str, int, int, int]]) -> str:
     parts = []
     for i, (label, *counts) in enumerate(rows):
         y, x, total = 4 + i * row_height, float(label_width), sum(counts) or 1
-        parts.append(f'<text x="0" y="{y + 12}" font-size="11">{_e(label)}</text>')
+        parts.append(f'<text x="0" y="{y + 12}" font-size="11">{escape(label)}</text>')
         for count, colour, what in zip(
             counts, ("#1a7f37", "#cf222e", "#8c959f"), ("wins", "losses", "ties"), strict=True
         ):
             w = count / total * bar_width
             parts.append(
                 f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="16" fill="{colour}">'
-                f"<title>{_e(label)}: {count} {what}</title></rect>"
+                f"<title>{escape(label)}: {count} {what}</title></rect>"
             )
             x += w
         parts.append(
