@@ -171,8 +171,8 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
         return None
     if report.passed:
         return "passed", ".", (f"PASSED ({scores})", {"green": True})
-    if report.failed and " runs)" in scores:  # a verdict on fewer runs than asked for
-        partial = ", ".join(part for part in scores.split(", ") if part.endswith(" runs)"))
+    partial = getattr(report, "llmjudge_partial", "")
+    if report.failed and partial:  # a verdict on fewer runs than asked for
         return "failed", "F", (f"FAILED ({partial})", {"red": True})
     return None
 

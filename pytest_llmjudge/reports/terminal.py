@@ -112,13 +112,24 @@ def scores_line(
     far = far_from_label or {}
     parts = ["injection suspected"] if injection else []
     for j in judgments:
-        part = f"{j.dimension} {j.score:.2f}"
-        if j.failed_runs:
-            part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
+        part = _score_with_runs(j)
         if j.dimension in far:
             part += f" (label {far[j.dimension]:g})"
         parts.append(part)
     return ", ".join(parts)
+
+
+def partial_runs_line(judgments: Sequence[Judgment]) -> str:
+    """``tone 2.00 (2 of 3 runs)``: the dimensions judged on fewer runs than asked for (the
+    -v line of a failed item says so); empty when every run was judged."""
+    return ", ".join(_score_with_runs(j) for j in judgments if j.failed_runs)
+
+
+def _score_with_runs(j: Judgment) -> str:
+    part = f"{j.dimension} {j.score:.2f}"
+    if j.failed_runs:
+        part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
+    return part
 
 
 def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:

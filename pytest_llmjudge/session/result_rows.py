@@ -16,7 +16,7 @@ from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import EvalFailed
-from ..reports.terminal import scores_line
+from ..reports.terminal import partial_runs_line, scores_line
 from .collect import EvalItem, InvalidEvalItem
 from .pytest_internals import crash_message
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
@@ -99,8 +99,11 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             attempt = item.stash.get(RECORD_KEY, None)
             if attempt is not None and attempt.judgments:  # for the -v line
                 far = _far_from_label(item)
-                scores = scores_line(list(attempt.judgments.values()), bool(attempt.injection), far)
+                judgments = list(attempt.judgments.values())
+                scores = scores_line(judgments, bool(attempt.injection), far)
                 report.llmjudge_scores = scores  # type: ignore[attr-defined]
+                # a failed item's -v line names only the dimensions judged on fewer runs
+                report.llmjudge_partial = partial_runs_line(judgments)  # type: ignore[attr-defined]
             # --junitxml reads the properties of the item (via its teardown report); a rerun
             # replaces the earlier attempt's.
             item.user_properties[:] = [
