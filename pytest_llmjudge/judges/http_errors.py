@@ -74,6 +74,15 @@ def choices_cap(exc: Any) -> int | None:
     return max(1, int(bound.group(1))) if bound else 1
 
 
+# Worth sending again: timeout, conflict, rate limit and every server error (the rule the
+# openai SDK retries by); judge and bot requests alike.
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
 def status_error(exc: Any) -> JudgeCallError:
     """Map an HTTP error status: retryable, this request's problem, or the session's."""
     status = exc.status_code
@@ -87,7 +96,7 @@ def status_error(exc: Any) -> JudgeCallError:
     }
     label = names.get(status, "server error" if status >= 500 else "rejected")
     message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
-    if status in (408, 409, 429) or status >= 500:
+    if is_retryable_status(status):
         return RetryableJudgeError(
             message,
             retry_after=retry_after_seconds(exc.response.headers),

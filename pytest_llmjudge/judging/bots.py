@@ -23,6 +23,7 @@ from ..config.targets import (
     extract,
     render_body,
 )
+from ..judges.http_errors import is_retryable_status
 from .limiter import AdaptiveLimit
 from .loop import LoopThread
 from .retry import retrying
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     import httpx2
 
 # Statuses worth another attempt: the bot is busy or briefly broken.
-RETRYABLE_STATUS = frozenset({408, 429})
 MAX_REDIRECTS = 5
 
 
@@ -86,7 +86,7 @@ async def ask(
         raise TargetError(f"more than {MAX_REDIRECTS} redirects from {safe_url(target.url)}")
     if reply.status_code >= 400:
         message = f"HTTP {reply.status_code} {reply.reason_phrase}"
-        if reply.status_code >= 500 or reply.status_code in RETRYABLE_STATUS:
+        if is_retryable_status(reply.status_code):
             raise RetryableTargetError(message)
         raise TargetError(message)
     try:

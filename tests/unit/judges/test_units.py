@@ -105,3 +105,15 @@ def test_response_format_matches_the_reply_model() -> None:
     assert ours["properties"]["score"]["enum"] == model["properties"]["score"]["enum"]
     assert sorted(ours["required"]) == sorted(model["required"])
     assert set(ours["properties"]) == set(model["properties"])
+
+
+def test_one_rule_says_which_statuses_are_sent_again_for_judges_and_bots() -> None:
+    from pytest_llmjudge.judges.http_errors import is_retryable_status
+
+    assert [s for s in (400, 401, 404, 408, 409, 422, 429, 500, 503) if is_retryable_status(s)] == [
+        408,
+        409,
+        429,
+        500,
+        503,
+    ]
