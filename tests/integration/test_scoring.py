@@ -3,10 +3,6 @@ alternatives, as the local server returns them; the fallback when a server has n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from helpers import by_id, entry, read_results, run, write_evals
@@ -131,21 +127,3 @@ def test_the_notice_counts_each_cause_apart(
         "4 of 6 runs are scored by the integer the judge wrote, not by logprobs: the score "
         "digit's alternatives hold no other digit (4)"
     ]  # "c": 'Score: 4.' is prose; the JSON's "score": 4 is found after it
-
-
-@dataclass
-class Alternative:
-    token: str
-    logprob: float
-    bytes: list[int] | None = None
-    top_logprobs: list[Alternative] = field(default_factory=list)
-
-
-RECORDED = Path(__file__).parents[1] / "data" / "llamacpp_logprobs.json"
-
-
-def _recorded(raw: dict[str, Any]) -> Alternative:
-    data = raw.get("bytes")
-    return Alternative(
-        raw["token"], raw["logprob"], data, [_recorded(a) for a in raw.get("top_logprobs", [])]
-    )

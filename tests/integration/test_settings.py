@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from helpers import entry, run, write_evals
-
-BASE = Path("/work/project")
 
 
 def test_bad_value_fails_at_startup_with_one_line(pytester: pytest.Pytester) -> None:

@@ -6,12 +6,24 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 API_KEY = "sk-test-SECRET-0123456789abcdef"
+
+if TYPE_CHECKING:
+    from pytest_llmjudge.config.settings import Settings
+
+
+def default_settings(**changes: Any) -> Settings:
+    """The settings of a session without options, with no wait between retries."""
+    from pytest_llmjudge.config.settings import resolve_settings
+
+    base = resolve_settings({}, {}, {}, base_dir=Path("."), ini_dir=Path("."))
+    return replace(base, retry_wait=0.0, **changes)
 
 
 def write_evals(

@@ -20,8 +20,6 @@ from pytest_llmjudge.judges.weighted import (
     weighted_score,
 )
 
-LOGPROBS = "--judge-scoring=logprobs"
-
 
 @dataclass
 class Alternative:

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from pytest_llmjudge.judging.progress import Progress, progress_text
-
-LINE = re.compile(
-    r"llmjudge: (\d+)/(\d+) runs judged, (\d+) requests, (\d+) in flight(, \d+ waiting to retry)?"
-)
 
 
 def test_progress_text_and_time_left() -> None:
