@@ -59,8 +59,8 @@ class ServerCapacity:
         """What the session learned of the server, on the engine's totals."""
         total.server_slots = self.slots
         total.choices_cap = getattr(self.judge, "max_choices", None) or 0
-        if self.limit.lowest < self.limit.maximum:
-            total.kept_in_flight = self.limit.limit
+        if self.limit.limit < self.limit.maximum:  # a limit that came down and grew back
+            total.kept_in_flight = self.limit.limit  # to --judge-concurrency was not kept
 
     async def timed(self, call: Callable[[], Awaitable[T]], choices: int, usage: Usage) -> T:
         """One attempt of ``choices`` runs, telling the circuit breaker whether the judge

@@ -41,7 +41,6 @@ class AdaptiveLimit:
         self.in_flight = 0
         self.floor = 1  # the server's own slots, once it says
         self.ceiling = maximum  # no more than the server's slots: the rest would only queue
-        self.lowest = maximum  # the lowest limit this session (for the summary)
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._last_decrease = float("-inf")
         self._last_success = float("-inf")
@@ -117,7 +116,6 @@ class AdaptiveLimit:
 
     def _set(self, limit: int) -> None:
         self.limit = limit
-        self.lowest = min(self.lowest, limit)
         self._wake()
 
     def _release(self) -> None:

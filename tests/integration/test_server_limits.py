@@ -112,11 +112,14 @@ def test_a_busy_servers_queue_is_waited_out_not_held_against_items(
     meta = _meta(pytester)
     assert meta["timeouts"] >= 1
     assert meta["calls"] == judge_server.count() == 12 + meta["timeouts"]
-    assert meta["in_flight_limit"] is not None and meta["in_flight_limit"] < 8
     notices = "\n".join(meta["notices"])
     assert f"{meta['timeouts']} judge request(s) timed out after 2.5s" in notices
+    # sent again only because the limit came down after they were sent
     assert "waited in a busy server's queue and were sent again" in notices
-    assert f"the judge server kept {meta['in_flight_limit']} requests in flight" in notices
+    # whether it is still lower at the end depends on how fast the replies after it came
+    # (a loaded machine lets it grow back); when it is, the summary names it
+    kept = meta["in_flight_limit"]
+    assert kept is None or (kept < 8 and f"the judge server kept {kept} request" in notices)
 
 
 def test_a_cut_off_reply_is_asked_again_for_a_shorter_one(

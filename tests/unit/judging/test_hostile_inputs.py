@@ -8,9 +8,11 @@ import time
 from pathlib import Path
 
 from pytest_llmjudge.basics.rubrics import RELEVANCE
-from pytest_llmjudge.judges.base import RunResult
+from pytest_llmjudge.judges.base import RunResult, Usage
+from pytest_llmjudge.judges.heuristic import HeuristicJudge
 from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget
 from pytest_llmjudge.judging.cache import JudgeCache, _checksum
+from pytest_llmjudge.judging.capacity import ServerCapacity
 from pytest_llmjudge.judging.limiter import AdaptiveLimit
 
 
@@ -52,6 +54,20 @@ def test_the_limit_halves_after_429_and_grows_back() -> None:
         return seen + order
 
     assert asyncio.run(scenario()) == [8, 4, 7, 0, 0, 1, 2, 3, 4]
+
+
+def test_the_limit_a_server_kept_is_reported_only_while_it_stays_lower() -> None:
+    limit = AdaptiveLimit(8)
+    capacity = ServerCapacity(judge=HeuristicJudge(), limit=limit, budget=Budget(), timeout=1)
+    limit.throttled()
+    kept = Usage()
+    capacity.facts(kept)
+    assert kept.kept_in_flight == 4
+    for _ in range(4):
+        limit.succeeded()  # grown back to --judge-concurrency: nothing was kept lower
+    recovered = Usage()
+    capacity.facts(recovered)
+    assert (limit.limit, recovered.kept_in_flight) == (8, 0)
 
 
 # -- bad eval files: one line naming file, entry and field; the rest still runs ---------------
