@@ -195,7 +195,7 @@ class Instant:
     uses_llm = True
     async def judge_once(self, dimension, ticket, response, *, usage=None, context=None):
         if usage is not None:
-            usage.requests += 1
+            usage.calls += 1
         return RunResult(4, "ok", 100, 20)
     async def aclose(self):
         pass

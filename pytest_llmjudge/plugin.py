@@ -63,7 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 )
         else:
             group.addoption(
-                spec.flag,
+                *(spec.flag, *([spec.old_flag] if spec.old_flag else [])),
                 action="append" if spec.repeatable else "store",
                 default=None,
                 dest=dest,
@@ -71,6 +71,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help=spec.help,
             )
         parser.addini(spec.ini, f"pytest-llmjudge: {spec.help}", default="")
+        if spec.old_ini:
+            parser.addini(spec.old_ini, f"pytest-llmjudge: the old name of {spec.ini}", default="")
     parser.addini(
         "llmjudge_paths",
         "pytest-llmjudge: directories whose JSON files are evals",

@@ -25,7 +25,7 @@ class RunOutcome:
 
     result: RunResult | None
     error: str | None
-    attempts: int  # requests sent, retries included (0 when served from the cache)
+    calls: int  # judge calls sent, retries included (0 when served from the cache)
     cached: bool = False
 
 
@@ -46,7 +46,7 @@ class Judgment:
     cached_runs: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    decision: str = ""  # pass, fail or unstable (see stats.decide); derived when empty
+    decision: str = ""  # pass, fail or undecided (see stats.decide); derived when empty
     ci_low: float | None = None
     ci_high: float | None = None
     extra_runs: int = 0  # added by --judge-adaptive
@@ -125,7 +125,7 @@ def build_judgment(
         text_scores=_text_scores(results),
         unstable=agg.straddles,
         failed_runs=failures,
-        calls=sum(o.attempts for o in paid),
+        calls=sum(o.calls for o in paid),
         cached_runs=len(outcomes) - len(paid),
         prompt_tokens=sum(o.result.prompt_tokens for o in paid if o.result is not None),
         completion_tokens=sum(o.result.completion_tokens for o in paid if o.result is not None),

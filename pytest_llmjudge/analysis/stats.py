@@ -95,7 +95,8 @@ def confidence_interval(mean: float, std: float, n: int) -> tuple[float, float]:
 
 
 def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
-    """``pass``, ``fail`` or (confident mode only) ``unstable``."""
+    """``pass``, ``fail`` or (confident mode only) ``undecided``: the interval holds the
+    threshold."""
     if mode == "mean":
         return "pass" if mean >= threshold else "fail"
     low, high = confidence_interval(mean, std, n)
@@ -103,7 +104,7 @@ def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
         return "pass"
     if high < threshold:
         return "fail"
-    return "unstable"
+    return "undecided"
 
 
 def paired_difference(deltas: list[float]) -> tuple[float, float, float]:

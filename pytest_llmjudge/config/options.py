@@ -165,6 +165,9 @@ class OptionSpec:
     is_flag: bool = False
     negative_flag: str | None = None  # e.g. --judge-no-cache for --judge-cache
     repeatable: bool = False  # the flag may be given several times (values joined by commas)
+    # The flag and ini name before a rename: still read, so that a configuration keeps working.
+    old_flag: str | None = None
+    old_ini: str | None = None
 
 
 # The single table of options; plugin.py registers these, tests and the README refer to them.
@@ -452,15 +455,17 @@ OPTIONS += (
         metavar="MODE",
     ),
     OptionSpec(
-        "unstable",
-        "--judge-unstable",
-        "llmjudge_unstable",
-        "outcome of an item the confident verdict cannot decide: fail, pass or xfail "
-        "(default fail)",
+        "undecided",
+        "--judge-undecided",
+        "llmjudge_undecided",
+        "outcome of an item the confident verdict cannot decide (its interval holds the "
+        "threshold): fail, pass or xfail (default fail)",
         _choice("fail", "pass", "xfail"),
         "fail",
-        env=("JUDGE_UNSTABLE",),
+        env=("JUDGE_UNDECIDED", "JUDGE_UNSTABLE"),
         metavar="OUTCOME",
+        old_flag="--judge-unstable",
+        old_ini="llmjudge_unstable",
     ),
     OptionSpec(
         "min_pass_rate",

@@ -93,7 +93,7 @@ class Settings:
     max_runs: int = 5
     adaptive_margin: float = 0.5
     verdict: str = "mean"
-    unstable: str = "fail"
+    undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
     sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
     scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
     dry_run: bool = False  # plan and estimate, send nothing
@@ -155,9 +155,11 @@ def _pick(
         if env.get(name, "").strip():
             candidates.append((env[name], f"environment variable {name}"))
             break
-    ini_value = ini.get(spec.ini)
-    if ini_value not in (None, ""):
-        candidates.append((ini_value, f"ini option {spec.ini}"))
+    for name in (spec.ini, spec.old_ini):
+        ini_value = ini.get(name) if name else None
+        if ini_value not in (None, ""):
+            candidates.append((ini_value, f"ini option {name}"))
+            break
     if not candidates:
         return spec.default, "default"
     raw, source = candidates[0]
@@ -293,7 +295,7 @@ def resolve_settings(
         max_runs=max(values["max_runs"] or 5, values["runs"]),
         adaptive_margin=values["adaptive_margin"],
         verdict=values["verdict"],
-        unstable=values["unstable"],
+        undecided=values["undecided"],
         sampling=values["sampling"],
         scoring=values["scoring"],
         dry_run=values["dry_run"],

@@ -3,7 +3,7 @@ pytest can apply, and a size the judge can take (plus the excerpt kept of a long
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from .json_entries import HugeNumber
 
@@ -45,6 +45,12 @@ def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None
 EXCERPT_CHARS = 2_000
 
 
+@overload
+def bounded(text: str, limit: int) -> str: ...
+@overload
+def bounded(text: None, limit: int) -> None: ...
+@overload
+def bounded(text: str | None, limit: int) -> str | None: ...
 def bounded(text: str | None, limit: int) -> str | None:
     """A text as stored in results and saved files: whole up to ``limit``, else an excerpt."""
     if text is None or len(text) <= limit:

@@ -34,7 +34,7 @@ class Usage:
     rejects, so that the counts are what the server saw and billed.
     """
 
-    requests: int = 0
+    calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
@@ -52,7 +52,7 @@ class Usage:
     exchanges: list[dict[str, Any]] | None = None
 
     def add(self, other: Usage) -> None:
-        self.requests += other.requests
+        self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.judgments += other.judgments

@@ -240,7 +240,7 @@ class OpenAIJudge:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply below.
         response_format: Any = RESPONSE_FORMAT if self._schema_supported else JSON_OBJECT
-        usage.requests += 1  # counted as it goes out: a request that fails was still sent
+        usage.calls += 1  # counted as it goes out: a request that fails was still sent
         completion: ChatCompletion = await client.chat.completions.create(
             model=self.model,
             messages=messages,  # type: ignore[arg-type]

@@ -139,17 +139,17 @@ class TargetAnswers:
         if self._client is None:
             self._client = bot_client(config)
         target = config.get(target_name)
-        attempts = 0
+        tries = 0
         try:
             async for attempt in retrying(
-                RetryableTargetError, attempts=self.retries + 1, first_wait=self.wait
+                RetryableTargetError, tries=self.retries + 1, first_wait=self.wait
             ):
                 with attempt:
-                    attempts += 1
+                    tries += 1
                     async with limit:
                         return await ask(self._client, target, ticket, config, os.environ, turns)
         except RetryableTargetError as exc:
-            raise TargetError(f"{exc} (after {attempts} attempts)") from None
+            raise TargetError(f"{exc} (after {tries} tries)") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:

@@ -26,7 +26,7 @@ class Budget:
     max_calls: int | None = None
     max_cost: float | None = None
     price: Price | None = None
-    requests: int = 0
+    calls: int = 0
     spent_usd: float = 0.0
     fatal: str | None = None  # a bad key or unknown model: every later call would fail too
     _failures_in_a_row: int = 0
@@ -36,7 +36,7 @@ class Budget:
         """Count one request about to be sent; raise if none may be sent."""
         if self.fatal is not None:
             raise FatalJudgeError(self.fatal)
-        if self.max_calls is not None and self.requests >= self.max_calls:
+        if self.max_calls is not None and self.calls >= self.max_calls:
             raise BudgetExhausted(
                 f"judge call budget exhausted: --judge-max-calls={self.max_calls} calls made; "
                 "no new calls in this session"
@@ -46,7 +46,7 @@ class Budget:
                 f"judge cost budget exhausted: ${self.spent_usd:.4f} spent of "
                 f"--judge-max-cost={self.max_cost:g}; no new calls in this session"
             )
-        self.requests += 1
+        self.calls += 1
 
     def connection_failed(self, reason: str) -> None:
         """One more request that could not reach the judge; opens the breaker when enough."""

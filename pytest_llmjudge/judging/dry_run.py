@@ -40,11 +40,11 @@ class Estimate:
     items: int
     judgments: int  # runs the session needs
     cached: int  # of those, already in the judge cache
-    requests: int
+    calls: int
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float | None
-    bot_requests: int  # questions to live targets (their answers are judged)
+    target_questions: int  # questions to live targets (their answers are judged)
 
 
 def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
@@ -63,7 +63,7 @@ def estimate(
         key = (p.dimension.name, p.dimension.version, p.ticket, p.response, p.target, p.context)
         if key not in runs_of or runs_of[key].runs < p.runs:
             runs_of[key] = p
-    judgments = cached = requests = prompt_tokens = 0
+    judgments = cached = calls = prompt_tokens = 0
     for p in runs_of.values():
         in_cache = _cached_runs(p, cache)
         missing = p.runs - in_cache
@@ -72,7 +72,7 @@ def estimate(
         if not settings.uses_llm or missing == 0:
             continue
         asked = missing if settings.sampling == "calls" else 1
-        requests += asked
+        calls += asked
         answer = p.response if p.response is not None else "x" * ASSUMED_ANSWER_CHARS
         messages = build_messages(p.dimension, p.ticket, answer, p.context)
         prompt_tokens += asked * estimate_tokens(messages)
@@ -82,11 +82,11 @@ def estimate(
         items=items,
         judgments=judgments,
         cached=cached,
-        requests=requests,
+        calls=calls,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost_usd=None if price is None else price.cost(prompt_tokens, completion_tokens),
-        bot_requests=len({(p.target, p.ticket) for p in planned if p.target is not None}),
+        target_questions=len({(p.target, p.ticket) for p in planned if p.target is not None}),
     )
 
 
@@ -117,7 +117,7 @@ def estimate_lines(e: Estimate, settings: Settings, other_tests: int) -> list[st
             "ignores n takes one request per run)"
         )
         lines += [
-            f"judge requests: {e.requests:,}, {how}",
+            f"judge calls: {e.calls:,}, {how}",
             f"estimated tokens: {e.prompt_tokens:,} prompt + {e.completion_tokens:,} completion "
             f"(about {CHARS_PER_TOKEN} characters per token; {REPLY_TOKENS} per reply)",
             "estimated cost: "
@@ -127,9 +127,9 @@ def estimate_lines(e: Estimate, settings: Settings, other_tests: int) -> list[st
                 else f"unknown (no price for model {settings.model!r}: llmjudge_prices)"
             ),
         ]
-    if e.bot_requests:
+    if e.target_questions:
         lines.append(
-            f"target requests: {e.bot_requests:,}; their answers are unknown until asked "
+            f"questions to targets: {e.target_questions:,}; their answers are unknown until asked "
             f"(estimated as {ASSUMED_ANSWER_CHARS} characters, never in the cache)"
         )
     if settings.adaptive:

@@ -253,7 +253,7 @@ class JudgeEngine:
             return Progress(
                 planned=len(self._runs) + queued,
                 done=done,
-                requests=total.requests,
+                calls=total.calls,
                 in_flight=executor.limit.in_flight if executor else 0,
                 retrying=executor.retrying if executor else 0,
                 tokens=total.prompt_tokens + total.completion_tokens,
@@ -267,7 +267,7 @@ class JudgeEngine:
         )
 
     def _uncertain(self, judgment: Judgment) -> bool:
-        if judgment.decision == "unstable" or judgment.unstable:
+        if judgment.decision == "undecided" or judgment.unstable:
             return True
         return abs(judgment.score - judgment.threshold) < self.settings.adaptive_margin
 

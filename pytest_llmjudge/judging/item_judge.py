@@ -11,7 +11,7 @@ from ..basics.rubrics import NO_CONTEXT, Context, Turn
 from ..config.item_settings import ItemSettings
 from ..evalfiles.injection import injection_snippets
 from .engine import JudgeEngine
-from .verdict import ItemRecord
+from .verdict import AttemptRecord
 
 
 class ItemJudge:
@@ -21,7 +21,7 @@ class ItemJudge:
         self,
         engine: Callable[[], JudgeEngine],
         settings: ItemSettings,
-        record: ItemRecord,
+        record: AttemptRecord,
         owner: str = "",
         context: Context = NO_CONTEXT,
     ) -> None:

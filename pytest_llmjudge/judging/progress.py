@@ -13,7 +13,7 @@ FEW_RUNS = 10
 class Progress:
     planned: int  # runs planned or started in this session (cached ones too)
     done: int
-    requests: int  # sent so far, retries included
+    calls: int  # sent so far, retries included
     in_flight: int
     retrying: int  # runs waiting out a backoff or a Retry-After
     tokens: int
@@ -35,7 +35,7 @@ def progress_text(p: Progress) -> str:
     """``llmjudge: 120/300 runs judged, 40 requests, 16 in flight, 2 waiting to retry, ...``"""
     parts = [
         f"llmjudge: {p.done}/{p.planned} runs judged",
-        f"{p.requests} requests",
+        f"{p.calls} judge calls",
         f"{p.in_flight} in flight",
     ]
     if p.retrying:

@@ -1,6 +1,6 @@
 """The one retry policy of judge calls and bot requests (tenacity is the only retry layer).
 
-Exponential backoff with jitter, bounded attempts (and optionally time), and a server's
+Exponential backoff with jitter, bounded tries (and optionally time), and a server's
 ``Retry-After`` honoured when the exception carries one (``retry_after`` seconds).
 """
 
@@ -34,7 +34,7 @@ class RetryAfterTooLong(Exception):
 def retrying(
     retry_on: type[Exception],
     *,
-    attempts: int,
+    tries: int,
     first_wait: float,
     max_seconds: float | None = None,
     what: str | None = None,
@@ -44,7 +44,7 @@ def retrying(
     ``what`` names the call in a warning logged before each retry, so that long waits
     (rate limits) do not look like a hang.
     """
-    stop: stop_base = stop_after_attempt(attempts)
+    stop: stop_base = stop_after_attempt(tries)
     if max_seconds is not None:
         stop = stop | stop_after_delay(max_seconds)
     backoff = wait_exponential_jitter(multiplier=first_wait, max=MAX_BACKOFF, jitter=first_wait)

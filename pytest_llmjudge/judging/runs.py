@@ -143,7 +143,7 @@ class RunExecutor:
         message = "the judge server answered fewer choices than asked for (it ignores n)"
         if self.settings.sampling == "choices":
             error = f"{message}: use --judge-sampling=auto or calls for this server"
-            charged = {i: o.attempts for i, o in outcomes.items()}
+            charged = {i: o.calls for i, o in outcomes.items()}
             return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
         if not self.choices_ignored:
             self.choices_ignored = True
@@ -180,7 +180,7 @@ class RunExecutor:
         s = self.settings
         outcomes: list[RunOutcome | None] = [None] * len(runs)
         waiting = list(range(len(runs)))
-        attempts = 0
+        tries = 0
         first = runs[0]
         numbers = f"run {first.run_index + 1}" + (f"-{runs[-1].run_index + 1}" * (len(runs) > 1))
         error: str | None = None
@@ -190,7 +190,7 @@ class RunExecutor:
         try:
             async for attempt in retrying(
                 RetryableJudgeError,
-                attempts=s.max_retries + 1,
+                tries=s.max_retries + 1,
                 first_wait=s.retry_wait,
                 max_seconds=s.timeout * (s.max_retries + 1),
                 what=f"judge call for {first.owner or 'a test'} ({first.dimension.name}, "
@@ -202,9 +202,9 @@ class RunExecutor:
                 with attempt:
                     before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
                     try:
-                        attempts += 1
+                        tries += 1
                         asked = [runs[i] for i in waiting]
-                        replies = await self._sent(asked, usage, attempts, firm)
+                        replies = await self._sent(asked, usage, tries, firm)
                     except RetryableJudgeError as exc:  # no choice was usable
                         # cut off at the token limit: the same prompt would run as long again
                         firm = firm or exc.cut_off
@@ -245,7 +245,7 @@ class RunExecutor:
             self.budget.fatal = self.budget.fatal or redact(str(exc))
             error = redact(f"judge call failed: {exc} (not retried)")
         except (JudgeCallError, RetryAfterTooLong) as exc:
-            error = redact(f"judge call failed after {attempts} attempts: {exc}")
+            error = redact(f"judge call failed after {tries} tries: {exc}")
             if getattr(exc, "cut_off", False):
                 error += f"; raise --judge-max-tokens (now {s.max_tokens})"
             # one line with the cause: a traceback of the plugin tells a user nothing more
@@ -257,7 +257,7 @@ class RunExecutor:
                 outcomes[i] = RunOutcome(None, error, 0)
         for i, outcome in enumerate(outcomes):
             if outcome is not None:
-                outcomes[i] = replace(outcome, attempts=usage.requests)
+                outcomes[i] = replace(outcome, calls=usage.calls)
                 break
         return outcomes
 
@@ -266,7 +266,7 @@ class RunExecutor:
     ) -> list[Reply]:
         """One attempt, in a slot of the in-flight limit. A request that timed out while the
         server answered others was queued there, not lost: once the limit has come down it is
-        sent again, and that is not counted against the item's attempts."""
+        sent again, and that is not counted against the item's tries."""
         while True:
             async with self.limit:
                 self.budget.take_request()
@@ -281,7 +281,7 @@ class RunExecutor:
         """One attempt, and with --judge-trace its line: what was sent, what came back."""
         if self.trace is None:
             return await self._timed(runs, usage, firm)
-        before = Usage(usage.requests, usage.prompt_tokens, usage.completion_tokens)
+        before = Usage(usage.calls, usage.prompt_tokens, usage.completion_tokens)
         usage.exchanges = []
         started = time.monotonic()
         replies: list[Reply] = []

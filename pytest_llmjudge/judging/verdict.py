@@ -11,7 +11,7 @@ from ..reports.terminal import failure_report, judge_error_report, verdict_line
 
 
 @dataclass
-class ItemRecord:
+class AttemptRecord:
     """What one test attempt judged; turned into a results row on its report."""
 
     judgments: dict[str, Judgment] = field(default_factory=dict)
@@ -39,7 +39,7 @@ def judge_all(
     ticket: str,
     response: object,
     judges: Mapping[str, Callable[..., Judgment]],
-    record: ItemRecord,
+    record: AttemptRecord,
 ) -> list[Judgment]:
     """Judge every dimension (their runs overlap); JudgeError if any could not be judged."""
     if not isinstance(response, str) or not response.strip():
@@ -73,20 +73,20 @@ def judge_all(
 class VerdictPolicy:
     """How an item's judgments become its outcome, beyond 'every dimension passes'."""
 
-    unstable: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
+    undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
     regressions: Callable[[Sequence[Judgment]], list[str]] | None = None
 
 
 class UndecidedVerdict(Exception):
-    """The confident verdict could not decide and --judge-unstable=xfail: report as xfail."""
+    """The confident verdict could not decide and --judge-undecided=xfail: report as xfail."""
 
 
 def check_verdict(judgments: Sequence[Judgment], policy: VerdictPolicy) -> None:
     """Raise EvalFailed or UndecidedVerdict unless the judgments pass under the policy."""
     regressions = policy.regressions(judgments) if policy.regressions else []
     failing = [j for j in judgments if j.decision == "fail"]
-    undecided = [j for j in judgments if j.decision == "unstable"]
-    if failing or regressions or (undecided and policy.unstable == "fail"):
+    undecided = [j for j in judgments if j.decision == "undecided"]
+    if failing or regressions or (undecided and policy.undecided == "fail"):
         raise EvalFailed(failure_report(judgments, regressions))
-    if undecided and policy.unstable == "xfail":
+    if undecided and policy.undecided == "xfail":
         raise UndecidedVerdict(verdict_line(undecided))

@@ -81,7 +81,7 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
             "complete": all(m.complete for m in metas),
             "calls": sum(m.calls for m in metas),
             "judgments": sum(m.judgments for m in metas),
-            "cached_calls": sum(m.cached_calls for m in metas),
+            "cached_runs": sum(m.cached_runs for m in metas),
             "unattributed_calls": sum(m.unattributed_calls for m in metas),
             "timeouts": sum(m.timeouts for m in metas),
             "cut_off": sum(m.cut_off for m in metas),

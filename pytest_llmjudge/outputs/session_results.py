@@ -8,10 +8,8 @@ status and the lines to print; the writers put the results where they belong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from ..analysis.agreement import label_agreement
 from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
@@ -66,7 +64,7 @@ class SessionFacts:
 
 @dataclass
 class SessionResults:
-    """Gathers item records (from test reports, also an xdist worker's) on the controller."""
+    """Gathers the items' rows (from test reports, also an xdist worker's) on the controller."""
 
     _items: dict[str, ItemResult] = field(default_factory=dict)
     _usage: Usage = field(default_factory=Usage)
@@ -77,22 +75,13 @@ class SessionResults:
     def seen_anything(self) -> bool:
         return bool(self._items or self._invalid or self._collect_errors)
 
-    def add(
-        self,
-        nodeid: str,
-        record: Mapping[str, Any],
-        outcome: str,
-        reason: str | None,
-        duration: float,
-    ) -> None:
-        """One attempt's record (plain data from its report); the latest attempt wins."""
-        if "invalid" in record:
-            self._invalid[nodeid] = (SkippedEntry.model_validate(record["invalid"]), outcome)
-            return
-        row = {**record, "outcome": outcome, "reason": reason, "duration_s": round(duration, 4)}
-        if outcome == "error" and not row.get("error"):
-            row["error"] = reason  # stopped by something else than the judge (a timeout...)
-        self._items[nodeid] = ItemResult.model_validate(row)
+    def add(self, row: ItemResult) -> None:
+        """One attempt's row; the latest attempt of an item wins (a rerun replaces it)."""
+        self._items[row.nodeid] = row
+
+    def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
+        """An entry that failed validation: skipped, or an error (``--judge-strict``)."""
+        self._invalid[nodeid] = (entry, outcome)
 
     def add_usage(self, usage: Usage) -> None:
         """What one process's engine sent and was billed (each xdist worker, or this one)."""
@@ -179,13 +168,13 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         duration_s=round(facts.duration, 3),
         complete=facts.exit_status != EXIT_INTERRUPTED and not facts.stopped_early,
         exit_status=facts.exit_status,
-        calls=usage.requests,
+        calls=usage.calls,
         judgments=usage.judgments,
         timeouts=usage.timeouts,
         cut_off=usage.cut_off,
         in_flight_limit=usage.kept_in_flight or None,
-        cached_calls=sum(d.cached_runs for d in dims),
-        unattributed_calls=usage.requests - sum(i.usage.calls for i in items),
+        cached_runs=sum(d.cached_runs for d in dims),
+        unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
         cost_usd=None if price is None else round(price.cost(tokens.prompt, tokens.completion), 6),
         price_source=None if price is None else price.source,

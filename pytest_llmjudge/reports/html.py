@@ -81,7 +81,7 @@ def _cards(results: ResultsFile) -> str:
         (
             "judge calls",
             f"{meta.calls}",
-            f"{meta.judgments} runs judged, {meta.cached_calls} cached",
+            f"{meta.judgments} runs judged, {meta.cached_runs} from the cache",
         ),
         ("tokens", f"{meta.tokens.total:,}", f"{meta.tokens.prompt:,} prompt"),
         ("cost", cost, meta.price_source or "price unknown"),

@@ -29,7 +29,7 @@ def _ci(j: Judgment) -> str:
 
 
 def _dimension_verdict(j: Judgment) -> str:
-    if j.decision == "unstable":
+    if j.decision == "undecided":
         return (
             f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} "
             f"(runs {_runs(j)})"
@@ -53,8 +53,8 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
         header = (*header[:5], "95% CI", header[5])
     rows = [header]
     for j in judgments:
-        verdict = {"pass": "ok", "fail": "FAIL", "unstable": "UNDECIDED"}[j.decision]
-        if j.unstable and j.decision != "unstable":
+        verdict = {"pass": "ok", "fail": "FAIL", "undecided": "UNDECIDED"}[j.decision]
+        if j.unstable and j.decision != "undecided":
             verdict += " (unstable)"
         if j.extra_runs:
             verdict += f" (+{j.extra_runs} adaptive runs)"

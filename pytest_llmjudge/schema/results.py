@@ -7,10 +7,20 @@ nothing from the rest of the package.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, Field
 
+from .items import (
+    NOT_DIMENSIONS,
+    RESERVED_NAMES,
+    DimensionResult,
+    ItemResult,
+    ItemUsage,
+    JudgedItem,
+    Outcome,
+    dimension_keys,
+)
 from .sections import (
     BaselineResult,
     Change,
@@ -27,6 +37,8 @@ from .sections import (
 )
 
 __all__ = [
+    "NOT_DIMENSIONS",
+    "RESERVED_NAMES",
     "BaselineResult",
     "Change",
     "ComparedEntry",
@@ -36,9 +48,11 @@ __all__ = [
     "ItemResult",
     "ItemUsage",
     "JudgeIdentity",
+    "JudgedItem",
     "LabelAgreement",
     "LabelDifference",
     "Meta",
+    "Outcome",
     "ResultsFile",
     "ScoreSummary",
     "Significance",
@@ -52,141 +66,6 @@ __all__ = [
     "dimension_keys",
     "json_schema",
 ]
-
-Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"]
-
-
-class DimensionResult(ScoreSummary):
-    """One dimension of one item: N runs aggregated."""
-
-    agreement: float = Field(description="share of runs equal to the modal score")
-    threshold: float
-    passed: bool
-    unstable: bool = Field(description="runs fall on both sides of the threshold")
-    reasoning: str = Field(description="the judge's reasoning of the run nearest the mean")
-    run_reasonings: list[str] = Field(
-        default_factory=list, description="every run's reasoning, in the order of runs"
-    )
-    failed_runs: list[str] = Field(
-        default_factory=list, description="errors of runs that failed after retries"
-    )
-    text_scores: list[int] | None = Field(
-        default=None,
-        description="with --judge-scoring=logprobs: the integer each run's judge wrote, in "
-        "the order of runs (runs is then the probability-weighted score)",
-    )
-    calls: int = Field(default=0, description="judge requests made, retries included")
-    cached_runs: int = Field(
-        default=0,
-        description="runs served without a request (judge cache or an identical earlier run)",
-    )
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    decision: str = Field(default="", description="pass, fail or (confident verdict) unstable")
-    ci_low: float | None = Field(default=None, description="95% confidence interval of the mean")
-    ci_high: float | None = None
-    extra_runs: int = Field(default=0, description="runs added by --judge-adaptive")
-
-
-class ItemUsage(BaseModel):
-    """What judging one item cost: every request its runs sent (retries, runs that failed),
-    and the tokens every reply billed. Runs served from the cache cost nothing."""
-
-    calls: int = 0
-    judgments: int = Field(default=0, description="runs those calls scored")
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
-class ItemResult(BaseModel):
-    """One eval item (or hand-written test that used the judge); one key per dimension.
-
-    ``relevance`` and ``tone`` are built in; configured dimensions are further keys of the
-    same shape.
-    """
-
-    model_config = ConfigDict(extra="allow")
-    __pydantic_extra__: dict[str, DimensionResult] = Field(init=False)
-
-    id: str
-    file: str
-    nodeid: str
-    line: int | None = None
-    outcome: Outcome
-    error: str | None = Field(default=None, description="why the item could not be judged")
-    reason: str | None = Field(default=None, description="skip or xfail reason")
-    runs: int | None = None
-    relevance: DimensionResult | None = None
-    tone: DimensionResult | None = None
-    flaky: bool = Field(default=False, description="marked flaky_eval")
-    target: str | None = Field(
-        default=None, description="the live bot (or replayed one) that answered"
-    )
-    compare_key: str | None = Field(default=None, description="entry compared across targets")
-    target_order: int | None = Field(
-        default=None, description="position of the target in the config"
-    )
-    ticket: str | None = None
-    conversation: list[dict[str, str]] = Field(
-        default_factory=list, description="the earlier turns (role, content) before the ticket"
-    )
-    reference: str | None = Field(default=None, description="the known-good answer, if any")
-    not_applicable: list[str] = Field(
-        default_factory=list,
-        description="dimensions not judged for this item (correctness without a reference): "
-        "they neither pass nor fail it",
-    )
-    answer: str | None = Field(default=None, description="the target's answer that was judged")
-    response: str | None = Field(
-        default=None, description="the text that was judged (excerpt if over the input limit)"
-    )
-    expected: dict[str, float] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    duration_s: float = 0.0
-    flaky_failed: bool = Field(
-        default=False, description="a flaky eval below threshold (not gating)"
-    )
-    attempt: int = Field(
-        default=1, description="which attempt this row is: a rerun (--reruns) judges afresh"
-    )
-    usage: ItemUsage = Field(default_factory=ItemUsage)
-    injection_suspected: bool = Field(
-        default=False, description="the judged text speaks to the judge (flag only)"
-    )
-    injection_snippets: list[str] = Field(default_factory=list)
-    label_disagreement: bool = Field(
-        default=False,
-        description="a judged mean is further than --judge-label-margin from its human label "
-        "(shown, never a verdict by itself)",
-    )
-
-    @property
-    def dimensions(self) -> dict[str, DimensionResult]:
-        """The judged dimensions by name: built-in ones first, then configured ones."""
-        built_in = {"relevance": self.relevance, "tone": self.tone}
-        judged = {name: d for name, d in built_in.items() if d is not None}
-        return {**judged, **(self.model_extra or {})}
-
-    @property
-    def unstable(self) -> bool:
-        """Runs of some dimension fall on both sides of its threshold."""
-        return any(d.unstable for d in self.dimensions.values())
-
-    @property
-    def partial_runs(self) -> bool:
-        """Some dimension was judged on fewer runs than requested (runs failed after retries)."""
-        return any(d.failed_runs for d in self.dimensions.values())
-
-
-def dimension_keys(row: dict[str, Any]) -> list[str]:
-    """The keys of a results row (a JSON object) that hold dimension results."""
-    return [key for key in row if key not in NOT_DIMENSIONS and isinstance(row[key], dict)]
-
-
-# Keys of a results row that are not dimensions; a configured dimension cannot take them
-# (nor "combined", a key of the A/B comparison's per-target scores).
-NOT_DIMENSIONS = frozenset(ItemResult.model_fields) - {"relevance", "tone"}
-RESERVED_NAMES = NOT_DIMENSIONS | {"combined"}
 
 
 class SkippedEntry(BaseModel):
@@ -274,9 +153,14 @@ class Meta(BaseModel):
     judgments: int = Field(
         default=0,
         description="runs the requests scored: with --judge-sampling choices one request "
-        "scores several runs (cached runs are in cached_calls)",
+        "scores several runs (runs from the cache are in cached_runs)",
     )
-    cached_calls: int = Field(description="judge runs served without a request")
+    cached_runs: int = Field(
+        # "cached_calls" until 0.2: results files written before still read
+        validation_alias=AliasChoices("cached_runs", "cached_calls"),
+        description="runs served without a judge call (the judge cache, or an identical run "
+        "of another item)",
+    )
     unattributed_calls: int = Field(
         default=0,
         description="requests in 'calls' that no item's row holds: judged ahead for items "
@@ -314,10 +198,10 @@ class Meta(BaseModel):
     )
 
     def calls_text(self) -> str:
-        """``2 made (6 runs judged), 0 cached``: the runs only where they differ from the
-        requests (several choices per request, or requests that failed)."""
+        """``2 made (6 runs judged), 0 runs from the cache``: the runs judged only where they
+        differ from the calls (several choices per call, or calls that failed)."""
         runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
-        return f"{self.calls} made{runs}, {self.cached_calls} cached"
+        return f"{self.calls} made{runs}, {self.cached_runs} runs from the cache"
 
 
 class ResultsFile(BaseModel):

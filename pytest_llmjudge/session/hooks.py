@@ -90,13 +90,19 @@ class ResultsReporter:
             self._eval_session()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "llmjudge", None)
-        if record is not None:
+        row = getattr(report, "llmjudge", None)
+        invalid = getattr(report, "llmjudge_invalid", None)
+        if row is not None or invalid is not None:
+            from ..schema.results import ItemResult, JudgedItem, SkippedEntry
             from .result_rows import report_outcome
 
             self._eval_session()
-            outcome, reason = report_outcome(report, record)
-            self.results.add(report.nodeid, record, outcome, reason, report.duration)
+            if invalid is not None:  # an entry that failed validation at collection
+                self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
+                return
+            judged = JudgedItem.model_validate(row)  # the worker's model, as JSON data
+            outcome, reason = report_outcome(report, judged)
+            self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_eval_nodeid(report.nodeid):
@@ -149,9 +155,9 @@ class HtmlColumns:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
-        record = getattr(report, "llmjudge", None) or {}
+        row = getattr(report, "llmjudge", None) or {}
         for name in self.dimensions:
-            dimension = record.get(name)
+            dimension = row.get(name)  # a DimensionResult's JSON data
             shown = f"{dimension['score']:.2f}" if isinstance(dimension, dict) else ""
             cells.append(f'<td class="llmjudge-{name}">{shown}</td>')
 

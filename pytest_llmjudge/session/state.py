@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..config.item_settings import ItemSettings
     from ..judges.base import Usage
     from ..judging.engine import JudgeEngine
-    from ..judging.verdict import ItemRecord, VerdictPolicy
+    from ..judging.verdict import AttemptRecord, VerdictPolicy
     from ..outputs.session_results import SessionFacts
 
 
@@ -51,7 +51,7 @@ class SessionState:
         return self._engine is not None
 
     def verdict_policy(self, nodeid: str) -> VerdictPolicy:
-        """How this item's judgments become its outcome (unstable handling, regressions)."""
+        """How this item's judgments become its outcome (undecided verdicts, regressions)."""
         from ..analysis.baseline import regression_messages
         from ..judging.verdict import VerdictPolicy
 
@@ -60,7 +60,7 @@ class SessionState:
             return regression_messages(nodeid, after, self.baseline)
 
         return VerdictPolicy(
-            unstable=self.settings.unstable,
+            undecided=self.settings.undecided,
             regressions=regressions if self.settings.fail_on_regression else None,
         )
 
@@ -97,7 +97,7 @@ class SessionState:
 
 
 STATE_KEY = pytest.StashKey[SessionState]()
-RECORD_KEY = pytest.StashKey["ItemRecord"]()
+RECORD_KEY = pytest.StashKey["AttemptRecord"]()
 ITEM_SETTINGS_KEY = pytest.StashKey["ItemSettings | str"]()
 EVAL_ITEM_KEY = pytest.StashKey[bool]()
 ATTEMPTS_KEY = pytest.StashKey[int]()  # attempts of an item so far (reruns count)
@@ -108,15 +108,15 @@ def touches_judge(item: pytest.Item) -> bool:
     return EVAL_ITEM_KEY in item.stash or RECORD_KEY in item.stash
 
 
-def record_for(item: pytest.Item) -> ItemRecord:
+def record_for(item: pytest.Item) -> AttemptRecord:
     """This attempt's record; the report hook drops it at teardown so reruns start afresh."""
-    from ..judging.verdict import ItemRecord
+    from ..judging.verdict import AttemptRecord
 
     record = item.stash.get(RECORD_KEY, None)
     if record is None:
         attempt = item.stash.get(ATTEMPTS_KEY, 0)
         item.stash[ATTEMPTS_KEY] = attempt + 1
-        record = item.stash[RECORD_KEY] = ItemRecord(attempt=attempt)
+        record = item.stash[RECORD_KEY] = AttemptRecord(attempt=attempt)
     return record
 
 
@@ -154,7 +154,9 @@ def _resolve_item(item: pytest.Item) -> ItemSettings | str:
 def session_state(config: pytest.Config) -> SessionState:
     """Resolve the settings of this process (an xdist worker gets its share of the limits)."""
     cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
-    ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS}
+    ini = {
+        name: config.getini(name) for spec in OPTIONS for name in (spec.ini, spec.old_ini) if name
+    }
     ini["llmjudge_prices"] = config.getini("llmjudge_prices")
     settings = resolve_settings(
         cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath

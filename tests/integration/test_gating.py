@@ -119,7 +119,7 @@ def test_adaptive_runs_go_where_the_verdict_is_uncertain(
 
 
 @pytest.mark.parametrize(
-    ("scores", "unstable", "outcome"),
+    ("scores", "undecided", "outcome"),
     [
         ("5,5,5", "fail", "passed"),
         ("2,2,2", "fail", "failed"),
@@ -129,7 +129,7 @@ def test_adaptive_runs_go_where_the_verdict_is_uncertain(
     ],
 )
 def test_confident_verdict(
-    pytester: pytest.Pytester, scores: str, unstable: str, outcome: str
+    pytester: pytest.Pytester, scores: str, undecided: str, outcome: str
 ) -> None:
     write_evals(pytester, [entry("case", f"answer {{{{relevance={scores}}}}}")])
     result = run(
@@ -137,20 +137,36 @@ def test_confident_verdict(
         "evals/",
         "--judge-runs=3",
         "--judge-verdict=confident",
-        f"--judge-unstable={unstable}",
+        f"--judge-undecided={undecided}",
     )
     result.assert_outcomes(**{outcome: 1})
     relevance = by_id(read_results(pytester))["case"]["relevance"]
-    expected = {"5,5,5": "pass", "2,2,2": "fail", "5,2,5": "unstable"}[scores]
+    expected = {"5,5,5": "pass", "2,2,2": "fail", "5,2,5": "undecided"}[scores]
     assert relevance["decision"] == expected
     if scores == "5,2,5":
         # mean 4, s = 1.73: 4 ± 4.303 · 1.73 / √3 = [-0.30, 8.30] contains 3.5
         assert relevance["ci_low"] == pytest.approx(-0.3030, abs=1e-3)
         assert relevance["ci_high"] == pytest.approx(8.3030, abs=1e-3)
-    if outcome == "failed" and expected == "unstable":
+    if outcome == "failed" and expected == "undecided":
         result.stdout.fnmatch_lines(
             ["relevance 4.00 undecided: 95% CI -0.30-8.30 contains 3.5 (runs ?, ?, ?)"]
         )
+
+
+@pytest.mark.parametrize(
+    ("how", "outcome"),
+    [("--judge-unstable=xfail", "xfailed"), ("ini", "passed")],
+)
+def test_the_names_of_undecided_before_0_2_still_work(
+    pytester: pytest.Pytester, how: str, outcome: str
+) -> None:
+    write_evals(pytester, [entry("case", "answer {{relevance=5,2,5}}")])
+    if how == "ini":
+        pytester.makeini("[pytest]\nllmjudge_unstable = pass\n")
+    args = [how] if how.startswith("--") else []
+    result = run(pytester, "evals/", "--judge-runs=3", "--judge-verdict=confident", *args)
+    result.assert_outcomes(**{outcome: 1})
+    assert by_id(read_results(pytester))["case"]["relevance"]["decision"] == "undecided"
 
 
 def test_pass_rate_gate(pytester: pytest.Pytester) -> None:

@@ -92,7 +92,9 @@ def test_the_html_report_is_self_contained_and_escapes_every_text(
     assert "scripted relevance 5" in text  # every run's reasoning, in the item's details
     meta = read_results(pytester)["meta"]
     assert (meta["calls"], meta["judgments"]) == (judge_server.count(), 18)
-    card = f'<div class="value">{meta["calls"]}</div><div class="sub">18 runs judged, 0 cached'
+    card = (
+        f'<div class="value">{meta["calls"]}</div><div class="sub">18 runs judged, 0 from the cache'
+    )
     assert card in text
 
 

@@ -141,8 +141,8 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
     result.stdout.fnmatch_lines(
         [
             "*ERROR at setup of down*",
-            "judge error: relevance: judge call failed after 3 attempts: 500 server error: "
-            "scripted 500; tone: judge call failed after 3 attempts: 500 server error: "
+            "judge error: relevance: judge call failed after 3 tries: 500 server error: "
+            "scripted 500; tone: judge call failed after 3 tries: 500 server error: "
             "scripted 500",
             "ERROR evals/support.json::down - Failed: judge error*",
         ]
@@ -152,8 +152,8 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
         {
             "id": "down",
             "file": "evals/support.json",
-            "reason": "relevance: judge call failed after 3 attempts: 500 server error: scripted "
-            "500; tone: judge call failed after 3 attempts: 500 server error: scripted 500",
+            "reason": "relevance: judge call failed after 3 tries: 500 server error: scripted "
+            "500; tone: judge call failed after 3 tries: 500 server error: scripted 500",
         }
     ]
     assert by_id(results)["down"]["outcome"] == "error"
@@ -172,7 +172,7 @@ def test_some_runs_failing_aggregates_the_rest_and_records_failures(
     assert relevance["runs"] == [5]
     assert (
         relevance["failed_runs"]
-        == ["judge call failed after 1 attempts: 500 server error: scripted 500"] * 2
+        == ["judge call failed after 1 tries: 500 server error: scripted 500"] * 2
     )
 
 
@@ -191,7 +191,7 @@ def test_malformed_replies_are_retried_then_reported(
     result.assert_outcomes(passed=1, errors=2)
     errors = {e["id"]: e["reason"] for e in read_results(pytester)["errors"]}
     assert "malformed judge reply: reply is not JSON" in errors["always"]
-    assert "judge call failed after 2 attempts" in errors["always"]
+    assert "judge call failed after 2 tries" in errors["always"]
     assert (
         "malformed judge reply: 'score' input should be 1, 2, 3, 4 or 5 (got 7)"
         in errors["out-of-range"]
@@ -203,7 +203,7 @@ def test_slow_replies_time_out(pytester: pytest.Pytester, judge_server: JudgeSer
     result = run(pytester, "evals/", "--judge-timeout=0.3", "--judge-max-retries=1")
     result.assert_outcomes(errors=1)
     reason = read_results(pytester)["errors"][0]["reason"]
-    assert "judge call failed after 2 attempts: timed out after 0.3s" in reason
+    assert "judge call failed after 2 tries: timed out after 0.3s" in reason
 
 
 def test_retry_after_beyond_the_limit_gives_up_at_once(

@@ -14,7 +14,8 @@ from helpers import API_KEY, entry, run, write_evals
 from judge_server import JudgeServer
 
 LINE = re.compile(
-    r"llmjudge: (\d+)/(\d+) runs judged, (\d+) requests, (\d+) in flight(, \d+ waiting to retry)?"
+    r"llmjudge: (\d+)/(\d+) runs judged, (\d+) judge calls, (\d+) in flight"
+    r"(, \d+ waiting to retry)?"
 )
 
 

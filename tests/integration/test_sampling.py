@@ -60,7 +60,7 @@ def test_the_cache_is_kept_per_run_index_and_missing_runs_share_a_request(
     judge_server.reset()
     run(pytester, "evals/", "--judge-runs=5", *cache).assert_outcomes(passed=1)
     assert judge_server.count() == 0
-    assert _meta(pytester)["cached_calls"] == 10
+    assert _meta(pytester)["cached_runs"] == 10
 
 
 def test_a_rejected_choice_is_asked_again_alone(
@@ -153,7 +153,7 @@ def test_dry_run_sends_nothing_and_prints_the_estimate(
         [
             "dry run: nothing was sent",
             "3 eval items: 12 runs to judge, 0 in the judge cache, 12 to ask",
-            "judge requests: 4, the runs of a judgment as the choices of one request*",
+            "judge calls: 4, the runs of a judgment as the choices of one request*",
             "estimated tokens: * prompt + 720 completion (about 4 characters per token; *",
             "estimated cost: $* (ini llmjudge_prices price of my-judge)",
         ]
@@ -170,7 +170,7 @@ def test_dry_run_sends_nothing_and_prints_the_estimate(
     again.stdout.fnmatch_lines(
         [
             "3 eval items: 16 runs to judge, 12 in the judge cache, 4 to ask",
-            "judge requests: 4, one per run*",
+            "judge calls: 4, one per run*",
         ]
     )
     assert judge_server.count() == 0
@@ -182,7 +182,7 @@ def test_dry_run_under_xdist_runs_nothing_either(
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(4)])
     result = run(pytester, "evals/", "-n", "2", "--judge-dry-run")
     assert result.ret == pytest.ExitCode.OK and judge_server.count() == 0
-    result.stdout.fnmatch_lines(["4 eval items: 8 runs to judge*", "judge requests: 8*"])
+    result.stdout.fnmatch_lines(["4 eval items: 8 runs to judge*", "judge calls: 8*"])
     # a distributed session prints "created: 2/2 workers"; no worker started here
     assert not any("workers" in line for line in result.outlines)
 

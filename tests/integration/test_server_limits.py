@@ -142,7 +142,7 @@ def test_a_cut_off_reply_is_asked_again_for_a_shorter_one(
         "one" in meta["notices"]
     )
     result.stdout.fnmatch_lines(
-        ["*failed after 3 attempts: judge reply was cut off*raise --judge-max-tokens (now 256)*"]
+        ["*failed after 3 tries: judge reply was cut off*raise --judge-max-tokens (now 256)*"]
     )
 
 

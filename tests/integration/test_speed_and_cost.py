@@ -66,9 +66,9 @@ def test_unchanged_rerun_is_served_from_the_cache(
     result = run(pytester, "evals/", "--judge-runs=2")
     result.assert_outcomes(passed=3)
     assert judge_server.count() == 0
-    result.stdout.fnmatch_lines(["judge calls: 0 made, 12 cached*"])
+    result.stdout.fnmatch_lines(["judge calls: 0 made, 12 runs from the cache*"])
     meta = read_results(pytester)["meta"]
-    assert (meta["calls"], meta["cached_calls"], meta["tokens"]["total"]) == (0, 12, 0)
+    assert (meta["calls"], meta["cached_runs"], meta["tokens"]["total"]) == (0, 12, 0)
     assert by_id(read_results(pytester))["case-0"]["relevance"]["cached_runs"] == 2
     # --judge-no-cache asks the judge again
     run(pytester, "evals/", "--judge-runs=2", "--judge-no-cache").assert_outcomes(passed=3)
@@ -150,8 +150,8 @@ def test_tokens_and_cost_are_reported(pytester: pytest.Pytester, judge_server: J
     result = run(pytester, "evals/", "--judge-no-cache")
     result.stdout.fnmatch_lines(
         [
-            "judge calls: 2 made, 0 cached, 240 tokens (200 prompt, 40 completion), $0.0001 "
-            "(built-in price)"
+            "judge calls: 2 made, 0 runs from the cache, 240 tokens (200 prompt, 40 completion), "
+            "$0.0001 (built-in price)"
         ]
     )
     meta = read_results(pytester)["meta"]

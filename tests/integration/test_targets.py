@@ -163,7 +163,7 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
     result.stdout.fnmatch_lines(
         [
             "*target dotnet: cannot reach http://127.0.0.1:9/chat: *Connection refused* "
-            "(after 2 attempts)*"
+            "(after 2 tries)*"
         ]
     )
     assert all(r.response.startswith("Answer") for r in judge_server.requests)

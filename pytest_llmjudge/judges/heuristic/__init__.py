@@ -69,7 +69,7 @@ class HeuristicJudge:
         context: Context = NO_CONTEXT,
     ) -> RunResult:
         if usage is not None:
-            usage.requests += 1  # one judgment, made in-process
+            usage.calls += 1  # one judgment, made in-process
             if usage.exchanges is not None:
                 usage.exchanges.append({"messages": None, "reply": None})
         if dimension.name == "relevance":

@@ -28,7 +28,13 @@ from pytest_llmjudge.config.targets import TargetError, expand_headers, extract,
 from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.outputs.session_results import SessionFacts, SessionResults
 from pytest_llmjudge.reports.terminal import failure_report, terminal_summary, verdict_line
-from pytest_llmjudge.schema.results import ItemResult, ScoreSummary, json_schema
+from pytest_llmjudge.schema.results import (
+    ItemResult,
+    JudgedItem,
+    ScoreSummary,
+    SkippedEntry,
+    json_schema,
+)
 
 from helpers import default_settings
 
@@ -59,7 +65,7 @@ def test_confidence_interval_and_decisions() -> None:
     assert decide(3.4, 0.0, 1, 3.5, "mean") == "fail"
     assert decide(3.5, 2.0, 3, 3.5, "mean") == "pass"
     assert decide(4.0, 0.0, 3, 3.5, "confident") == "pass"
-    assert decide(3.67, 0.58, 3, 3.5, "confident") == "unstable"
+    assert decide(3.67, 0.58, 3, 3.5, "confident") == "undecided"
     assert decide(2.0, 0.0, 3, 3.5, "confident") == "fail"
     mean, low, high = paired_difference([1.0, 1.0, 1.0])
     assert (mean, low, high) == (1.0, 1.0, 1.0)
@@ -166,11 +172,13 @@ def test_failure_report_has_verdict_table_and_reasoning() -> None:
 
 def test_session_results_decide_exit_status_and_summary() -> None:
     results = SessionResults()
-    record = {"nodeid": "e.json::a", "file": "e.json", "id": "a", "relevance": dim(2.0)}
-    results.add("e.json::a", record, "passed", None, 0.1)
-    results.add("e.json::a", record, "failed", None, 0.2)  # a rerun replaces the attempt
-    invalid = {"invalid": {"file": "e.json", "index": 1, "id": "#1", "reason": "Missing 'ticket'"}}
-    results.add("e.json::#1", invalid, "skipped", None, 0.0)
+    judged = JudgedItem.model_validate(
+        {"nodeid": "e.json::a", "file": "e.json", "id": "a", "relevance": dim(2.0)}
+    )
+    results.add(ItemResult.of(judged, "passed", None, 0.1))
+    results.add(ItemResult.of(judged, "failed", None, 0.2))  # a rerun replaces the attempt
+    invalid = SkippedEntry(file="e.json", index=1, id="#1", reason="Missing 'ticket'")
+    results.add_invalid("e.json::#1", invalid, "skipped")
     facts = SessionFacts(
         exit_status=0,
         stopped_early=False,
@@ -184,6 +192,9 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     assert end.results.skipped[0].reason == "Missing 'ticket'"
     assert "2 eval items: 1 failed, 1 skipped; judge: heuristic (no LLM), runs=1" in end.summary
     assert end.summary == terminal_summary(end.results, "results/output.json")
+    row = end.results.results[0]
+    assert row.outcome == "failed" and row.relevance is not None and row.relevance.score == 2.0
+    assert row.dimensions == {"relevance": row.relevance}
 
 
 def test_schema_types_baseline_and_comparison() -> None:

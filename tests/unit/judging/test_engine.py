@@ -40,7 +40,7 @@ class ScriptedJudge:
         with self.lock:
             self.calls.append(dimension.name)
             if usage is not None:
-                usage.requests += 1
+                usage.calls += 1
                 usage.prompt_tokens += 10
                 usage.completion_tokens += 2
             if self.fail:
@@ -78,7 +78,7 @@ class ChoicesScriptedJudge(ScriptedJudge):
         with self.lock:
             self.choices_asked.append(n)
             if usage is not None:
-                usage.requests += 1
+                usage.calls += 1
             if self.server_cap is not None and n > self.server_cap:
                 self.max_choices = self.server_cap
                 raise TooManyChoices(self.server_cap, f"at most {self.server_cap} choices")
@@ -96,7 +96,7 @@ def test_engine_asks_the_runs_of_a_judgment_as_the_choices_of_one_request() -> N
         engine.close()
     assert judge.choices_asked == [3] and judge.calls == []  # one request, no single runs
     assert judgment.runs == (5, 4, 3) and judgment.score == 4.0
-    assert engine.totals().requests == 1
+    assert engine.totals().calls == 1
 
 
 def test_engine_splits_the_choices_to_what_the_server_takes() -> None:
@@ -122,7 +122,7 @@ def test_engine_aggregates_retries_and_counts_each_request() -> None:
     assert relevance.calls == 5 == len(judge.calls)  # 3 runs + 2 retried attempts
     assert (again.calls, again.cached_runs) == (0, 3)  # judged once per session
     totals = engine.totals()
-    assert (totals.requests, totals.prompt_tokens) == (5, 50)  # failed attempts were billed too
+    assert (totals.calls, totals.prompt_tokens) == (5, 50)  # failed attempts were billed too
 
 
 def test_engine_charges_the_first_claimer_and_a_new_generation_judges_afresh() -> None:
@@ -137,9 +137,9 @@ def test_engine_charges_the_first_claimer_and_a_new_generation_judges_afresh() -
         engine.judge("relevance", "t", "r", 2, 3.5, generation=1, paid=rerun)
     finally:
         engine.close()
-    assert [u.requests for u in first] == [1, 1] and second == []
-    assert [u.requests for u in rerun] == [1, 1]
-    assert len(judge.calls) == 4 == engine.totals().requests
+    assert [u.calls for u in first] == [1, 1] and second == []
+    assert [u.calls for u in rerun] == [1, 1]
+    assert len(judge.calls) == 4 == engine.totals().calls
 
 
 def test_engine_budget_stops_new_calls() -> None:

@@ -1,0 +1,172 @@
+"""The rows of the results file: one per item, one key per judged dimension."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .sections import ScoreSummary
+
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"]
+
+
+class DimensionResult(ScoreSummary):
+    """One dimension of one item: N runs aggregated."""
+
+    agreement: float = Field(description="share of runs equal to the modal score")
+    threshold: float
+    passed: bool
+    unstable: bool = Field(description="runs fall on both sides of the threshold")
+    reasoning: str = Field(description="the judge's reasoning of the run nearest the mean")
+    run_reasonings: list[str] = Field(
+        default_factory=list, description="every run's reasoning, in the order of runs"
+    )
+    failed_runs: list[str] = Field(
+        default_factory=list, description="errors of runs that failed after retries"
+    )
+    text_scores: list[int] | None = Field(
+        default=None,
+        description="with --judge-scoring=logprobs: the integer each run's judge wrote, in "
+        "the order of runs (runs is then the probability-weighted score)",
+    )
+    calls: int = Field(default=0, description="judge requests made, retries included")
+    cached_runs: int = Field(
+        default=0,
+        description="runs served without a request (judge cache or an identical earlier run)",
+    )
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    decision: str = Field(
+        default="",
+        description="pass, fail or (confident verdict) undecided: the interval holds the threshold",
+    )
+    ci_low: float | None = Field(default=None, description="95% confidence interval of the mean")
+    ci_high: float | None = None
+    extra_runs: int = Field(default=0, description="runs added by --judge-adaptive")
+
+    @field_validator("decision", mode="before")
+    @classmethod
+    def _old_undecided(cls, value: object) -> object:
+        return "undecided" if value == "unstable" else value  # the word before 0.2
+
+
+class ItemUsage(BaseModel):
+    """What judging one item cost: every request its runs sent (retries, runs that failed),
+    and the tokens every reply billed. Runs served from the cache cost nothing."""
+
+    calls: int = 0
+    judgments: int = Field(default=0, description="runs those calls scored")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class JudgedItem(BaseModel):
+    """What one attempt at an item judged: its results row less what pytest decides after
+    (outcome, reason, duration). Built once, where the attempt ends; it rides on the test
+    report as plain data (also from an xdist worker).
+
+    ``relevance`` and ``tone`` are built in; configured dimensions are further keys of the
+    same shape.
+    """
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, DimensionResult] = Field(init=False)
+
+    id: str
+    file: str
+    nodeid: str
+    line: int | None = None
+    error: str | None = Field(default=None, description="why the item could not be judged")
+    runs: int | None = None
+    relevance: DimensionResult | None = None
+    tone: DimensionResult | None = None
+    flaky: bool = Field(default=False, description="marked flaky_eval")
+    target: str | None = Field(
+        default=None, description="the live bot (or replayed one) that answered"
+    )
+    compare_key: str | None = Field(default=None, description="entry compared across targets")
+    target_order: int | None = Field(
+        default=None, description="position of the target in the config"
+    )
+    ticket: str | None = None
+    conversation: list[dict[str, str]] = Field(
+        default_factory=list, description="the earlier turns (role, content) before the ticket"
+    )
+    reference: str | None = Field(default=None, description="the known-good answer, if any")
+    not_applicable: list[str] = Field(
+        default_factory=list,
+        description="dimensions not judged for this item (correctness without a reference): "
+        "they neither pass nor fail it",
+    )
+    answer: str | None = Field(default=None, description="the target's answer that was judged")
+    response: str | None = Field(
+        default=None, description="the text that was judged (excerpt if over the input limit)"
+    )
+    expected: dict[str, float] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    flaky_failed: bool = Field(
+        default=False, description="a flaky eval below threshold (not gating)"
+    )
+    attempt: int = Field(
+        default=1, description="which attempt this row is: a rerun (--reruns) judges afresh"
+    )
+    usage: ItemUsage = Field(default_factory=ItemUsage)
+    injection_suspected: bool = Field(
+        default=False, description="the judged text speaks to the judge (flag only)"
+    )
+    injection_snippets: list[str] = Field(default_factory=list)
+    label_disagreement: bool = Field(
+        default=False,
+        description="a judged mean is further than --judge-label-margin from its human label "
+        "(shown, never a verdict by itself)",
+    )
+
+    @property
+    def dimensions(self) -> dict[str, DimensionResult]:
+        """The judged dimensions by name: built-in ones first, then configured ones."""
+        built_in = {"relevance": self.relevance, "tone": self.tone}
+        judged = {name: d for name, d in built_in.items() if d is not None}
+        return {**judged, **(self.model_extra or {})}
+
+    @property
+    def unstable(self) -> bool:
+        """Runs of some dimension fall on both sides of its threshold."""
+        return any(d.unstable for d in self.dimensions.values())
+
+    @property
+    def partial_runs(self) -> bool:
+        """Some dimension was judged on fewer runs than requested (runs failed after retries)."""
+        return any(d.failed_runs for d in self.dimensions.values())
+
+
+class ItemResult(JudgedItem):
+    """One eval item (or hand-written test that used the judge) in the results file."""
+
+    outcome: Outcome
+    reason: str | None = Field(default=None, description="skip or xfail reason")
+    duration_s: float = 0.0
+
+    @classmethod
+    def of(
+        cls, judged: JudgedItem, outcome: Outcome, reason: str | None, duration_s: float
+    ) -> ItemResult:
+        """The row of an attempt once pytest decided it (the judged part is not validated
+        again: it is a model already)."""
+        values = dict(judged)  # fields and dimensions
+        if outcome == "error" and not judged.error:
+            values["error"] = reason  # stopped by something else than the judge (a timeout)
+        return cls.model_construct(
+            **values, outcome=outcome, reason=reason, duration_s=round(duration_s, 4)
+        )
+
+
+def dimension_keys(row: dict[str, Any]) -> list[str]:
+    """The keys of a results row (a JSON object) that hold dimension results."""
+    return [key for key in row if key not in NOT_DIMENSIONS and isinstance(row[key], dict)]
+
+
+# Keys of a results row that are not dimensions; a configured dimension cannot take them
+# (nor "combined", a key of the A/B comparison's per-target scores).
+NOT_DIMENSIONS = frozenset(ItemResult.model_fields) - {"relevance", "tone"}
+RESERVED_NAMES = NOT_DIMENSIONS | {"combined"}
