@@ -155,10 +155,10 @@ def _pick(
         if env.get(name, "").strip():
             candidates.append((env[name], f"environment variable {name}"))
             break
-    for name in (spec.ini, spec.old_ini):
-        ini_value = ini.get(name) if name else None
+    for ini_name in filter(None, (spec.ini, spec.old_ini)):
+        ini_value = ini.get(ini_name)
         if ini_value not in (None, ""):
-            candidates.append((ini_value, f"ini option {name}"))
+            candidates.append((ini_value, f"ini option {ini_name}"))
             break
     if not candidates:
         return spec.default, "default"
