@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .options import score_threshold
+from .options import run_count, score_threshold
 
 
 @dataclass(frozen=True)
@@ -41,18 +41,18 @@ def marker_overrides(
         raise ValueError(
             f"@pytest.mark.llmjudge got unknown keyword {unknown[0]!r} (known: {known})"
         )
-    runs = kwargs.get("runs")
-    if runs is not None and (not isinstance(runs, int) or isinstance(runs, bool) or runs < 1):
-        raise ValueError(f"@pytest.mark.llmjudge runs must be an integer >= 1, got {runs!r}")
-    thresholds = {}
+    values: dict[str, Any] = {}
     for name, value in kwargs.items():
-        if name == "runs":
-            continue
+        check = run_count if name == "runs" else score_threshold
         try:
-            thresholds[name] = score_threshold(str(value))
-        except ValueError as exc:
-            raise ValueError(f"@pytest.mark.llmjudge {name} {exc}") from None
-    return Overrides(runs, thresholds)
+            values[name] = check(value)
+        except (TypeError, ValueError) as exc:
+            reason = str(exc)
+            if "invalid literal" in reason or "could not convert" in reason or "argument" in reason:
+                reason = f"must be a number, got {value!r}"
+            raise ValueError(f"@pytest.mark.llmjudge {name} {reason}") from None
+    runs = values.pop("runs", None)
+    return Overrides(runs, values)
 
 
 def resolve_item_settings(

@@ -7,6 +7,7 @@ value or raises ValueError with a reason; the resolver adds where the text came 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,47 +35,47 @@ def _text_list(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError(f"must be >= 1, got {value}")
-    return value
+@dataclass(frozen=True)
+class Number:
+    """A number within bounds, declared once per option: the one range check of the table.
+
+    (Not pydantic: settings are resolved in every pytest session, also those without evals,
+    and those import no pydantic; see tests/integration/test_citizen.py.)
+    """
+
+    kind: type[int] | type[float]
+    at_least: float | None = None
+    at_most: float | None = None
+    above: float | None = None  # an exclusive lower bound
+
+    def __call__(self, text: str | int | float) -> Any:
+        if isinstance(text, bool) or (self.kind is int and isinstance(text, float)):
+            raise ValueError(f"must be an integer, got {text!r}")
+        value = self.kind(text)
+        if not math.isfinite(value):
+            raise ValueError(f"must be a finite number, got {text}")
+        if self.above is not None and not value > self.above:
+            raise ValueError(f"must be > {self.above:g}, got {text}")
+        low, high = self.at_least, self.at_most
+        if low is not None and high is not None and not low <= value <= high:
+            raise ValueError(f"must be between {low:g} and {high:g}, got {text}")
+        if low is not None and not value >= low:
+            raise ValueError(f"must be >= {low:g}, got {text}")
+        if high is not None and not value <= high:
+            raise ValueError(f"must be at most {high:g}, got {text}")
+        return value
 
 
-def _run_count(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_RUNS:
-        raise ValueError(f"must be at most {MAX_RUNS}, got {value}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError(f"must be >= 0, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise ValueError(f"must be > 0, got {text}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError(f"must be >= 0, got {text}")
-    return value
-
-
-def score_threshold(text: str) -> float:
-    """Parse a threshold on the 1-5 rubric scale."""
-    value = float(text)
-    if not 1 <= value <= 5:
-        raise ValueError(f"must be between 1 and 5, got {text}")
-    return value
+MAX_RUNS = 100  # more runs per dimension than this is a typo, not a plan
+_positive_int = Number(int, at_least=1)
+_non_negative_int = Number(int, at_least=0)
+_positive_float = Number(float, above=0)
+_non_negative_float = Number(float, at_least=0)
+_fraction = Number(float, at_least=0, at_most=1)
+# The one rule for a number of runs: flag, environment, ini, eval entry and marker.
+run_count = Number(int, at_least=1, at_most=MAX_RUNS)
+# A threshold on the 1-5 rubric scale.
+score_threshold = Number(float, at_least=1, at_most=5)
 
 
 def _boolean(text: str) -> bool:
@@ -101,13 +102,6 @@ def _choice(*choices: str) -> Callable[[str], str]:
 
 
 _provider = _choice(*PROVIDERS)
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise ValueError(f"must be between 0 and 1, got {text}")
-    return value
 
 
 def _targets(text: str) -> tuple[Target, ...] | None:
@@ -177,7 +171,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--judge-runs",
         "llmjudge_runs",
         "judge runs per dimension (default 1)",
-        _run_count,
+        run_count,
         1,
         env=("JUDGE_RUNS",),
         metavar="N",
@@ -428,7 +422,7 @@ OPTIONS += (
         "--judge-max-runs",
         "llmjudge_max_runs",
         "most runs per dimension with --judge-adaptive (default max(5, runs))",
-        _run_count,
+        run_count,
         None,
         env=("JUDGE_MAX_RUNS",),
         metavar="N",
@@ -623,7 +617,6 @@ OPTIONS += (
 )
 
 # Hostile inputs.
-MAX_RUNS = 100  # more runs per dimension than this is a typo, not a plan
 DEFAULT_MAX_INPUT_CHARS = 100_000  # ticket + response: fits common context windows
 
 OPTIONS += (

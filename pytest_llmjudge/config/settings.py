@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -267,43 +267,20 @@ def resolve_settings(
         )
     if values["fail_on_regression"] and values["baseline"] is None:
         raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
-    output = path("output")
-    assert output is not None
+    # An option's value is the Settings field of its name, unless resolved further here.
+    from_table: dict[str, Any] = {name: values[name] for name in OPTION_FIELDS}
+    from_table.update((name, path(name)) for name in PATH_FIELDS)
     return Settings(
+        **from_table,
         provider=provider,
         provider_reason=reason,
         model=model,
         base_url=base_url,
-        runs=values["runs"],
         thresholds=thresholds,
         dimensions=dimensions,
-        output=output,
-        concurrency=values["concurrency"],
-        timeout=values["timeout"],
-        max_retries=values["max_retries"],
-        max_tokens=values["max_tokens"],
-        strict=values["strict"],
-        temperature=values["temperature"],
-        retry_wait=values["retry_wait"],
         cache=cache,
-        cache_dir=path("cache_dir"),
-        max_calls=values["max_calls"],
-        max_cost=values["max_cost"],
         price=price,
-        strict_flaky=values["strict_flaky"],
-        adaptive=values["adaptive"],
         max_runs=max(values["max_runs"] or 5, values["runs"]),
-        adaptive_margin=values["adaptive_margin"],
-        verdict=values["verdict"],
-        undecided=values["undecided"],
-        sampling=values["sampling"],
-        scoring=values["scoring"],
-        dry_run=values["dry_run"],
-        progress=values["progress"],
-        min_pass_rate=values["min_pass_rate"],
-        min_mean=values["min_mean"],
-        baseline=path("baseline"),
-        fail_on_regression=values["fail_on_regression"],
         reports=tuple(where(p, "reports") for p in values["reports"]),
         targets=None
         if values["targets"] is None
@@ -314,15 +291,32 @@ def resolve_settings(
             headers=tuple(values["target_headers"]),
             timeout=values["target_timeout"],
         ),
-        tie_tolerance=values["tie_tolerance"],
-        save_responses=path("save_responses"),
-        max_input_chars=values["max_input_chars"],
-        baseline_strict=values["baseline_strict"],
-        min_agreement=values["min_agreement"],
-        label_margin=values["label_margin"],
-        trace=path("trace"),
-        log_dir=path("log_dir"),
     )
+
+
+# Settings fields resolved from more than their option's value (or from no option).
+RESOLVED_FIELDS = frozenset(
+    {
+        "provider",
+        "provider_reason",
+        "model",
+        "base_url",
+        "thresholds",
+        "dimensions",
+        "cache",
+        "price",
+        "max_runs",
+        "reports",
+        "targets",
+        "workers",  # set per xdist worker (worker_share)
+    }
+)
+PATH_FIELDS = ("output", "cache_dir", "baseline", "save_responses", "trace", "log_dir")
+OPTION_FIELDS = tuple(
+    f.name
+    for f in fields(Settings)
+    if f.name in OPTIONS_BY_DEST and f.name not in RESOLVED_FIELDS and f.name not in PATH_FIELDS
+)
 
 
 def worker_share(settings: Settings, workers: int, index: int) -> Settings:

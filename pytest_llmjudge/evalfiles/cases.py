@@ -18,18 +18,6 @@ from .json_entries import Unreadable, loads, loads_by_entry, members
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Score = Annotated[float, Field(ge=1, le=5)]
-KNOWN_FIELDS = (
-    "id",
-    "ticket",
-    "response",
-    "conversation",
-    "reference",
-    "thresholds",
-    "marks",
-    "runs",
-    "expected",
-    "metadata",
-)
 
 
 class TurnSpec(BaseModel):
@@ -60,7 +48,7 @@ class MarkSpec(BaseModel):
 
 
 class EvalCase(BaseModel):
-    """One validated eval entry."""
+    """One validated eval entry (its fields are the keys an entry may have)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
     id: NonEmpty
@@ -276,7 +264,7 @@ def _validate_all(
             result.entries.append(InvalidEntry(index, name, reason, line, where=where))
             continue
         first_index[case.id] = index
-        unknown_fields = sorted(set(entry) - set(KNOWN_FIELDS))
+        unknown_fields = sorted(set(entry) - set(EvalCase.model_fields))
         if unknown_fields:
             result.warnings.append(
                 (

@@ -15,7 +15,9 @@ import json
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..basics.fileio import write_atomically
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension
@@ -72,44 +74,63 @@ class JudgeCache:
         written for this key, unchanged since (checksum), a score that is an integer 1-5 (or
         a weighted score in [1, 5] beside the integer the judge wrote)."""
         try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
-            stored = {name: entry[name] for name in FIELDS}
-            checksum = entry["checksum"]
-        except (OSError, ValueError, KeyError, TypeError):
+            entry = CacheEntry.model_validate_json(self._path(key).read_bytes())
+        except (OSError, ValidationError):
             return None
-        score, reasoning, text_score = stored["score"], stored["reasoning"], entry.get("text_score")
-        whole = type(score) is int and text_score is None  # not a bool
-        weighted = type(score) is float and type(text_score) is int and 1 <= text_score <= 5
-        valid = (
-            checksum == _checksum({**stored, "text_score": text_score} if weighted else stored)
-            and stored["key"] == key
-            and (whole or weighted)
-            and 1 <= score <= 5
-            and isinstance(reasoning, str)
-            and all(type(stored[n]) is int for n in ("prompt_tokens", "completion_tokens"))
+        if entry.key != key or entry.checksum != _checksum(entry.stored()):
+            return None
+        return RunResult(
+            entry.score,
+            entry.reasoning,
+            entry.prompt_tokens,
+            entry.completion_tokens,
+            text_score=entry.text_score,
         )
-        if not valid:
-            return None
-        tokens = stored["prompt_tokens"], stored["completion_tokens"]
-        return RunResult(score, reasoning, *tokens, text_score=text_score)
 
     def put(self, key: str, result: RunResult) -> None:
-        stored = {
-            "key": key,
-            "score": result.score,
-            "reasoning": result.reasoning,
-            "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens,
-        }
-        if result.text_score is not None:  # weighted by logprobs (text entries stay as they were)
-            stored["text_score"] = result.text_score
-        entry = {**stored, "checksum": _checksum(stored)}
+        entry = CacheEntry(
+            key=key,
+            score=result.score,
+            reasoning=result.reasoning,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+            text_score=result.text_score,
+            checksum="",
+        )
+        entry.checksum = _checksum(entry.stored())
         # A cache that cannot be written only costs a call next time.
         with contextlib.suppress(OSError):
-            write_atomically(self._path(key), json.dumps(entry), durable=False)
+            write_atomically(
+                self._path(key), entry.model_dump_json(exclude_none=True), durable=False
+            )
 
 
-FIELDS = ("key", "score", "reasoning", "prompt_tokens", "completion_tokens")
+Score = Annotated[float, Field(ge=1, le=5)]
+
+
+class CacheEntry(BaseModel):
+    """One cached run as stored: strict types (no bool for an int, no text for a number)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    key: str
+    score: Annotated[int, Field(ge=1, le=5)] | Score  # a float only when weighted
+    reasoning: str
+    prompt_tokens: Annotated[int, Field(ge=0)]
+    completion_tokens: Annotated[int, Field(ge=0)]
+    text_score: Annotated[int, Field(ge=1, le=5)] | None = None  # weighted: what the judge wrote
+    checksum: str
+
+    @model_validator(mode="after")
+    def _whole_or_weighted(self) -> CacheEntry:
+        whole = type(self.score) is int and self.text_score is None
+        weighted = type(self.score) is float and self.text_score is not None
+        if not (whole or weighted):
+            raise ValueError("an integer score, or a weighted score beside the judge's integer")
+        return self
+
+    def stored(self) -> dict[str, Any]:
+        """What the checksum covers (text entries keep the keys they had before weighting)."""
+        return self.model_dump(exclude={"checksum"}, exclude_none=True)
 
 
 def _checksum(stored: dict[str, Any]) -> str:

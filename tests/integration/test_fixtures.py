@@ -124,13 +124,24 @@ def test_a(llmjudge):
 @pytest.mark.llmjudge(tone=9)
 def test_b(llmjudge):
     pass
+
+@pytest.mark.llmjudge(runs=1000)
+def test_c(llmjudge):
+    pass
+
+@pytest.mark.llmjudge(runs=2.5)
+def test_d(llmjudge):
+    pass
 """)
     result = run(pytester)
-    result.assert_outcomes(errors=2)
+    result.assert_outcomes(errors=4)
+    # the rule of --judge-runs and of an entry's runs: an integer from 1 to 100
     result.stdout.fnmatch_lines(
         [
-            "*@pytest.mark.llmjudge runs must be an integer >= 1, got 0*",
+            "*@pytest.mark.llmjudge runs must be between 1 and 100, got 0*",
             "*@pytest.mark.llmjudge tone must be between 1 and 5, got 9*",
+            "*@pytest.mark.llmjudge runs must be between 1 and 100, got 1000*",
+            "*@pytest.mark.llmjudge runs must be an integer, got 2.5*",
         ]
     )
 

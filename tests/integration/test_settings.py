@@ -10,7 +10,9 @@ from helpers import entry, run, write_evals
 def test_bad_value_fails_at_startup_with_one_line(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--judge-runs=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert result.stderr.lines[0] == "ERROR: pytest-llmjudge: --judge-runs must be >= 1, got 0"
+    assert result.stderr.lines[0] == (
+        "ERROR: pytest-llmjudge: --judge-runs must be between 1 and 100, got 0"
+    )
 
 
 def test_ini_values_in_pyproject(pytester: pytest.Pytester) -> None:

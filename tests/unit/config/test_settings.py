@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_llmjudge.config.settings import Settings, SettingsError, resolve_settings
+from pytest_llmjudge.config.options import (
+    OPTIONS,
+    OPTIONS_BY_DEST,
+    Number,
+    run_count,
+    score_threshold,
+)
+from pytest_llmjudge.config.settings import (
+    OPTION_FIELDS,
+    RESOLVED_FIELDS,
+    Settings,
+    SettingsError,
+    resolve_settings,
+)
 
 BASE = Path("/work/project")
 
@@ -72,7 +87,7 @@ def test_ollama_alias() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"cli": {"runs": "0"}}, "--judge-runs must be >= 1, got 0"),
+        ({"cli": {"runs": "0"}}, "--judge-runs must be between 1 and 100, got 0"),
         (
             {"env": {"JUDGE_RUNS": "three"}},
             "environment variable JUDGE_RUNS must be a number, got 'three'",
@@ -109,3 +124,52 @@ def test_bad_values_name_their_source(kwargs: dict[str, Any], message: str) -> N
     with pytest.raises(SettingsError) as excinfo:
         resolve(**kwargs)
     assert str(excinfo.value) == message
+
+
+# Options that are no Settings field of their own: what they become.
+CONSUMED_OPTIONS = {
+    "min_relevance": "thresholds",
+    "min_tone": "thresholds",
+    "target_body": "targets",
+    "target_field": "targets",
+    "target_headers": "targets",
+    "target_timeout": "targets",
+    "require_llm": "a check at start",
+}
+
+
+def test_the_option_table_is_the_one_source_of_the_settings_fields() -> None:
+    settings_fields = {f.name: f for f in fields(Settings)}
+    for name in settings_fields:
+        assert name in OPTIONS_BY_DEST or name in RESOLVED_FIELDS, name
+    for spec in OPTIONS:
+        assert spec.dest in settings_fields or spec.dest in CONSUMED_OPTIONS, spec.dest
+        field = settings_fields.get(spec.dest)
+        if spec.dest in OPTION_FIELDS and field is not None and field.default is not MISSING:
+            assert field.default == spec.default, spec.dest  # one default, the table's
+    # every option's value reaches its field as resolved
+    given = {"runs": "7", "undecided": "xfail", "label_margin": "0.25", "max_tokens": "64"}
+    resolved = resolve_settings(given, {}, {}, Path("."), Path("."))
+    assert (resolved.runs, resolved.undecided, resolved.label_margin) == (7, "xfail", 0.25)
+    assert resolved.max_tokens == 64
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "reason"),
+    [
+        (run_count, "101", "must be between 1 and 100, got 101"),
+        (run_count, 2.0, "must be an integer, got 2.0"),
+        (run_count, True, "must be an integer, got True"),
+        (score_threshold, "nan", "must be a finite number, got nan"),
+        (score_threshold, "0.5", "must be between 1 and 5, got 0.5"),
+        (Number(float, above=0), "0", "must be > 0, got 0"),
+        (Number(int, at_least=0), "-1", "must be >= 0, got -1"),
+        (Number(int, at_most=3), "4", "must be at most 3, got 4"),
+    ],
+)
+def test_one_range_check_for_every_number_option(
+    check: Number, value: str | float, reason: str
+) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(reason)}$"):
+        check(value)
+    assert run_count("100") == 100 and score_threshold(3) == 3.0

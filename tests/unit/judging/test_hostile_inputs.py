@@ -88,6 +88,40 @@ def test_the_limit_a_server_kept_is_reported_only_while_it_stays_lower() -> None
 # -- the cache cannot serve a wrong score -----------------------------------------------------
 
 
+def test_cache_entries_as_written_before_the_entry_model_still_read(tmp_path: Path) -> None:
+    cache = JudgeCache(lambda: tmp_path, {"model": "m"})
+    text, weighted = (cache.key(RELEVANCE, "ticket", r, 0) for r in ("text", "weighted"))
+    earlier = {  # the files the cache wrote before: the same keys, the same checksum
+        text: {
+            "key": text,
+            "score": 4,
+            "reasoning": "ok",
+            "prompt_tokens": 9,
+            "completion_tokens": 2,
+        },
+        weighted: {
+            "key": weighted,
+            "score": 3.87,
+            "reasoning": "ok",
+            "prompt_tokens": 9,
+            "completion_tokens": 2,
+            "text_score": 4,
+        },
+    }
+    for key, stored in earlier.items():
+        path = tmp_path / key[:2] / f"{key}.json"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps({**stored, "checksum": _checksum(stored)}))
+    assert cache.get(text) == RunResult(4, "ok", 9, 2)
+    assert cache.get(weighted) == RunResult(3.87, "ok", 9, 2, text_score=4)
+    cache.put(weighted, RunResult(3.87, "ok", 9, 2, text_score=4))  # written again: same file
+    path = tmp_path / weighted[:2] / f"{weighted}.json"
+    assert json.loads(path.read_text()) == {
+        **earlier[weighted],
+        "checksum": _checksum(earlier[weighted]),
+    }
+
+
 def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
     cache = JudgeCache(lambda: tmp_path, {"model": "m"})
     key = cache.key(RELEVANCE, "ticket", "response", 0)
@@ -105,6 +139,10 @@ def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
         stored = {**good, "score": bad}
         del stored["checksum"]
         assert served(score=bad, checksum=_checksum(stored)) is None, bad
+    for field, bad in (("prompt_tokens", True), ("prompt_tokens", -1), ("reasoning", 3)):
+        stored = {**good, field: bad}
+        del stored["checksum"]
+        assert served(**{field: bad, "checksum": _checksum(stored)}) is None, (field, bad)
     path.write_text(json.dumps(good))
     assert cache.get(key) is not None
     other = cache.key(RELEVANCE, "ticket", "other response", 0)
