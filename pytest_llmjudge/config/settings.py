@@ -123,7 +123,7 @@ class Settings:
     def header(self) -> str:
         """The one line that makes a run's judge setup reproducible."""
         model = self.model if self.uses_llm else "none (no LLM)"
-        limits = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
+        thresholds = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
         base = f" base_url={safe_url(self.base_url)}" if self.base_url else ""
         try:
             output = os.path.relpath(self.output)
@@ -136,7 +136,7 @@ class Settings:
         )
         return (
             f"llmjudge: provider={self.provider} ({self.provider_reason}) model={model}{base} "
-            f"runs={self.runs} thresholds: {limits} concurrency={self.concurrency} "
+            f"runs={self.runs} thresholds: {thresholds} concurrency={self.concurrency} "
             f"cache={'on' if self.cache else 'off'}{budget} output={output}"
         )
 

@@ -75,7 +75,7 @@ def choices_cap(exc: Any) -> int | None:
 
 
 # Worth sending again: timeout, conflict, rate limit and every server error (the rule the
-# openai SDK retries by); judge and bot requests alike.
+# openai SDK retries by); judge and target requests alike.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 

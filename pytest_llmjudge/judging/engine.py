@@ -1,4 +1,4 @@
-"""Scheduling of judge calls and bot requests: planning ahead, bounded concurrency, budgets.
+"""Scheduling of judge calls and target requests: planning ahead, bounded concurrency, budgets.
 
 Runs are identified by (dimension, rubric version, ticket, response, run index); each is
 made at most once per session, on the session's event loop (``loop.LoopThread``), retried
@@ -21,7 +21,7 @@ from ..config.settings import Settings
 from ..config.targets import TargetError
 from ..evalfiles.entry_rules import oversize_reason
 from ..judges import Judge, Usage
-from .bots import TargetAnswers
+from .target_answers import TargetAnswers
 from .budget import Budget
 from .cache import JudgeCache
 from .limiter import AdaptiveLimit
@@ -82,7 +82,7 @@ class JudgeEngine:
                 judge=self.judge_factory(s),
                 cache=self.cache,
                 budget=Budget(s.max_calls, s.max_cost, s.price),
-                # the bound on requests in flight, judge calls and bot requests together
+                # the bound on requests in flight, judge calls and target requests together
                 limit=AdaptiveLimit(s.concurrency),
                 trace=TraceWriter(s.trace) if s.trace is not None else None,
             )
@@ -283,7 +283,7 @@ class JudgeEngine:
         """The target's answer to the ticket (after the earlier turns), asked once per
         session; JudgeError if none."""
         try:
-            # a bot echoing a header's token must not carry it to the judge or any file
+            # a target echoing a header's token must not carry it to the judge or any file
             return redact(self._answer_future(target, ticket, context).result())
         except TargetError as exc:
             raise JudgeError(f"target {target}: {redact(str(exc))}") from None

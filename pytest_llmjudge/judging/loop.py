@@ -1,6 +1,6 @@
 """One event loop in a daemon thread, fed from pytest's thread.
 
-Items run in pytest's thread; judge calls and bot requests run as tasks on this loop. That
+Items run in pytest's thread; judge calls and target requests run as tasks on this loop. That
 keeps one loop (and one SDK client) for the whole session, never calls ``asyncio.run()``
 inside a user's running loop (pytest-asyncio), and lets many requests be in flight at once.
 """

@@ -1,4 +1,4 @@
-"""The one retry policy of judge calls and bot requests (tenacity is the only retry layer).
+"""The one retry policy of judge calls and target requests (tenacity is the only retry layer).
 
 Exponential backoff with jitter, bounded tries (and optionally time), and a server's
 ``Retry-After`` honoured when the exception carries one (``retry_after`` seconds).

@@ -160,7 +160,7 @@ def _item_rows(items: Sequence[ItemResult]) -> list[str]:
                 cells.append("-")
                 continue
             mark = "" if dim.passed else " ❌"
-            cells.append(f"{dim.score:.2f} ± {dim.std:.2f} (min {dim.threshold:g}){mark}")
+            cells.append(f"{dim.score:.2f} ± {dim.std:.2f} (threshold {dim.threshold:g}){mark}")
             if not dim.passed:
                 reasons.append(f"{name}: {dim.reasoning}")
         why = item.error or "; ".join(reasons) or ""

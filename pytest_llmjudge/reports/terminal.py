@@ -48,7 +48,7 @@ def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ())
 def judgment_table(judgments: Sequence[Judgment]) -> str:
     """A compact table: one row per dimension."""
     confident = any(j.mode == "confident" for j in judgments)
-    header: tuple[str, ...] = ("dimension", "mean", "std", "runs", "min", "verdict")
+    header: tuple[str, ...] = ("dimension", "mean", "std", "runs", "threshold", "verdict")
     if confident:
         header = (*header[:5], "95% CI", header[5])
     rows = [header]

@@ -46,9 +46,9 @@ def test_failure_report_is_verdict_table_reasoning_without_traceback(
             # run order follows arrival at the server, so the runs are matched loosely
             "relevance 3.00 < 3.5 (runs ?, ?, ?)",
             "",
-            "dimension  mean  std   runs     min  verdict",
-            "relevance  3.00  1.00  ?, ?, ?  3.5  FAIL (unstable)",
-            "tone       4.00  0.00  4, 4, 4  3.5  ok",
+            "dimension  mean  std   runs     threshold  verdict",
+            "relevance  3.00  1.00  ?, ?, ?  3.5        FAIL (unstable)",
+            "tone       4.00  0.00  4, 4, 4  3.5        ok",
             "",
             "relevance reasoning (run nearest the mean):",
             "  scripted relevance 3",

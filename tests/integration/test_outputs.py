@@ -57,8 +57,8 @@ def test_passing_items_show_their_scores(
             "evals/support.json::fine PASSED (relevance 5.00, tone 4.00)*",
             "*= PASSES =*",
             "*- Captured llmjudge call -*",
-            "dimension  mean  std   runs  min  verdict",
-            "relevance  5.00  0.00  5     3.5  ok",
+            "dimension  mean  std   runs  threshold  verdict",
+            "relevance  5.00  0.00  5     3.5        ok",
         ]
     )
 

@@ -14,7 +14,7 @@ import argparse
 import importlib.util
 import json
 import os
-import socket
+import select
 import subprocess
 import sys
 import time
@@ -42,43 +42,57 @@ def missing() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class LlamaServer:
-    """The server process; ``url`` is its OpenAI base URL (``.../v1``)."""
+    """The server process; ``url`` is its OpenAI base URL (``.../v1``), known once ready.
+
+    The server binds port 0 and says which port it got: no port is picked and freed first
+    for another process to take in between.
+    """
 
     def __init__(self, slots: int, threads: int = 2, ctx_per_slot: int = 2048) -> None:
         self.slots = slots
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        args = ["--slots", str(slots), "--threads", str(threads), "--port", str(self.port)]
+        self.url = ""
+        args = ["--slots", str(slots), "--threads", str(threads), "--port", "0"]
         args += ["--ctx-per-slot", str(ctx_per_slot)]
         self._proc = subprocess.Popen(
             [sys.executable, __file__, *args],
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            text=True,
         )
 
     def wait_ready(self, timeout: float = 60.0) -> dict[str, object]:
         """Block until the server answers ``/props``; its properties."""
         deadline = time.monotonic() + timeout
+        try:
+            self.url = self._announced_url(deadline)
+            while True:
+                try:
+                    props_url = self.url.removesuffix("/v1") + "/props"
+                    with urllib.request.urlopen(props_url, timeout=2) as reply:
+                        props: dict[str, object] = json.load(reply)
+                        return props
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _announced_url(self, deadline: float) -> str:
+        """The base URL the server process prints once it listens."""
+        assert self._proc.stdout is not None
         while True:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"llama.cpp server exited with {self._proc.returncode}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/props", timeout=2) as r:
-                    props: dict[str, object] = json.load(r)
-                    return props
-            except OSError:
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise
-                time.sleep(0.2)
+            ready, _, _ = select.select([self._proc.stdout], [], [], 0.2)
+            if ready:
+                line = self._proc.stdout.readline()
+                if line.startswith("OPENAI_BASE_URL="):
+                    return line.strip().removeprefix("OPENAI_BASE_URL=")
+                if not line:  # the pipe closed: the process ended
+                    raise RuntimeError(f"llama.cpp server exited with {self._proc.wait()}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("llama.cpp server did not start listening in time")
 
     def stop(self) -> None:
         self._proc.terminate()
@@ -104,6 +118,8 @@ def _serve(slots: int, threads: int, port: int, ctx_per_slot: int) -> None:
     params.cpuparams_batch.n_threads = threads
     server = xllamacpp.Server(params)
     print(f"OPENAI_BASE_URL={server.listening_address}/v1", flush=True)
+    # Nothing more on stdout: whoever started us reads only that line.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     while True:  # the server runs on its own threads until this process is ended
         time.sleep(3600)
 

@@ -31,13 +31,13 @@ from .retry import retrying
 if TYPE_CHECKING:
     import httpx2
 
-# Statuses worth another attempt: the bot is busy or briefly broken.
+# Statuses worth another try: the target is busy or briefly broken.
 MAX_REDIRECTS = 5
 
 
-def bot_client(config: TargetConfig) -> httpx2.AsyncClient:
-    """The pooled client for every bot request of a session (create it on the loop)."""
-    import httpx2  # here, not at import: most sessions never ask a bot
+def target_client(config: TargetConfig) -> httpx2.AsyncClient:
+    """The pooled client for every request to a target in a session (create it on the loop)."""
+    import httpx2  # here, not at import: most sessions never ask a target
 
     return httpx2.AsyncClient(timeout=config.timeout, trust_env=False)
 
@@ -77,9 +77,9 @@ async def ask(
             break
         location = str(reply.url.join(reply.headers.get("location", "")))
         if reply.status_code not in (307, 308):
-            # 301/302/303 turn the POST into a GET: the ticket would never reach the bot.
+            # 301/302/303 turn the POST into a GET: the ticket would never reach the target.
             raise TargetError(
-                f"HTTP {reply.status_code}: the bot moved to {safe_url(location)}; give that URL"
+                f"HTTP {reply.status_code}: the target moved to {safe_url(location)}; give that URL"
             )
         url = location  # 307/308: the same POST, body and all
     else:
@@ -137,7 +137,7 @@ class TargetAnswers:
         if config is None:
             raise TargetError("no targets are configured (--judge-targets)")
         if self._client is None:
-            self._client = bot_client(config)
+            self._client = target_client(config)
         target = config.get(target_name)
         tries = 0
         try:
