@@ -304,18 +304,19 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
 
 
 class socket_closed_port:
-    """A local port with nothing listening."""
+    """A local port with nothing listening: bound (so that no one else takes it), never
+    listened on, for as long as the block runs."""
 
     def __enter__(self) -> int:
         import socket
 
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port: int = probe.getsockname()[1]
+        self._held = socket.socket()
+        self._held.bind(("127.0.0.1", 0))
+        port: int = self._held.getsockname()[1]
         return port
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        self._held.close()
 
 
 def scenario_a(folder: Path) -> tuple[str, ...]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,3 +65,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(SUITE_TIMEOUT))
+
+
+@pytest.fixture
+def dead_port() -> Iterator[int]:
+    """A port bound and never listened on (held for the test, so that no other process takes
+    it meanwhile): connections to it are refused."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]

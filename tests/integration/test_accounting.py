@@ -3,7 +3,6 @@ in reruns, -x, timeouts, failed dimensions, rejected replies, xdist and dead jud
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
@@ -102,12 +101,12 @@ def test_totals_under_xdist_are_the_servers(
 
 
 def test_a_judge_nobody_listens_to_counts_every_connection_attempt(
-    pytester: pytest.Pytester, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester,
+    judge_server: JudgeServer,
+    monkeypatch: pytest.MonkeyPatch,
+    dead_port: int,
 ) -> None:
-    with socket.socket() as probe:  # a port with nothing listening
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{dead_port}/v1")
     write_evals(pytester, [entry("a"), entry("b", ticket="other")])
     run(pytester, "evals/", "--judge-max-retries=1").assert_outcomes(errors=2)
     assert _meta(pytester)["calls"] == 2 * 2 * 2  # items x dimensions x attempts

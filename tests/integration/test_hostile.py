@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +39,6 @@ def test_session_wide_refusals_stop_the_session_and_say_which(
     result.assert_outcomes(errors=4)
     assert judge_server.count() == 1  # nobody asks again after the refusal
     assert meaning in result.stdout.str()
-
-
-@pytest.fixture
-def dead_port() -> Iterator[int]:
-    """A port bound and never listened on (held for the test): connections are refused."""
-    with socket.socket() as held:
-        held.bind(("127.0.0.1", 0))
-        yield held.getsockname()[1]
 
 
 def test_an_unreachable_judge_is_given_up_once_and_named(
@@ -208,7 +198,7 @@ def test_bot_redirects_keep_the_post_or_fail_naming_the_location(
         result = run(pytester, "evals/", f"--judge-targets=bot={moved}", "--judge-no-cache")
         result.assert_outcomes(errors=1)
         result.stdout.fnmatch_lines(
-            [f"*target bot: HTTP 301: the bot moved to {bot.url.replace('/chat', '/v2/chat')}*"]
+            [f"*target bot: HTTP 301: the target moved to {bot.url.replace('/chat', '/v2/chat')}*"]
         )
         assert "Traceback" not in result.stdout.str() and "engine.py" not in result.stdout.str()
     finally:

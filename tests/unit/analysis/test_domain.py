@@ -166,7 +166,7 @@ def test_failure_report_has_verdict_table_and_reasoning() -> None:
     text = failure_report([judgment], ["relevance regressed 4.00 -> 2.67"])
     first, _, rest = text.partition("\n\n")
     assert first.endswith("; relevance regressed 4.00 -> 2.67")
-    assert "relevance  2.67  0.58  3, 3, 2  3.5  FAIL" in rest
+    assert "relevance  2.67  0.58  3, 3, 2  3.5        FAIL" in rest
     assert "relevance reasoning (run nearest the mean):\n  scored 3" in rest
 
 
