@@ -9,6 +9,7 @@ MIN_LABELLED labelled, judged items.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 
 from ..schema.results import ItemResult, LabelAgreement, LabelDifference
@@ -34,15 +35,15 @@ def ranks(values: Sequence[float]) -> list[float]:
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Pearson correlation of the ranks; None when either side does not vary."""
-    ra, rb = ranks(a), ranks(b)
-    mean_a, mean_b = math.fsum(ra) / len(ra), math.fsum(rb) / len(rb)
-    cov = math.fsum((x - mean_a) * (y - mean_b) for x, y in zip(ra, rb, strict=True))
-    var_a = math.fsum((x - mean_a) ** 2 for x in ra)
-    var_b = math.fsum((y - mean_b) ** 2 for y in rb)
-    if var_a == 0 or var_b == 0:
+    """Pearson correlation of the ranks; None when either side does not vary.
+
+    (``statistics.correlation(..., method="ranked")`` does this from Python 3.12 on; 3.10 and
+    3.11 have the Pearson part only.)
+    """
+    try:
+        return statistics.correlation(ranks(a), ranks(b))
+    except statistics.StatisticsError:  # a constant side (or fewer than two pairs)
         return None
-    return cov / math.sqrt(var_a * var_b)
 
 
 def quadratic_kappa(a: Sequence[int], b: Sequence[int]) -> float | None:

@@ -21,7 +21,6 @@ from ..config.settings import Settings
 from ..config.targets import TargetError
 from ..evalfiles.entry_rules import oversize_reason
 from ..judges import Judge, Usage
-from .target_answers import TargetAnswers
 from .budget import Budget
 from .cache import JudgeCache
 from .limiter import AdaptiveLimit
@@ -29,6 +28,7 @@ from .loop import LoopThread
 from .planned import PlannedRun, RunKey, hand_out
 from .progress import Progress
 from .runs import RunExecutor
+from .target_answers import TargetAnswers
 from .trace import TraceWriter
 
 WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
