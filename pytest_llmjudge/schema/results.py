@@ -201,7 +201,8 @@ class Meta(BaseModel):
         """``2 made (6 runs judged), 0 runs from the cache``: the runs judged only where they
         differ from the calls (several choices per call, or calls that failed)."""
         runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
-        return f"{self.calls} made{runs}, {self.cached_runs} runs from the cache"
+        cached = f"{self.cached_runs} run{'' if self.cached_runs == 1 else 's'} from the cache"
+        return f"{self.calls} made{runs}, {cached}"
 
 
 class ResultsFile(BaseModel):
