@@ -6,6 +6,7 @@ other prices or models set ``llmjudge_prices`` in ini (``model=input,output`` pe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -55,16 +56,22 @@ def parse_price_lines(lines: Iterable[str]) -> dict[str, tuple[float, float]]:
     return prices
 
 
+# A dated snapshot of a model: "gpt-4o-mini-2024-07-18" is "gpt-4o-mini" of that day.
+_SNAPSHOT = re.compile(r"^(?P<family>.+)-\d{4}-\d{2}-\d{2}$")
+
+
 def price_for(model: str | None, overrides: Mapping[str, tuple[float, float]]) -> Price | None:
-    """The configured or built-in price of a model; dated snapshots use their family's price."""
+    """The configured or built-in price of a model, or of the model a dated snapshot is of.
+
+    Nothing else is guessed: "gpt-4o-mni" (a typo) or "gpt-4o-audio" is not priced as
+    "gpt-4o"; its cost is unknown until llmjudge_prices names it.
+    """
     if not model:
         return None
+    snapshot = _SNAPSHOT.match(model)
+    names = (model, snapshot["family"]) if snapshot else (model,)
     for table, source in ((overrides, "ini llmjudge_prices"), (BUILTIN_PRICES, "built-in")):
-        if model in table:
-            return Price(*table[model], source=source)
-    # "gpt-4o-mini-2024-07-18" is priced as "gpt-4o-mini": take the longest matching family.
-    families = [name for name in BUILTIN_PRICES if model.startswith(f"{name}-")]
-    if families:
-        best = max(families, key=len)
-        return Price(*BUILTIN_PRICES[best], source="built-in")
+        for name in names:
+            if name in table:
+                return Price(*table[name], source=source)
     return None

@@ -176,6 +176,8 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
         )
     if meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
+    elif meta.llm and meta.calls:
+        usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"
     lines.append(usage)
     lines += [f"note: {notice}" for notice in meta.notices]
     if s.not_applicable:

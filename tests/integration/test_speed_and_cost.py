@@ -163,6 +163,15 @@ def test_tokens_and_cost_are_reported(pytester: pytest.Pytester, judge_server: J
     assert meta["price_source"] == "ini llmjudge_prices"
     run(pytester, "evals/", "--judge-no-cache", "--judge-model=unpriced")
     assert read_results(pytester)["meta"]["cost_usd"] is None
+    # a typo of a priced model is not priced as its family (gpt-4o would say $0.0009)
+    typo = run(pytester, "evals/", "--judge-no-cache", "--judge-model=gpt-4o-mni")
+    typo.stdout.fnmatch_lines(
+        [
+            "judge calls: 2 made, 0 runs from the cache, 240 tokens (200 prompt, 40 completion), "
+            "price unknown: add gpt-4o-mni to llmjudge_prices"
+        ]
+    )
+    assert read_results(pytester)["meta"]["cost_usd"] is None
 
 
 def test_max_cost_stops_new_calls(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:

@@ -240,5 +240,9 @@ def test_prices_from_table_families_and_ini() -> None:
     big = price_for("big", custom)
     assert big is not None and big.source == "ini llmjudge_prices"
     assert price_for("unknown-model", custom) is None
+    # a typo or another model of the family is not priced as the family (gpt-4o's $2.50)
+    assert price_for("gpt-4o-mni", {}) is None and price_for("gpt-4o-audio-preview", {}) is None
+    dated_custom = price_for("big-2026-01-31", custom)
+    assert dated_custom is not None and dated_custom.source == "ini llmjudge_prices"
     with pytest.raises(ValueError, match="expected 'model=input,output'"):
         parse_price_lines(["broken"])
