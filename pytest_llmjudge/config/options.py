@@ -51,7 +51,10 @@ class Number:
     def __call__(self, text: str | int | float) -> Any:
         if isinstance(text, bool) or (self.kind is int and isinstance(text, float)):
             raise ValueError(f"must be an integer, got {text!r}")
-        value = self.kind(text)
+        try:
+            value = self.kind(text)
+        except (TypeError, ValueError):
+            raise ValueError(f"must be a number, got {text!r}") from None
         if not math.isfinite(value):
             raise ValueError(f"must be a finite number, got {text}")
         if self.above is not None and not value > self.above:

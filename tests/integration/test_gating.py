@@ -155,14 +155,16 @@ def test_confident_verdict(
 
 @pytest.mark.parametrize(
     ("how", "outcome"),
-    [("--judge-unstable=xfail", "xfailed"), ("ini", "passed")],
+    [("--judge-unstable=xfail", "xfailed"), ("ini", "passed"), ("env", "xfailed")],
 )
 def test_the_names_of_undecided_before_0_2_still_work(
-    pytester: pytest.Pytester, how: str, outcome: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, outcome: str
 ) -> None:
     write_evals(pytester, [entry("case", "answer {{relevance=5,2,5}}")])
     if how == "ini":
         pytester.makeini("[pytest]\nllmjudge_unstable = pass\n")
+    if how == "env":
+        monkeypatch.setenv("JUDGE_UNSTABLE", "xfail")
     args = [how] if how.startswith("--") else []
     result = run(pytester, "evals/", "--judge-runs=3", "--judge-verdict=confident", *args)
     result.assert_outcomes(**{outcome: 1})

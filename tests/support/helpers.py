@@ -16,6 +16,7 @@ API_KEY = "sk-test-SECRET-0123456789abcdef"
 
 if TYPE_CHECKING:
     from pytest_llmjudge.config.settings import Settings
+    from pytest_llmjudge.outputs.session_results import SessionFacts
 
 
 def default_settings(**changes: Any) -> Settings:
@@ -24,6 +25,21 @@ def default_settings(**changes: Any) -> Settings:
 
     base = resolve_settings({}, {}, {}, base_dir=Path("."), ini_dir=Path("."))
     return replace(base, retry_wait=0.0, **changes)
+
+
+def session_facts(exit_status: int = 0) -> SessionFacts:
+    """How a one-second session that started on 2026-01-01 ended."""
+    from datetime import datetime, timezone
+
+    from pytest_llmjudge.outputs.session_results import SessionFacts
+
+    return SessionFacts(
+        exit_status=exit_status,
+        stopped_early=False,
+        started=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        duration=1.0,
+        output_shown="results/output.json",
+    )
 
 
 def write_evals(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from pytest_llmjudge.config.item_settings import Overrides, marker_overrides, re
 from pytest_llmjudge.config.pricing import parse_price_lines, price_for
 from pytest_llmjudge.config.targets import TargetError, expand_headers, extract, parse_targets
 from pytest_llmjudge.judges.base import RunResult
-from pytest_llmjudge.outputs.session_results import SessionFacts, SessionResults
+from pytest_llmjudge.outputs.session_results import SessionResults
 from pytest_llmjudge.reports.terminal import failure_report, terminal_summary, verdict_line
 from pytest_llmjudge.schema.results import (
     ItemResult,
@@ -36,7 +35,7 @@ from pytest_llmjudge.schema.results import (
     json_schema,
 )
 
-from helpers import default_settings
+from helpers import default_settings, session_facts
 
 
 def dim(score: float, runs: list[int] | None = None, threshold: float = 3.5) -> dict[str, Any]:
@@ -179,13 +178,7 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     results.add(ItemResult.of(judged, "failed", None, 0.2))  # a rerun replaces the attempt
     invalid = SkippedEntry(file="e.json", index=1, id="#1", reason="Missing 'ticket'")
     results.add_invalid("e.json::#1", invalid, "skipped")
-    facts = SessionFacts(
-        exit_status=0,
-        stopped_early=False,
-        started=datetime(2026, 1, 1, tzinfo=timezone.utc),
-        duration=1.0,
-        output_shown="results/output.json",
-    )
+    facts = session_facts(0)
     end = results.finish(default_settings(min_pass_rate=0.9), {}, facts)
     assert end.exit_status == 1 and end.results.meta.exit_status == 1  # the gate failed
     assert end.results.summary.failed == 1 and end.results.summary.skipped == 1

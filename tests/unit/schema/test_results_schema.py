@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -12,11 +11,11 @@ from pytest_llmjudge.__main__ import main
 from pytest_llmjudge.analysis.judgment import RunOutcome, build_judgment
 from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.outputs.merge import load_results
-from pytest_llmjudge.outputs.session_results import SessionFacts, SessionResults
+from pytest_llmjudge.outputs.session_results import SessionResults
 from pytest_llmjudge.outputs.writers import dump
 from pytest_llmjudge.schema.results import ItemResult, JudgedItem
 
-from helpers import default_settings
+from helpers import default_settings, session_facts
 
 
 def _results_file(tmp_path: Path) -> Path:
@@ -29,13 +28,7 @@ def _results_file(tmp_path: Path) -> Path:
     judged.relevance = judgment.result
     results = SessionResults()
     results.add(ItemResult.of(judged, "failed", None, 0.5))
-    facts = SessionFacts(
-        exit_status=1,
-        stopped_early=False,
-        started=datetime(2026, 1, 1, tzinfo=timezone.utc),
-        duration=1.0,
-        output_shown="out.json",
-    )
+    facts = session_facts(1)
     end = results.finish(default_settings(verdict="confident", runs=3), {}, facts)
     path = tmp_path / "new.json"
     path.write_text(dump(end.results), encoding="utf-8")
