@@ -152,6 +152,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if EVAL_ITEM_KEY in item.stash:  # deselected ones too: a baseline tells them from removed
+        item.config.stash[STATE_KEY].collected.append(item.nodeid)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if any(EVAL_ITEM_KEY in item.stash for item in session.items):
         session.config.stash[STATE_KEY].has_evals = True
@@ -171,12 +176,24 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     scores = getattr(report, "llmjudge_scores", None)
     if not scores or report.when != "call" or hasattr(report, "wasxfail"):
         return None
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None and state.summarising:
+        return None  # pytest's short summary keeps its shape: "PASSED <nodeid>"
     if report.passed:
         return "passed", ".", (f"PASSED ({scores})", {"green": True})
-    partial = getattr(report, "llmjudge_partial", "")
-    if report.failed and partial:  # a verdict on fewer runs than asked for
-        return "failed", "F", (f"FAILED ({partial})", {"red": True})
+    if report.failed:
+        return "failed", "F", (f"FAILED ({scores})", {"red": True})
     return None
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(config: pytest.Config) -> Any:
+    # From here on pytest asks for each report's word again (-rA, -rf): the -v line's
+    # scores would sit between the word and the node id there.
+    state = config.stash.get(STATE_KEY, None)
+    if state is not None:
+        state.summarising = True
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -204,6 +221,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = xdist_worker_output(session.config)
     if workeroutput is not None and usage is not None:  # builtins only: a JSON string
         workeroutput["llmjudge_usage"] = json.dumps(dataclasses.asdict(usage))
+    if workeroutput is not None and state.collected:
+        workeroutput["llmjudge_collected"] = json.dumps(state.collected)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -251,15 +270,19 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     from .judging.item_judge import ItemJudge
 
     install_log_redaction(request.config)
-    try:
-        settings = settings_for(request.node)
-    except ValueError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    state = request.config.stash[STATE_KEY]
-    case = getattr(request.node, "case", None)  # an eval item's entry
-    context = case.context if case is not None else NO_CONTEXT
     node = request.node
-    return ItemJudge(state.engine, settings, record_for(node), node.nodeid, context)
+    record = record_for(node)  # a test that asked for the judge counts, judged or not
+    try:
+        settings = settings_for(node)
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        state = request.config.stash[STATE_KEY]
+        case = getattr(node, "case", None)  # an eval item's entry
+        context = case.context if case is not None else NO_CONTEXT
+        return ItemJudge(state.engine, settings, record, node.nodeid, context)
+    record.errors.append(problem)
+    pytest.fail(problem, pytrace=False)  # outside the except: said once, no exception chain
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -136,9 +136,17 @@ def compare_dimension(nodeid: str, name: str, before: ScoreSummary, after: Score
 
 
 def compare_with_baseline(
-    items: Sequence[ItemResult], baseline: Baseline, source: str
+    items: Sequence[ItemResult],
+    baseline: Baseline,
+    source: str,
+    collected: Collection[str] | None = None,
 ) -> BaselineResult:
-    """Every judged item against its baseline row, and the mean change per dimension."""
+    """Every judged item against its baseline row, and the mean change per dimension.
+
+    ``collected``: the eval node ids this session collected (deselected ones too). A baseline
+    item is *removed* only when its file was collected and it was not in it; any other
+    baseline item not judged now is *not in this run*. Unknown (None): all of them are.
+    """
     current = {item.nodeid: item for item in measured(items)}
     changes: list[Change] = []
     compared = sorted(set(current) & set(baseline))
@@ -151,13 +159,22 @@ def compare_with_baseline(
             change = compare_dimension(nodeid, name, before, after)
             changes.append(change)
             deltas.setdefault(name, []).append(change.delta)
+    missing = sorted(set(baseline) - set(current))
+    collected = set(collected or ())
+    files = {nodeid.partition("::")[0] for nodeid in collected}
+    removed = [n for n in missing if n not in collected and n.partition("::")[0] in files]
+    regressed = {c.nodeid for c in changes if c.verdict == "regressed"}
+    improved = {c.nodeid for c in changes if c.verdict == "improved"} - regressed
     return BaselineResult(
         source=source,
         compared=len(compared),
         new=sorted(set(current) - set(baseline)),
-        removed=sorted(set(baseline) - set(current)),
-        regressed=sum(1 for c in changes if c.verdict == "regressed"),
-        improved=sum(1 for c in changes if c.verdict == "improved"),
+        removed=removed,
+        not_in_run=[n for n in missing if n not in removed],
+        regressed=len(regressed),
+        improved=len(improved),
+        regressed_dimensions=sum(1 for c in changes if c.verdict == "regressed"),
+        improved_dimensions=sum(1 for c in changes if c.verdict == "improved"),
         suite={name: _suite_change(name, values) for name, values in deltas.items()},
         changes=[c for c in changes if c.verdict != "unchanged"],
     )

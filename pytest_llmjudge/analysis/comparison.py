@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from ..basics.wording import counted
 from ..schema.results import (
     ComparedEntry,
     ItemResult,
@@ -57,6 +58,10 @@ def _entry(
     tolerance: float,
     dims: Sequence[str],
 ) -> ComparedEntry:
+    # A dimension that does not apply to this entry (correctness without a reference) is left
+    # out of its comparison; the entry is compared on the others.
+    left_out = [d for d in dims if any(d in item.not_applicable for item in per_target.values())]
+    dims = [d for d in dims if d not in left_out]
     complete = {
         t for t, item in per_target.items() if dims and all(d in item.dimensions for d in dims)
     }
@@ -67,9 +72,15 @@ def _entry(
         id=any_item.id,
         ticket=any_item.ticket,
         targets={t: _scores(item, dims, t in complete) for t, item in per_target.items()},
+        dimensions=dims,
+        left_out=left_out,
     )
     if len(judged) < 2:
-        entry.note = "fewer than two targets were judged: no winner"
+        unjudged = sorted(set(per_target) - complete)
+        entry.note = (
+            f"fewer than two targets were judged on {', '.join(dims) or 'any dimension'} "
+            f"(not judged: {', '.join(unjudged) or 'none'}): no winner"
+        )
         return entry
     entry.winner = _winner({t: _combined(d) for t, d in judged.items()}, tolerance)
     # Per run i: each target's combined score of its i-th runs; the majority of those winners.
@@ -197,8 +208,15 @@ def comparison_lines(comparison: TargetComparison) -> list[str]:
     """The win/loss/tie table and the significance lines, for terminal and markdown."""
     lines = [
         f"A/B comparison of {', '.join(comparison.targets)} on "
-        f"{comparison.compared} entries (tie tolerance {comparison.tie_tolerance:g}):"
+        f"{counted(comparison.compared, 'entry', 'entries')} "
+        f"(tie tolerance {comparison.tie_tolerance:g}):"
     ]
+    partly = sum(1 for e in comparison.entries if e.winner is not None and e.left_out)
+    if partly:
+        lines.append(
+            f"  {counted(partly, 'entry', 'entries')} compared without a dimension that does "
+            "not apply to them (no reference answer)"
+        )
     for name, o in comparison.overall.items():
         means = ", ".join(f"{d} {v:.2f}" for d, v in o.mean.items())
         lines.append(

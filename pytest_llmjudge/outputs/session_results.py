@@ -8,6 +8,7 @@ status and the lines to print; the writers put the results where they belong.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -90,8 +91,16 @@ class SessionResults:
     def add_collection_error(self, file: str, reason: str) -> None:
         self._collect_errors[file] = reason
 
-    def finish(self, settings: Settings, baseline: Baseline, facts: SessionFacts) -> SessionEnd:
-        """The results of the session; a failed gate turns a green session red."""
+    def finish(
+        self,
+        settings: Settings,
+        baseline: Baseline,
+        facts: SessionFacts,
+        collected: Collection[str] | None = None,
+    ) -> SessionEnd:
+        """The results of the session; a failed gate turns a green session red.
+
+        ``collected``: the eval node ids collected (deselected ones too), for the baseline."""
         results = self._build(settings, facts)
         results.labels = label_agreement(results.results, settings.label_margin)
         results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
@@ -102,14 +111,14 @@ class SessionResults:
             )
         elif settings.baseline is not None:
             results.baseline = compare_with_baseline(
-                results.results, baseline, facts.baseline_shown
+                results.results, baseline, facts.baseline_shown, collected
             )
         results.comparison = compare_targets(results.results, settings.tie_tolerance)
         exit_status = facts.exit_status
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
-        lines = terminal_summary(results, facts.output_shown)
+        lines = terminal_summary(results, facts.output_shown, strict=settings.strict)
         if facts.github_actions:
             lines += github_annotations(results)
         return SessionEnd(results, exit_status, lines)
@@ -137,12 +146,18 @@ class SessionResults:
             if outcome != "skipped"
         ]
         errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
+        invalid = sorted(
+            (entry for entry, _ in self._invalid.values()), key=lambda s: (s.file, s.index or 0)
+        )
+        summary = summarize(items, len(invalid_skipped), len(errors))
+        summary.invalid = len(invalid)
         return ResultsFile(
             meta=_meta(settings, facts, items, self._usage),
             results=items,
             skipped=skipped,
             errors=errors,
-            summary=summarize(items, len(invalid_skipped), len(errors)),
+            invalid=invalid,
+            summary=summary,
             unstable=[i.nodeid for i in items if i.unstable],
         )
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..basics.fileio import write_atomically
+from ..basics.fileio import shown, write_atomically
 from ..config.settings import Settings
 from ..reports.html import html_report
 from ..reports.markdown import markdown_report, summary_markdown
@@ -25,35 +25,47 @@ def dump(results: ResultsFile) -> str:
 
 def write_outputs(
     results: ResultsFile, settings: Settings, environ: Mapping[str, str]
-) -> list[str]:
-    """The results JSON, the markdown report and the GitHub step summary, as configured.
+) -> tuple[list[str], list[str]]:
+    """The results JSON, the reports, saved answers and the GitHub step summary, as configured.
 
     Each is written on its own: one that fails does not keep the others from being written.
-    Returns one line per failed write (empty when all went well).
+    Returns a line per file written beside the results (``HTML report: report.html``), and
+    a line per failed write.
     """
+    written: list[str] = []
     failures: list[str] = []
 
-    def attempt(what: str, path: Path | str, write: Callable[[], None]) -> None:
+    def attempt(what: str, path: Path | str, write: Callable[[], None], said: str = "") -> None:
         try:
             write()
         except OSError as exc:
             failures.append(f"could not write the {what} {path}: {exc.strerror or exc}")
+        else:
+            if said:
+                written.append(f"{said}: {shown(Path(path))}")
 
     attempt("results", settings.output, lambda: write_atomically(settings.output, dump(results)))
     for report in settings.reports:
-        attempt("report", report, functools.partial(write_report, report, results))
+        kind = "HTML report" if _is_html(report) else "markdown report"
+        attempt("report", report, functools.partial(write_report, report, results), kind)
     folder = settings.save_responses
     if folder is not None:
-        attempt("saved responses in", folder, lambda: save_responses(results, folder))
+        saved = "answers saved for replay in"
+        attempt("saved responses in", folder, lambda: save_responses(results, folder), saved)
     step_summary = environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        attempt("GitHub step summary", step_summary, lambda: _append(step_summary, results))
-    return failures
+        write = functools.partial(_append, step_summary, results)
+        attempt("GitHub step summary", step_summary, write, "GitHub step summary")
+    return written, failures
+
+
+def _is_html(path: Path) -> bool:
+    return path.suffix.lower() in (".html", ".htm")
 
 
 def write_report(path: Path, results: ResultsFile) -> None:
     """HTML for a .html/.htm path, markdown for any other."""
-    if path.suffix.lower() in (".html", ".htm"):
+    if _is_html(path):
         write_atomically(path, html_report(results))
     else:
         write_atomically(path, markdown_report(results))

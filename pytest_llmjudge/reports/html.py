@@ -230,9 +230,7 @@ def _baseline(baseline: BaselineResult) -> str:
     )
     return (
         f'<section id="baseline"><h2>Against the baseline {escape(baseline.source)}</h2>'
-        f"<p>{baseline.compared} items compared: {baseline.regressed} regressed, "
-        f"{baseline.improved} improved, {len(baseline.new)} new, {len(baseline.removed)} removed"
-        f"</p><ul>{suite}</ul><table><thead><tr><th>item</th><th>dimension</th><th>before</th>"
+        f"<p>{escape(baseline.counts_text())}</p><ul>{suite}</ul><table><thead><tr><th>item</th><th>dimension</th><th>before</th>"
         f"<th>after</th><th>delta</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>"
         "</section>"
     )

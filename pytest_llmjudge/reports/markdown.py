@@ -102,9 +102,7 @@ def _baseline_lines(baseline: BaselineResult) -> list[str]:
     if not baseline.comparable:
         return [f"Baseline `{baseline.source}` not compared: {baseline.mismatch}.", ""]
     lines = [
-        f"Baseline `{baseline.source}`: {baseline.compared} items compared, "
-        f"{baseline.regressed} regressed, {baseline.improved} improved, "
-        f"{len(baseline.new)} new, {len(baseline.removed)} removed.",
+        f"Baseline `{baseline.source}`: {baseline.counts_text()}.",
         "",
     ]
     lines += [f"- {entry.statement}" for entry in baseline.suite.values()]

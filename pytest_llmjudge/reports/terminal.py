@@ -10,6 +10,7 @@ from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
 from ..analysis.judgment import Judgment
+from ..basics.wording import counted
 from ..schema.results import BaselineResult, ResultsFile, Summary
 
 
@@ -119,12 +120,6 @@ def scores_line(
     return ", ".join(parts)
 
 
-def partial_runs_line(judgments: Sequence[Judgment]) -> str:
-    """``tone 2.00 (2 of 3 runs)``: the dimensions judged on fewer runs than asked for (the
-    -v line of a failed item says so); empty when every run was judged."""
-    return ", ".join(_score_with_runs(j) for j in judgments if j.failed_runs)
-
-
 def _score_with_runs(j: Judgment) -> str:
     part = f"{j.dimension} {j.score:.2f}"
     if j.failed_runs:
@@ -158,13 +153,35 @@ def outcome_counts(s: Summary) -> str:
     return ", ".join(counts) or "none run"
 
 
-def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
+INVALID_SHOWN = 5  # invalid entries named in the summary; the results file has them all
+
+
+def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
+    """``2 invalid entries (skipped; ...):`` and the first few, each with file, entry and why."""
+    invalid = results.invalid
+    if not invalid:
+        return []
+    became = "errors: --judge-strict" if strict else "skipped; --judge-strict makes them errors"
+    lines = [f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({became}):"]
+    for entry in invalid[:INVALID_SHOWN]:
+        name = f" ({entry.id})" if entry.id and entry.id != f"#{entry.index}" else ""
+        line = f", line {entry.line}" if entry.line else ""
+        lines.append(f"  {entry.file} entry {entry.index}{name}{line}: {entry.reason}")
+    if len(invalid) > INVALID_SHOWN:
+        lines.append(f"  and {len(invalid) - INVALID_SHOWN} more (all in the results file)")
+    return lines
+
+
+def terminal_summary(results: ResultsFile, output: str | None, strict: bool = False) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
     s, meta = results.summary, results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
         judge += " (no LLM)"
-    lines = [f"{s.total} eval items: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"]
+    lines = [
+        f"{counted(s.total, 'eval item')}: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"
+    ]
+    lines += invalid_lines(results, strict)
     means = suite_means(results.results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
@@ -231,11 +248,7 @@ def _baseline_summary(baseline: BaselineResult) -> list[str]:
             f"baseline {baseline.source} not compared: another judge made it "
             f"({baseline.mismatch}); no regression gate"
         ]
-    lines = [
-        f"baseline {baseline.source}: {baseline.compared} compared, "
-        f"{baseline.regressed} regressed, {baseline.improved} improved, "
-        f"{len(baseline.new)} new, {len(baseline.removed)} removed"
-    ]
+    lines = [f"baseline {baseline.source}: {baseline.counts_text()}"]
     lines += [f"  {entry.statement}" for entry in baseline.suite.values()]
     lines += [
         f"  regressed: {c.nodeid} {c.dimension} {c.before:.2f} -> {c.after:.2f} "

@@ -88,6 +88,11 @@ class Summary(BaseModel):
     failed: int = 0
     errors: int = 0
     skipped: int = 0
+    invalid: int = Field(
+        default=0,
+        description="entries that failed validation (counted in skipped, or in errors under "
+        "--judge-strict)",
+    )
     xfailed: int = 0
     xpassed: int = 0
     flaky: int = Field(default=0, description="items marked flaky_eval")
@@ -212,6 +217,11 @@ class ResultsFile(BaseModel):
     results: list[ItemResult]
     skipped: list[SkippedEntry]
     errors: list[ErrorEntry]
+    invalid: list[SkippedEntry] = Field(
+        default_factory=list,
+        description="entries that failed validation, with file, index and reason (also listed "
+        "under skipped, or under errors with --judge-strict)",
+    )
     summary: Summary
     unstable: list[str] = Field(
         default_factory=list, description="items whose runs straddle a threshold: mark or rerun"

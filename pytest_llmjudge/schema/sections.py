@@ -86,11 +86,36 @@ class BaselineResult(BaseModel):
         default=True, description="false when another judge made the baseline: not compared"
     )
     mismatch: str | None = Field(default=None, description="how the two judges differ")
-    compared: int = 0
-    new: list[str] = Field(default_factory=list)
-    removed: list[str] = Field(default_factory=list)
-    regressed: int = 0
-    improved: int = 0
+    compared: int = Field(default=0, description="items judged in both runs")
+    new: list[str] = Field(
+        default_factory=list, description="items judged now, not in the baseline"
+    )
+    removed: list[str] = Field(
+        default_factory=list,
+        description="baseline items no longer in their eval file (the file was collected now)",
+    )
+    not_in_run: list[str] = Field(
+        default_factory=list,
+        description="baseline items not judged in this run: deselected (-k, -m), in a file "
+        "not collected, skipped or an error",
+    )
+    regressed: int = Field(default=0, description="items with a dimension that regressed")
+    improved: int = Field(
+        default=0, description="items with a dimension that improved and none that regressed"
+    )
+    regressed_dimensions: int = Field(default=0, description="dimensions that regressed")
+    improved_dimensions: int = Field(default=0, description="dimensions that improved")
+
+    def counts_text(self) -> str:
+        """``3 items compared: 1 regressed (2 dimensions), 0 improved; 0 new, 0 removed, ...``"""
+        dims = self.regressed_dimensions
+        detail = f" ({dims} dimension{'s' * (dims != 1)})" if dims != self.regressed else ""
+        return (
+            f"{self.compared} item{'s' * (self.compared != 1)} compared: {self.regressed} "
+            f"regressed{detail}, {self.improved} improved; {len(self.new)} new, "
+            f"{len(self.removed)} removed, {len(self.not_in_run)} not in this run"
+        )
+
     suite: dict[str, SuiteChange] = Field(default_factory=dict)
     changes: list[Change] = Field(
         default_factory=list, description="changes beyond the noise level"
@@ -120,6 +145,13 @@ class ComparedEntry(BaseModel):
     id: str | None = None
     ticket: str | None = None
     targets: dict[str, TargetScores]
+    dimensions: list[str] = Field(
+        default_factory=list, description="the dimensions this entry is compared on"
+    )
+    left_out: list[str] = Field(
+        default_factory=list,
+        description="dimensions that do not apply to this entry (no reference): not compared",
+    )
     winner: str | None = Field(default=None, description="a target, 'tie', or null when undecided")
     note: str | None = None
     majority_winner: str | None = None

@@ -78,11 +78,15 @@ class ResultsReporter:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        usage = (xdist_worker_output(node) or {}).get("llmjudge_usage")
+        output = xdist_worker_output(node) or {}
+        usage = output.get("llmjudge_usage")
         if usage is not None:  # what that worker's engine sent
             from ..judges.base import Usage
 
             self.results.add_usage(Usage(**json.loads(usage)))
+        collected = output.get("llmjudge_collected")
+        if collected is not None:  # every worker collects the same items
+            self.config.stash[STATE_KEY].collected = json.loads(collected)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
@@ -119,14 +123,14 @@ class ResultsReporter:
         if state.usage is not None:  # this process's own judging (none under xdist)
             self.results.add_usage(state.usage)
         facts = session_facts(session, int(exitstatus), self.started, self.clock)
-        end = self.results.finish(state.settings, state.baseline, facts)
-        failures = write_outputs(end.results, state.settings, os.environ)
+        end = self.results.finish(state.settings, state.baseline, facts, state.collected)
+        written, failures = write_outputs(end.results, state.settings, os.environ)
         status = end.exit_status
         if failures and status == pytest.ExitCode.OK:
             status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run
         if status != exitstatus:
             session.exitstatus = pytest.ExitCode(status)
-        self.summary = end.summary + failures
+        self.summary = end.summary + written + failures
 
     # Outermost: after pytest's short test summary, so that it does not scroll away.
     @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -16,7 +16,7 @@ from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
-from ..reports.terminal import partial_runs_line, scores_line
+from ..reports.terminal import scores_line
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
 from .pytest_internals import crash_message
@@ -31,13 +31,11 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def judged_item(item: pytest.Item) -> JudgedItem | None:
-    """What this attempt judged, as its results row; None for a test that never touched the
-    judge."""
+    """What this attempt judged, as its results row; None for a test that never asked for the
+    judge (a hand-written test that did counts, whether it judged or not)."""
     record = item.stash.get(RECORD_KEY, None)
-    if not isinstance(item, EvalItem) and (
-        record is None or not (record.judgments or record.errors)
-    ):
-        return None
+    if not isinstance(item, EvalItem) and record is None:
+        return None  # a test that never asked for the judge
     row = JudgedItem(
         id=item.name,
         file=_relative(item.path, item.config.rootpath),
@@ -125,8 +123,6 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
                 judgments = list(attempt.judgments.values())
                 scores = scores_line(judgments, row.injection_suspected, _far_from_label(item))
                 report.llmjudge_scores = scores  # type: ignore[attr-defined]
-                # a failed item's -v line names only the dimensions judged on fewer runs
-                report.llmjudge_partial = partial_runs_line(judgments)  # type: ignore[attr-defined]
             # --junitxml reads the properties of the item (via its teardown report); a rerun
             # replaces the earlier attempt's.
             item.user_properties[:] = [

@@ -32,11 +32,15 @@ def labelled(pytester: pytest.Pytester, judge_server: JudgeServer) -> pytest.Pyt
 
 
 def test_agreement_in_results_terminal_and_report(labelled: pytest.Pytester) -> None:
-    result = run(labelled, "evals/", "--judge-report=report.md", "--judge-label-margin=0.5", "-rA")
+    result = run(
+        labelled, "evals/", "--judge-report=report.md", "--judge-label-margin=0.5", "-v", "-rA"
+    )
     result.stdout.fnmatch_lines(
         [
-            # scored 4 against a label of 3: shown on its -rA line, still a pass
-            "PASSED (relevance 4.00 (label 3), tone 4.00) evals/support.json::e1",
+            # scored 4 against a label of 3: shown on its -v line, still a pass
+            "evals/support.json::e1 PASSED (relevance 4.00 (label 3), tone 4.00)*",
+            # pytest's short summary keeps its shape: word, node id
+            "PASSED evals/support.json::e1",
             "agreement with human labels:",
             "  relevance: n=5 spearman 0.90 kappa 0.90 exact 0.60 within one 1.00 bias +0.00 "
             "(no bias)",

@@ -260,7 +260,8 @@ def test_baseline_comparison(pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
-            "baseline main.json: 3 compared, 1 regressed, 1 improved, 1 new, 1 removed",
+            "baseline main.json: 3 items compared: 1 regressed, 1 improved; 1 new, 1 removed, "
+            "0 not in this run",
             "  relevance: no significant difference from the baseline (mean change +0.00, "
             "95% CI -2.98 to +2.98)",
             "  regressed: evals/support.json::dropped relevance 5.00 -> 4.00 (-1.00, "
@@ -275,6 +276,38 @@ def test_baseline_comparison(pytester: pytest.Pytester) -> None:
     # 4,4,4 -> 4,4,3 is noise: not listed as a change
     assert ("evals/support.json::wobble", "relevance") not in verdicts
     assert baseline["suite"]["relevance"]["items"] == 3
+
+
+def test_baseline_counts_items_and_tells_deselected_from_removed(
+    pytester: pytest.Pytester,
+) -> None:
+    option = _baseline(pytester)
+    two_dimensions = json.loads((pytester.path / "main.json").read_text())
+    two_dimensions["results"][0]["tone"] = {"score": 5.0, "std": 0.0, "runs": [5, 5, 5]}
+    (pytester.path / "main.json").write_text(json.dumps(two_dimensions))
+    result = run(pytester, "evals/", "--judge-runs=3", option, "-k", "dropped or better")
+    result.assert_outcomes(passed=2, deselected=2)
+    # "dropped" fell on relevance and tone: one item, two dimensions; "wobble" was deselected
+    # (not removed: its file was collected and still holds it); "gone" is no longer there.
+    result.stdout.fnmatch_lines(
+        [
+            "baseline main.json: 2 items compared: 1 regressed (2 dimensions), 1 improved; "
+            "0 new, 1 removed, 1 not in this run",
+        ]
+    )
+    baseline = read_results(pytester)["baseline"]
+    assert (baseline["regressed"], baseline["regressed_dimensions"]) == (1, 2)
+    assert baseline["removed"] == ["evals/support.json::gone"]
+    assert baseline["not_in_run"] == ["evals/support.json::wobble"]
+    # another file's run does not call this file's items removed
+    write_evals(pytester, [entry("other", "answer")], name="other.json")
+    result = run(pytester, "evals/other.json", "--judge-runs=3", option)
+    result.stdout.fnmatch_lines(
+        [
+            "baseline main.json: 0 items compared: 0 regressed, 0 improved; 1 new, 0 removed, "
+            "4 not in this run"
+        ]
+    )
 
 
 def test_fail_on_regression(pytester: pytest.Pytester) -> None:

@@ -41,6 +41,7 @@ def test_results_superset_of_the_harness_format(
         "failed": 1,
         "errors": 0,
         "skipped": 1,
+        "invalid": 1,
         "xfailed": 0,
         "xpassed": 0,
         "flaky": 0,

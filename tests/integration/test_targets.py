@@ -148,6 +148,38 @@ def test_significance_over_the_suite(pytester: pytest.Pytester, bots: Any) -> No
     )
 
 
+def test_entries_without_a_reference_are_compared_on_the_dimensions_that_apply(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    python = bots(answering("relevance=5 tone=5 correctness=5"))
+    dotnet = bots(answering("relevance=3 tone=4 correctness=2"))
+    referenced = {**TICKETS[0], "reference": "The right answer."}
+    write_evals(pytester, [referenced, *TICKETS[1:]])
+    result = run(
+        pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-dimensions=correctness"
+    )
+    result.assert_outcomes(passed=3, failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "A/B comparison of python, dotnet on 3 entries (tie tolerance 0.01):",
+            "  2 entries compared without a dimension that does not apply to them (no reference "
+            "answer)",
+            "  python: 3 wins (100.0%)*",
+        ]
+    )
+    comparison = read_results(pytester)["comparison"]
+    entries = {e["id"]: e for e in comparison["entries"]}
+    assert entries["t0"]["dimensions"] == ["relevance", "tone", "correctness"]
+    assert entries["t1"]["dimensions"] == ["relevance", "tone"]
+    assert entries["t1"]["left_out"] == ["correctness"] and entries["t1"]["winner"] == "python"
+    # the combined score of an entry is over the dimensions it was compared on
+    assert entries["t1"]["targets"]["dotnet"]["combined"] == 3.5
+    assert entries["t0"]["targets"]["dotnet"]["combined"] == 3.0
+    assert comparison["compared"] == 3
+    correctness = next(s for s in comparison["significance"] if s["dimension"] == "correctness")
+    assert correctness["items"] == 1  # only the entry with a reference
+
+
 def test_a_bot_that_is_down_is_an_error_never_judged(
     pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
 ) -> None:
@@ -172,7 +204,9 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
     comparison = read_results(pytester)["comparison"]
     (only,) = comparison["entries"]  # the entry is listed, with no winner and the reason
     assert only["winner"] is None and only["targets"]["dotnet"]["outcome"] == "error"
-    assert only["note"] == "fewer than two targets were judged: no winner"
+    assert only["note"] == (
+        "fewer than two targets were judged on relevance, tone (not judged: dotnet): no winner"
+    )
     assert comparison["compared"] == 0
 
 

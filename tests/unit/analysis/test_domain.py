@@ -120,8 +120,11 @@ def test_baseline_regressions_only_beyond_the_noise(tmp_path: Path) -> None:
     baseline = load_baseline(path).items
     assert set(baseline["e.json::gone"]) == {"relevance"}  # metadata is not a dimension
     now = [item("e.json::a", relevance=dim(4.0)), item("e.json::b", relevance=dim(3.5))]
-    result = compare_with_baseline(now, baseline, "old.json")
+    result = compare_with_baseline(now, baseline, "old.json", collected=["e.json::a", "e.json::b"])
     assert (result.compared, result.regressed, result.removed) == (2, 1, ["e.json::gone"])
+    # what was collected is not known (a merge): missing items are not called removed
+    unknown = compare_with_baseline(now, baseline, "old.json")
+    assert (unknown.removed, unknown.not_in_run) == ([], ["e.json::gone"])
     assert [c.nodeid for c in result.changes] == ["e.json::a"]  # b's drop is within noise
     lines = regression_messages("e.json::a", {"relevance": ScoreSummary(score=4.0)}, baseline)
     assert lines == ["relevance regressed 5.00 -> 4.00 (-1.00, noise level 0.50)"]

@@ -1,10 +1,10 @@
-"""The -v line of an item: its scores, and for a failed item the dimensions on partial runs."""
+"""The -v line of an item: its scores, with the dimensions judged on partial runs named."""
 
 from __future__ import annotations
 
 from pytest_llmjudge.analysis.judgment import Judgment, RunOutcome, build_judgment
 from pytest_llmjudge.judges.base import RunResult
-from pytest_llmjudge.reports.terminal import partial_runs_line, scores_line
+from pytest_llmjudge.reports.terminal import scores_line
 
 
 def _judged(dimension: str, scores: list[int], failed: int = 0) -> Judgment:
@@ -18,5 +18,3 @@ def test_partial_runs_are_named_as_data_whatever_else_the_line_says() -> None:
     # a label note after the runs once made the failed item's line read "FAILED ()"
     line = scores_line(judgments, far_from_label={"relevance": 5})
     assert line == "relevance 2.00 (1 of 2 runs) (label 5), tone 4.00"
-    assert partial_runs_line(judgments) == "relevance 2.00 (1 of 2 runs)"
-    assert partial_runs_line([_judged("tone", [4, 4])]) == ""

@@ -1,0 +1,142 @@
+"""What the end of a session says: counts that agree with pytest's, invalid entries named,
+scores on -v lines (and pytest's own shape in its short summary), every file written named."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+pytestmark = pytest.mark.usefixtures("judge_server")
+
+
+def test_v_lines_carry_the_scores_and_the_short_summary_keeps_pytests_shape(
+    pytester: pytest.Pytester,
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("fine", "answer {{relevance=5 tone=4}}"),
+            entry("weak", "answer {{relevance=2 tone=4}}", ticket="other"),
+        ],
+    )
+    result = run(pytester, "evals/", "-v", "-rA")
+    result.stdout.fnmatch_lines(
+        [
+            "evals/support.json::fine PASSED (relevance 5.00, tone 4.00)*",
+            "evals/support.json::weak FAILED (relevance 2.00, tone 4.00)*",
+        ]
+    )
+    # tools that read "PASSED <nodeid>" find it in pytest's short summary
+    result.stdout.fnmatch_lines(
+        [
+            "*short test summary info*",
+            "PASSED evals/support.json::fine",
+            "FAILED evals/support.json::weak - relevance 2.00 < 3.5 (runs 2)",
+        ]
+    )
+    summary = result.stdout.str().split("short test summary info")[1]
+    assert "(relevance" not in summary.split("= llmjudge =")[0]
+
+
+def test_invalid_entries_are_counted_and_named_without_rs(pytester: pytest.Pytester) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("fine"),
+            {"id": "no-answer", "ticket": "T"},
+            {"id": "", "ticket": "T", "response": "R"},
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "3 eval items: 1 passed, 2 skipped; judge: openai gpt-4o-mini, runs=1",
+            "2 invalid entries (skipped; --judge-strict makes them errors):",
+            "  evals/support.json entry 1 (no-answer), line 7: Missing 'response' field",
+            "  evals/support.json entry 2, line 11: 'id' must be a non-empty string",
+        ]
+    )
+    results = read_results(pytester)
+    assert results["summary"]["invalid"] == 2
+    assert [(e["index"], e["id"]) for e in results["invalid"]] == [(1, "no-answer"), (2, "#2")]
+    strict = run(pytester, "evals/", "--judge-strict")
+    strict.assert_outcomes(passed=1, errors=2)
+    strict.stdout.fnmatch_lines(
+        [
+            "3 eval items: 1 passed, 2 errors; *",
+            "2 invalid entries (errors: --judge-strict):",
+        ]
+    )
+
+
+def test_many_invalid_entries_show_the_first_few(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [{"id": f"bad-{i}", "ticket": "T"} for i in range(7)])
+    result = run(pytester, "evals/")
+    result.stdout.fnmatch_lines(
+        ["7 invalid entries (*", "  evals/support.json entry 4 (bad-4)*", "  and 2 more (*"]
+    )
+    assert "entry 5 (bad-5)" not in result.stdout.str()
+
+
+def test_hand_written_tests_are_counted_as_pytest_counts_them(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_hand="""
+        import pytest
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("fixture broke")
+
+        def test_judged(llmjudge):
+            assert llmjudge.relevance(ticket="T", response="R {{relevance=5}}").score == 5
+
+        def test_broken_fixture(llmjudge, broken):
+            pass
+
+        @pytest.mark.llmjudge(runs=0)
+        def test_bad_marker(llmjudge):
+            pass
+        """
+    )
+    write_evals(pytester, [entry("fine")])
+    result = run(pytester, "evals/", "test_hand.py")
+    result.assert_outcomes(passed=2, errors=2)
+    result.stdout.fnmatch_lines(["4 eval items: 2 passed, 2 errors; *"])
+    # the marker's problem is said once, without an exception chain
+    text = result.stdout.str()
+    marker = "@pytest.mark.llmjudge runs must be between 1 and 100, got 0"
+    assert text.split("short test summary")[0].count(marker) == 1
+    assert "During handling" not in text
+    errors = {e["id"]: e["reason"] for e in read_results(pytester)["errors"]}
+    assert "fixture broke" in errors["test_broken_fixture"]
+    assert marker in errors["test_bad_marker"]
+
+
+def test_one_item_is_one_item(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("only")])
+    run(pytester, "evals/").stdout.fnmatch_lines(["1 eval item: 1 passed; *"])
+
+
+def test_the_summary_names_every_file_written(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("only")])
+    result = run(
+        pytester,
+        "evals/",
+        "--judge-output=out/results.json",
+        "--judge-report=out/report.html",
+        "--judge-report=out/report.md",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "results: out/results.json",
+            "HTML report: out/report.html",
+            "markdown report: out/report.md",
+        ]
+    )
+    for name in ("results.json", "report.html", "report.md"):
+        assert (pytester.path / "out" / name).is_file()
