@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,10 +135,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[SESSION_LOG] = open_session_log(session.config)
 
 
-def pytest_report_header(config: pytest.Config) -> str | None:
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
-    return config.stash[STATE_KEY].settings.header()
+    settings = config.stash[STATE_KEY].settings
+    if not settings.needs_api_key:
+        return [settings.header()]
+    from .session.judge_check import missing_key_line
+
+    missing_key = missing_key_line(settings, os.environ)
+    return [settings.header(), *([missing_key] if missing_key else [])]
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -160,6 +167,14 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     if any(EVAL_ITEM_KEY in item.stash for item in session.items):
         session.config.stash[STATE_KEY].has_evals = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    if session.config.stash[STATE_KEY].settings.uses_llm:  # nothing to ask a heuristic
+        from .session.judge_check import check_judge_before_items
+
+        check_judge_before_items(session)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -12,7 +12,15 @@ from .stats import aggregate, confidence_interval, decide, interval_fields
 
 
 class JudgeError(Exception):
-    """A dimension could not be judged at all: every run failed."""
+    """A dimension could not be judged at all: every run failed.
+
+    ``dimension`` and ``reason`` (when known) let an item fold one cause shared by several
+    dimensions into one sentence."""
+
+    def __init__(self, message: str, *, dimension: str | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.dimension = dimension
+        self.reason = reason or message
 
 
 class NotApplicable(Exception):
@@ -108,8 +116,8 @@ def build_judgment(
     results = [o.result for o in outcomes if o.result is not None]
     failures = tuple(o.error for o in outcomes if o.error is not None)
     if not results:
-        reasons = sorted(set(failures))
-        raise JudgeError(f"{dimension}: " + "; ".join(reasons))
+        reason = "; ".join(sorted(set(failures)))
+        raise JudgeError(f"{dimension}: {reason}", dimension=dimension, reason=reason)
     scores = [r.score for r in results]
     agg = aggregate(scores, threshold)
     low, high = confidence_interval(agg.mean, agg.std, len(scores))

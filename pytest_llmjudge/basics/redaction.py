@@ -72,3 +72,15 @@ class RedactingFilter(logging.Filter):
         if cleaned != message:
             record.msg, record.args = cleaned, None
         return True
+
+
+# A log record of a problem the item's own report states: kept in log files (--judge-log-dir),
+# left out of pytest's captured logs, where it would repeat the report.
+SHOWN_IN_REPORT = {"llmjudge_shown_in_report": True}
+
+
+class NotTwiceFilter(logging.Filter):
+    """On pytest's log handlers: drops the records an item's report already says."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "llmjudge_shown_in_report", False)

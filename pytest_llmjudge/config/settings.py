@@ -120,6 +120,11 @@ class Settings:
     def uses_llm(self) -> bool:
         return self.provider != "heuristic"
 
+    @property
+    def needs_api_key(self) -> bool:
+        """OpenAI itself needs OPENAI_API_KEY; a local server (a base URL, Ollama) takes any."""
+        return self.uses_llm and self.provider != "ollama" and self.base_url is None
+
     def header(self) -> str:
         """The one line that makes a run's judge setup reproducible."""
         model = self.model if self.uses_llm else "none (no LLM)"

@@ -44,7 +44,7 @@ def make_judge(settings: Settings) -> Judge:
         base_url=settings.base_url,
         timeout=settings.timeout,
         temperature=settings.temperature,
-        key_optional=settings.provider == "ollama" or settings.base_url is not None,
+        key_optional=not settings.needs_api_key,
         scoring=settings.scoring,
         max_tokens=settings.max_tokens,
     )

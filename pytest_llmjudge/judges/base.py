@@ -48,6 +48,7 @@ class Usage:
     choices_cap: int = 0  # the most choices the server takes per request, once learned
     kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
     server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
+    stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
     # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
@@ -67,6 +68,7 @@ class Usage:
         self.choices_cap = min(caps, default=0)
         self.kept_in_flight += other.kept_in_flight
         self.server_slots = max(self.server_slots, other.server_slots)
+        self.stopped = self.stopped or other.stopped
 
 
 class JudgeCallError(Exception):
@@ -95,7 +97,14 @@ class RetryableJudgeError(JudgeCallError):
 
 
 class FatalJudgeError(JudgeCallError):
-    """Nothing in this session can be judged (bad key, no permission, unknown model, no key)."""
+    """Nothing in this session can be judged (bad key, no permission, unknown model, no key).
+
+    ``short`` names the cause in a few words (``404 not found``) for the items that are not
+    judged because of it: the whole message is said once."""
+
+    def __init__(self, message: str, *, short: str = "") -> None:
+        super().__init__(message)
+        self.short = short or message
 
 
 class RejectedRequestError(JudgeCallError):

@@ -103,7 +103,7 @@ def status_error(exc: Any) -> JudgeCallError:
             throttled=status == 429,
         )
     if status in SESSION_WIDE:
-        return FatalJudgeError(f"{message} ({SESSION_WIDE[status]})")
+        return FatalJudgeError(f"{message} ({SESSION_WIDE[status]})", short=f"{status} {label}")
     return RejectedRequestError(message)  # e.g. 400 context_length_exceeded: this item only
 
 

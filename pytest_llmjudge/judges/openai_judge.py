@@ -31,6 +31,7 @@ _MISSING_KEY = (
 )
 
 logger = logging.getLogger("pytest_llmjudge")
+LOOKUP_TIMEOUT = 10.0  # seconds for the model lookup before the first item
 
 
 class OpenAIJudge:
@@ -78,7 +79,7 @@ class OpenAIJudge:
             key = os.environ.get("OPENAI_API_KEY", "").strip()
             if not key:
                 if not self.key_optional:
-                    raise FatalJudgeError(_MISSING_KEY)
+                    raise FatalJudgeError(_MISSING_KEY, short="OPENAI_API_KEY is not set")
                 key = "unused"  # local servers (Ollama, vLLM) accept any key
             self._client = AsyncOpenAI(
                 api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0
@@ -103,6 +104,57 @@ class OpenAIJudge:
             return None  # no such endpoint, or not JSON: the server keeps its capacity to itself
         valid = type(slots) is int and slots > 0
         return slots if valid else None
+
+    async def preflight(self, usage: Usage) -> str | None:
+        """Whether this judge can serve the session, asked once before the first item.
+
+        The model is looked up (``GET /models/{model}``: no tokens). Where the server has no
+        such endpoint or knows the model under another name (Ollama's ``llama3.1:latest``),
+        one chat request of one token decides (counted in ``usage``). Returns the problem in
+        one line: no key, a refused key (401/403), no such model or base URL (404), no
+        connection; None otherwise. A slow, busy or picky server is left to the items.
+        """
+        import openai
+
+        try:
+            client = self._get_client()
+        except FatalJudgeError as exc:
+            return str(exc)
+        try:
+            await client.models.retrieve(self.model, timeout=min(self.timeout, LOOKUP_TIMEOUT))
+            return None
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            return str(status_error(exc))
+        except openai.APITimeoutError:
+            return None
+        except openai.APIConnectionError as exc:
+            return self._unreachable(exc)
+        except openai.APIStatusError:
+            pass  # not this endpoint, or not this name: the chat endpoint decides
+        usage.calls += 1  # a request the server sees and may bill: counted like the others
+        try:
+            completion = await client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": "user", "content": "Reply with OK."}],
+                max_tokens=1,
+            )
+        except openai.APITimeoutError:
+            return None
+        except openai.APIConnectionError as exc:
+            return self._unreachable(exc)
+        except openai.APIStatusError as exc:
+            error = status_error(exc)
+            return str(error) if isinstance(error, FatalJudgeError) else None
+        if completion.usage is not None:
+            usage.prompt_tokens += completion.usage.prompt_tokens
+            usage.completion_tokens += completion.usage.completion_tokens
+        return None
+
+    def _unreachable(self, exc: Exception) -> str:
+        cause = exc.__cause__ or exc
+        return redact(
+            f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
+        )
 
     def _extra(self, n: int) -> dict[str, Any]:
         extra: dict[str, Any] = {"n": n} if n > 1 else {}
@@ -209,12 +261,7 @@ class OpenAIJudge:
                 f"timed out after {self.timeout:g}s", timed_out=True
             ) from None
         except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise UnreachableJudgeError(
-                redact(
-                    f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
-                )
-            ) from None
+            raise UnreachableJudgeError(self._unreachable(exc)) from None
         except openai.APIStatusError as exc:
             raise status_error(exc) from None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..basics.redaction import redact
 from ..config.pricing import Price
 from ..judges.base import FatalJudgeError, JudgeCallError, Usage
 
@@ -19,6 +20,10 @@ class BudgetExhausted(JudgeCallError):
     """No new calls may be made: ``--judge-max-calls`` or ``--judge-max-cost`` was reached."""
 
 
+class JudgingStopped(JudgeCallError):
+    """A session-wide judge error stopped judging earlier; this run was not sent."""
+
+
 @dataclass
 class Budget:
     """Counts requests and spending; says no once a limit is reached or the judge is unusable."""
@@ -29,13 +34,19 @@ class Budget:
     calls: int = 0
     spent_usd: float = 0.0
     fatal: str | None = None  # a bad key or unknown model: every later call would fail too
+    stopped: str | None = None  # what a run refused afterwards says: where, and the cause
+    stopped_fact: str = ""  # the session's summary of it: where, and the cause in short
+    _told: bool = False  # whether a run's error has said the whole stopping message
     _failures_in_a_row: int = 0
     _first_failure: float = field(default=0.0)
 
     def take_request(self) -> None:
         """Count one request about to be sent; raise if none may be sent."""
-        if self.fatal is not None:
-            raise FatalJudgeError(self.fatal)
+        if self.stopped is not None:
+            if not self._told and self.fatal is not None:
+                self._told = True  # the breaker opened between runs: the first refused says it
+                raise JudgingStopped(f"judge call failed: {self.fatal}")
+            raise JudgingStopped(self.stopped)
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise BudgetExhausted(
                 f"judge call budget exhausted: --judge-max-calls={self.max_calls} calls made; "
@@ -56,10 +67,28 @@ class Budget:
         self._failures_in_a_row += 1
         lasting = now - self._first_failure >= BREAKER_SECONDS
         if self._failures_in_a_row >= BREAKER_FAILURES and lasting and self.fatal is None:
-            self.fatal = (
-                f"{reason} ({self._failures_in_a_row} connection attempts in a row failed: "
-                "no more judge calls in this session)"
+            self.stop(
+                FatalJudgeError(
+                    f"{reason} ({self._failures_in_a_row} connection attempts in a row failed: "
+                    "no more judge calls in this session)",
+                    short="the judge could not be reached",
+                ),
+                where="",
+                told=False,
             )
+
+    def stop(self, error: FatalJudgeError, where: str, told: bool = True) -> bool:
+        """No more requests in this session; True for the first stop. Its message is said
+        once in full (by the run that met it, else by the first run refused: ``told``);
+        every other run refused names ``where`` judging stopped and the cause in short."""
+        if self.fatal is not None:
+            return False
+        self.fatal = redact(str(error))
+        at = f" at {where}" if where else ""
+        self.stopped = redact(f"not judged: judging stopped{at} ({error.short})")
+        self.stopped_fact = redact(f"judging stopped{at} ({error.short})")
+        self._told = told
+        return True
 
     def connection_ok(self) -> None:
         """The judge answered (any HTTP reply): the breaker's count starts again."""

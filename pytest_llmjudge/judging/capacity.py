@@ -14,6 +14,7 @@ from typing import TypeVar
 from ..judges import Judge, JudgeCallError, RetryableJudgeError, UnreachableJudgeError, Usage
 from .budget import Budget
 from .limiter import AdaptiveLimit
+from .trace import TraceWriter, trace_record
 
 T = TypeVar("T")
 
@@ -34,6 +35,19 @@ class ServerCapacity:
     workers: int = 1  # xdist workers sharing the server
     slots: int = 0  # what the server said it serves at once (0: it did not say)
     _probe: asyncio.Task[None] | None = field(default=None, init=False, repr=False)
+    checked: Usage = field(default_factory=Usage)  # what the check before the first item sent
+    trace: TraceWriter | None = None
+
+    async def check_judge(self) -> str | None:
+        """Whether the judge can serve the session: the problem in one line (no key, a
+        refused key, an unknown model or base URL, no connection), or None. A judge without
+        such a check (the heuristic) always can. A chat request it sent is traced."""
+        check = getattr(self.judge, "preflight", None)
+        problem: str | None = await check(self.checked) if check is not None else None
+        if self.trace is not None and self.checked.calls:
+            record = trace_record("", "(judge check)", 1, 1, usage=self.checked, before=Usage())
+            self.trace.write({**record, "error": problem})
+        return problem
 
     async def learned(self) -> None:
         """Before the first request: a server that says how many requests it serves at once
@@ -59,6 +73,8 @@ class ServerCapacity:
         """What the session learned of the server, on the engine's totals."""
         total.server_slots = self.slots
         total.choices_cap = getattr(self.judge, "max_choices", None) or 0
+        total.stopped = self.budget.stopped_fact
+        total.add(self.checked)
         if self.limit.limit < self.limit.maximum:  # a limit that came down and grew back
             total.kept_in_flight = self.limit.limit  # to --judge-concurrency was not kept
 

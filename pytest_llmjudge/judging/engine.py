@@ -113,9 +113,10 @@ class JudgeEngine:
             return None
         return [self._runs[run.key] for run in runs]
 
-    def _group_size(self, runs: int) -> int:
-        """Runs of one judgment started together: all of them unless each is its own call."""
-        return 1 if self.settings.sampling == "calls" else runs
+    def check_judge(self) -> str | None:
+        """Whether the judge can serve this session (asked before the first item): why not."""
+        loop, executor = self._start_loop()
+        return loop.submit(executor.server.check_judge()).result()
 
     def totals(self) -> Usage:
         """Every request this engine sent and every token billed, whoever asked for them."""
@@ -162,7 +163,8 @@ class JudgeEngine:
         runs = [
             PlannedRun(dimension, ticket, response, i, generation, owner, seen) for i in indexes
         ]
-        size = self._group_size(len(runs))
+        # the runs of one judgment are asked together, unless each is its own call
+        size = 1 if self.settings.sampling == "calls" else len(runs)
         return [runs[i : i + size] for i in range(0, len(runs), size)]
 
     def cancel_planned(self) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ..analysis.judgment import RunOutcome
-from ..basics.redaction import redact
+from ..basics.redaction import SHOWN_IN_REPORT, redact
 from ..config.settings import Settings
 from ..judges import (
     ChoicesJudge,
@@ -29,7 +29,7 @@ from ..judges import (
     Usage,
 )
 from ..judges.weighted import NO_LOGPROBS
-from .budget import Budget, BudgetExhausted
+from .budget import Budget, BudgetExhausted, JudgingStopped
 from .cache import JudgeCache
 from .capacity import ServerBusy, ServerCapacity
 from .limiter import AdaptiveLimit
@@ -62,7 +62,9 @@ class RunExecutor:
 
     def __post_init__(self) -> None:
         s = self.settings
-        self.server = ServerCapacity(self.judge, self.limit, self.budget, s.timeout, s.workers)
+        self.server = ServerCapacity(
+            self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
+        )
 
     async def run_group(
         self,
@@ -238,18 +240,22 @@ class RunExecutor:
                 self.retrying += len(waiting) if backing_off else 0
         except TooManyChoices:
             raise  # the caller asks these runs again in requests the server takes
-        except BudgetExhausted as exc:
+        except (BudgetExhausted, JudgingStopped) as exc:
             error = redact(str(exc))
         except FatalJudgeError as exc:
             # Bad key, unknown model, unreachable: every later call would fail the same way.
-            self.budget.fatal = self.budget.fatal or redact(str(exc))
-            error = redact(f"judge call failed: {exc} (not retried)")
+            # The first run says so in full; the runs refused after it say where and why.
+            if self.budget.stop(exc, first.owner):
+                error = redact(f"judge call failed: {exc} (not retried; judging stops here)")
+            else:
+                error = self.budget.stopped or redact(str(exc))
         except (JudgeCallError, RetryAfterTooLong) as exc:
             error = redact(f"judge call failed after {tries} tries: {exc}")
             if getattr(exc, "cut_off", False):
                 error += f"; raise --judge-max-tokens (now {s.max_tokens})"
             # one line with the cause: a traceback of the plugin tells a user nothing more
-            logger.warning("%s: %s", first.owner or "a test", error)
+            # (the item's report says it too: not repeated among its captured logs)
+            logger.warning("%s: %s", first.owner or "a test", error, extra=SHOWN_IN_REPORT)
         finally:
             self.retrying -= len(waiting) if backing_off else 0
         if error is not None:

@@ -53,7 +53,7 @@ def judge_all(
         prefetch = getattr(judge, "prefetch", None)
         if prefetch is not None:
             prefetch(ticket, response)
-    errors: list[str] = []
+    failed: dict[str, list[str]] = {}  # cause -> the dimensions it stopped
     for name, judge in judges.items():
         try:
             record.judgments[name] = judge(ticket, response)
@@ -61,7 +61,11 @@ def judge_all(
             if name not in record.not_applicable:
                 record.not_applicable.append(name)
         except JudgeError as exc:
-            errors.append(str(exc))
+            dimensions = failed.setdefault(exc.reason, [])
+            if exc.dimension is not None:
+                dimensions.append(exc.dimension)
+    # one cause shared by several dimensions is said once: "relevance, tone: <cause>"
+    errors = [f"{', '.join(dims)}: {cause}" if dims else cause for cause, dims in failed.items()]
     judgments = list(record.judgments.values())
     if errors:
         record.errors[:] = errors

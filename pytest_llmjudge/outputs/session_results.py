@@ -236,9 +236,11 @@ def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[
 
 
 def _server_notices(settings: Settings, usage: Usage) -> list[str]:
-    """What the judge server's limits did to the session: choices split, replies cut off,
-    timeouts, the in-flight limit it kept."""
+    """What the judge server's limits did to the session: judging stopped, choices split,
+    replies cut off, timeouts, the in-flight limit it kept."""
     notices = []
+    if usage.stopped:
+        notices.append(f"{usage.stopped}; no judge call was made after it")
     cap = usage.choices_cap
     if cap and settings.sampling != "calls" and settings.runs > cap:
         notices.append(split_notice(cap, settings.runs))

@@ -118,6 +118,8 @@ class ResultsReporter:
         seen = self._results is not None and self._results.seen_anything
         if self.config.getoption("collectonly") or not (seen or state.has_evals):
             return  # nothing ran that the plugin judges: write nothing, change nothing
+        if exitstatus == pytest.ExitCode.USAGE_ERROR and not seen:
+            return  # stopped before the first item (the judge cannot serve it): as at start
         from ..outputs.writers import write_outputs
 
         if state.usage is not None:  # this process's own judging (none under xdist)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ..analysis.judgment import JudgeError, Judgment
+from ..basics.redaction import SHOWN_IN_REPORT
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
 from ..reports.terminal import passing_report
@@ -41,7 +42,7 @@ def judge_eval_item(
             return judgments
         problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
         record.errors.append(problem)
-    logger.error("%s: %s", item.nodeid, problem)
+    logger.error("%s: %s", item.nodeid, problem, extra=SHOWN_IN_REPORT)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
 
 

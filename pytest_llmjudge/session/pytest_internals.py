@@ -39,6 +39,14 @@ def log_handlers(config: pytest.Config) -> list[logging.Handler]:
     return [handler for handler in found if isinstance(handler, logging.Handler)]
 
 
+def report_log_handler(config: pytest.Config) -> logging.Handler | None:
+    """The handler whose records become a report's "Captured log" sections
+    (``LoggingPlugin.report_handler``); None without it."""
+    plugin = config.pluginmanager.get_plugin("logging-plugin")
+    handler = getattr(plugin, "report_handler", None)
+    return handler if isinstance(handler, logging.Handler) else None
+
+
 def relocated_failure(
     excinfo: pytest.ExceptionInfo[BaseException],
     path: str,
@@ -76,6 +84,12 @@ def xdist_worker_input(config: pytest.Config) -> dict[str, Any] | None:
 
 def is_xdist_worker(config: pytest.Config) -> bool:
     return xdist_worker_input(config) is not None
+
+
+def is_xdist_controller(config: pytest.Config) -> bool:
+    """Whether this process hands items to xdist workers (xdist's ``dsession`` plugin): it
+    collects nothing itself, so it cannot see which items will run."""
+    return bool(config.pluginmanager.has_plugin("dsession"))
 
 
 def xdist_worker_output(holder: Any) -> dict[str, Any] | None:

@@ -22,7 +22,12 @@ import pytest
 from ..basics.fileio import shown
 from ..config.options import OPTIONS
 from ..config.settings import Settings, SettingsError, resolve_settings, worker_share
-from .pytest_internals import is_xdist_worker, log_handlers, xdist_worker_input
+from .pytest_internals import (
+    is_xdist_worker,
+    log_handlers,
+    report_log_handler,
+    xdist_worker_input,
+)
 
 if TYPE_CHECKING:
     from ..analysis.baseline import Baseline
@@ -302,9 +307,12 @@ def close_session_log(handler: logging.Handler | None) -> None:
 
 def install_log_redaction(config: pytest.Config) -> None:
     """Redact every record that reaches pytest's log handlers (captured logs, live logs, the
-    log file), third-party loggers' (httpx2, openai) included. Once per session."""
-    from ..basics.redaction import RedactingFilter
+    log file), third-party loggers' (httpx2, openai) included; leave out of the captured logs
+    what an item's report says already. Once per session."""
+    from ..basics.redaction import NotTwiceFilter, RedactingFilter
 
     for handler in log_handlers(config):
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
             handler.addFilter(RedactingFilter())
+            if handler is report_log_handler(config):  # log files and live logs keep them
+                handler.addFilter(NotTwiceFilter())

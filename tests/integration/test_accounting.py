@@ -100,16 +100,14 @@ def test_totals_under_xdist_are_the_servers(
     assert sum(r["usage"]["calls"] for r in read_results(pytester)["results"]) == meta["calls"]
 
 
-def test_a_judge_nobody_listens_to_counts_every_connection_attempt(
-    pytester: pytest.Pytester,
-    judge_server: JudgeServer,
-    monkeypatch: pytest.MonkeyPatch,
-    dead_port: int,
+def test_a_judge_that_stops_answering_counts_every_connection_attempt(
+    pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{dead_port}/v1")
+    judge_server.drop_requests = True  # up at the start, then every request is cut off
     write_evals(pytester, [entry("a"), entry("b", ticket="other")])
     run(pytester, "evals/", "--judge-max-retries=1").assert_outcomes(errors=2)
-    assert _meta(pytester)["calls"] == 2 * 2 * 2  # items x dimensions x attempts
+    calls = _meta(pytester)["calls"]
+    assert calls == 2 * 2 * 2 == judge_server.count()  # items x dimensions x attempts
     assert all(r["usage"]["calls"] == 4 for r in read_results(pytester)["results"])
 
 

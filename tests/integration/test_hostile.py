@@ -41,24 +41,23 @@ def test_session_wide_refusals_stop_the_session_and_say_which(
     assert meaning in result.stdout.str()
 
 
-def test_an_unreachable_judge_is_given_up_once_and_named(
-    pytester: pytest.Pytester,
-    judge_server: JudgeServer,
-    monkeypatch: pytest.MonkeyPatch,
-    dead_port: int,
+def test_a_judge_that_goes_away_is_given_up_once_and_named(
+    pytester: pytest.Pytester, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url = f"http://user:secret-pass@127.0.0.1:{dead_port}/v1"
+    url = judge_server.url.replace("http://", "http://user:secret-pass@")
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     monkeypatch.setenv("JUDGE_RETRY_WAIT", "0.5")  # backoff as a real session has it
+    judge_server.drop_requests = True  # up at the start, then every request is cut off
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(20)])
     result = run(pytester, "evals/")
     result.assert_outcomes(errors=20)
     text = result.stdout.str()
-    assert f"cannot reach the judge at http://127.0.0.1:{url.rsplit(':', 1)[1]}" in text
+    assert f"cannot reach the judge at {judge_server.url}" in text
     assert "no more judge calls in this session" in text
+    result.stdout.fnmatch_lines(["judge error: relevance, tone: not judged: judging stopped*"])
     assert "secret-pass" not in text
     calls = read_results(pytester)["meta"]["calls"]
-    assert calls < 20 * 2 * 5  # the breaker stopped the calls
+    assert calls == judge_server.count() < 20 * 2 * 5  # the breaker stopped the calls
 
 
 def test_a_run_waiting_out_retry_after_lets_the_next_items_start(

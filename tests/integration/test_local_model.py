@@ -72,7 +72,9 @@ def _session(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, Any], lis
     lines = (pytester.path / "trace.jsonl").read_text().splitlines()
     sent = [record for record in map(json.loads, lines) if not record["cached"]]
     meta: dict[str, Any] = read_results(pytester)["meta"]
-    # every request accepted (no 4xx), none timed out, the counts are the trace's
+    # every request accepted (no 4xx), none timed out, the counts are the trace's (llama.cpp
+    # lists the model by its file, not by the name asked: one chat request checked it first)
+    assert [r["dimension"] for r in sent].count("(judge check)") == 1
     assert [r["error"] for r in sent if r["error"] and "cut off" not in r["error"]] == []
     assert meta["timeouts"] == 0
     assert meta["calls"] == len(sent)

@@ -141,8 +141,8 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
     result.stdout.fnmatch_lines(
         [
             "*ERROR at setup of down*",
-            "judge error: relevance: judge call failed after 3 tries: 500 server error: "
-            "scripted 500; tone: judge call failed after 3 tries: 500 server error: "
+            # one cause of both dimensions, said once
+            "judge error: relevance, tone: judge call failed after 3 tries: 500 server error: "
             "scripted 500",
             "ERROR evals/support.json::down - Failed: judge error*",
         ]
@@ -152,8 +152,8 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
         {
             "id": "down",
             "file": "evals/support.json",
-            "reason": "relevance: judge call failed after 3 tries: 500 server error: scripted "
-            "500; tone: judge call failed after 3 tries: 500 server error: scripted 500",
+            "reason": "relevance, tone: judge call failed after 3 tries: 500 server error: "
+            "scripted 500",
         }
     ]
     assert by_id(results)["down"]["outcome"] == "error"
@@ -237,24 +237,6 @@ def test_bad_key_is_not_retried_and_never_shown(
     results_text = (pytester.path / "results/output.json").read_text()
     assert API_KEY not in output and API_KEY not in results_text
     assert "sk-test" not in output and "sk-test" not in results_text
-
-
-def test_missing_key_is_an_error_per_item_not_a_crash(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("JUDGE_PROVIDER", "openai")
-    write_evals(pytester, [entry("a"), entry("b")])
-    collected = run(pytester, "evals/", "--collect-only", "-q")
-    collected.stdout.fnmatch_lines(["2 tests collected*"])
-    result = run(pytester, "evals/")
-    result.assert_outcomes(errors=2)
-    result.stdout.fnmatch_lines(
-        [
-            "*OPENAI_API_KEY is not set: set it, point OPENAI_BASE_URL at an OpenAI-compatible "
-            "server, or run with --judge-provider=heuristic*"
-        ]
-    )
-    assert read_results(pytester)["summary"]["errors"] == 2
 
 
 def test_auto_picks_openai_when_a_key_or_base_url_is_set(

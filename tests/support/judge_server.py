@@ -19,6 +19,14 @@ xdist workers because the server counts requests itself:
 - ``delay=<seconds>``: every reply is that late.
 - ``cutoff=<count>``: the first <count> samples end with ``finish_reason: length``.
 
+As OpenAI does: ``models`` (when set) are the models it serves: ``GET /v1/models/{model}``
+answers 200 for them and any other model gets a 404 ``model_not_found``, there and on chat
+completions (unset, every model is served); ``api_key`` (when set) answers any other bearer
+with a 401 ``invalid_api_key``; ``forbidden_models`` get a 403; ``models_endpoint`` False
+answers ``GET /v1/models/...`` with a plain 404, as servers without it do (vLLM, llama.cpp).
+``drop_requests`` closes the connection of every chat request without a reply (counted as
+received), as a server that crashes after the session has started.
+
 ``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would;
 ``ignore_n`` answers one choice whatever ``n`` asks (as Ollama does); ``logprobs_supported``
 False answers ``logprobs: null``. Prompt tokens are billed once per request (100), completion
@@ -155,6 +163,12 @@ class JudgeServer:
         self.props = False  # GET /props says total_slots (as llama.cpp does)
         self.strip_fence = False
         self.unsupported_params: set[str] = set()
+        self.models: set[str] | None = None  # None: every model is served
+        self.forbidden_models: set[str] = set()
+        self.api_key: str | None = None  # None: any key is taken
+        self.models_endpoint = True
+        self.drop_requests = False
+        self.lookups: list[str] = []  # the models looked up (GET /v1/models/{model})
         self._queue: threading.Semaphore | None = None
         self.requests: list[JudgeRequest] = []
         self._seen: Counter[tuple[str, str, str]] = Counter()
@@ -193,6 +207,12 @@ class JudgeServer:
             self.props = False
             self.strip_fence = False
             self.unsupported_params = set()
+            self.models = None
+            self.forbidden_models = set()
+            self.api_key = None
+            self.models_endpoint = True
+            self.drop_requests = False
+            self.lookups.clear()
             self._queue = None
             self.requests.clear()
             self._seen.clear()
@@ -232,10 +252,34 @@ class JudgeServer:
                 pass
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/") == "/props" and server.props and server.slots:
+                path = self.path.rstrip("/")
+                if path == "/props" and server.props and server.slots:
                     self._send(200, {"total_slots": server.slots, "n_ctx": 2048})
+                elif path.startswith("/v1/models/") and server.models_endpoint:
+                    model = path.removeprefix("/v1/models/")
+                    with server._lock:
+                        server.lookups.append(model)
+                    if not self._refused(model):
+                        self._send(200, {"id": model, "object": "model", "owned_by": "test"})
                 else:
                     self._send(404, {"error": {"message": "File Not Found", "code": 404}})
+
+            def _refused(self, model: str) -> bool:
+                """Answer 401, 403 or 404 as OpenAI does when the key or the model is refused."""
+                bearer = self.headers.get("authorization", "").removeprefix("Bearer ")
+                if server.api_key is not None and bearer != server.api_key:
+                    error = {"message": "Incorrect API key provided.", "code": "invalid_api_key"}
+                    self._send(401, {"error": {**error, "type": "invalid_request_error"}})
+                elif model in server.forbidden_models:
+                    error = {"message": f"You have no access to model {model}.", "code": ""}
+                    self._send(403, {"error": {**error, "type": "invalid_request_error"}})
+                elif server.models is not None and model not in server.models:
+                    message = f"The model `{model}` does not exist or you do not have access to it."
+                    error = {"message": message, "code": "model_not_found"}
+                    self._send(404, {"error": {**error, "type": "invalid_request_error"}})
+                else:
+                    return False
+                return True
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
@@ -253,6 +297,12 @@ class JudgeServer:
 
             def _answer(self, body: dict[str, Any]) -> None:
                 request = server._understand(body, {k.lower(): v for k, v in self.headers.items()})
+                if server.drop_requests:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if self._refused(str(body.get("model", ""))):
+                    return
                 if request.response_format == "json_schema" and not server.json_schema_supported:
                     self._send(
                         400,
