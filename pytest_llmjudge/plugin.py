@@ -18,7 +18,12 @@ import pytest
 from .basics.rubrics import NO_CONTEXT
 from .config.options import OPTIONS
 from .config.settings import SettingsError
-from .session.discovery import is_eval_file, is_symlink_loop, may_collect_evals
+from .session.discovery import (
+    is_eval_file,
+    is_symlink_loop,
+    may_collect_evals,
+    warn_of_files_outside_paths,
+)
 from .session.pytest_internals import is_xdist_worker, turn_off_xdist, xdist_worker_output
 from .session.state import (
     EVAL_ITEM_KEY,
@@ -167,6 +172,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     if any(EVAL_ITEM_KEY in item.stash for item in session.items):
         session.config.stash[STATE_KEY].has_evals = True
+    warn_of_files_outside_paths(session.config)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -14,7 +14,7 @@ from ..basics.rubrics import Context, Turn
 from ..config.options import MAX_RUNS
 from .entry_rules import check_id, check_mark, describe_error, oversize_reason
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
-from .json_entries import Unreadable, loads, loads_by_entry, members
+from .json_entries import Unreadable, loads, loads_by_entry, members, trailing_comma
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Score = Annotated[float, Field(ge=1, le=5)]
@@ -202,11 +202,20 @@ def _json(text: str, path: Path) -> Any:
     try:
         return loads(text)
     except json.JSONDecodeError as exc:
-        raise EvalFileError(
-            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        raise EvalFileError(f"{path}: {_json_problem(exc)}") from None
     except RecursionError:  # nested too deep for the parser: read entry by entry
         return loads_by_entry(text)
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    comma = trailing_comma(exc)
+    if comma is not None:
+        line, column, after = comma
+        return (
+            f"invalid JSON: a trailing comma after {after} at line {line}, column {column}; "
+            "JSON allows none there: remove it"
+        )
+    return f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
 
 
 def _shaped(data: Any, path: Path, lines: list[int | None]) -> tuple[RawEntries, dict[str, Any]]:
@@ -316,7 +325,7 @@ def load_eval_file(
     """Read and parse one eval file; messages name it as ``shown_as`` (e.g. relative)."""
     shown = shown_as or path
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Excel, Notepad) is not content
     except UnicodeDecodeError as exc:
         raise EvalFileError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .json_entries import Unreadable
+from .json_entries import Unreadable, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
 CSV_FIELDS = ("id", "ticket", "response", "runs", "marks")
@@ -46,21 +47,31 @@ def read_jsonl(text: str) -> RawEntries:
         try:
             entry: Any = json.loads(line)
         except json.JSONDecodeError as exc:
-            entry = Unreadable(f"not JSON ({exc.msg} at column {exc.colno})")
+            comma = trailing_comma(exc)
+            entry = Unreadable(
+                f"not JSON ({exc.msg} at column {exc.colno})"
+                if comma is None
+                else f"not JSON: a trailing comma after {comma[2]} at column {comma[1]}; "
+                "JSON allows none there: remove it"
+            )
         raw.entries.append(entry)
         raw.lines.append(number)
         raw.where.append(f"line {number}")
     return raw
 
 
+CSV_COLUMNS = (
+    "id, ticket, response, runs, marks, thresholds.<dimension>, expected.<dimension>, "
+    "metadata.<key>"
+)
+OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
 def read_csv(text: str, path: Path) -> RawEntries:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
     if "ticket" not in header:
-        raise FormatError(
-            f"{path}: the header row has no 'ticket' column (columns: id, ticket, response, "
-            "runs, marks, thresholds.<dimension>, expected.<dimension>, metadata.<key>)"
-        )
+        raise FormatError(f"{path}: the header row has no 'ticket' column{_read_as(header)}")
     raw = RawEntries([], [])
     ignored = [name for name in header if not _known_column(name)]
     if ignored:
@@ -74,6 +85,20 @@ def read_csv(text: str, path: Path) -> RawEntries:
         raw.where.append(f"row {row_start}")
         row_start = reader.line_num + 1
     return raw
+
+
+def _read_as(header: Sequence[str]) -> str:
+    """What the header was read as, and the separator it seems to use instead of commas."""
+    read = ", ".join(f"'{name}'" for name in header) or "nothing"
+    text = f": read with commas as separators, it holds {read}"
+    for separator, name in OTHER_SEPARATORS.items():
+        cells = [cell.strip() for cell in ",".join(header).split(separator)]
+        if len(header) <= 2 and "ticket" in cells:
+            return (
+                f"{text}; the file seems separated by {name} ({', '.join(cells)}): save it "
+                "with commas as separators"
+            )
+    return f"{text} (the columns: {CSV_COLUMNS})"
 
 
 def _known_column(name: str) -> bool:

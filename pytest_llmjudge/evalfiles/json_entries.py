@@ -41,6 +41,20 @@ def loads(text: str) -> Any:
     return json.loads(text, parse_int=_int)
 
 
+def trailing_comma(exc: json.JSONDecodeError) -> tuple[int, int, str] | None:
+    """Line, column and what it follows, of a comma right before a closing bracket: the
+    parser reports it at the bracket ('Expecting value'), often a line after the mistake."""
+    text = exc.doc
+    before = text[: exc.pos].rstrip()
+    closing = text[exc.pos : exc.pos + 1]
+    if not before.endswith(",") or closing not in ("]", "}"):
+        return None
+    comma = len(before) - 1
+    line = text.count("\n", 0, comma) + 1
+    column = comma - (text.rfind("\n", 0, comma) + 1) + 1
+    return line, column, "the last entry" if closing == "]" else "the last key of an object"
+
+
 def _skip_space(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] in _WHITESPACE:
         pos += 1

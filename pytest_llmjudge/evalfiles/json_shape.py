@@ -36,3 +36,20 @@ def _is_json(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+SNIFFED_CHARS = 65536  # enough for the start of any eval file
+
+
+def holds_evals(text: str, suffix: str) -> bool:
+    """Whether a file outside the eval folders looks like an eval file of its format: entries
+    with a ``ticket`` (a hint names it; ``package.json`` and fixtures of other tools do not)."""
+    head = text[:SNIFFED_CHARS]
+    if suffix == ".csv":
+        first = head.split("\n", 1)[0].lower()
+        return "ticket" in first and ("response" in first or "id" in first)
+    if suffix in (".yaml", ".yml"):
+        return "ticket:" in head and ("response:" in head or "id:" in head)
+    if suffix == ".jsonl":
+        return head.lstrip().startswith("{") and '"ticket"' in head
+    return '"ticket"' in head and eval_shaped(text)

@@ -20,6 +20,8 @@ from .pytest_internals import relocated_failure
 from .state import EVAL_ITEM_KEY, STATE_KEY
 
 FLAKY_MARK = "flaky_eval"
+# per folder: each entry id and where it was first seen (file as shown, entry index)
+IDS_KEY = pytest.StashKey[dict[Path, dict[str, tuple[Path, int]]]]()
 logger = logging.getLogger("pytest_llmjudge")
 
 
@@ -46,6 +48,7 @@ class EvalFile(pytest.File):
             raise self.CollectError(str(exc)) from None
         for message, line in loaded.warnings:
             self._warn_at(message, line)
+        self._warn_of_ids_used_elsewhere(loaded.entries, shown)
         target_names: list[str | None] = (
             [t.name for t in targets.targets] if targets is not None else [None]
         )
@@ -74,6 +77,23 @@ class EvalFile(pytest.File):
             else:
                 strict = settings.strict or entry.error
             yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
+
+    def _warn_of_ids_used_elsewhere(
+        self, entries: list[ValidEntry | InvalidEntry], shown: Path
+    ) -> None:
+        """An id that another file of the same folder uses too: a warning at the entry."""
+        folder_ids = self.config.stash.setdefault(IDS_KEY, {}).setdefault(self.path.parent, {})
+        for entry in entries:
+            if not isinstance(entry, ValidEntry):
+                continue
+            first = folder_ids.setdefault(entry.case.id, (shown, entry.index))
+            if first[0] != shown:
+                self._warn_at(
+                    f"{shown} entry {entry.index}: id '{entry.case.id}' is used in {first[0]} "
+                    f"(entry {first[1]}) too: people and reports tell entries apart by id; "
+                    "give one of them another",
+                    entry.line,
+                )
 
     def _warn_at(
         self, message: str, line: int | None, original: warnings.WarningMessage | None = None

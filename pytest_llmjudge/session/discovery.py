@@ -36,6 +36,7 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
         return False
     roots = _eval_roots(config)
     if not any(file_path.is_relative_to(root) for root in roots):
+        _note_if_eval_shaped(file_path, config)
         return False
     if file_path.suffix.lower() != ".json":  # a pattern matched: no other kind of JSONL/CSV
         return not _seen_before(file_path, config)
@@ -56,6 +57,43 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
         lineno=1,
     )
     return False
+
+
+OUTSIDE_KEY = pytest.StashKey[list[Path]]()  # eval-shaped files outside llmjudge_paths
+
+
+def _note_if_eval_shaped(file_path: Path, config: pytest.Config) -> None:
+    """Remember a file the arguments reached that looks like an eval file but lies outside
+    ``llmjudge_paths``: the session says why it was not collected."""
+    from ..evalfiles.json_shape import SNIFFED_CHARS, holds_evals
+
+    try:
+        with file_path.open(encoding="utf-8-sig") as handle:
+            text = handle.read(SNIFFED_CHARS)
+    except (OSError, UnicodeDecodeError):
+        return
+    if holds_evals(text, file_path.suffix.lower()):
+        config.stash.setdefault(OUTSIDE_KEY, []).append(file_path)
+
+
+def warn_of_files_outside_paths(config: pytest.Config) -> None:
+    """One warning for the eval-shaped files that were not collected, with what to do."""
+    outside = config.stash.get(OUTSIDE_KEY, [])
+    if not outside:
+        return
+    paths = " ".join(config.getini("llmjudge_paths")) or "(none)"
+    folders = sorted({shown(path.parent) for path in outside})
+    others = f" and {len(outside) - 1} more" if len(outside) > 1 else ""
+    warnings.warn_explicit(
+        LLMJudgeWarning(
+            f"{shown(outside[0])}{others} look like eval files but are not collected: they lie "
+            f"outside llmjudge_paths ({paths}). Add their folder under [tool.pytest.ini_options] "
+            f"(llmjudge_paths = {paths} {' '.join(folders)}) or name a file on the command line."
+        ),
+        category=None,
+        filename=str(outside[0]),
+        lineno=1,
+    )
 
 
 def is_eval_nodeid(nodeid: str) -> bool:

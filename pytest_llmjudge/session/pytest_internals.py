@@ -39,6 +39,16 @@ def log_handlers(config: pytest.Config) -> list[logging.Handler]:
     return [handler for handler in found if isinstance(handler, logging.Handler)]
 
 
+def unknown_ini_keys(config: pytest.Config) -> set[str]:
+    """The keys of the ini file that no plugin registered (``Config._get_unknown_ini_keys``,
+    pytest 6 to 9); empty where that is gone (pytest still warns of them itself)."""
+    unknown = getattr(config, "_get_unknown_ini_keys", None)
+    try:
+        return {str(key) for key in unknown()} if callable(unknown) else set()
+    except Exception:  # a changed internal must not stop the session
+        return set()
+
+
 def report_log_handler(config: pytest.Config) -> logging.Handler | None:
     """The handler whose records become a report's "Captured log" sections
     (``LoggingPlugin.report_handler``); None without it."""

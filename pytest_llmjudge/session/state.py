@@ -6,6 +6,7 @@ item, its settings (resolved once) and the record of the current attempt.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import signal
@@ -26,6 +27,7 @@ from .pytest_internals import (
     is_xdist_worker,
     log_handlers,
     report_log_handler,
+    unknown_ini_keys,
     xdist_worker_input,
 )
 
@@ -158,8 +160,29 @@ def _resolve_item(item: pytest.Item) -> ItemSettings | str:
     return resolve_item_settings(settings.runs, settings.thresholds, *layers)
 
 
+def check_ini_keys(config: pytest.Config) -> None:
+    """SettingsError for an ``llmjudge_*`` ini key the plugin does not know (a typo would
+    quietly leave its default in force), naming the close matches."""
+    unknown = sorted(k for k in unknown_ini_keys(config) if k.startswith("llmjudge_"))
+    if not unknown:
+        return
+    prefix = "llmjudge_"  # shared by every key: compared without it
+    known = [key.removeprefix(prefix) for key in (*(s.ini for s in OPTIONS), *EXTRA_INI_KEYS)]
+    lines = []
+    for key in unknown:
+        close = difflib.get_close_matches(key.removeprefix(prefix), known, n=3, cutoff=0.6)
+        names = [prefix + name for name in close]
+        hint = f"did you mean {' or '.join(names)}?" if close else "see docs/options.md"
+        lines.append(f"unknown ini option {key} in {shown(config.inipath or Path('.'))} ({hint})")
+    raise SettingsError("; ".join(lines))
+
+
+EXTRA_INI_KEYS = ("llmjudge_paths", "llmjudge_file_patterns", "llmjudge_prices")
+
+
 def session_state(config: pytest.Config) -> SessionState:
     """Resolve the settings of this process (an xdist worker gets its share of the limits)."""
+    check_ini_keys(config)
     cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
     ini = {
         name: config.getini(name) for spec in OPTIONS for name in (spec.ini, spec.old_ini) if name

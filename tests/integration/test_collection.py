@@ -65,6 +65,45 @@ def test_only_json_inside_llmjudge_paths_is_collected(pytester: pytest.Pytester)
     result.stdout.no_fnmatch_line("*elsewhere*")
 
 
+def test_eval_files_outside_llmjudge_paths_get_a_hint_naming_the_setting(
+    pytester: pytest.Pytester,
+) -> None:
+    write_evals(pytester, [entry("in-tests")], folder="tests/evals")
+    (pytester.path / "data").mkdir()
+    (pytester.path / "data" / "more.csv").write_text("id,ticket,response\na,T,R\n")
+    (pytester.path / "data" / "package.json").write_text(json.dumps({"name": "web"}))
+    (pytester.path / "data" / "fixture.json").write_text(json.dumps([{"user": "x"}]))
+    result = run(pytester, "tests/evals", "data")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(
+        [
+            "*LLMJudgeWarning: tests/evals/support.json and 1 more look like eval files but are "
+            "not collected: they lie outside llmjudge_paths (evals). Add their folder under "
+            "?tool.pytest.ini_options? (llmjudge_paths = evals data tests/evals) or name a "
+            "file on the command line.",
+        ]
+    )
+    assert "package.json" not in result.stdout.str()
+    assert "fixture.json" not in result.stdout.str()
+    # eval files in the eval folder: no hint
+    write_evals(pytester, [entry("in-evals")])
+    assert "look like eval files" not in run(pytester, "evals").stdout.str()
+
+
+def test_an_id_used_by_two_files_of_a_folder_is_named(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("shared"), entry("own")], name="a.json")
+    write_evals(pytester, [entry("shared")], name="b.json")
+    write_evals(pytester, [entry("shared")], name="c.json", folder="evals/other")
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.stdout.fnmatch_lines(
+        [
+            "*LLMJudgeWarning: evals/b.json entry 0: id 'shared' is used in evals/a.json "
+            "(entry 0) too: people and reports tell entries apart by id; give one of them another"
+        ]
+    )
+    assert "c.json entry 0" not in result.stdout.str()  # another folder
+
+
 def test_a_json_file_named_on_the_command_line_is_collected(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("explicit")], name="examples.json", folder="data")
     result = run(pytester, "data/examples.json")

@@ -79,7 +79,70 @@ def test_a_csv_without_a_ticket_column_is_a_collection_error(pytester: pytest.Py
     _write(pytester, "notes.csv", "id,question\na,b\n")
     result = run(pytester, "evals/", "--judge-provider=heuristic")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*evals/notes.csv: the header row has no 'ticket' column*"])
+    result.stdout.fnmatch_lines(
+        [
+            "evals/notes.csv: the header row has no 'ticket' column: read with commas as "
+            "separators, it holds 'id', 'question' (the columns: id, ticket, response, *"
+        ]
+    )
+
+
+def test_a_csv_separated_by_semicolons_is_named_as_such(pytester: pytest.Pytester) -> None:
+    _write(pytester, "excel.csv", "id;ticket;response\na;T;R\n")
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "evals/excel.csv: the header row has no 'ticket' column: read with commas as "
+            "separators, it holds 'id;ticket;response'; the file seems separated by semicolons "
+            "(id, ticket, response): save it with commas as separators"
+        ]
+    )
+
+
+def test_a_trailing_comma_is_named_where_it_is(pytester: pytest.Pytester) -> None:
+    _write(
+        pytester,
+        "support.json",
+        f"""
+        [
+          {{"id": "a", "ticket": "Maven OOM in Jenkins", "response": "{ANSWER}"}},
+        ]
+        """,
+    )
+    _write(pytester, "more.jsonl", '{"id": "b", "ticket": "t", "response": "r",}\n')
+    result = run(
+        pytester, "evals/", "--judge-provider=heuristic", "-rs", "--continue-on-collection-errors"
+    )
+    result.assert_outcomes(errors=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            # the parser itself says "line 3, column 1: Expecting value"
+            "evals/support.json: invalid JSON: a trailing comma after the last entry at line 2, "
+            "column 102; JSON allows none there: remove it",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*more.jsonl line 1: not JSON: a trailing comma after the last key of an object at "
+            "column 43; JSON allows none there: remove it*"
+        ]
+    )
+
+
+def test_a_byte_order_mark_is_not_content(pytester: pytest.Pytester) -> None:
+    bom = "\ufeff"
+    folder = pytester.path / "evals"
+    folder.mkdir()
+    entry = '{"id": "%s", "ticket": "Maven OOM in Jenkins", "response": "%s"}'
+    (folder / "excel.csv").write_text(f"{bom}id,ticket,response\nb,Maven OOM,{ANSWER}\n")
+    (folder / "notepad.json").write_text(f"{bom}[{entry % ('a', ANSWER)}]")
+    (folder / "lines.jsonl").write_text(f"{bom}{entry % ('c', ANSWER)}\n")
+    result = run(pytester, "evals/", "--judge-provider=heuristic", "-v")
+    result.stdout.fnmatch_lines(
+        ["evals/excel.csv::b *", "evals/lines.jsonl::c *", "evals/notepad.json::a *"]
+    )
+    assert result.parseoutcomes().get("errors", 0) == 0
 
 
 YAML = f"""

@@ -15,6 +15,26 @@ def test_bad_value_fails_at_startup_with_one_line(pytester: pytest.Pytester) -> 
     )
 
 
+def test_an_unknown_llmjudge_ini_key_is_an_error_naming_the_close_matches(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml(
+        "[tool.pytest.ini_options]\nllmjudge_run = 3\nllmjudge_output = 'x.json'\n"
+        "llmjudge_zzz = 1\n"
+    )
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: pytest-llmjudge: unknown ini option llmjudge_run in pyproject.toml (did you "
+            "mean llmjudge_runs or *); unknown ini option llmjudge_zzz in pyproject.toml (see "
+            "docs/options.md)"
+        ]
+    )
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\nllmjudge_runs = 3\nother_key = 1\n")
+    assert run(pytester).ret == pytest.ExitCode.NO_TESTS_COLLECTED  # others' keys: pytest's
+
+
 def test_ini_values_in_pyproject(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml("""
 [tool.pytest.ini_options]
