@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..analysis.agreement import label_agreement
 from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
@@ -71,6 +72,8 @@ class SessionResults:
     _usage: Usage = field(default_factory=Usage)
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
+    #: node id -> the entry's fields that decide its outcome (--judge-save-responses)
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def seen_anything(self) -> bool:

@@ -24,7 +24,10 @@ def dump(results: ResultsFile) -> str:
 
 
 def write_outputs(
-    results: ResultsFile, settings: Settings, environ: Mapping[str, str]
+    results: ResultsFile,
+    settings: Settings,
+    environ: Mapping[str, str],
+    entries: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The results JSON, the reports, saved answers and the GitHub step summary, as configured.
 
@@ -51,11 +54,12 @@ def write_outputs(
     folder = settings.save_responses
     if folder is not None:
         saved = "answers saved for replay in"
-        attempt("saved responses in", folder, lambda: save_responses(results, folder), saved)
+        write = functools.partial(save_responses, results, folder, entries or {})
+        attempt("saved responses in", folder, write, saved)
     step_summary = environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        write = functools.partial(_append, step_summary, results)
-        attempt("GitHub step summary", step_summary, write, "GitHub step summary")
+        append = functools.partial(_append, step_summary, results)
+        attempt("GitHub step summary", step_summary, append, "GitHub step summary")
     return written, failures
 
 
@@ -105,20 +109,23 @@ def _unwritable(path: Path, is_dir: bool) -> str | None:
     return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
 
 
-def save_responses(results: ResultsFile, folder: Path) -> None:
-    """One static eval file per target, to replay a comparison without the bots."""
+def save_responses(
+    results: ResultsFile, folder: Path, entries: Mapping[str, Mapping[str, Any]]
+) -> None:
+    """One static eval file per target, to replay a comparison without the bots: each entry
+    with every field that decides its outcome (``entries``: thresholds, marks, runs, labels,
+    the conversation and reference, file defaults applied) and the target's answer."""
     per_target: dict[str, list[dict[str, Any]]] = {}
     for row in results.results:
         if row.target and row.answer and row.ticket:
+            entry = dict(entries.get(row.nodeid) or {"id": row.id, "ticket": row.ticket})
+            metadata = entry.pop("metadata", row.metadata)
             per_target.setdefault(row.target, []).append(
                 {
-                    "id": row.id,
-                    **({"conversation": row.conversation} if row.conversation else {}),
-                    "ticket": row.ticket,
+                    **entry,
                     "response": row.answer,
-                    **({"reference": row.reference} if row.reference else {}),
-                    "metadata": {**row.metadata, "target": row.target, "source": row.compare_key},
+                    "metadata": {**metadata, "target": row.target, "source": row.compare_key},
                 }
             )
-    for target, entries in per_target.items():
-        write_atomically(folder / f"{target}.json", json.dumps(entries, indent=2) + "\n")
+    for target, saved in per_target.items():
+        write_atomically(folder / f"{target}.json", json.dumps(saved, indent=2) + "\n")

@@ -107,6 +107,9 @@ class ResultsReporter:
             judged = JudgedItem.model_validate(row)  # the worker's model, as JSON data
             outcome, reason = report_outcome(report, judged)
             self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
+            entry = getattr(report, "llmjudge_entry", None)
+            if entry is not None:  # --judge-save-responses: the entry as it was judged
+                self.results.entries[report.nodeid] = entry
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_eval_nodeid(report.nodeid):
@@ -126,7 +129,9 @@ class ResultsReporter:
             self.results.add_usage(state.usage)
         facts = session_facts(session, int(exitstatus), self.started, self.clock)
         end = self.results.finish(state.settings, state.baseline, facts, state.collected)
-        written, failures = write_outputs(end.results, state.settings, os.environ)
+        written, failures = write_outputs(
+            end.results, state.settings, os.environ, self.results.entries
+        )
         status = end.exit_status
         if failures and status == pytest.ExitCode.OK:
             status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run

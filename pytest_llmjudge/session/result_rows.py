@@ -123,6 +123,8 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
                 judgments = list(attempt.judgments.values())
                 scores = scores_line(judgments, row.injection_suspected, _far_from_label(item))
                 report.llmjudge_scores = scores  # type: ignore[attr-defined]
+            if isinstance(item, EvalItem) and item.target is not None:
+                _attach_entry(item, report)
             # --junitxml reads the properties of the item (via its teardown report); a rerun
             # replaces the earlier attempt's.
             item.user_properties[:] = [
@@ -130,6 +132,15 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             ] + junit_properties(row)
     if when == "teardown" and RECORD_KEY in item.stash:
         del item.stash[RECORD_KEY]  # a rerun is a new attempt
+
+
+def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
+    """With --judge-save-responses: every field of the entry that decides its outcome (file
+    defaults applied), so that the saved answer replays as the live one ran."""
+    if item.config.stash[STATE_KEY].settings.save_responses is None:
+        return
+    fields = item.case.model_dump(mode="json", exclude_defaults=True, exclude={"response"})
+    report.llmjudge_entry = fields  # type: ignore[attr-defined]
 
 
 def _far_from_label(item: pytest.Item) -> dict[str, float]:

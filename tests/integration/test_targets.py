@@ -319,6 +319,72 @@ def test_saved_responses_replay_the_comparison(
     assert replay["overall"]["python"]["wins"] == 3
 
 
+def test_a_replay_of_saved_answers_gives_the_live_outcomes(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    python = bots(answering("relevance=5 tone=5"))
+    dotnet = bots(answering("relevance=3 tone=4"))
+    suite = {
+        "defaults": {"runs": 3, "metadata": {"area": "ci"}, "marks": ["slow"]},
+        "examples": [
+            {"id": "strict", "ticket": "Ticket strict", "thresholds": {"relevance": 4.5}},
+            {"id": "known-bad", "ticket": "Ticket known-bad", "marks": ["xfail"]},
+            {
+                "id": "labelled",
+                "ticket": "Ticket labelled",
+                "runs": 2,
+                "expected": {"relevance": 1},
+            },
+            {
+                "id": "follow-up",
+                "ticket": "Ticket follow-up",
+                "conversation": [{"role": "user", "content": "Earlier question"}],
+                "reference": "The known answer.",
+            },
+        ],
+    }
+    write_evals(pytester, suite)
+    pytester.makeini("[pytest]\nmarkers =\n    slow: slow evals\n")
+    live_run = run(
+        pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-save-responses=saved"
+    )
+    live_run.assert_outcomes(passed=3, failed=3, xfailed=1, xpassed=1, errors=0)
+    live = read_results(pytester)
+    saved = {e["id"]: e for e in json.loads((pytester.path / "saved/dotnet.json").read_text())}
+    assert saved["strict"]["thresholds"] == {"relevance": 4.5}
+    assert saved["known-bad"]["marks"] == ["slow", "xfail"]
+    assert (saved["labelled"]["runs"], saved["strict"]["runs"]) == (2, 3)
+    assert saved["labelled"]["expected"] == {"relevance": 1}
+    assert saved["follow-up"]["conversation"] == [{"role": "user", "content": "Earlier question"}]
+    assert saved["follow-up"]["reference"] == "The known answer."
+    assert saved["strict"]["metadata"] == {
+        "area": "ci",
+        "target": "dotnet",
+        "source": "evals/support.json::strict",
+    }
+    python.stop()
+    dotnet.stop()  # replay needs no bot
+    replay_run = run(pytester, "saved/python.json", "saved/dotnet.json")
+    replay_run.assert_outcomes(passed=3, failed=3, xfailed=1, xpassed=1)
+    replay = read_results(pytester)
+
+    def verdicts(results: dict[str, Any]) -> dict[tuple[str, str], Any]:
+        return {
+            (r["id"], r["target"]): (
+                r["outcome"],
+                r["runs"],
+                r["relevance"]["runs"],
+                r["label_disagreement"],
+            )
+            for r in results["results"]
+        }
+
+    assert verdicts(replay) == verdicts(live)
+    assert verdicts(live)[("labelled", "python")] == ("passed", 2, [5, 5], True)
+    assert replay["comparison"]["entries"] == live["comparison"]["entries"]
+    assert replay["comparison"]["overall"] == live["comparison"]["overall"]
+
+
 def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
