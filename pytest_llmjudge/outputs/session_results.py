@@ -127,8 +127,11 @@ class SessionResults:
         return SessionEnd(results, exit_status, lines)
 
     def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:
-        # File order, whatever order xdist workers finished in.
-        items = sorted(self._items.values(), key=lambda i: (i.file, i.line or 0, i.nodeid))
+        # File order (targets as configured), whatever order xdist workers finished in.
+        items = sorted(
+            self._items.values(),
+            key=lambda i: (i.file, i.line or 0, i.target_order or 0, i.nodeid),
+        )
         invalid_skipped = sorted(
             (entry for entry, outcome in self._invalid.values() if outcome == "skipped"),
             key=lambda s: (s.file, s.index or 0),

@@ -1,20 +1,24 @@
 """The HTML report: one self-contained file (inline CSS, inline SVG, a little inline script),
 no request of any kind, readable from ``file://`` and on paper.
 
-Every text that comes from eval files, bots or the judge goes through ``_e`` (escaped);
-the results it is built from are redacted already.
+It opens with the verdict (passed or failed, and why), then the run's facts, the items with
+the threshold each was held to and why it failed, and the baseline and A/B sections. Every
+text that comes from eval files, bots or the judge goes through ``escape``; the results it is
+built from are redacted already.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from ..analysis.gates import dimension_names, suite_means
-from ..analysis.stats import confidence_interval, mean_and_std
-from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
-from .html_parts import SCRIPT, STYLE, bar_chart, escape, histogram, interval_chart
-from .terminal import outcome_counts, score_text
+from ..basics.wording import counted
+from ..schema.results import ItemResult, ResultsFile
+from .html_parts import SCRIPT, STYLE, escape, histogram
+from .html_sections import baseline_section, comparison_section
+from .terminal import item_sentence, outcome_counts, score_text
+
+REASONS_SHOWN = 5  # failures named in the verdict banner; the table has them all
 
 
 def html_report(results: ResultsFile) -> str:
@@ -23,15 +27,16 @@ def html_report(results: ResultsFile) -> str:
     title = f"pytest-llmjudge report: {meta.started}"
     body = [
         f"<h1>{escape(title)}</h1>",
+        _verdict(results),
         _settings(results),
         _cards(results),
         _distributions(results),
-        _items(results.results),
+        _items(results),
     ]
     if results.baseline is not None:
-        body.append(_baseline(results.baseline))
+        body.append(baseline_section(results.baseline))
     if results.comparison is not None:
-        body.append(_comparison(results.comparison))
+        body.append(comparison_section(results.comparison))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -39,6 +44,48 @@ def html_report(results: ResultsFile) -> str:
         + "\n".join(body)
         + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
     )
+
+
+def _verdict(results: ResultsFile) -> str:
+    """The banner: passed, failed or incomplete, the counts that decided it, and why."""
+    s = results.summary
+    gates = [g for g in results.gates if not g.passed]
+    if s.failed or s.errors or gates:
+        state = "failed"
+        counts = [
+            f"{s.failed} of {counted(s.total, 'eval item')} failed" if s.failed else "",
+            counted(s.errors, "error") if s.errors else "",
+            counted(len(gates), "gate") + " failed" if gates else "",
+        ]
+        headline = "FAILED: " + ", ".join(c for c in counts if c)
+    else:
+        state = "passed" if results.meta.complete else "incomplete"
+        headline = (
+            f"{'PASSED' if results.meta.complete else 'INCOMPLETE'}: "
+            f"{counted(s.total, 'eval item')}, {outcome_counts(s)}"
+        )
+        if not results.meta.complete:
+            headline += "; the session stopped early: only what ran is here"
+    failing = [i for i in results.results if i.outcome in ("failed", "error")]
+    reasons = [
+        f"<li><b>{escape(_name(item))}</b> {escape(item_sentence(item))}</li>"
+        for item in failing[:REASONS_SHOWN]
+    ]
+    if len(failing) > REASONS_SHOWN:
+        reasons.append(
+            f"<li>and {len(failing) - REASONS_SHOWN} more: filter the items by outcome</li>"
+        )
+    reasons += [f"<li><b>gate</b> {escape(g.message)}</li>" for g in gates]
+    why = f"<ul>{''.join(reasons)}</ul>" if reasons else ""
+    return (
+        f'<section id="verdict" class="verdict {state}" role="status">'
+        f'<p class="headline">{escape(headline)}</p>{why}</section>'
+    )
+
+
+def _name(item: ItemResult) -> str:
+    """``strict-1 (dotnet)``: an entry's id, with the target that answered in an A/B run."""
+    return f"{item.id} ({item.target})" if item.target else item.id
 
 
 def _settings(results: ResultsFile) -> str:
@@ -56,10 +103,18 @@ def _settings(results: ResultsFile) -> str:
         ("duration", f"{meta.duration_s:.1f} s" + ("" if meta.complete else " (incomplete)")),
         ("plugin", meta.plugin_version),
     ]
+    own = sum(1 for i in results.results if _own_thresholds(i, meta.thresholds))
+    if own:
+        facts.insert(7, ("own thresholds", f"{counted(own, 'item')} (shown in the table)"))
     rows = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
     notes = [meta.note, *meta.notices] if meta.note else meta.notices
     notices = "".join(f'<p class="notice">{escape(n)}</p>' for n in notes)
     return f'<section id="settings"><dl class="facts">{rows}</dl>{notices}</section>'
+
+
+def _own_thresholds(item: ItemResult, session: dict[str, float]) -> list[str]:
+    """The dimensions this item was held to another threshold than the session's."""
+    return [n for n, d in item.dimensions.items() if n in session and d.threshold != session[n]]
 
 
 def _cards(results: ResultsFile) -> str:
@@ -69,23 +124,24 @@ def _cards(results: ResultsFile) -> str:
         (
             "pass rate",
             "-" if s.pass_rate is None else f"{s.pass_rate:.0%}",
-            f"of {s.judged} judged items; xfailed left out",
+            f"of {counted(s.judged, 'judged item')}; xfailed left out",
         ),
     ]
     cards += [
         (f"mean {name}", f"{mean:.2f}", f"threshold {meta.thresholds.get(name, 3.5):g}; no xfails")
         for name, mean in suite_means(results.results).items()
     ]
-    cost = "-" if meta.cost_usd is None else f"${meta.cost_usd:.4f}"
-    cards += [
-        (
-            "judge calls",
-            f"{meta.calls}",
-            f"{meta.judgments} runs judged, {meta.cached_runs} from the cache",
-        ),
-        ("tokens", f"{meta.tokens.total:,}", f"{meta.tokens.prompt:,} prompt"),
-        ("cost", cost, meta.price_source or "price unknown"),
-    ]
+    runs = meta.judgments + meta.cached_runs
+    cached = f"{counted(meta.cached_runs, 'run')} from the cache"
+    cards.append(("judge runs", f"{runs}", f"{counted(meta.calls, 'request')} made, {cached}"))
+    if meta.calls == 0 and runs:  # nothing was asked: say where the scores came from
+        cards += [("tokens", "0", "no request made"), ("cost", "$0", "every run from the cache")]
+    else:
+        cost = "-" if meta.cost_usd is None else f"${meta.cost_usd:.4f}"
+        cards += [
+            ("tokens", f"{meta.tokens.total:,}", f"{meta.tokens.prompt:,} prompt"),
+            ("cost", cost, meta.price_source or "price unknown"),
+        ]
     html_cards = "".join(
         f'<div class="card"><div class="label">{escape(label)}</div>'
         f'<div class="value">{escape(value)}</div><div class="sub">{escape(sub)}</div></div>'
@@ -95,6 +151,7 @@ def _cards(results: ResultsFile) -> str:
         f'<li class="{"ok" if g.passed else "bad"}">{"pass" if g.passed else "FAIL"}: '
         f"{escape(g.message)}</li>"
         for g in results.gates
+        if not (g.name == "judged" and g.passed)  # "something was judged" is no news
     )
     gate_list = f'<ul class="gates">{gates}</ul>' if gates else ""
     return f'<section id="summary"><div class="cards">{html_cards}</div>{gate_list}</section>'
@@ -103,9 +160,11 @@ def _cards(results: ResultsFile) -> str:
 def _distributions(results: ResultsFile) -> str:
     charts = []
     for name in dimension_names(results.results):
-        means = [i.dimensions[name].score for i in results.results if name in i.dimensions]
+        judged = [i.dimensions[name] for i in results.results if name in i.dimensions]
+        scores = [(d.score, d.passed) for d in judged]
         threshold = results.meta.thresholds.get(name, 3.5)
-        charts.append(f"<figure>{histogram(name, means, threshold)}</figure>")
+        own = sum(1 for d in judged if d.threshold != threshold)
+        charts.append(f"<figure>{histogram(name, scores, threshold, own)}</figure>")
     if not charts:
         return ""
     return (
@@ -125,35 +184,56 @@ def _flags(item: ItemResult) -> list[str]:
     return [name for name, on in flags if on]
 
 
-def _items(items: Sequence[ItemResult]) -> str:
+def _select(name: str, values: Sequence[str]) -> str:
+    options = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
+    return (
+        f'<label>{escape(name)} <select id="{escape(name)}"><option value="">all</option>'
+        f"{options}</select></label> "
+    )
+
+
+def _items(results: ResultsFile) -> str:
+    items = results.results
     names = dimension_names(items)
-    outcomes = sorted({i.outcome for i in items})
-    options = "".join(f'<option value="{escape(o)}">{escape(o)}</option>' for o in outcomes)
+    targets = list(dict.fromkeys(i.target for i in items if i.target))
+    columns = ["item", *(["target"] if targets else []), "outcome", *names, "flags"]
     head = "".join(
         f'<th data-col="{n}" data-key="{escape(h)}" role="button" tabindex="0">{escape(h)}</th>'
-        for n, h in enumerate(["item", "outcome", *names, "flags"])
+        for n, h in enumerate(columns)
     )
-    rows = "\n".join(_item_row(item, names) for item in items)
+    thresholds = results.meta.thresholds
+    rows = "\n".join(_item_row(item, names, bool(targets), thresholds) for item in items)
     return (
         '<section id="items"><h2>Items</h2><div class="filters">'
-        '<label>outcome <select id="outcome"><option value="">all</option>'
-        f"{options}</select></label> "
-        '<label>search <input id="search" type="search" placeholder="id, file, text"></label> '
-        f'<span id="shown">{len(items)} of {len(items)} shown</span></div>'
+        + _select("outcome", sorted({i.outcome for i in items}))
+        + (_select("target", targets) if targets else "")
+        + '<label>search <input id="search" type="search" placeholder="id, target, file, text">'
+        f'</label> <span id="shown">{len(items)} of {len(items)} shown</span></div>'
         f'<table id="item-table"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody>'
         "</table></section>"
     )
 
 
-def _item_row(item: ItemResult, names: Sequence[str]) -> str:
+def _item_row(
+    item: ItemResult, names: Sequence[str], with_targets: bool, session: dict[str, float]
+) -> str:
     where = f"{item.file}:{item.line}" if item.line else item.file
-    text = " ".join(x for x in (item.id, where, item.ticket, item.response, item.answer) if x)
+    texts = (item.id, item.target, where, item.ticket, item.response, item.answer)
+    why = item_sentence(item)
+    shown_why = f'<span class="why">{escape(why)}</span>' if why else ""
     cells = [
         f'<td data-sort="{escape(item.nodeid)}"><details><summary>{escape(item.id)}'
-        f'<span class="where">{escape(where)}</span></summary>{_detail(item)}</details></td>',
-        f'<td data-sort="{escape(item.outcome)}"><span class="outcome {escape(item.outcome)}">'
-        f"{escape(item.outcome)}</span></td>",
+        f'<span class="where">{escape(where)}</span>{shown_why}</summary>{_detail(item)}'
+        "</details></td>",
     ]
+    if with_targets:
+        cells.append(
+            f'<td data-sort="{escape(item.target or "")}">{escape(item.target or "-")}</td>'
+        )
+    cells.append(
+        f'<td data-sort="{escape(item.outcome)}"><span class="outcome {escape(item.outcome)}">'
+        f"{escape(item.outcome)}</span></td>"
+    )
     for name in names:
         dim = item.dimensions.get(name)
         if dim is None:
@@ -161,9 +241,12 @@ def _item_row(item: ItemResult, names: Sequence[str]) -> str:
             continue
         runs = ", ".join(score_text(r) for r in dim.runs)
         mark = "pass" if dim.passed else "fail"
+        threshold = f"threshold {dim.threshold:g}"
+        if dim.threshold != session.get(name, dim.threshold):  # the entry's own
+            threshold = f'<span class="own" title="set by the entry">{threshold}</span>'
         cells.append(
             f'<td data-sort="{dim.score:.4f}"><span class="{mark}">{dim.score:.2f}</span>'
-            f"<small>runs {escape(runs)} · sd {dim.std:.2f}</small></td>"
+            f"<small>{threshold} · runs {escape(runs)} · sd {dim.std:.2f}</small></td>"
         )
     flags = _flags(item)
     cells.append(
@@ -171,10 +254,10 @@ def _item_row(item: ItemResult, names: Sequence[str]) -> str:
         + "".join(f'<span class="flag">{escape(f)}</span>' for f in flags)
         + "</td>"
     )
+    text = " ".join(x for x in texts if x).lower()
     return (
-        f'<tr data-outcome="{escape(item.outcome)}" data-text="{escape(text.lower())}">'
-        + "".join(cells)
-        + "</tr>"
+        f'<tr data-outcome="{escape(item.outcome)}" data-target="{escape(item.target or "")}" '
+        f'data-text="{escape(text)}">' + "".join(cells) + "</tr>"
     )
 
 
@@ -182,6 +265,8 @@ def _detail(item: ItemResult) -> str:
     parts = []
     if item.error:
         parts.append(f'<p class="error">{escape(item.error)}</p>')
+    elif item_sentence(item):
+        parts.append(f'<p class="error">{escape(item_sentence(item))}</p>')
     if item.reason:
         parts.append(f"<p>{escape(item.reason)}</p>")
     for number, turn in enumerate(item.conversation, start=1):
@@ -206,69 +291,12 @@ def _detail(item: ItemResult) -> str:
             for score, reason in zip(dim.runs, reasons, strict=False)
         )
         failed = "".join(f'<li class="error">{escape(f)}</li>' for f in dim.failed_runs)
-        parts.append(f"<h4>{escape(name)} {dim.score:.2f}</h4><ol>{runs}{failed}</ol>")
+        verdict = "met" if dim.passed else "below"
+        parts.append(
+            f"<h4>{escape(name)} {dim.score:.2f}: {verdict} its threshold {dim.threshold:g}</h4>"
+            f"<ol>{runs}{failed}</ol>"
+        )
     if item.injection_snippets:
         snippets = "".join(f"<li>{escape(s)}</li>" for s in item.injection_snippets)
         parts.append(f"<h4>text that speaks to the judge</h4><ul>{snippets}</ul>")
     return "".join(parts)
-
-
-def _baseline(baseline: BaselineResult) -> str:
-    if not baseline.comparable:
-        return (
-            f'<section id="baseline"><h2>Baseline</h2><p>{escape(baseline.source)}: not compared '
-            f"({escape(baseline.mismatch or 'another judge')})</p></section>"
-        )
-    suite = "".join(
-        f"<li>{escape(name)}: {escape(c.statement)}</li>" for name, c in baseline.suite.items()
-    )
-    rows = "".join(
-        f"<tr><td>{escape(c.nodeid)}</td><td>{escape(c.dimension)}</td><td>{c.before:.2f}</td>"
-        f'<td>{c.after:.2f}</td><td class="{"bad" if c.verdict == "regressed" else "ok"}">'
-        f"{c.delta:+.2f}</td><td>{escape(c.verdict)}</td></tr>"
-        for c in baseline.changes
-    )
-    return (
-        f'<section id="baseline"><h2>Against the baseline {escape(baseline.source)}</h2>'
-        f"<p>{escape(baseline.counts_text())}</p><ul>{suite}</ul><table><thead><tr><th>item</th><th>dimension</th><th>before</th>"
-        f"<th>after</th><th>delta</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>"
-        "</section>"
-    )
-
-
-def _comparison(comparison: TargetComparison) -> str:
-    intervals: list[tuple[str, float, float, float]] = []
-    names = list(
-        dict.fromkeys(
-            d for e in comparison.entries for t in e.targets.values() for d in t.dimensions
-        )
-    )
-    for name in names:
-        for target in comparison.targets:
-            scores = [
-                e.targets[target].dimensions[name].score
-                for e in comparison.entries
-                if target in e.targets and name in e.targets[target].dimensions
-            ]
-            if scores:
-                mean, std = mean_and_std(scores)
-                low, high = confidence_interval(mean, std, len(scores))
-                low, high = (mean, mean) if math.isinf(low) else (low, high)
-                intervals.append((f"{target} · {name}", mean, low, high))
-    outcomes = [(target, o.wins, o.losses, o.ties) for target, o in comparison.overall.items()]
-    rows = "".join(
-        f"<tr><td>{escape(e.id or e.key)}</td><td>{escape(e.winner or 'undecided')}</td>"
-        f"<td>{'-' if e.agreement is None else f'{e.agreement:.0%}'}</td>"
-        f"<td>{escape(', '.join(e.run_winners))}</td></tr>"
-        for e in comparison.entries
-    )
-    statements = "".join(f"<li>{escape(s.statement)}</li>" for s in comparison.significance)
-    return (
-        '<section id="comparison"><h2>A/B comparison</h2>'
-        f'<div class="charts"><figure>{interval_chart(intervals)}'
-        "<figcaption>mean per target and dimension, 95% interval</figcaption></figure>"
-        f"<figure>{bar_chart(outcomes)}<figcaption>wins, losses, ties</figcaption></figure>"
-        f"</div><ul>{statements}</ul>"
-        "<table><thead><tr><th>entry</th><th>winner</th><th>agreement of runs</th>"
-        f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table></section>"
-    )

@@ -10,6 +10,13 @@ from collections.abc import Sequence
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;color:#1b1f24}
+.verdict{border-radius:6px;padding:.6rem .9rem;margin:1rem 0;border:2px solid}
+.verdict.passed{background:#dafbe1;border-color:#1a7f37}
+.verdict.failed{background:#ffebe9;border-color:#cf222e}
+.verdict.incomplete{background:#fff8c5;border-color:#bf8700}
+.verdict .headline{font-size:1.15rem;font-weight:700;margin:0}
+.verdict ul{margin:.4rem 0 0;padding-left:1.2rem}.verdict li{overflow-wrap:break-word}
+.why{display:block;color:#cf222e;font-size:.85rem}
 h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:2rem}h4{margin:.8rem 0 .2rem}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:0}
 .facts dt{color:#57606a}.facts dd{margin:0}
@@ -29,28 +36,33 @@ td small{display:block;color:#57606a}.where{display:block;color:#57606a;font-siz
 .outcome{padding:0 .35rem;border-radius:3px;background:#eaeef2}
 .outcome.passed,.outcome.xpassed{background:#dafbe1}.outcome.failed,.outcome.error{background:#ffebe9}
 .outcome.xfailed,.outcome.skipped,.outcome.flaky_failed{background:#fff8c5}
-.flag{display:inline-block;margin:0 .2rem .2rem 0;padding:0 .3rem;border-radius:3px;
-background:#ddf4ff;font-size:.8rem}
+.flag{display:inline-block;white-space:nowrap;margin:0 .2rem .2rem 0;padding:0 .3rem;
+border-radius:3px;background:#ddf4ff;font-size:.8rem}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.4rem;border-radius:4px;max-width:60rem}
-.filters{display:flex;gap:1rem;align-items:center}
+.filters{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
+td{overflow-wrap:break-word}td small .own{font-weight:700;color:#1b1f24}
 @media print{.filters{display:none}details>*{display:block}tr[hidden]{display:none}}
 """
 
-# Sorting by a column header, filtering by outcome and text. The filter can be given in the
-# address (#outcome=failed&q=oom&sort=-relevance) so that a link shows the same rows.
+# Sorting by a column header, filtering by outcome, target and text. The filter can be given in
+# the address (#outcome=failed&target=python&q=oom&sort=-relevance): a link shows the same rows.
 SCRIPT = """
 (function(){
 var table=document.getElementById('item-table');if(!table)return;
 var body=table.tBodies[0],rows=Array.prototype.slice.call(body.rows);
 var outcome=document.getElementById('outcome'),search=document.getElementById('search');
+var target=document.getElementById('target')||{value:'',addEventListener:function(){}};
 var shown=document.getElementById('shown');
-function apply(){var o=outcome.value,q=search.value.toLowerCase(),n=0;
-rows.forEach(function(r){var hide=(o&&r.dataset.outcome!==o)||(q&&r.dataset.text.indexOf(q)<0);
-r.hidden=!!hide;if(!hide)n++;});shown.textContent=n+' of '+rows.length+' shown';}
+function apply(){var o=outcome.value,t=target.value,q=search.value.toLowerCase(),n=0;
+rows.forEach(function(r){var hide=(o&&r.dataset.outcome!==o)||(t&&r.dataset.target!==t)||
+(q&&r.dataset.text.indexOf(q)<0);r.hidden=!!hide;if(!hide)n++;});
+shown.textContent=n+' of '+rows.length+' shown';}
 var params=new URLSearchParams(location.hash.slice(1));
 if(params.get('outcome'))outcome.value=params.get('outcome');
+if(params.get('target'))target.value=params.get('target');
 if(params.get('q'))search.value=params.get('q');
-outcome.addEventListener('change',apply);search.addEventListener('input',apply);apply();
+outcome.addEventListener('change',apply);target.addEventListener('change',apply);
+search.addEventListener('input',apply);apply();
 var sorters={};
 Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
 sorters[th.dataset.key]=sort;
@@ -67,7 +79,9 @@ if(by){by();if(down)by();}
 })();
 """
 
-WIDTH, HEIGHT, PAD = 320, 160, 28
+WIDTH, HEIGHT, PAD = 320, 180, 28
+TOP = 46  # the plot starts below the title and the threshold's label: nothing overlaps them
+CHAR_WIDTH = 6.5  # pixels per character of an 11 px label, generously
 
 
 def escape(text: object) -> str:
@@ -80,53 +94,66 @@ def _x(score: float) -> float:
     return PAD + (score - 1) / 4 * (WIDTH - 2 * PAD)
 
 
-def histogram(name: str, means: Sequence[float], threshold: float) -> str:
-    """Item means in half-point bins from 1 to 5, the threshold as a dashed line."""
-    bins = [0] * 8
-    for mean in means:
-        bins[min(int((mean - 1) / 0.5), 7)] += 1
-    top = max(bins) or 1
+def histogram(
+    name: str, scores: Sequence[tuple[float, bool]], threshold: float, own: int = 0
+) -> str:
+    """Item means in half-point bins from 1 to 5, each bin split into the items that met their
+    threshold (green) and those below it (red): an item held to its own threshold is counted
+    by its own verdict. The session's threshold is a dashed line; ``own`` items have another.
+    """
+    met, below = [0] * 8, [0] * 8
+    for score, passed in scores:
+        (met if passed else below)[min(int((score - 1) / 0.5), 7)] += 1
+    top = max(m + b for m, b in zip(met, below, strict=True)) or 1
     bar_width = (WIDTH - 2 * PAD) / 8
+    floor, room = HEIGHT - PAD, HEIGHT - PAD - TOP - 12  # 12: the count above the tallest bar
     bars = []
-    for i, count in enumerate(bins):
-        height = count / top * (HEIGHT - 2 * PAD)
-        x, low = PAD + i * bar_width, 1 + i * 0.5
-        colour = (
-            "#1a7f37" if low >= threshold else "#cf222e" if low + 0.5 <= threshold else "#bf8700"
-        )
-        bars.append(
-            f'<rect x="{x + 1:.1f}" y="{HEIGHT - PAD - height:.1f}" width="{bar_width - 2:.1f}" '
-            f'height="{height:.1f}" fill="{colour}"><title>{low:g}-{low + 0.5:g}: {count} items'
-            "</title></rect>"
-        )
-        if count:
+    for i, (good, bad) in enumerate(zip(met, below, strict=True)):
+        x, low, y = PAD + i * bar_width, 1 + i * 0.5, float(floor)
+        for count, colour, what in ((good, "#1a7f37", "met"), (bad, "#cf222e", "below")):
+            height = count / top * room
+            y -= height
+            if count:
+                bars.append(
+                    f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{bar_width - 2:.1f}" '
+                    f'height="{height:.1f}" fill="{colour}"><title>{low:g}-{low + 0.5:g}: '
+                    f"{count} items {what} their threshold</title></rect>"
+                )
+        if good + bad:
             bars.append(
-                f'<text x="{x + bar_width / 2:.1f}" y="{HEIGHT - PAD - height - 3:.1f}" '
-                f'text-anchor="middle" font-size="10">{count}</text>'
+                f'<text x="{x + bar_width / 2:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
+                f'font-size="10">{good + bad}</text>'
             )
     ticks = "".join(
-        f'<text x="{_x(s):.1f}" y="{HEIGHT - PAD + 14}" text-anchor="middle" font-size="10">'
-        f"{s}</text>"
+        f'<text x="{_x(s):.1f}" y="{floor + 14}" text-anchor="middle" font-size="10">{s}</text>'
         for s in range(1, 6)
     )
     line = _x(threshold)
+    others = "1 item has its own" if own == 1 else f"{own} items have their own"
+    label = f"threshold {threshold:g}" + (f" ({others})" if own else "")
+    anchor = "end" if line > WIDTH / 2 else "start"
+    label_x = line - 3 if anchor == "end" else line + 3
     return (
         f'<svg role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'aria-label="{escape(name)} distribution">'
         f'<text x="{PAD}" y="14" font-size="12" font-weight="600">{escape(name)} '
-        f"({len(means)} items)</text>{''.join(bars)}"
-        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{HEIGHT - PAD}" y2="{HEIGHT - PAD}" '
-        f'stroke="#57606a"/>{ticks}'
-        f'<line x1="{line:.1f}" x2="{line:.1f}" y1="{PAD - 6}" y2="{HEIGHT - PAD}" '
-        f'stroke="#1b1f24" stroke-dasharray="4 3"><title>threshold {threshold:g}</title></line>'
-        f'<text x="{line + 3:.1f}" y="{PAD - 8}" font-size="10">threshold {threshold:g}</text>'
-        "</svg>"
+        f"({len(scores)} items)</text>{''.join(bars)}"
+        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{floor}" y2="{floor}" stroke="#57606a"/>'
+        f'{ticks}<line x1="{line:.1f}" x2="{line:.1f}" y1="{TOP - 12}" y2="{floor}" '
+        f'stroke="#1b1f24" stroke-dasharray="4 3"><title>{escape(label)}</title></line>'
+        f'<text x="{label_x:.1f}" y="30" font-size="10" text-anchor="{anchor}">'
+        f"{escape(label)}</text></svg>"
     )
+
+
+def _label_width(labels: Sequence[str], least: int) -> int:
+    """Room for the longest label of a chart (so that no label runs into its bars)."""
+    return max(least, int(max((len(label) for label in labels), default=0) * CHAR_WIDTH) + 12)
 
 
 def interval_chart(rows: Sequence[tuple[str, float, float, float]]) -> str:
     """One row per (label, mean, low, high): a dot at the mean and a bar over the interval."""
-    row_height, label_width = 22, 150
+    row_height, label_width = 22, _label_width([row[0] for row in rows], 150)
     width = label_width + WIDTH
     height = row_height * len(rows) + 30
 
@@ -155,7 +182,8 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float]]) -> str:
 
 def bar_chart(rows: Sequence[tuple[str, int, int, int]]) -> str:
     """One stacked bar per (target, wins, losses, ties)."""
-    row_height, label_width, bar_width = 22, 110, 240
+    row_height, bar_width = 22, 240
+    label_width = _label_width([row[0] for row in rows], 110)
     height = row_height * len(rows) + 10
     parts = []
     for i, (label, *counts) in enumerate(rows):

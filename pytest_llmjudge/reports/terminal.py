@@ -11,7 +11,7 @@ from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
 from ..analysis.judgment import Judgment
 from ..basics.wording import counted
-from ..schema.results import BaselineResult, ResultsFile, Summary
+from ..schema.results import BaselineResult, DimensionResult, ItemResult, ResultsFile, Summary
 
 
 def _runs(judgment: Judgment) -> str:
@@ -44,6 +44,26 @@ def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ())
     """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension that did not pass."""
     lines = [_dimension_verdict(j) for j in judgments if not j.passed]
     return "; ".join([*lines, *regressions])
+
+
+def dimension_sentence(name: str, dim: DimensionResult) -> str:
+    """``relevance 3.67 < 4.5 (runs 3, 4, 4)``: why a dimension of a results row did not pass
+    (the threshold it was held to: its own where the entry set one)."""
+    runs = ", ".join(score_text(s) for s in dim.runs)
+    if dim.decision == "undecided" and dim.ci_low is not None and dim.ci_high is not None:
+        interval = f"95% CI {dim.ci_low:.2f}-{dim.ci_high:.2f}"
+        return f"{name} {dim.score:.2f} undecided: {interval} contains {dim.threshold:g}"
+    return f"{name} {dim.score:.2f} < {dim.threshold:g} (runs {runs})"
+
+
+def item_sentence(item: ItemResult) -> str:
+    """Why an item of the results did not pass, in one line; empty for one that did."""
+    if item.outcome == "error":
+        return item.error or item.reason or "error"
+    if item.outcome not in ("failed", "flaky_failed", "xfailed"):
+        return ""
+    failing = [dimension_sentence(n, d) for n, d in item.dimensions.items() if not d.passed]
+    return "; ".join(failing) or item.reason or "failed (every dimension met its threshold)"
 
 
 def judgment_table(judgments: Sequence[Judgment]) -> str:
@@ -191,7 +211,9 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
             f", {meta.tokens.total} tokens ({meta.tokens.prompt} prompt, "
             f"{meta.tokens.completion} completion)"
         )
-    if meta.cost_usd is not None:
+    if meta.calls == 0 and meta.cached_runs:
+        usage += ", $0: every run from the cache"
+    elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
     elif meta.llm and meta.calls:
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"

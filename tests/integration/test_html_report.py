@@ -92,10 +92,8 @@ def test_the_html_report_is_self_contained_and_escapes_every_text(
     assert "scripted relevance 5" in text  # every run's reasoning, in the item's details
     meta = read_results(pytester)["meta"]
     assert (meta["calls"], meta["judgments"]) == (judge_server.count(), 18)
-    card = (
-        f'<div class="value">{meta["calls"]}</div><div class="sub">18 runs judged, 0 from the cache'
-    )
-    assert card in text
+    card = '<div class="value">18</div><div class="sub">6 requests made, 0 runs from the cache'
+    assert card in text and meta["calls"] == 6
 
 
 def test_the_cards_count_every_outcome(
@@ -106,7 +104,7 @@ def test_the_cards_count_every_outcome(
     run(pytester, "evals/", "--judge-report=r.html").assert_outcomes(passed=1, xfailed=1)
     text = (pytester.path / "r.html").read_text()
     assert '<div class="value">2</div><div class="sub">1 passed, 1 xfailed</div>' in text
-    assert '<div class="sub">of 1 judged items; xfailed left out</div>' in text
+    assert '<div class="sub">of 1 judged item; xfailed left out</div>' in text
 
 
 def test_the_report_shows_baseline_deltas_and_gates(
@@ -209,3 +207,133 @@ def test_the_report_in_a_real_browser(pytester: pytest.Pytester, judge_server: J
     _browser("--window-size=1200,1400", f"--screenshot={shot}", url)
     assert shot.stat().st_size > 10_000 and _distinct_pixels(shot) > 50
     assert read_results(pytester)["summary"]["total"] == 3
+
+
+def test_the_verdict_the_thresholds_held_to_and_why_items_failed(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("fine", "x {{relevance=5}}"),
+            entry("strict", "x {{relevance=4,4,3}}", ticket="t2", thresholds={"relevance": 4.5}),
+            entry("weak", "x {{tone=2}}", ticket="t3"),
+        ],
+    )
+    run(pytester, "evals/", "--judge-runs=3", "--judge-report=r.html").assert_outcomes(
+        passed=1, failed=2
+    )
+    text = (pytester.path / "r.html").read_text()
+    page = Page(text)
+    shown = "".join(page.text)
+    # the verdict first: failed, how many, and each failure's sentence with its threshold
+    assert shown.index("FAILED: 2 of 3 eval items failed") < shown.index("openai gpt-4o-mini")
+    assert "strict relevance 3.67 < 4.5 (runs 4, 4, 3)" in shown
+    assert "weak tone 2.00 < 3.5 (runs 2, 2, 2)" in shown
+    assert "pass: 3 eval items judged" not in shown  # no green line on a red run
+    # in the table: the threshold each dimension was held to (the entry's own marked), and
+    # in the opened row the verdict of each dimension against it
+    assert '<span class="own" title="set by the entry">threshold 4.5</span>' in text
+    assert "relevance 3.67: below its threshold 4.5" in shown
+    assert "relevance 5.00: met its threshold 3.5" in shown
+    # the failed item of mean 3.67 sits in the 3.5-4 bin as below its threshold, not green
+    assert "3.5-4: 1 items below their threshold" in shown
+    assert "threshold 3.5 (1 item has its own)" in shown
+    passed = run(pytester, "evals/", "--judge-runs=3", "-k", "fine", "--judge-report=ok.html")
+    passed.assert_outcomes(passed=1, deselected=2)
+    assert "PASSED: 1 eval item, 1 passed" in "".join(
+        Page((pytester.path / "ok.html").read_text()).text
+    )
+
+
+def test_cards_say_where_judgments_came_from(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("a"), entry("b", ticket="t2")])
+    args = ("evals/", "--judge-runs=3", "--judge-cache-dir=cache", "--judge-report=r.html")
+    run(pytester, *args).assert_outcomes(passed=2)
+    run(pytester, *args).assert_outcomes(passed=2)
+    text = (pytester.path / "r.html").read_text()
+    assert read_results(pytester)["meta"]["calls"] == 0
+    assert (
+        '<div class="value">12</div><div class="sub">0 requests made, 12 runs from the cache'
+        in text
+    )
+    assert '<div class="value">0</div><div class="sub">no request made</div>' in text
+    assert '<div class="value">$0</div><div class="sub">every run from the cache</div>' in text
+
+
+def _ab_report(pytester: pytest.Pytester, name: str = "ab.html") -> Path:
+    """An A/B run of long target names, an entry's own threshold, failures: a full page."""
+    fast = BotServer(lambda t: (200, {"answer": f"A to {t} {{{{relevance=5,4,5 tone=5}}}}"}))
+    slow = BotServer(lambda t: (200, {"answer": f"B to {t} {{{{relevance=3,4,3 tone=4}}}}"}))
+    try:
+        tickets: list[dict[str, object]] = [
+            {"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(4)
+        ]
+        tickets[0]["thresholds"] = {"relevance": 4.5}
+        write_evals(pytester, tickets)
+        bots = f"--judge-targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}"
+        run(pytester, "evals/", bots, "--judge-runs=3", f"--judge-report={name}")
+    finally:
+        fast.stop()
+        slow.stop()
+    return pytester.path / name
+
+
+def test_an_ab_report_has_the_target_as_a_column_and_a_filter(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    page = Page(_ab_report(pytester).read_text())
+    head = [
+        found.get("data-key") for tag, found in page.tags if tag == "th" and "data-key" in found
+    ]
+    assert head[:3] == ["item", "target", "outcome"]
+    assert ("select", {"id": "target"}) in page.tags
+    targets = [row["data-target"] for row in page.rows]
+    # each entry's rows side by side, in the configured order of the targets
+    assert targets[:2] == ["python-service-v2", "dotnet-legacy-service"]
+    assert all("dotnet-legacy-service" in str(r["data-text"]) for r in page.rows[1::2])
+    shown = "".join(page.text)
+    assert "t0 (dotnet-legacy-service) relevance 3.33 < 4.5" in shown  # the banner names it
+
+
+# Run in the page by the layout test: text of a chart that overlaps other text or a bar, and
+# whether the page is wider than the window.
+LAYOUT_PROBE = """<script>
+window.addEventListener('load', function(){
+  function hits(a, b){ return a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+    a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5; }
+  var found = [];
+  document.querySelectorAll('svg').forEach(function(svg){
+    var texts = Array.prototype.slice.call(svg.querySelectorAll('text'));
+    var bars = Array.prototype.slice.call(svg.querySelectorAll('rect'));
+    texts.forEach(function(t, i){ var box = t.getBoundingClientRect();
+      texts.slice(i + 1).forEach(function(u){ if (hits(box, u.getBoundingClientRect()))
+        found.push(t.textContent + ' | ' + u.textContent); });
+      bars.forEach(function(r){
+        if (hits(box, r.getBoundingClientRect())) found.push(t.textContent + ' | a bar'); }); });
+  });
+  document.body.setAttribute('data-overlaps', found.join(' ;; ') || 'none');
+  document.body.setAttribute('data-too-wide',
+    String(document.documentElement.scrollWidth > window.innerWidth));
+});
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install -y chromium")
+def test_no_label_overlaps_at_800_to_1600_pixels(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    report = _ab_report(pytester)
+    probed = pytester.path / "probed.html"
+    probed.write_text(report.read_text().replace("</body>", LAYOUT_PROBE))
+    for width in (800, 1200, 1600):
+        size = f"--window-size={width},1400"
+        dom = _browser(size, "--virtual-time-budget=3000", "--dump-dom", probed.as_uri()).stdout
+        body = next(found for tag, found in Page(dom).tags if tag == "body")
+        assert body["data-overlaps"] == "none", (width, body["data-overlaps"])
+        assert body["data-too-wide"] == "false", width
+        shot = pytester.path / f"ab-{width}.png"  # looked at by a person: see the closing note
+        _browser(size, f"--screenshot={shot}", report.as_uri())
+        assert _distinct_pixels(shot) > 50

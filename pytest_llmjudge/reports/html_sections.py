@@ -1,0 +1,70 @@
+"""The HTML report's sections beside the items: the baseline and the A/B comparison."""
+
+from __future__ import annotations
+
+import math
+
+from ..analysis.stats import confidence_interval, mean_and_std
+from ..schema.results import BaselineResult, TargetComparison
+from .html_parts import bar_chart, escape, interval_chart
+
+
+def baseline_section(baseline: BaselineResult) -> str:
+    if not baseline.comparable:
+        return (
+            f'<section id="baseline"><h2>Baseline</h2><p>{escape(baseline.source)}: not compared '
+            f"({escape(baseline.mismatch or 'another judge')})</p></section>"
+        )
+    suite = "".join(
+        f"<li>{escape(name)}: {escape(c.statement)}</li>" for name, c in baseline.suite.items()
+    )
+    rows = "".join(
+        f"<tr><td>{escape(c.nodeid)}</td><td>{escape(c.dimension)}</td><td>{c.before:.2f}</td>"
+        f'<td>{c.after:.2f}</td><td class="{"bad" if c.verdict == "regressed" else "ok"}">'
+        f"{c.delta:+.2f}</td><td>{escape(c.verdict)}</td></tr>"
+        for c in baseline.changes
+    )
+    return (
+        f'<section id="baseline"><h2>Against the baseline {escape(baseline.source)}</h2>'
+        f"<p>{escape(baseline.counts_text())}</p><ul>{suite}</ul><table><thead><tr><th>item</th><th>dimension</th><th>before</th>"
+        f"<th>after</th><th>delta</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>"
+        "</section>"
+    )
+
+
+def comparison_section(comparison: TargetComparison) -> str:
+    intervals: list[tuple[str, float, float, float]] = []
+    names = list(
+        dict.fromkeys(
+            d for e in comparison.entries for t in e.targets.values() for d in t.dimensions
+        )
+    )
+    for name in names:
+        for target in comparison.targets:
+            scores = [
+                e.targets[target].dimensions[name].score
+                for e in comparison.entries
+                if target in e.targets and name in e.targets[target].dimensions
+            ]
+            if scores:
+                mean, std = mean_and_std(scores)
+                low, high = confidence_interval(mean, std, len(scores))
+                low, high = (mean, mean) if math.isinf(low) else (low, high)
+                intervals.append((f"{target} · {name}", mean, low, high))
+    outcomes = [(target, o.wins, o.losses, o.ties) for target, o in comparison.overall.items()]
+    rows = "".join(
+        f"<tr><td>{escape(e.id or e.key)}</td><td>{escape(e.winner or 'undecided')}</td>"
+        f"<td>{'-' if e.agreement is None else f'{e.agreement:.0%}'}</td>"
+        f"<td>{escape(', '.join(e.run_winners))}</td></tr>"
+        for e in comparison.entries
+    )
+    statements = "".join(f"<li>{escape(s.statement)}</li>" for s in comparison.significance)
+    return (
+        '<section id="comparison"><h2>A/B comparison</h2>'
+        f'<div class="charts"><figure>{interval_chart(intervals)}'
+        "<figcaption>mean per target and dimension, 95% interval</figcaption></figure>"
+        f"<figure>{bar_chart(outcomes)}<figcaption>wins, losses, ties</figcaption></figure>"
+        f"</div><ul>{statements}</ul>"
+        "<table><thead><tr><th>entry</th><th>winner</th><th>agreement of runs</th>"
+        f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table></section>"
+    )
