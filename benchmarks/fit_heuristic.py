@@ -41,7 +41,16 @@ RIDGE = 30.0  # in standardised units; chosen by held-out Spearman, see --check
 PRIORS: dict[str, dict[str, float]] = {
     # The politeness data holds requests: casual slang there reads as friendly, while the
     # tone rubric (professional and concise) marks it down in an answer.
-    "tone": {"hedges in an answer": -0.35, "filler": -0.35, "insult": -0.8, "slang": -0.3},
+    "tone": {
+        "hedges in an answer": -0.35,
+        "filler": -0.35,
+        "insult": -0.8,
+        "slang": -0.3,
+        "slang in an answer": -0.3,
+        # dismissing the problem or blaming the asker is rude in an answer (the requests of
+        # the politeness data rarely do it): as strong as an insult
+        "dismissal or blame": -0.8,
+    },
     "relevance": {"concrete commands/settings": 0.15},
 }
 #: how a predicted label becomes a 1-5 score: which text scores the centre of the scale,

@@ -12,17 +12,59 @@ import itertools
 import math
 import re
 
-from .signals import Signals, phrases
-from .text import STOPWORDS, Rarity, content_terms, normalise, rarity, words
+from .signals import Signals, phrases, starts_with
+from .text import (
+    STOPWORDS,
+    Rarity,
+    content_terms,
+    normalise,
+    rarity,
+    related_groups,
+    sentences,
+    stem,
+    words,
+)
 
 _TECHNICAL_TOKEN = re.compile(
-    r"`[^`]+`|\S*[=_/]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
+    r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
 )
 _EVASIVE = (
     "i don't know", "i dont know", "i do not know", "no idea", "not sure", "i'm not sure",
     "i am not sure", "can't help", "cannot help", "contact support", "contact your administrator",
     "reach out to support", "open a ticket", "try again later", "it depends", "hard to say",
-    "i have no clue", "who knows",
+    "i have no clue", "who knows", "no clue", "not sure why", "many reasons", "lots of reasons",
+    "many factors", "a lot of things", "complex topic", "hard to debug", "can be unpredictable",
+    "can be tricky", "is tricky", "are complicated", "is complicated", "can be slow",
+)  # fmt: skip
+# Sending the asker elsewhere, or asking them to wait, instead of answering.
+_REFERRAL = (
+    "contact support", "contact your", "contact the", "try contacting", "reach out to",
+    "check with", "ask your", "ask someone", "ask a colleague", "refer to", "help center",
+    "help centre", "help desk", "open a ticket", "be patient", "try later", "try again later",
+    "fix itself", "sort itself out", "a question for",
+)  # fmt: skip
+# Words that fill an answer without answering: thanks, empathy, praise of the product.
+_FILLER = (
+    "thank you", "thanks for", "we appreciate", "we truly", "we really", "we value",
+    "we understand", "we hope", "we are so", "we're so", "we are always", "we are delighted",
+    "we are thrilled", "great question", "your satisfaction", "valued customer",
+    "it's worth noting",
+    "it is important to note", "it's important to note", "at the end of the day",
+    "in today's world", "is a journey", "we care", "care deeply", "means a lot",
+    "your experience", "your patience", "your feedback", "your continued", "reaching out",
+    "we believe", "we are proud", "we are committed", "committed to", "hope this message",
+    "we're excited", "we are excited", "we're so excited",
+)  # fmt: skip
+# The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
+_STEP_VERBS = (
+    "add", "allow", "apply", "ask", "attach", "change", "check", "choose", "click", "close",
+    "configure", "connect", "copy", "create", "delete", "deploy", "disable", "download",
+    "drop", "edit", "enable", "enter", "export", "find", "go", "grant", "increase", "install",
+    "keep", "limit", "lower", "make", "mark", "move", "open", "pin", "point", "put", "raise",
+    "reboot", "reduce", "reinstall", "reload", "remove", "rename", "renew", "replace",
+    "request", "reset", "restart", "restore", "revoke", "rotate", "run", "schedule", "select",
+    "send", "set", "sign", "start", "stop", "switch", "take", "test", "turn", "update",
+    "upgrade", "upload", "use", "verify",
 )  # fmt: skip
 _STOCK = (
     "i think it's interesting", "that's interesting", "that's cool", "that is cool",
@@ -44,19 +86,49 @@ def technical_tokens(text: str) -> list[str]:
 
 
 def matches(term: str, others: set[str]) -> bool:
-    """Same stem, or a shared prefix of 5+ letters (deploy ~ deployment, expired ~ expiry)."""
+    """Same stem, a shared prefix of 5+ letters (deploy ~ deployment, expired ~ expiry), or
+    one word of 4+ letters starting the other (shar(ed) ~ share, file ~ fileserver)."""
     if term in others:
         return True
-    return len(term) >= 5 and any(len(o) >= 5 and o[:5] == term[:5] for o in others)
+    if len(term) >= 5 and any(len(o) >= 5 and o[:5] == term[:5] for o in others):
+        return True
+    return len(term) >= 4 and any(
+        len(o) >= 4 and (o.startswith(term) or term.startswith(o)) for o in others
+    )
+
+
+# A ticket's word taken up by a related word ("email" by "spam folder") counts for less than
+# the word itself: the answer may be about something next to it.
+RELATED_WEIGHT = 0.75
+
+
+def related_hit(term: str, others: set[str]) -> str | None:
+    """A word of the answer related to the ticket's ``term`` (shipped support-term groups):
+    the same stem, or a shared prefix of 6+ letters (a looser match would relate too much)."""
+    for near in sorted(related_groups().get(term, ())):
+        for other in sorted(others):
+            if other == near or (len(near) >= 6 and len(other) >= 6 and other[:6] == near[:6]):
+                return other
+    return None
 
 
 def _weighted_share(terms: list[str], others: set[str], table: Rarity) -> tuple[float, list[str]]:
+    """How much of ``terms`` (by rarity) ``others`` take up, itself or by a related word; and
+    the words taken up (``email~spam`` for a related one). A word of the answer takes up one
+    word of the ticket by relation ("restart" is not the whole of "pod in CrashLoopBackOff")."""
     unique = list(dict.fromkeys(terms))
     total = sum(table.idf(t) for t in unique)
-    shared = [t for t in unique if matches(t, others)]
-    if total == 0:
-        return 0.0, shared
-    return sum(table.idf(t) for t in shared) / total, shared
+    taken, shared = 0.0, []
+    unused = set(others)
+    for term in unique:
+        if matches(term, others):
+            taken += table.idf(term)
+            shared.append(term)
+        elif (near := related_hit(term, unused)) is not None:
+            unused.discard(near)
+            taken += RELATED_WEIGHT * table.idf(term)
+            shared.append(f"{term}~{near}")
+    return (taken / total if total else 0.0), shared
 
 
 def _repeated_trigrams(tokens: list[str]) -> list[str]:
@@ -76,12 +148,11 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     table = rarity()
     ticket_terms, response_terms = content_terms(ticket), content_terms(response)
     signals = Signals()
-    recall, covered = _weighted_share(ticket_terms, set(response_terms), table)
+    answered = set(response_terms) | _parts(response_terms)
+    recall, covered = _weighted_share([*ticket_terms, *_parts(ticket_terms)], answered, table)
     signals.add("ticket terms taken up", covered, value=recall, shown=_share(recall, covered))
     last_message = ticket.strip().split("\n")[-1]
-    last_recall, last_covered = _weighted_share(
-        content_terms(last_message), set(response_terms), table
-    )
+    last_recall, last_covered = _weighted_share(content_terms(last_message), answered, table)
     signals.add(
         "last message taken up",
         last_covered,
@@ -97,8 +168,12 @@ def relevance_signals(ticket: str, response: str) -> Signals:
         shown=f"{len(set(response_terms))} distinct content words",
     )
     evasive = phrases(response, _EVASIVE)
+    referral = phrases(response, _REFERRAL)
     tokens = [w.lower() for w in words(response)]
-    signals.add("evasive", evasive if len(set(response_terms)) < 8 else [], cap=2)
+    signals.add("evasive", (evasive + referral) if len(set(response_terms)) < 8 else [], cap=2)
+    new_terms = set(response_terms) - set(ticket_terms)
+    no_answer = _no_answer(response, recall, new_terms, evasive, referral)
+    signals.add("no answer", [], value=float(no_answer), shown=_NO_ANSWER_SHOWN)
     signals.add("stock phrases", phrases(response, _STOCK), cap=3)
     function_words = sum(1 for w in tokens if w in STOPWORDS) / max(1, len(tokens))
     signals.add(
@@ -117,6 +192,21 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     return signals
 
 
+_COMPOUND = re.compile(r"[_\-./:]+")
+
+
+def _parts(terms: list[str]) -> set[str]:
+    """The words inside compound tokens (``err_cert_date_invalid``: ``cert``, ``date``...),
+    so that an error code can be taken up by the words of its fix."""
+    return {
+        stem(part)
+        for term in terms
+        if _COMPOUND.search(term)
+        for part in _COMPOUND.split(term)
+        if len(part) >= 3 and part.isalpha() and part not in STOPWORDS
+    }
+
+
 def _share(recall: float, covered: list[str]) -> str:
     shown = ", ".join(covered[:5]) + (", ..." if len(covered) > 5 else "")
     return f"takes up {recall:.0%} of the ticket's terms by weight" + (
@@ -124,13 +214,35 @@ def _share(recall: float, covered: list[str]) -> str:
     )
 
 
+_NO_ANSWER_SHOWN = "no answer: it only sends the asker elsewhere, asks them to wait or thanks them"
+
+
+def _no_answer(
+    response: str, recall: float, new_terms: set[str], evasive: list[str], referral: list[str]
+) -> bool:
+    """An answer with nothing in it but a referral, a request to wait, a shrug, or thanks and
+    empathy: few words of its own beyond the ticket's, no command or setting."""
+    if referral and len(new_terms) < 7:
+        return True
+    if evasive and len(new_terms) < 3:  # "I have no clue, sorry." (a shrug with more is
+        return True  # left to the fitted "evasive" signal: chit-chat is full of them)
+    if not phrases(response, _FILLER) or technical_tokens(response):
+        return False
+    # thanks, empathy or praise: an answer only if it also gives a step, or is on topic
+    return recall < 0.25 or not starts_with(sentences(response), _STEP_VERBS)
+
+
 def ceiling(ticket: str, signals: Signals) -> tuple[int, str] | None:
     """The most a response may score whatever else it does, and why.
 
-    A reply that takes up none of a ticket's content words can be partially relevant at
-    best (rubric 3): in chit-chat that costs little (replies there often bring new topics),
-    in a support answer it is the off-topic reply.
+    A reply that takes up none of a ticket's content words, neither itself nor by a related
+    support term, can be partially relevant at best (rubric 3): in chit-chat that costs
+    little (replies there often bring new topics), in a support answer it is the off-topic
+    reply. A reply that only refers the asker elsewhere, asks them to wait, or thanks them
+    does not solve the problem (rubric 2).
     """
+    if signals["no answer"]:
+        return 2, f"at most 2: {_NO_ANSWER_SHOWN}"
     if signals["ticket terms taken up"] == 0 and content_terms(normalise(ticket)):
-        return 3, "at most 3: it takes up none of the ticket's terms"
+        return 3, "at most 3: it takes up none of the ticket's terms, nor a related one"
     return None

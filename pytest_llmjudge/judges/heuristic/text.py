@@ -94,3 +94,18 @@ def sentiment() -> dict[str, float]:
     """Word -> valence (-4..4) from the VADER lexicon."""
     text = resources.files(_DATA).joinpath("data/sentiment_lexicon.tsv").read_text("utf-8")
     return {word: float(value) for word, value in (line.split("\t") for line in text.splitlines())}
+
+
+@cache
+def related_groups() -> dict[str, frozenset[str]]:
+    """Stemmed support term -> the terms related to it (``data/related_terms.txt``: one group
+    per line; a term in several groups relates to all of their terms)."""
+    text = resources.files(_DATA).joinpath("data/related_terms.txt").read_text("utf-8")
+    related: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        group = {stem(word.strip().lower()) for word in line.split(",") if word.strip()}
+        for term in group:
+            related.setdefault(term, set()).update(group - {term})
+    return {term: frozenset(others) for term, others in related.items()}

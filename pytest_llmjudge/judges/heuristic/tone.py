@@ -13,8 +13,19 @@ from __future__ import annotations
 import math
 import re
 
+from .relevance import technical_tokens
 from .signals import Signals, phrases, starts_with
-from .text import normalise, sentences, sentiment, words
+from .text import (
+    STOPWORDS,
+    content_terms,
+    normalise,
+    rarity,
+    related_groups,
+    sentences,
+    sentiment,
+    stem,
+    words,
+)
 
 _GRATITUDE = ("thank", "thanks", "thank you", "appreciate", "appreciated", "grateful")
 _DEFERENCE = (
@@ -40,9 +51,26 @@ _FACTUALITY = (
 _DIRECT_QUESTION = ("what", "why", "who", "how", "where", "huh", "seriously")
 _DIRECT_START = ("so", "then", "and", "but", "or", "well")
 _CONFRONTING = (
-    "stop", "quit", "leave", "read", "look", "learn", "don't", "do not", "go", "get",
-    "shut", "mind", "answer", "explain", "tell me", "give me", "try reading", "calm down",
+    "quit", "learn", "shut", "try reading", "calm down", "grow up", "figure", "deal with",
+    "live with", "go learn", "go read",
 )  # fmt: skip
+# Imperatives that instruct in an answer ("Go to Settings > Email", "Stop the wuauserv
+# service") and confront in a bare sentence ("Read the docs.", "Stop asking.").
+_INSTRUCTING = (
+    "read", "look", "go", "get", "leave", "mind", "answer", "explain", "tell me", "give me",
+    "don't", "do not",
+)  # fmt: skip
+# ... and these instruct only with a command, setting or path ("Stop the wuauserv service,
+# rename C:\\Windows\\SoftwareDistribution"); with a plain object they confront.
+_INSTRUCTING_WITH_CODE = ("stop", "wait")
+# Keywords written in capitals by convention (SQL, HTTP): code, not shouting.
+_CODE_WORDS = frozenset(
+    """
+    select from where and or not null set names update delete insert into values create drop
+    alter table index explain analyze join on group by order limit grant revoke begin commit
+    rollback vacuum show use database if exists primary key get post put patch head options
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
 _PROFANITY = re.compile(
     r"\b(fuck\w*|shit\w*|damn\w*|hell|bitch\w*|crap\w*|ass|asshole\w*|bastard\w*|wtf|stfu|"
     r"piss\w*|dick\w*|bullshit|idiot\w*|moron\w*|stupid\w*|dumb\w*|retard\w*|"
@@ -57,7 +85,28 @@ _INSULTS = (
 _SLANG = (
     "lol", "dude", "gonna", "wanna", "btw", "haha", "bro", "lmao", "omg", "kinda", "ya",
     "nope", "yep", "tbh", "u", "ur", "pls", "plz", "thx", "cuz", "dunno", "gotta", "ain't",
-    "yo", "meh", "cranky", "super easy", "no worries",
+    "yo", "meh", "cranky", "super easy", "no worries", "gl", "oof", "yikes", "yolo", "lmfao",
+    "rofl", "idk", "ngl", "smh", "hahaha", "ya know", "wing it", "nuke", "sucks", "a pain",
+    "classic",
+)  # fmt: skip
+_SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
+# Dismissing the problem, blaming the asker, sarcasm: a rude answer without a rude word.
+_DISMISSAL = (
+    "not our problem", "not my problem", "your problem", "your fault", "figure out",
+    "that's on you", "that's on them", "on them", "deal with it", "live with it", "too bad",
+    "nothing to do", "nothing we can do", "ignore it", "ignore them", "just ignore",
+    "forget about it", "no big deal", "that's normal", "is normal", "is fine", "are fine",
+    "that's just how", "works on my machine", "not a bug", "figure it out", "by yourself",
+    "you should have", "should've", "you broke", "stop complaining", "stop wasting",
+    "wasting our time", "rules are rules", "people like you", "did you even", "maybe don't",
+    "who even", "amateur", "overrated", "use something else", "happens to everyone",
+    "happens every", "happens all the time", "happens to the best", "never work", "never works",
+    "always slow", "be more careful", "been more careful", "pay them", "gl with",
+    "whatever works", "no refunds", "live without", "don't make mistakes", "that's what you get",
+    "before complaining", "instead of complaining", "tell them to", "hope they",
+    "that's on", "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
+    "on your team", "not that hard", "should know", "their problem", "team's problem",
+    "someone else's problem",
 )  # fmt: skip
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
@@ -75,6 +124,22 @@ _PROBLEM_WORDS = frozenset(
     deny lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+# Names of products, commands and technical events that the lexicon reads as threats
+# ("kill", "ban", "spam", "eviction"): neutral in a sentence that instructs or names a
+# system ("fail2ban bans repeat offenders"), not in a bare one ("you will be banned").
+_TECHNICAL_WORDS = frozenset(
+    """
+    evict evicted eviction evictions dump dumps dumped spam junk abort aborted aborts kill
+    killing killer terminate terminated terminates destroy destroyed delete deleted purge
+    prune force forced forcing ban banned bans offenders revoke revoked quarantine
+    quarantined malware virus viruses phishing ransomware threat threats vulnerability
+    vulnerabilities suspend suspended distrust lock locked locks deadlock deadlocks stale
+    dead orphan orphaned corrupt corrupted damaged damage loss bounce bounced bounces poison
+    hang hangs freeze freezes frozen defaced exploit exploits leaked leak breach infected
+    infection spoof spoofed spoofing blocklist blacklist penalty expire expires expiring
+    crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
@@ -121,14 +186,30 @@ def tone_signals(response: str) -> Signals:
     signals.add("questions", questions, cap=3)
     signals.add("why", [w for q in questions for w in _WHY.findall(q)], cap=2)
     signals.add("direct start", starts_with(sents[:1], _DIRECT_START), cap=1)
-    signals.add("starts with you", starts_with(sents[:1], ("you", "your")), cap=1)
+    # "You broke it" points at the reader; "Your token expired; ..." names what is wrong
+    opening = starts_with(sents[:1], ("you", "your"))
+    pointing = [w for w in opening if w.lower() == "you" or not instructs(sents[0])]
+    signals.add("starts with you", pointing, cap=1)
     signals.add("starts with I", starts_with(sents[:1], ("i", "my")), cap=1)
-    signals.add("confronting imperative", starts_with(sents, _CONFRONTING), cap=2)
+    bare = [s for s in sents if not instructs(s)]
+    plain = [s for s in sents if " > " not in s and not technical_tokens(s)]
+    confronting = (
+        starts_with(sents, _CONFRONTING)
+        + starts_with(bare, _INSTRUCTING)
+        + starts_with(plain, _INSTRUCTING_WITH_CODE)
+    )
+    signals.add("confronting imperative", confronting, cap=2)
+    signals.add("dismissal or blame", phrases(text, _DISMISSAL), cap=3)
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
     lexicon = sentiment()
+    technical = {w.lower() for s in sents if instructs(s) for w in words(s)} & _TECHNICAL_WORDS
+    # "lol" in an answer is counted as slang, not as warmth; in a request it may be friendly
+    casual = {w.lower() for s in sents if not is_request(s) for w in words(s)} & _SLANG_WORDS
+    neutral = technical | casual
     valences = [
-        (w, 0.0 if w.lower() in _PROBLEM_WORDS else lexicon.get(w.lower(), 0.0)) for w in tokens
+        (w, 0.0 if _neutral(w) or w.lower() in neutral else lexicon.get(w.lower(), 0.0))
+        for w in tokens
     ]
     negative = [w for w, v in valences if v <= -1.0]
     positive = [w for w, v in valences if v >= 1.0]
@@ -136,15 +217,58 @@ def tone_signals(response: str) -> Signals:
     signals.add("positive words", positive, value=_bounded(sum(v for _, v in valences if v > 0)))
     signals.add("profanity", _PROFANITY.findall(text), cap=3)
     signals.add("insult", phrases(text, _INSULTS), cap=3)
-    shouting = [w for w in tokens if len(w) >= 3 and w.isalpha() and w.isupper()]
+    # keywords of code (SELECT, WHERE) in capitals beside a command or setting: not shouting
+    code = {w for s in sents if instructs(s) for w in words(s) if w.lower() in _CODE_WORDS}
+    shouting = [
+        w for w in tokens if w.isalpha() and w.isupper() and _common_word(w) and w not in code
+    ]
     signals.add("shouting", shouting if len(shouting) >= 2 else [], cap=4)
     signals.add("exclamations", re.findall(r"!+", text), cap=4)
     signals.add("repeated ?!", re.findall(r"[?!]{2,}", text), cap=2)
-    signals.add("slang", phrases(text, _SLANG) + _EMOTICON.findall(text), cap=4)
+    # Slang can be friendly in a request ("btw, could you...") and is unprofessional in an
+    # answer: counted apart, as hedges are.
+    in_request: list[str] = []
+    in_answer: list[str] = []
+    for sentence in sents:
+        found = phrases(sentence, _SLANG) + _EMOTICON.findall(sentence)
+        (in_request if is_request(sentence) else in_answer).extend(found)
+    signals.add("slang", in_request, cap=4)
+    signals.add("slang in an answer", in_answer, cap=4)
     signals.add("filler", phrases(text, _FILLER), cap=4)
     signals.add("lower-case start", [tokens[0]] if tokens and tokens[0].islower() else [], cap=1)
     signals.add("words", [], value=math.log1p(len(tokens)), shown=f"{len(tokens)} words")
     return signals
+
+
+def instructs(sentence: str) -> bool:
+    """Whether a sentence carries an instruction's object: a command, setting, path or
+    identifier, a menu path (``Settings > Security``), or a support term (``token``, ``DNS``)
+    that is not itself a word of threat (``ban`` alone does not make a sentence technical)."""
+    if " > " in sentence or technical_tokens(sentence):
+        return True
+    groups = related_groups()
+    return any(t in groups and t not in _TECHNICAL_WORDS for t in content_terms(sentence))
+
+
+def _neutral(word: str) -> bool:
+    """Words whose lexicon valence says nothing of an answer's tone: a problem's name ("error",
+    "fail") and an acronym ("PO", "DMARC")."""
+    lowered = word.lower()
+    return lowered in _PROBLEM_WORDS or (
+        word.isupper() and len(word) > 1 and not _common_word(word)
+    )
+
+
+COMMON = 20  # development texts a word must appear in to be an ordinary word
+
+
+def _common_word(word: str) -> bool:
+    """An ordinary English word (``READ``, ``NEVER``), not an acronym (``SPF``, ``DKIM``):
+    written in capitals, the first is shouting and the second is not."""
+    lowered = word.lower()
+    if len(lowered) < 2 or (len(lowered) < 3 and lowered not in STOPWORDS):
+        return False
+    return lowered in STOPWORDS or rarity().frequency.get(stem(lowered), 0) >= COMMON
 
 
 def _bounded(x: float) -> float:

@@ -67,7 +67,13 @@ TONE_CASES = [
     ("profanity", "The references need a source.", "The damn references need a source.", -1),
     ("insult", "The references need a source.", "The references need a source, duh.", -1),
     ("repeated ?!", "Are the references sourced?", "Are the references sourced?!?", -1),
-    ("slang", "The references need a source.", "lol the references need a source, dude.", -1),
+    ("slang", PLAIN_REQUEST, "lol can you check the references in the history section, dude?", -1),
+    (
+        "slang in an answer",
+        "The references need a source.",
+        "lol the references need a source, dude.",
+        -1,
+    ),
     (
         "filler",
         "The references need a source.",
@@ -203,7 +209,7 @@ def test_the_caricatures_fail_and_a_good_answer_passes() -> None:
     assert score_relevance(TICKET, good)[0] >= 4 and score_tone(good)[0] >= 4
     score, reason = score_tone("Obviously you broke it, RTFM!! lol")
     assert score <= 2
-    assert 'insult ("obviously you, rtfm")' in reason and "slang" in reason
+    assert 'insult ("obviously you, rtfm")' in reason and "dismissal or blame" in reason
     score, reason = score_tone("Maybe it is the network? Perhaps try later, I think, not sure.")
     assert score <= 3 and "hedges in an answer" in reason
     rambling = "Basically, honestly, at the end of the day it is really important. " * 4
