@@ -20,6 +20,9 @@ class BudgetExhausted(JudgeCallError):
     """No new calls may be made: ``--judge-max-calls`` or ``--judge-max-cost`` was reached."""
 
 
+NOT_JUDGED = "not judged"  # how a run refused after judging stopped begins
+
+
 class JudgingStopped(JudgeCallError):
     """A session-wide judge error stopped judging earlier; this run was not sent."""
 
@@ -85,7 +88,7 @@ class Budget:
             return False
         self.fatal = redact(str(error))
         at = f" at {where}" if where else ""
-        self.stopped = redact(f"not judged: judging stopped{at} ({error.short})")
+        self.stopped = redact(f"{NOT_JUDGED}: judging stopped{at} ({error.short})")
         self.stopped_fact = redact(f"judging stopped{at} ({error.short})")
         self._told = told
         return True

@@ -244,11 +244,10 @@ class RunExecutor:
             error = redact(str(exc))
         except FatalJudgeError as exc:
             # Bad key, unknown model, unreachable: every later call would fail the same way.
-            # The first run says so in full; the runs refused after it say where and why.
-            if self.budget.stop(exc, first.owner):
-                error = redact(f"judge call failed: {exc} (not retried; judging stops here)")
-            else:
-                error = self.budget.stopped or redact(str(exc))
+            # A run the server refused says so in full (runs in flight together fold into one
+            # line of their item); the runs refused before being sent say where and why.
+            self.budget.stop(exc, first.owner)
+            error = redact(f"judge call failed: {exc} (not retried; judging stops here)")
         except (JudgeCallError, RetryAfterTooLong) as exc:
             error = redact(f"judge call failed after {tries} tries: {exc}")
             if getattr(exc, "cut_off", False):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..analysis.judgment import JudgeError, Judgment, NotApplicable
 from ..judges.base import Usage
 from ..reports.terminal import failure_report, judge_error_report, verdict_line
+from .budget import NOT_JUDGED
 
 
 @dataclass
@@ -64,8 +65,10 @@ def judge_all(
             dimensions = failed.setdefault(exc.reason, [])
             if exc.dimension is not None:
                 dimensions.append(exc.dimension)
-    # one cause shared by several dimensions is said once: "relevance, tone: <cause>"
-    errors = [f"{', '.join(dims)}: {cause}" if dims else cause for cause, dims in failed.items()]
+    # one cause shared by several dimensions is said once ("relevance, tone: <cause>"), and
+    # a cause before what followed from it (runs not sent once judging stopped)
+    causes = sorted(failed.items(), key=lambda kv: kv[0].startswith(NOT_JUDGED))
+    errors = [f"{', '.join(dims)}: {cause}" if dims else cause for cause, dims in causes]
     judgments = list(record.judgments.values())
     if errors:
         record.errors[:] = errors

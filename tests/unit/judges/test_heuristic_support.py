@@ -1,0 +1,159 @@
+"""The heuristic judge on support answers (issue 23): each new signal, shown with two texts that
+differ by it, moves the score the way it should; the support set's table is what the benchmark
+prints."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
+from pytest_llmjudge.judges.heuristic.model import fitted
+from pytest_llmjudge.judges.heuristic.relevance import relevance_signals
+from pytest_llmjudge.judges.heuristic.tone import tone_signals
+
+RESET = "Password reset email never arrives"
+
+
+def tone(text: str) -> float:
+    return fitted("tone").continuous(tone_signals(text).values())
+
+
+def relevance(ticket: str, text: str) -> float:
+    return fitted("relevance").continuous(relevance_signals(ticket, text).values())
+
+
+# --- relevance: what an answer addresses, not only the words it repeats -----------------
+
+
+def test_a_related_support_term_takes_up_the_ticket_word() -> None:
+    related = "Check the spam folder and add our sender address to your allow list."
+    unrelated = "Check the garden folder and add our painter address to your guest list."
+    found = relevance_signals(RESET, related)
+    assert (
+        found["ticket terms taken up"]
+        > relevance_signals(RESET, unrelated)["ticket terms taken up"]
+    )
+    assert "email~" in found.by_name["ticket terms taken up"].describe("x")
+    assert relevance(RESET, related) > relevance(RESET, unrelated)
+    # the ceiling for "nothing of the ticket" is lifted only when something related is there
+    assert score_relevance(RESET, related)[0] >= 4
+    assert score_relevance(RESET, unrelated)[0] <= 3
+
+
+def test_one_answer_word_takes_up_one_ticket_word_by_relation() -> None:
+    ticket = "Kubernetes pod stuck in CrashLoopBackOff"
+    # "restart" relates to both "pod" and "crashloopbackoff": it counts for one of them
+    shared = relevance_signals(ticket, "just restart it").by_name["ticket terms taken up"]
+    assert [e for e in shared.evidence if "~" in e] == ["pod~restart"]
+
+
+def test_the_words_inside_an_error_code_are_taken_up() -> None:
+    ticket = "Website shows NET::ERR_CERT_DATE_INVALID"
+    fix = "Renew the expired certificate and reload the web server."
+    other = "Renew the expired passport and reload the web server."
+    assert relevance(ticket, fix) > relevance(ticket, other)
+
+
+@pytest.mark.parametrize(
+    ("answer", "no_answer"),
+    [
+        (
+            "Approve the payment in your banking app, then retry it under Billing.",
+            "Please contact your bank.",
+        ),
+        (
+            "Read the logs with kubectl logs --previous to see why the container exits.",
+            "Pods can fail for many reasons. Please refer to the documentation.",
+        ),
+        (
+            "Raise max_connections or put PgBouncer in front of the database.",
+            "Thank you for reaching out! We truly value your patience and your feedback.",
+        ),
+    ],
+    ids=["referral", "refer-to-docs", "thanks-only"],
+)
+def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
+    answer: str, no_answer: str
+) -> None:
+    ticket = "Card declined, pod crashing, too many database connections"
+    assert relevance_signals(ticket, no_answer)["no answer"] == 1
+    assert relevance_signals(ticket, answer)["no answer"] == 0
+    score, reason = score_relevance(ticket, no_answer)
+    assert score <= 2 and ("no answer" in reason or "evasive" in reason)
+    assert score_relevance(ticket, answer)[0] > score
+
+
+def test_on_topic_praise_without_a_step_is_no_answer_and_with_one_it_is() -> None:
+    ticket = "Mailbox is full and I cannot send mail"
+    praise = "Email is so important, and we truly value your mailbox."
+    step = "Delete old mail from Deleted Items; we truly value your mailbox."
+    assert relevance_signals(ticket, praise)["no answer"] == 1
+    assert relevance_signals(ticket, step)["no answer"] == 0
+
+
+# --- tone: an answer's instructions are not a request's orders ---------------------------
+
+
+def test_an_imperative_with_an_instruction_is_neutral_and_a_bare_one_confronts() -> None:
+    instruction = "Go to Profile > Email and confirm the new address."
+    bare = "Look, just leave."
+    assert tone_signals(instruction)["confronting imperative"] == 0
+    assert tone_signals(bare)["confronting imperative"] == 1
+    assert tone(instruction) > tone(bare)
+    # "stop" instructs only with a command, setting or path
+    assert (
+        tone_signals("Stop the wuauserv service, rename C:\\Temp\\cache.")["confronting imperative"]
+        == 0
+    )
+    assert tone_signals("Stop sending these tickets.")["confronting imperative"] == 1
+
+
+def test_your_names_the_problem_and_you_points_at_the_reader() -> None:
+    naming = "Your token expired after 90 days."
+    pointing = "You broke it with that change."
+    assert tone_signals(naming)["starts with you"] == 0
+    assert tone_signals(pointing)["starts with you"] == 1
+    assert tone(naming) > tone("Your broke config is the reason.")
+
+
+@pytest.mark.parametrize(
+    ("technical", "threat"),
+    [
+        ("Pod eviction: set ephemeral-storage limits.", "Eviction is coming for you."),
+        ("Take a heap dump with jmap -dump:live,file=heap.bin.", "What a dump."),
+        ("Install fail2ban to ban repeat offenders on port 22.", "You will be banned."),
+    ],
+    ids=["eviction", "dump", "ban"],
+)
+def test_product_words_are_neutral_in_an_instruction_not_in_a_threat(
+    technical: str, threat: str
+) -> None:
+    assert tone_signals(technical)["negative words"] == 0
+    assert tone_signals(threat)["negative words"] > 0
+
+
+def test_acronyms_and_code_are_not_shouting_and_capitals_are() -> None:
+    assert tone_signals("Publish SPF, DKIM and DMARC records for the domain.")["shouting"] == 0
+    assert (
+        tone_signals("Run EXPLAIN on the query; the WHERE columns lack an index.")["shouting"] == 0
+    )
+    shouting = "READ THE DOCS before asking."
+    assert tone_signals(shouting)["shouting"] >= 2
+    assert tone(shouting) < tone("Read the docs before asking.")
+
+
+def test_dismissal_and_blame_lower_the_tone() -> None:
+    plain = "Deadlocks come from rows locked in opposite order."
+    dismissive = "Deadlocks are normal, not our problem. Deal with it."
+    assert tone_signals(dismissive)["dismissal or blame"] >= 2
+    assert tone(dismissive) < tone(plain)
+    assert score_tone(dismissive)[0] <= 3
+
+
+def test_slang_in_an_answer_lowers_the_tone() -> None:
+    plain = "Restart the pod and read its logs."
+    casual = "lol dude restart the pod and read its logs, yolo."
+    assert tone_signals(casual)["slang in an answer"] >= 2
+    assert tone(casual) < tone(plain)
+    # slang counts as slang, not as warmth: "lol" adds no positive word
+    assert tone_signals(casual)["positive words"] == tone_signals(plain)["positive words"]
