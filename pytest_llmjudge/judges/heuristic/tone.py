@@ -106,7 +106,8 @@ _DISMISSAL = (
     "before complaining", "instead of complaining", "tell them to", "hope they",
     "that's on", "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
     "on your team", "not that hard", "should know", "their problem", "team's problem",
-    "someone else's problem",
+    "someone else's problem", "common sense", "probably fine", "without thinking",
+    "read your own", "buy a bigger", "don't overcomplicate", "moving on",
 )  # fmt: skip
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
@@ -139,8 +140,15 @@ _TECHNICAL_WORDS = frozenset(
     dead orphan orphaned corrupt corrupted damaged damage loss bounce bounced bounces poison
     hang hangs freeze freezes frozen defaced exploit exploits leaked leak breach infected
     infection spoof spoofed spoofing blocklist blacklist penalty expire expires expiring
-    crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid
+    crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid stolen
+    theft steal abuse abused attacker attackers malicious fraud fraudulent fake compromise
+    compromised hostile intruder unwanted suspicious scam isolation isolated
     """.split()  # noqa: SIM905 - a word list reads better as text
+)
+# Acronyms of computing that are also frequent words of ordinary text: in capitals they are
+# the acronym (URL, API), not shouting.
+_ACRONYMS = frozenset(
+    "url api cpu ram dns vpn ssl tls ssh aws faq pdf csv id ip it os".split()  # noqa: SIM905
 )
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
 _WE = re.compile(r"\b(we|us|our|let's)\b", re.IGNORECASE)
@@ -186,9 +194,10 @@ def tone_signals(response: str) -> Signals:
     signals.add("questions", questions, cap=3)
     signals.add("why", [w for q in questions for w in _WHY.findall(q)], cap=2)
     signals.add("direct start", starts_with(sents[:1], _DIRECT_START), cap=1)
-    # "You broke it" points at the reader; "Your token expired; ..." names what is wrong
+    # "You broke it" points at the reader; "Your token expired; ..." and "You added four
+    # seats on the 12th" name what happened
     opening = starts_with(sents[:1], ("you", "your"))
-    pointing = [w for w in opening if w.lower() == "you" or not instructs(sents[0])]
+    pointing = [w for w in opening if not names_a_system(sents[0], strict=w.lower() == "you")]
     signals.add("starts with you", pointing, cap=1)
     signals.add("starts with I", starts_with(sents[:1], ("i", "my")), cap=1)
     bare = [s for s in sents if not instructs(s)]
@@ -244,10 +253,18 @@ def instructs(sentence: str) -> bool:
     """Whether a sentence carries an instruction's object: a command, setting, path or
     identifier, a menu path (``Settings > Security``), or a support term (``token``, ``DNS``)
     that is not itself a word of threat (``ban`` alone does not make a sentence technical)."""
+    return names_a_system(sentence)
+
+
+def names_a_system(sentence: str, strict: bool = False) -> bool:
+    """A command, setting, path or menu path in the sentence, or a support term (two with
+    ``strict``: "You added four seats on the 12th" names the account, "You broke it" does
+    not)."""
     if " > " in sentence or technical_tokens(sentence):
         return True
     groups = related_groups()
-    return any(t in groups and t not in _TECHNICAL_WORDS for t in content_terms(sentence))
+    terms = {t for t in content_terms(sentence) if t in groups and t not in _TECHNICAL_WORDS}
+    return len(terms) >= (2 if strict else 1)
 
 
 def _neutral(word: str) -> bool:
@@ -267,6 +284,8 @@ def _common_word(word: str) -> bool:
     written in capitals, the first is shouting and the second is not."""
     lowered = word.lower()
     if len(lowered) < 2 or (len(lowered) < 3 and lowered not in STOPWORDS):
+        return False
+    if lowered in _ACRONYMS:
         return False
     return lowered in STOPWORDS or rarity().frequency.get(stem(lowered), 0) >= COMMON
 

@@ -113,6 +113,9 @@ def test_your_names_the_problem_and_you_points_at_the_reader() -> None:
     pointing = "You broke it with that change."
     assert tone_signals(naming)["starts with you"] == 0
     assert tone_signals(pointing)["starts with you"] == 1
+    # "You" that names what happened to the account is not pointing either
+    named = tone_signals("You added four seats on the 12th; they are charged pro rata.")
+    assert named["starts with you"] == 0
     assert tone(naming) > tone("Your broke config is the reason.")
 
 
@@ -122,8 +125,9 @@ def test_your_names_the_problem_and_you_points_at_the_reader() -> None:
         ("Pod eviction: set ephemeral-storage limits.", "Eviction is coming for you."),
         ("Take a heap dump with jmap -dump:live,file=heap.bin.", "What a dump."),
         ("Install fail2ban to ban repeat offenders on port 22.", "You will be banned."),
+        ("Revoke the old certificate so that a stolen key cannot be used.", "My bike was stolen."),
     ],
-    ids=["eviction", "dump", "ban"],
+    ids=["eviction", "dump", "ban", "stolen"],
 )
 def test_product_words_are_neutral_in_an_instruction_not_in_a_threat(
     technical: str, threat: str
@@ -137,6 +141,7 @@ def test_acronyms_and_code_are_not_shouting_and_capitals_are() -> None:
     assert (
         tone_signals("Run EXPLAIN on the query; the WHERE columns lack an index.")["shouting"] == 0
     )
+    assert tone_signals("Check the API base URL and the DNS record.")["shouting"] == 0
     shouting = "READ THE DOCS before asking."
     assert tone_signals(shouting)["shouting"] >= 2
     assert tone(shouting) < tone("Read the docs before asking.")
