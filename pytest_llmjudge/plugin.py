@@ -92,6 +92,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=["*.json", "*.jsonl", "*.csv", "*.yaml", "*.yml"],
     )
     parser.addini(
+        "llmjudge_checks",
+        "pytest-llmjudge: deterministic checks of every eval item's answer, a JSON list "
+        '([{"max_words": 200}, {"not_contains": "as an AI"}])',
+        default="",
+    )
+    parser.addini(
         "llmjudge_prices",
         "pytest-llmjudge: model=input,output prices in USD per million tokens, one per line",
         type="linelist",
@@ -105,7 +111,11 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         config.stash[STATE_KEY] = session_state(config)
         check_outputs(config)  # an output that cannot be written is found before judging
-    except SettingsError as exc:
+        if config.getini("llmjudge_checks"):  # bad suite checks stop the session at start
+            from .session.item_checks import suite_checks
+
+            suite_checks(config)
+    except (SettingsError, ValueError) as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     clear_cache(config, config.stash[STATE_KEY].settings)
     from .session.hooks import (

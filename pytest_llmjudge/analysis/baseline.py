@@ -18,6 +18,7 @@ from ..config.settings import Settings
 from ..schema.results import (
     BaselineResult,
     Change,
+    CheckResult,
     ItemResult,
     JudgeIdentity,
     ScoreSummary,
@@ -107,12 +108,27 @@ def load_baseline(path: Path) -> LoadedBaseline:
         key = row.get("nodeid") or f"{row.get('file')}::{row.get('id')}"
         try:
             dims = {name: ScoreSummary.model_validate(row[name]) for name in dimension_keys(row)}
+            checks = [CheckResult.model_validate(check) for check in row.get("checks") or []]
         except ValidationError as exc:
-            reason = f"results[{position}] has an unreadable score"
+            reason = f"results[{position}] has an unreadable score or check"
             raise ValueError(f"{path}: {reason} ({exc.errors()[0]['msg']})") from None
+        dims |= _as_scores(checks)
         if dims:
             index[str(key)] = dims
     return loaded
+
+
+CHECK = "check: "  # a deterministic check compared as a score of 1 (passed) or 0 (failed)
+
+
+def _as_scores(checks: Sequence[CheckResult]) -> dict[str, ScoreSummary]:
+    """Checks that decided, as scores: one that passed before and fails now has dropped by a
+    whole point, a regression whatever the noise."""
+    return {
+        f"{CHECK}{check.name}": ScoreSummary(score=float(check.passed), runs=[], std=0.0)
+        for check in checks
+        if check.passed is not None and not check.error
+    }
 
 
 def compare_dimension(nodeid: str, name: str, before: ScoreSummary, after: ScoreSummary) -> Change:
@@ -152,13 +168,15 @@ def compare_with_baseline(
     compared = sorted(set(current) & set(baseline))
     deltas: dict[str, list[float]] = {}
     for nodeid in compared:
-        for name, after in current[nodeid].dimensions.items():
+        item = current[nodeid]
+        for name, after in {**item.dimensions, **_as_scores(item.checks)}.items():
             before = baseline[nodeid].get(name)
             if before is None:
                 continue
             change = compare_dimension(nodeid, name, before, after)
             changes.append(change)
-            deltas.setdefault(name, []).append(change.delta)
+            if not name.startswith(CHECK):  # checks have no suite mean
+                deltas.setdefault(name, []).append(change.delta)
     missing = sorted(set(baseline) - set(current))
     collected = set(collected or ())
     files = {nodeid.partition("::")[0] for nodeid in collected}

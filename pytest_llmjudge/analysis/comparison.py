@@ -42,11 +42,14 @@ def _winner(scores: Mapping[str, float], tolerance: float) -> str:
 def _scores(item: ItemResult, dims: Sequence[str], complete: bool) -> TargetScores:
     judged = {d: item.dimensions[d] for d in dims if d in item.dimensions}
     summaries = {d: ScoreSummary(score=v.score, runs=v.runs, std=v.std) for d, v in judged.items()}
+    decided = [check for check in item.checks if check.passed is not None]
     return TargetScores(
         outcome=item.outcome,
         answer=item.answer,
         error=item.error,
         combined=round(_combined(judged), 4) if complete else None,
+        checks_passed=sum(1 for check in decided if check.passed),
+        checks=len(decided),
         **summaries,
     )
 
@@ -144,7 +147,12 @@ def _significance(entries: Sequence[ComparedEntry], a: str, b: str, dimension: s
     )
 
 
-def _overall(target: str, decided: Sequence[ComparedEntry], dims: Sequence[str]) -> TargetOverall:
+def _overall(
+    target: str,
+    decided: Sequence[ComparedEntry],
+    dims: Sequence[str],
+    entries: Sequence[ComparedEntry] = (),
+) -> TargetOverall:
     wins = sum(1 for e in decided if e.winner == target)
     ties = sum(1 for e in decided if e.winner == TIE)
     losses = len(decided) - wins - ties
@@ -168,6 +176,8 @@ def _overall(target: str, decided: Sequence[ComparedEntry], dims: Sequence[str])
         loss_pct=percent(losses),
         tie_pct=percent(ties),
         mean={d: round(math.fsum(v) / len(v), 4) for d, v in means.items() if v},
+        checks_passed=sum(e.targets[target].checks_passed for e in entries if target in e.targets),
+        checks=sum(e.targets[target].checks for e in entries if target in e.targets),
     )
 
 
@@ -195,7 +205,7 @@ def compare_targets(items: Sequence[ItemResult], tolerance: float) -> TargetComp
         entries=entries,
         compared=len(decided),
         disagreements=[e.key for e in decided if e.disagreement],
-        overall={t: _overall(t, decided, dims) for t in targets},
+        overall={t: _overall(t, decided, dims, entries) for t in targets},
         significance=[
             _significance(decided, a, b, d)
             for a, b in itertools.combinations(targets, 2)
@@ -219,9 +229,10 @@ def comparison_lines(comparison: TargetComparison) -> list[str]:
         )
     for name, o in comparison.overall.items():
         means = ", ".join(f"{d} {v:.2f}" for d, v in o.mean.items())
+        checks = f"; checks passed {o.checks_passed}/{o.checks}" if o.checks else ""
         lines.append(
             f"  {name}: {o.wins} wins ({o.win_pct}%), {o.losses} losses "
-            f"({o.loss_pct}%), {o.ties} ties ({o.tie_pct}%); mean {means}"
+            f"({o.loss_pct}%), {o.ties} ties ({o.tie_pct}%); mean {means}{checks}"
         )
     lines += [f"  {s.statement}" for s in comparison.significance]
     if comparison.disagreements:

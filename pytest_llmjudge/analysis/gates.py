@@ -17,8 +17,13 @@ def dimension_names(items: Iterable[ItemResult]) -> list[str]:
 
 
 def measured(items: Iterable[ItemResult]) -> list[ItemResult]:
-    """Items with at least one judged dimension (whatever their outcome)."""
-    return [item for item in items if item.dimensions]
+    """Items with at least one judged dimension or one deterministic check that decided
+    (whatever their outcome): a failed check is a verdict as a low score is."""
+    return [
+        item
+        for item in items
+        if item.dimensions or any(check.passed is not None for check in item.checks)
+    ]
 
 
 def judged(items: Iterable[ItemResult]) -> list[ItemResult]:

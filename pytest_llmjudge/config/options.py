@@ -465,6 +465,17 @@ OPTIONS += (
         old_ini="llmjudge_unstable",
     ),
     OptionSpec(
+        "checks_mode",
+        "--judge-checks",
+        "llmjudge_checks_mode",
+        "first: an item whose deterministic checks fail is failed and not judged (no request, "
+        "no cost); always: it is judged too (default first)",
+        _choice("first", "always"),
+        "first",
+        env=("JUDGE_CHECKS",),
+        metavar="WHEN",
+    ),
+    OptionSpec(
         "min_pass_rate",
         "--judge-min-pass-rate",
         "llmjudge_min_pass_rate",

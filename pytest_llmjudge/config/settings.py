@@ -114,6 +114,7 @@ class Settings:
     trace: Path | None = None
     log_dir: Path | None = None
     max_tokens: int = 256  # completion tokens per judge reply (0: no limit sent)
+    checks_mode: str = "first"  # first: a failed check spares the judge; always: judge too
     workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
 
     @property

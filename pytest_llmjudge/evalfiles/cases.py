@@ -6,70 +6,20 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ValidationError
 
-from ..basics.rubrics import Context, Turn
-from ..config.options import MAX_RUNS
+from .entry_model import EvalCase, MarkSpec, TurnSpec
 from .entry_rules import check_id, check_mark, describe_error, oversize_reason
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
 from .json_entries import Unreadable, loads, loads_by_entry, members, trailing_comma
 
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-Score = Annotated[float, Field(ge=1, le=5)]
-
-
-class TurnSpec(BaseModel):
-    """An earlier turn of the conversation in an eval file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-    role: Literal["user", "assistant"]
-    content: NonEmpty
+__all__ = ["EvalCase", "EvalFile", "EvalFileError", "MarkSpec", "TurnSpec", "load_eval_file"]
 
 
 class EvalFileError(Exception):
     """The file as a whole cannot be read as an eval file (a collection error)."""
-
-
-class MarkSpec(BaseModel):
-    """A pytest mark given as an object: ``{"name": "xfail", "reason": "..."}``."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-    name: NonEmpty
-    reason: str | None = None
-
-    @property
-    def kwargs(self) -> dict[str, Any]:
-        extra = dict(self.model_extra or {})
-        if self.reason is not None:
-            extra["reason"] = self.reason
-        return extra
-
-
-class EvalCase(BaseModel):
-    """One validated eval entry (its fields are the keys an entry may have)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
-    id: NonEmpty
-    ticket: NonEmpty
-    response: NonEmpty | None = None  # required unless answers come from live targets
-    conversation: list[TurnSpec] = Field(default_factory=list)  # the turns before the ticket
-    reference: NonEmpty | None = None  # a known-good answer (the correctness dimension)
-    thresholds: dict[str, Score] = Field(default_factory=dict)
-    marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
-    runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
-    expected: dict[str, Score] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    def mark_specs(self) -> list[MarkSpec]:
-        return [MarkSpec(name=m) if isinstance(m, str) else m for m in self.marks]
-
-    @property
-    def context(self) -> Context:
-        """What the judge sees besides the ticket and the response."""
-        turns = tuple(Turn(t.role, t.content) for t in self.conversation)
-        return Context(turns, self.reference)
 
 
 @dataclass(frozen=True)
@@ -100,10 +50,13 @@ class EvalFile:
     warnings: list[tuple[str, int | None]] = field(default_factory=list)  # message, line
 
 
-def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> EvalCase:
+def validate_entry(
+    raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
+) -> EvalCase:
     """Validate one entry; raise ValueError with a one-line reason naming the field.
 
     ``live``: answers come from targets (bots), so a stored ``response`` is optional.
+    ``rootdir``: where ``python`` checks are imported from (as conftest modules are).
     """
     if isinstance(raw, Unreadable):
         raise ValueError(raw.reason)
@@ -124,6 +77,9 @@ def validate_entry(raw: Any, dimensions: Sequence[str], live: bool = False) -> E
         raise ValueError(describe_error(first)) from None
     for position, spec in enumerate(case.mark_specs()):
         check_mark(position, spec.name)
+    case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
+    if not case.judge and not case.checks:
+        raise ValueError("'judge': false needs 'checks': nothing else would decide the outcome")
     if not live and case.response is None:
         raise ValueError("Missing 'response' field")
     for section in ("thresholds", "expected"):
@@ -174,6 +130,7 @@ def parse_eval_text(
     dimensions: Sequence[str],
     live: bool = False,
     max_input_chars: int | None = None,
+    rootdir: Path | None = None,
 ) -> EvalFile:
     """Parse an eval file's text (its format by its suffix); raise EvalFileError for a file
     that is not an eval file."""
@@ -194,7 +151,7 @@ def parse_eval_text(
     except FormatError as exc:
         raise EvalFileError(str(exc)) from None
     result = EvalFile(path=path, warnings=list(raw.warnings))
-    _validate_all(result, raw, defaults, dimensions, live, max_input_chars)
+    _validate_all(result, raw, defaults, dimensions, live, max_input_chars, rootdir)
     return result
 
 
@@ -234,11 +191,11 @@ def _shaped(data: Any, path: Path, lines: list[int | None]) -> tuple[RawEntries,
     if not isinstance(defaults, dict):
         kind = "unreadable" if isinstance(defaults, Unreadable) else type(defaults).__name__
         raise EvalFileError(f"{path}: 'defaults' must be an object, got {kind}")
-    unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata"})
+    unknown = sorted(set(defaults) - {"thresholds", "marks", "runs", "metadata", "checks"})
     if unknown:
         raise EvalFileError(
             f"{path}: unknown key 'defaults.{unknown[0]}' "
-            "(allowed: thresholds, marks, runs, metadata)"
+            "(allowed: thresholds, marks, runs, metadata, checks)"
         )
     extra_keys = sorted(set(data) - {"defaults", "examples"})
     if extra_keys:
@@ -253,6 +210,7 @@ def _validate_all(
     dimensions: Sequence[str],
     live: bool,
     max_input_chars: int | None,
+    rootdir: Path | None = None,
 ) -> None:
     """Every entry validated, in file order: valid ones, and invalid ones with the reason."""
     path = result.path
@@ -264,7 +222,7 @@ def _validate_all(
         name = _entry_name(entry, index, names)
         names.add(name)
         try:
-            case = validate_entry(_with_defaults(entry, defaults), dimensions, live)
+            case = validate_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
         except ValueError as exc:
             result.entries.append(InvalidEntry(index, name, str(exc), line, where=where))
             continue
@@ -307,11 +265,12 @@ def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:
             merged[key] = (
                 {**defaults[key], **entry_value} if isinstance(entry_value, dict) else entry_value
             )
-    if isinstance(defaults.get("marks"), list):
-        entry_marks = raw.get("marks", [])
-        merged["marks"] = (
-            defaults["marks"] + entry_marks if isinstance(entry_marks, list) else entry_marks
-        )
+    for key in ("marks", "checks"):  # these add up: the file's first
+        if isinstance(defaults.get(key), list):
+            entry_value = raw.get(key, [])
+            merged[key] = (
+                defaults[key] + entry_value if isinstance(entry_value, list) else entry_value
+            )
     return merged
 
 
@@ -321,8 +280,10 @@ def load_eval_file(
     live: bool = False,
     shown_as: Path | None = None,
     max_input_chars: int | None = None,
+    rootdir: Path | None = None,
 ) -> EvalFile:
-    """Read and parse one eval file; messages name it as ``shown_as`` (e.g. relative)."""
+    """Read and parse one eval file; messages name it as ``shown_as`` (e.g. relative);
+    ``python`` checks import from ``rootdir``."""
     shown = shown_as or path
     try:
         text = path.read_text(encoding="utf-8-sig")  # a BOM (Excel, Notepad) is not content
@@ -330,4 +291,4 @@ def load_eval_file(
         raise EvalFileError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise EvalFileError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
-    return parse_eval_text(text, shown, tuple(dimensions), live, max_input_chars)
+    return parse_eval_text(text, shown, tuple(dimensions), live, max_input_chars, rootdir)

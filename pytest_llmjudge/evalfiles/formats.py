@@ -3,7 +3,8 @@ JSON eval file has (validation is the same for all, in ``dataset``).
 
 - JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
-  ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``.
+  ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
+  ``checks`` (a JSON list); ``judge`` (true or false).
   Empty cells are absent fields. Rows are named by their row in the file (the header is 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from .json_entries import Unreadable, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
-CSV_FIELDS = ("id", "ticket", "response", "runs", "marks")
+CSV_FIELDS = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
 YAML_MISSING = "YAML eval files need PyYAML: pip install 'pytest-llmjudge[yaml]' (or pyyaml)"
 
 
@@ -62,7 +63,7 @@ def read_jsonl(text: str) -> RawEntries:
 
 CSV_COLUMNS = (
     "id, ticket, response, runs, marks, thresholds.<dimension>, expected.<dimension>, "
-    "metadata.<key>"
+    "metadata.<key>, checks, judge"
 )
 OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
@@ -118,6 +119,13 @@ def _csv_entry(row: dict[str | Any, Any]) -> Any:
             entry["marks"] = [m.strip() for m in cell.split(";") if m.strip()]
         elif name == "runs":
             entry["runs"] = _number(cell)
+        elif name == "checks":  # a JSON list, as in a JSON eval file
+            try:
+                entry["checks"] = json.loads(cell)
+            except json.JSONDecodeError as exc:
+                return Unreadable(f"'checks' is not JSON ({exc.msg} at column {exc.colno})")
+        elif name == "judge":
+            entry["judge"] = {"true": True, "false": False}.get(cell.strip().lower(), cell)
         elif section in ("thresholds", "expected"):
             entry.setdefault(section, {})[key] = _number(cell)
         elif section == "metadata":

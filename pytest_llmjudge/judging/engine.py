@@ -36,12 +36,11 @@ WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
 
 @dataclass
 class JudgeEngine:
-    """Runs judge calls for a session.
+    """Runs judge calls for a session (each run at most once, see the module's docstring).
 
-    Runs are identified by (dimension, rubric version, ticket, response, run index); each is
-    made at most once per session. Runs of upcoming items can be *planned*: they start in
-    plan order as capacity frees, so that while pytest reports one item the next items'
-    calls are already in flight, and at most ``concurrency`` requests are open at once.
+    Runs of upcoming items can be *planned*: they start in plan order as capacity frees, so
+    that while pytest reports one item the next items' calls are already in flight, and at
+    most ``concurrency`` requests are open at once.
     """
 
     settings: Settings
@@ -115,7 +114,7 @@ class JudgeEngine:
 
     def check_judge(self) -> str | None:
         """Whether the judge can serve this session (asked before the first item): why not."""
-        loop, executor = self._start_loop()
+        loop, executor = self._start_loop()  # the judge's client is made on the session's loop
         return loop.submit(executor.server.check_judge()).result()
 
     def totals(self) -> Usage:
@@ -282,13 +281,16 @@ class JudgeEngine:
             return self._targets.future(loop, executor.limit, target, ticket, turns)
 
     def answer(self, target: str, ticket: str, context: Context = NO_CONTEXT) -> str:
-        """The target's answer to the ticket (after the earlier turns), asked once per
-        session; JudgeError if none."""
+        """The target's answer to the ticket (asked once per session); JudgeError if none."""
         try:
             # a target echoing a header's token must not carry it to the judge or any file
             return redact(self._answer_future(target, ticket, context).result())
         except TargetError as exc:
             raise JudgeError(f"target {target}: {redact(str(exc))}") from None
+
+    def answer_latency(self, target: str, ticket: str, context: Context) -> float | None:
+        """How long the target took to give that answer, in ms (None before it did)."""
+        return self._targets.latency_ms.get((target, ticket, context.conversation))
 
     def plan_answer(
         self,

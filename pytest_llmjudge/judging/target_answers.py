@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
@@ -115,6 +116,8 @@ class TargetAnswers:
         self.config, self.retries, self.wait = config, retries, wait
         self._client: httpx2.AsyncClient | None = None
         self._answers: dict[tuple[str, str, tuple[Turn, ...]], Future[str]] = {}
+        #: how long each answer's successful request took, in ms (the target's own time)
+        self.latency_ms: dict[tuple[str, str, tuple[Turn, ...]], float] = {}
 
     def future(
         self,
@@ -146,8 +149,12 @@ class TargetAnswers:
             ):
                 with attempt:
                     tries += 1
-                    async with limit:
-                        return await ask(self._client, target, ticket, config, os.environ, turns)
+                    async with limit:  # timed once our own limit let the request go
+                        started = time.monotonic()
+                        answer = await ask(self._client, target, ticket, config, os.environ, turns)
+                        elapsed = (time.monotonic() - started) * 1000
+                        self.latency_ms[(target_name, ticket, turns)] = elapsed
+                        return answer
         except RetryableTargetError as exc:
             raise TargetError(f"{exc} (after {tries} tries)") from None
         raise AssertionError("unreachable")  # pragma: no cover

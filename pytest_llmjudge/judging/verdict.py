@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..analysis.judgment import JudgeError, Judgment, NotApplicable
 from ..judges.base import Usage
 from ..reports.terminal import failure_report, judge_error_report, verdict_line
+from ..schema.items import CheckResult
 from .budget import NOT_JUDGED
 
 
@@ -23,6 +24,8 @@ class AttemptRecord:
     paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
     injection: list[str] = field(default_factory=list)  # instruction-like text in the input
     not_applicable: list[str] = field(default_factory=list)  # dimensions that do not apply
+    checks: list[CheckResult] = field(default_factory=list)  # the answer's deterministic checks
+    judged: bool = True  # false when no judge was asked (a failed check, "judge": false)
 
     def usage(self) -> Usage:
         """Requests and tokens of this attempt so far (runs still retrying keep adding)."""
@@ -88,12 +91,16 @@ class UndecidedVerdict(Exception):
     """The confident verdict could not decide and --judge-undecided=xfail: report as xfail."""
 
 
-def check_verdict(judgments: Sequence[Judgment], policy: VerdictPolicy) -> None:
-    """Raise EvalFailed or UndecidedVerdict unless the judgments pass under the policy."""
+def check_verdict(
+    judgments: Sequence[Judgment], policy: VerdictPolicy, checks: Sequence[CheckResult] = ()
+) -> None:
+    """Raise EvalFailed or UndecidedVerdict unless the checks and judgments pass under the
+    policy."""
     regressions = policy.regressions(judgments) if policy.regressions else []
     failing = [j for j in judgments if j.decision == "fail"]
     undecided = [j for j in judgments if j.decision == "undecided"]
-    if failing or regressions or (undecided and policy.undecided == "fail"):
-        raise EvalFailed(failure_report(judgments, regressions))
+    checks_failed = any(check.passed is False for check in checks)
+    if checks_failed or failing or regressions or (undecided and policy.undecided == "fail"):
+        raise EvalFailed(failure_report(judgments, regressions, checks))
     if undecided and policy.undecided == "xfail":
         raise UndecidedVerdict(verdict_line(undecided))

@@ -15,7 +15,7 @@ from ..analysis.gates import dimension_names, suite_means
 from ..basics.wording import counted
 from ..schema.results import ItemResult, ResultsFile
 from .html_parts import SCRIPT, STYLE, escape, histogram
-from .html_sections import baseline_section, comparison_section
+from .html_sections import baseline_section, checks_cell, checks_detail, comparison_section
 from .terminal import item_sentence, outcome_counts, score_text
 
 REASONS_SHOWN = 5  # failures named in the verdict banner; the table has them all
@@ -196,13 +196,23 @@ def _items(results: ResultsFile) -> str:
     items = results.results
     names = dimension_names(items)
     targets = list(dict.fromkeys(i.target for i in items if i.target))
-    columns = ["item", *(["target"] if targets else []), "outcome", *names, "flags"]
+    with_checks = any(i.checks for i in items)
+    columns = [
+        "item",
+        *(["target"] if targets else []),
+        "outcome",
+        *names,
+        *(["checks"] if with_checks else []),
+        "flags",
+    ]
     head = "".join(
         f'<th data-col="{n}" data-key="{escape(h)}" role="button" tabindex="0">{escape(h)}</th>'
         for n, h in enumerate(columns)
     )
     thresholds = results.meta.thresholds
-    rows = "\n".join(_item_row(item, names, bool(targets), thresholds) for item in items)
+    rows = "\n".join(
+        _item_row(item, names, bool(targets), thresholds, with_checks) for item in items
+    )
     return (
         '<section id="items"><h2>Items</h2><div class="filters">'
         + _select("outcome", sorted({i.outcome for i in items}))
@@ -215,7 +225,11 @@ def _items(results: ResultsFile) -> str:
 
 
 def _item_row(
-    item: ItemResult, names: Sequence[str], with_targets: bool, session: dict[str, float]
+    item: ItemResult,
+    names: Sequence[str],
+    with_targets: bool,
+    session: dict[str, float],
+    with_checks: bool = False,
 ) -> str:
     where = f"{item.file}:{item.line}" if item.line else item.file
     texts = (item.id, item.target, where, item.ticket, item.response, item.answer)
@@ -248,6 +262,8 @@ def _item_row(
             f'<td data-sort="{dim.score:.4f}"><span class="{mark}">{dim.score:.2f}</span>'
             f"<small>{threshold} · runs {escape(runs)} · sd {dim.std:.2f}</small></td>"
         )
+    if with_checks:
+        cells.append(checks_cell(item))
     flags = _flags(item)
     cells.append(
         f'<td data-sort="{len(flags)}">'
@@ -284,6 +300,8 @@ def _detail(item: ItemResult) -> str:
         parts.append(f"<h4>reference answer</h4><pre>{escape(item.reference)}</pre>")
     if item.not_applicable:
         parts.append(f"<p>not applicable: {escape(', '.join(item.not_applicable))}</p>")
+    if item.checks:
+        parts.append(checks_detail(item))
     for name, dim in item.dimensions.items():
         reasons = dim.run_reasonings or [dim.reasoning]
         runs = "".join(

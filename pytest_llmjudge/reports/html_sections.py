@@ -1,11 +1,12 @@
-"""The HTML report's sections beside the items: the baseline and the A/B comparison."""
+"""The HTML report's parts beside the item table: the baseline and the A/B comparison
+sections, and an item's deterministic checks (its cell and its list in the opened row)."""
 
 from __future__ import annotations
 
 import math
 
 from ..analysis.stats import confidence_interval, mean_and_std
-from ..schema.results import BaselineResult, TargetComparison
+from ..schema.results import BaselineResult, ItemResult, TargetComparison
 from .html_parts import bar_chart, escape, interval_chart
 
 
@@ -68,3 +69,34 @@ def comparison_section(comparison: TargetComparison) -> str:
         "<table><thead><tr><th>entry</th><th>winner</th><th>agreement of runs</th>"
         f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table></section>"
     )
+
+
+def checks_cell(item: ItemResult) -> str:
+    """``2/3`` and the names of the checks that failed; ``-`` without checks."""
+    decided = [check for check in item.checks if check.passed is not None]
+    if not decided:
+        return '<td data-sort="-1">-</td>'
+    passed = sum(1 for check in decided if check.passed)
+    failed = "".join(
+        f'<small class="fail">{escape(check.name)}</small>'
+        for check in decided
+        if check.passed is False
+    )
+    mark = "pass" if passed == len(decided) else "fail"
+    return (
+        f'<td data-sort="{passed / len(decided):.4f}"><span class="{mark}">'
+        f"{passed}/{len(decided)}</span>{failed}</td>"
+    )
+
+
+def checks_detail(item: ItemResult) -> str:
+    """Each check of the opened row: its name, result and what was found."""
+    rows = "".join(
+        f'<li class="{"ok" if c.passed else "bad" if c.passed is False else ""}">'
+        f"<b>{escape(c.name)}</b> "
+        f"{'error' if c.error else 'n/a' if c.passed is None else 'ok' if c.passed else 'FAIL'}"
+        f"{(': ' + escape(c.detail)) if c.detail else ''}</li>"
+        for c in item.checks
+    )
+    judged = "" if item.judged else "<p>not judged: its checks decided it</p>"
+    return f"<h4>checks</h4><ul>{rows}</ul>{judged}"

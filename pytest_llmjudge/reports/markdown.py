@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..analysis.checks import checks_sentence
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
@@ -143,11 +144,23 @@ def _comparison_lines(comparison: TargetComparison) -> list[str]:
     return [head, "", *table, "", *significance, ""]
 
 
+def _checks_cell(item: ItemResult) -> str:
+    """``2/3 ❌ mentions the reset link: not found``, or ``3/3``; ``-`` without checks."""
+    decided = [check for check in item.checks if check.passed is not None]
+    if not decided:
+        return "-"
+    passed = sum(1 for check in decided if check.passed)
+    failed = checks_sentence(item.checks).removeprefix("check failed: ")
+    return f"{passed}/{len(decided)}" + (f" ❌ {failed}" if failed else "")
+
+
 def _item_rows(items: Sequence[ItemResult]) -> list[str]:
     dims = dimension_names(items)
+    with_checks = any(item.checks for item in items)
+    heads = [*dims, *(["checks"] if with_checks else [])]
     rows = [
-        "| item | outcome | " + " | ".join(dims) + " | reasoning |",
-        "|---|---|" + "---|" * len(dims) + "---|",
+        "| item | outcome | " + " | ".join(heads) + " | reasoning |",
+        "|---|---|" + "---|" * len(heads) + "---|",
     ]
     for item in sorted(items, key=lambda i: (ORDER.get(i.outcome, 9), i.file, i.line or 0)):
         cells, reasons = [], []
@@ -161,6 +174,8 @@ def _item_rows(items: Sequence[ItemResult]) -> list[str]:
             cells.append(f"{dim.score:.2f} ± {dim.std:.2f} (threshold {dim.threshold:g}){mark}")
             if not dim.passed:
                 reasons.append(f"{name}: {dim.reasoning}")
+        if with_checks:
+            cells.append(_cell(_checks_cell(item)))
         why = item.error or "; ".join(reasons) or ""
         rows.append(
             f"| `{item.nodeid}` | {item.outcome} | " + " | ".join(cells) + f" | {_cell(why)} |"

@@ -7,11 +7,19 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from ..analysis.agreement import agreement_line
+from ..analysis.checks import checks_sentence
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
 from ..analysis.judgment import Judgment
 from ..basics.wording import counted
-from ..schema.results import BaselineResult, DimensionResult, ItemResult, ResultsFile, Summary
+from ..schema.results import (
+    BaselineResult,
+    CheckResult,
+    DimensionResult,
+    ItemResult,
+    ResultsFile,
+    Summary,
+)
 
 
 def _runs(judgment: Judgment) -> str:
@@ -62,8 +70,10 @@ def item_sentence(item: ItemResult) -> str:
         return item.error or item.reason or "error"
     if item.outcome not in ("failed", "flaky_failed", "xfailed"):
         return ""
-    failing = [dimension_sentence(n, d) for n, d in item.dimensions.items() if not d.passed]
-    return "; ".join(failing) or item.reason or "failed (every dimension met its threshold)"
+    failing = [checks_sentence(item.checks)]
+    failing += [dimension_sentence(n, d) for n, d in item.dimensions.items() if not d.passed]
+    said = "; ".join(part for part in failing if part)
+    return said or item.reason or "failed (every dimension met its threshold)"
 
 
 def judgment_table(judgments: Sequence[Judgment]) -> str:
@@ -110,26 +120,54 @@ def _reasoning(judgments: Sequence[Judgment]) -> str:
     return "\n".join(lines)
 
 
-def failure_report(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
-    """Verdict line, table, reasoning: what an eval failure shows instead of a traceback."""
-    return (
-        f"{verdict_line(judgments, regressions)}\n\n{judgment_table(judgments)}\n\n"
-        f"{_reasoning(judgments)}"
+def checks_table(checks: Sequence[CheckResult]) -> str:
+    """One row per deterministic check: its name, result and what was found."""
+    rows = [("check", "result", "detail")]
+    for check in checks:
+        result = "n/a" if check.passed is None else "ok" if check.passed else "FAIL"
+        rows.append((check.name, "ERROR" if check.error else result, check.detail))
+    widths = [max(len(row[c]) for row in rows) for c in range(3)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
     )
 
 
-def passing_report(judgments: Sequence[Judgment]) -> str:
-    """The table and reasoning of a passing item (a report section for -rP and reports)."""
-    return f"{judgment_table(judgments)}\n\n{_reasoning(judgments)}"
+def _tables(judgments: Sequence[Judgment], checks: Sequence[CheckResult]) -> str:
+    """The dimensions' table and the checks' table, one block (``--tb=short`` shows it)."""
+    parts = ([judgment_table(judgments)] if judgments else []) + (
+        [checks_table(checks)] if checks else []
+    )
+    return "\n".join(parts) or "nothing was judged or checked"
+
+
+def failure_report(
+    judgments: Sequence[Judgment],
+    regressions: Sequence[str] = (),
+    checks: Sequence[CheckResult] = (),
+) -> str:
+    """Verdict line, tables, reasoning: what an eval failure shows instead of a traceback."""
+    verdict = "; ".join(
+        filter(None, [checks_sentence(checks), verdict_line(judgments, regressions)])
+    )
+    reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
+    return f"{verdict}\n\n{_tables(judgments, checks)}{reasoning}"
+
+
+def passing_report(judgments: Sequence[Judgment], checks: Sequence[CheckResult] = ()) -> str:
+    """The tables and reasoning of a passing item (a report section for -rP and reports)."""
+    reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
+    return f"{_tables(judgments, checks)}{reasoning}"
 
 
 def scores_line(
     judgments: Sequence[Judgment],
     injection: bool = False,
     far_from_label: Mapping[str, float] | None = None,
+    checks: Sequence[CheckResult] = (),
 ) -> str:
-    """``relevance 4.33, tone 5.00 (2 of 3 runs)``: the scores on an item's -v line, with
-    the human label of a dimension judged far from it (``relevance 2.00 (label 5)``)."""
+    """``relevance 4.33, tone 5.00 (2 of 3 runs), checks 2/3``: the scores on an item's -v
+    line, with the human label of a dimension judged far from it (``relevance 2.00 (label
+    5)``) and how many of its deterministic checks passed."""
     far = far_from_label or {}
     parts = ["injection suspected"] if injection else []
     for j in judgments:
@@ -137,6 +175,9 @@ def scores_line(
         if j.dimension in far:
             part += f" (label {far[j.dimension]:g})"
         parts.append(part)
+    decided = [check for check in checks if check.passed is not None]
+    if decided:
+        parts.append(f"checks {sum(1 for c in decided if c.passed)}/{len(decided)}")
     return ", ".join(parts)
 
 

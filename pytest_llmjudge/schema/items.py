@@ -51,6 +51,24 @@ class DimensionResult(ScoreSummary):
         return "undecided" if value == "unstable" else value  # the word before 0.2
 
 
+class CheckResult(BaseModel):
+    """One deterministic check of an item's answer."""
+
+    name: str
+    kind: str
+    expected: Any = Field(description="what the check asked for, as the eval file wrote it")
+    passed: bool | None = Field(
+        description="null: the check does not apply to this answer (a latency limit on a "
+        "stored answer)"
+    )
+    detail: str = Field(default="", description="what was found")
+    error: bool = Field(
+        default=False,
+        description="the check could not run (a regex over its time limit, a python check "
+        "that raised): an error of the item, not a failure",
+    )
+
+
 class ItemUsage(BaseModel):
     """What judging one item cost: every request its runs sent (retries, runs that failed),
     and the tokens every reply billed. Runs served from the cache cost nothing."""
@@ -112,6 +130,14 @@ class JudgedItem(BaseModel):
         default=1, description="which attempt this row is: a rerun (--reruns) judges afresh"
     )
     usage: ItemUsage = Field(default_factory=ItemUsage)
+    checks: list[CheckResult] = Field(
+        default_factory=list, description="the deterministic checks of the answer, in order"
+    )
+    judged: bool = Field(
+        default=True,
+        description="false when no judge was asked: a failed check (--judge-checks=first) or "
+        'an entry with "judge": false',
+    )
     injection_suspected: bool = Field(
         default=False, description="the judged text speaks to the judge (flag only)"
     )
@@ -133,6 +159,10 @@ class JudgedItem(BaseModel):
     def unstable(self) -> bool:
         """Runs of some dimension fall on both sides of its threshold."""
         return any(d.unstable for d in self.dimensions.values())
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        return [check for check in self.checks if check.passed is False and not check.error]
 
     @property
     def partial_runs(self) -> bool:

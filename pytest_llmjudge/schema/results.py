@@ -14,6 +14,7 @@ from pydantic import AliasChoices, BaseModel, Field
 from .items import (
     NOT_DIMENSIONS,
     RESERVED_NAMES,
+    CheckResult,
     DimensionResult,
     ItemResult,
     ItemUsage,
@@ -41,6 +42,7 @@ __all__ = [
     "RESERVED_NAMES",
     "BaselineResult",
     "Change",
+    "CheckResult",
     "ComparedEntry",
     "DimensionResult",
     "ErrorEntry",

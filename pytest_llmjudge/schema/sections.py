@@ -132,6 +132,8 @@ class TargetScores(BaseModel):
     answer: str | None = None
     error: str | None = None
     combined: float | None = Field(default=None, description="mean over dimensions of the means")
+    checks_passed: int = Field(default=0, description="deterministic checks this answer passed")
+    checks: int = Field(default=0, description="deterministic checks that decided for it")
 
     @property
     def dimensions(self) -> dict[str, ScoreSummary]:
@@ -168,6 +170,8 @@ class TargetOverall(BaseModel):
     loss_pct: float | None
     tie_pct: float | None
     mean: dict[str, float]
+    checks_passed: int = Field(default=0, description="deterministic checks passed, all entries")
+    checks: int = Field(default=0, description="deterministic checks that decided, all entries")
 
 
 class Significance(BaseModel):

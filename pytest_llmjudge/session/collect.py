@@ -43,6 +43,7 @@ class EvalFile(pytest.File):
                 live=targets is not None,
                 shown_as=shown,
                 max_input_chars=settings.max_input_chars,
+                rootdir=self.config.rootpath,
             )
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None

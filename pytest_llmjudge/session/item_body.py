@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from ..analysis.checks import checks_sentence
 from ..analysis.judgment import JudgeError, Judgment
 from ..basics.redaction import SHOWN_IN_REPORT
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
 from ..reports.terminal import passing_report
+from .item_checks import check_answer, skips_the_judge
 from .state import STATE_KEY, record_for
 
 logger = logging.getLogger("pytest_llmjudge")
@@ -33,6 +35,16 @@ def judge_eval_item(
     for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
         judges.setdefault(name, DimensionJudge(llmjudge, name))
     record = record_for(item)
+    if isinstance(response, str):  # a wrong type is said by judge_all below
+        record.checks = check_answer(item, response, _latency(item))
+        errors = [check for check in record.checks if check.error]
+        if errors:
+            problem = checks_sentence(errors)
+            record.errors.append(problem)
+            pytest.fail(problem, pytrace=False)
+        if skips_the_judge(item, record.checks):
+            record.judged = False
+            return []
     try:
         judgments = judge_all(ticket, response, judges, record)
     except JudgeError as exc:
@@ -46,16 +58,28 @@ def judge_eval_item(
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
 
 
+def _latency(item: pytest.Item) -> float | None:
+    """How long the item's live target took to answer, in ms (None for a stored answer)."""
+    target = getattr(item, "target", None)
+    if target is None:
+        return None
+    case = item.case  # type: ignore[attr-defined]  # an eval item with a target
+    engine = item.config.stash[STATE_KEY].engine()
+    return engine.answer_latency(target, case.ticket, case.context)
+
+
 def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judgment]) -> None:
-    """The body of an eval item: its judgments against its thresholds."""
+    """The body of an eval item: its checks and judgments against its thresholds."""
     __tracebackhide__ = True
     item = request.node
+    checks = record_for(item).checks
+    policy = item.config.stash[STATE_KEY].verdict_policy(item.nodeid)
     try:
-        check_verdict(llmjudge_judgments, item.config.stash[STATE_KEY].verdict_policy(item.nodeid))
+        check_verdict(llmjudge_judgments, policy, checks)
     except UndecidedVerdict as exc:
         pytest.xfail(f"undecided verdict (--judge-undecided=xfail): {exc}")
     # A failure shows the table in its report; a pass shows it with -rP and in HTML reports.
-    item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments))
+    item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments, checks))
 
 
 # pytest reads the body's parameters once per item to find its fixtures; a signature

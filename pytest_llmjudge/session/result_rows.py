@@ -86,6 +86,7 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
     row.injection_suspected = bool(record.injection)
     row.injection_snippets = [redact(s) for s in record.injection]
     row.not_applicable = list(record.not_applicable)
+    row.checks, row.judged = list(record.checks), record.judged
     row.label_disagreement = bool(_far_from_label(item))
     row.usage = ItemUsage(
         calls=usage.calls,
@@ -119,9 +120,11 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
         if row is not None:
             report.llmjudge = row.model_dump(mode="json")  # type: ignore[attr-defined]
             attempt = item.stash.get(RECORD_KEY, None)
-            if attempt is not None and attempt.judgments:  # for the -v line
+            if attempt is not None and (attempt.judgments or attempt.checks):  # the -v line
                 judgments = list(attempt.judgments.values())
-                scores = scores_line(judgments, row.injection_suspected, _far_from_label(item))
+                scores = scores_line(
+                    judgments, row.injection_suspected, _far_from_label(item), attempt.checks
+                )
                 report.llmjudge_scores = scores  # type: ignore[attr-defined]
             if isinstance(item, EvalItem) and item.target is not None:
                 _attach_entry(item, report)
@@ -181,7 +184,8 @@ def live_answer(item: pytest.Item, target: str) -> str:
 
 
 def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
-    """Score, std, runs and threshold per dimension, as JUnit XML properties."""
+    """Score, std, runs and threshold per dimension, and each check's result, as JUnit XML
+    properties."""
     properties: list[tuple[str, object]] = []
     for name, dim in row.dimensions.items():
         properties += [
@@ -190,6 +194,12 @@ def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
             (f"llmjudge.{name}.runs", ",".join(str(r) for r in dim.runs)),
             (f"llmjudge.{name}.threshold", dim.threshold),
             (f"llmjudge.{name}.decision", dim.decision),
+        ]
+    for check in row.checks:
+        state = "n/a" if check.passed is None else "passed" if check.passed else "failed"
+        properties += [
+            (f"llmjudge.check.{check.name}", "error" if check.error else state),
+            (f"llmjudge.check.{check.name}.detail", check.detail),
         ]
     if row.error:
         properties.append(("llmjudge.error", row.error))

@@ -20,6 +20,7 @@ from ..config.settings import Settings
 from ..evalfiles.cases import EvalCase
 from ..judging.dry_run import PlannedJudgment
 from .collect import EvalItem
+from .item_checks import judged_in_advance
 from .pytest_internals import is_xdist_worker
 from .state import STATE_KEY, settings_for
 
@@ -94,12 +95,14 @@ class Planner:
             except ValueError:
                 continue  # a bad marker: the item reports it when it runs
             case = item.case
-            dimensions = applicable(state.settings, case)
+            # an item whose checks spare the judge, or a live one that is checked first once
+            # its answer is there, gets no runs ahead (its target is still asked ahead)
+            dimensions = applicable(state.settings, case) if judged_in_advance(item) else []
             if item.target is not None:
                 engine.plan_answer(
                     item.target, case.ticket, dimensions, runs, item.nodeid, case.context
                 )
-            elif case.response is not None:
+            elif case.response is not None and dimensions:
                 engine.plan(dimensions, case.ticket, case.response, runs, item.nodeid, case.context)
 
     def after_report(self) -> None:
@@ -130,6 +133,8 @@ def planned_judgments(
             runs = settings_for(item).runs
         except ValueError:
             continue  # a bad marker: the item reports it when it runs
+        if not item.case.judge or (item.target is None and not judged_in_advance(item)):
+            continue  # checked only, or its checks fail (a live answer's are not known yet)
         for name in applicable(settings, item.case):
             response = None if item.target is not None else item.case.response
             if response is None and item.target is None:

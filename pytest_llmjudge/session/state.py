@@ -177,7 +177,7 @@ def check_ini_keys(config: pytest.Config) -> None:
     raise SettingsError("; ".join(lines))
 
 
-EXTRA_INI_KEYS = ("llmjudge_paths", "llmjudge_file_patterns", "llmjudge_prices")
+EXTRA_INI_KEYS = ("llmjudge_paths", "llmjudge_file_patterns", "llmjudge_prices", "llmjudge_checks")
 
 
 def session_state(config: pytest.Config) -> SessionState:

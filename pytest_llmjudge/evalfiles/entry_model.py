@@ -1,0 +1,69 @@
+"""One eval entry as a validated model: the fields an entry may have, and what they mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from ..basics.rubrics import Context, Turn
+from ..config.options import MAX_RUNS
+from .checks import CheckSpec, parse_checks
+
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Score = Annotated[float, Field(ge=1, le=5)]
+
+
+class TurnSpec(BaseModel):
+    """An earlier turn of the conversation in an eval file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    role: Literal["user", "assistant"]
+    content: NonEmpty
+
+
+class MarkSpec(BaseModel):
+    """A pytest mark given as an object: ``{"name": "xfail", "reason": "..."}``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    name: NonEmpty
+    reason: str | None = None
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        extra = dict(self.model_extra or {})
+        if self.reason is not None:
+            extra["reason"] = self.reason
+        return extra
+
+
+class EvalCase(BaseModel):
+    """One validated eval entry (its fields are the keys an entry may have)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+    id: NonEmpty
+    ticket: NonEmpty
+    response: NonEmpty | None = None  # required unless answers come from live targets
+    conversation: list[TurnSpec] = Field(default_factory=list)  # the turns before the ticket
+    reference: NonEmpty | None = None  # a known-good answer (the correctness dimension)
+    thresholds: dict[str, Score] = Field(default_factory=dict)
+    marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
+    runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
+    expected: dict[str, Score] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    checks: list[Any] = Field(default_factory=list)  # validated by evalfiles.checks
+    judge: bool = True  # false: checked only, no judge asked
+
+    def check_specs(self, rootdir: Path | None = None) -> tuple[CheckSpec, ...]:
+        """The entry's checks, validated (its file's default checks first)."""
+        return parse_checks(self.checks, rootdir)
+
+    def mark_specs(self) -> list[MarkSpec]:
+        return [MarkSpec(name=m) if isinstance(m, str) else m for m in self.marks]
+
+    @property
+    def context(self) -> Context:
+        """What the judge sees besides the ticket and the response."""
+        turns = tuple(Turn(t.role, t.content) for t in self.conversation)
+        return Context(turns, self.reference)
