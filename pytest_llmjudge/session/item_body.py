@@ -41,6 +41,7 @@ def judge_eval_item(
         if errors:
             problem = checks_sentence(errors)
             record.errors.append(problem)
+            record.judged = False
             pytest.fail(problem, pytrace=False)
         if skips_the_judge(item, record.checks):
             record.judged = False

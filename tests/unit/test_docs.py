@@ -10,6 +10,7 @@ import pytest
 
 from pytest_llmjudge.config.options import OPTIONS
 from pytest_llmjudge.schema.results import ItemResult, Meta, ResultsFile, Summary
+from pytest_llmjudge.session.state import EXTRA_INI_KEYS
 
 from docs_blocks import BLOCKS, CHECKED, PAGES, README, README_LINES, ROOT, block
 
@@ -60,11 +61,7 @@ def test_the_setup_commands_are_what_ci_runs() -> None:
 
 
 def test_toml_blocks_use_known_ini_options() -> None:
-    known = {spec.ini for spec in OPTIONS} | {
-        "llmjudge_paths",
-        "llmjudge_file_patterns",
-        "llmjudge_prices",
-    }
+    known = {spec.ini for spec in OPTIONS} | set(EXTRA_INI_KEYS)
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     tables = [body for _, body, _ in BLOCKS if CHECKED["toml"] in body]
     assert len(tables) >= 2

@@ -1,0 +1,285 @@
+"""Deterministic checks beside the judge: each kind passes and fails, a failed check spares the
+judge (the server's count shows it), checks add up from the ini, a file's defaults and the
+entry, bad checks are invalid entries, and every report shows them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bot_server import BotServer
+from helpers import by_id, entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+pytestmark = pytest.mark.usefixtures("judge_server")
+
+OK = "Check the spam folder and request a new reset link. {{relevance=5 tone=5}}"
+SCHEMA = {"type": "object", "required": ["action"], "properties": {"action": {"type": "string"}}}
+
+# (check, an answer that passes it, one that fails it, the failure's detail)
+KINDS: list[tuple[dict[str, Any], str, str, str]] = [
+    ({"contains": "reset link"}, OK, "Check the spam folder.", 'not found: "reset link"'),
+    ({"contains": "RESET LINK", "case": "insensitive"}, OK, "Check spam.", "not found*"),
+    ({"not_contains": ["as an AI", "sorry"]}, OK, "Sorry, as an AI I cannot.", 'found "as an AI"'),
+    ({"contains_any": ["spam", "junk"]}, OK, "Request a new link.", "none found"),
+    ({"contains_all": ["spam", "link"]}, OK, "Check spam.", 'not found: "link"'),
+    ({"equals": "Yes."}, "Yes.", "No.", 'got "No."'),
+    ({"starts_with": "Check"}, OK, "Hello! Check spam.", 'got "Hello! Check spam."'),
+    ({"regex": r"reset\s+link"}, OK, "Check spam.", "no match"),
+    ({"not_regex": r"(?i)as an ai"}, OK, "As an AI, no.", 'matched "As an AI"'),
+    ({"min_words": 5}, OK, "Check spam.", "got 2"),
+    ({"max_words": 5}, "Check spam.", OK, "got 12"),
+    ({"max_chars": 20}, "Check spam.", OK, "got *"),
+    ({"is_json": True}, '{"a": 1}', "not json", "not JSON (Expecting value at line 1, column 1)"),
+    (
+        {"json_schema": SCHEMA},
+        '{"action": "reset"}',
+        '{"action": 3}',
+        "$.action: 3 is not of type*",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "passing", "failing", "detail"), KINDS, ids=[next(iter(k[0])) for k in KINDS]
+)
+def test_each_check_kind_passes_and_fails(
+    pytester: pytest.Pytester, check: dict[str, Any], passing: str, failing: str, detail: str
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("good", passing, checks=[check], judge=False),
+            entry("bad", failing, ticket="other", checks=[check], judge=False),
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1, failed=1)
+    rows = by_id(read_results(pytester))
+    (good,), (bad,) = rows["good"]["checks"], rows["bad"]["checks"]
+    assert good["passed"] is True and bad["passed"] is False
+    assert bad["kind"] == next(iter(check)) and bad["expected"] == check[next(iter(check))]
+    result.stdout.fnmatch_lines([f"check failed: {bad['name']}: {detail}"])
+
+
+def test_a_python_check_gets_the_answer_and_the_entry(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        mychecks="""
+        def no_apology(answer, entry):
+            return "sorry" not in answer.lower(), f"entry {entry['id']} apologises"
+
+        def broken(answer, entry):
+            raise KeyError("boom")
+        """
+    )
+    write_evals(
+        pytester,
+        [
+            entry("fine", OK, checks=[{"python": "mychecks:no_apology"}], judge=False),
+            entry("sorry", "Sorry!", ticket="t2", checks=[{"python": "mychecks:no_apology"}]),
+            entry("raises", OK, ticket="t3", checks=[{"python": "mychecks:broken"}]),
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1, failed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["check failed: python mychecks:no_apology: entry sorry apologises"]
+    )
+    result.stdout.fnmatch_lines(
+        ["check error: python mychecks:broken: mychecks:broken raised KeyError: 'boom'"]
+    )
+
+
+def test_a_failed_check_spares_the_judge_unless_always(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            entry("passes", OK, checks=[{"contains": "reset link"}]),
+            entry(
+                "fails", "Check spam. {{relevance=5}}", ticket="t2", checks=[{"contains": "link"}]
+            ),
+            entry("unchecked", "Whatever {{relevance=5}}", ticket="t3"),
+        ],
+    )
+    first = run(pytester, "evals/", "-p", "no:cacheprovider")
+    first.assert_outcomes(passed=2, failed=1)
+    # two items judged on two dimensions; the failed check's item made no request
+    assert judge_server.count() == 4
+    assert {r.response for r in judge_server.requests} == {OK, "Whatever {{relevance=5}}"}
+    rows = by_id(read_results(pytester))
+    assert rows["fails"]["judged"] is False and rows["fails"]["relevance"] is None
+    assert rows["fails"]["usage"]["calls"] == 0
+    judge_server.reset()
+    always = run(pytester, "evals/", "-p", "no:cacheprovider", "--judge-checks=always")
+    always.assert_outcomes(passed=2, failed=1)
+    assert judge_server.count() == 6  # judged too: its scores are in the report
+    rows = by_id(read_results(pytester))
+    assert rows["fails"]["judged"] is True and rows["fails"]["relevance"]["score"] == 5
+    always.stdout.fnmatch_lines(['check failed: contains "link": not found: "link"'])
+
+
+def test_checks_add_up_from_the_ini_the_file_defaults_and_the_entry(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini(
+        '[pytest]\nllmjudge_checks = [{"not_contains": "as an AI", "name": "no AI talk"}]\n'
+    )
+    write_evals(
+        pytester,
+        {
+            "defaults": {"checks": [{"max_words": 30}]},
+            "examples": [entry("one", OK, checks=[{"contains": "spam"}], judge=False)],
+        },
+    )
+    run(pytester, "evals/").assert_outcomes(passed=1)
+    (row,) = read_results(pytester)["results"]
+    assert [c["name"] for c in row["checks"]] == ["no AI talk", "max_words 30", 'contains "spam"']
+    bad = run(pytester, "evals/", "-o", 'llmjudge_checks=[{"maxwords": 3}]')
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(
+        [
+            "*ini option llmjudge_checks: checks.0: unknown check 'maxwords' "
+            "(did you mean 'max_words'?*"
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("check", "message"),
+    [
+        (
+            {"containz": "x"},
+            "checks.0: unknown check 'containz' (did you mean 'contains'? known: *",
+        ),
+        ({"regex": "(unclosed"}, "checks.0: regex '(unclosed' is not a valid regex: missing ), *"),
+        (
+            {"json_schema": {"type": "nothing"}},
+            "checks.0: json_schema is not a valid JSON Schema (type: 'nothing' is not valid *",
+        ),
+        (
+            {"python": "no_such_module:f"},
+            "checks.0: python check 'no_such_module:f' cannot be used: No module named *",
+        ),
+        ({"max_words": "ten"}, "checks.0: max_words must be a whole number >= 0, got 'ten'"),
+        ({"contains": "x", "max_words": 3}, "checks.0: a check has exactly one kind *"),
+    ],
+    ids=["unknown", "regex", "schema", "python", "count", "two-kinds"],
+)
+def test_a_bad_check_makes_an_invalid_entry_naming_it(
+    pytester: pytest.Pytester, check: dict[str, Any], message: str
+) -> None:
+    write_evals(pytester, [entry("fine"), entry("bad", checks=[check])])
+    result = run(pytester, "evals/", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines([f"*support.json entry 1: {message}"])
+    strict = run(pytester, "evals/", "--judge-strict")
+    strict.assert_outcomes(passed=1, errors=1)
+
+
+def test_a_catastrophic_regex_is_a_check_error_in_bounded_time(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("slow", "a" * 60 + "b", checks=[{"regex": "(a|aa)+$"}])])
+    started = time.monotonic()
+    result = run(pytester, "evals/")
+    elapsed = time.monotonic() - started
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ['*check error: regex "(a|aa)+$": the regex took over 1 s on a 61-character answer*']
+    )
+    assert elapsed < 60  # without the limit this pattern runs for hours: a hang, not a number
+
+
+def test_checks_in_csv_and_yaml(pytester: pytest.Pytester) -> None:
+    folder = pytester.path / "evals"
+    folder.mkdir()
+    checks = json.dumps([{"contains": "link"}]).replace('"', '""')
+    (folder / "tickets.csv").write_text(
+        "id,ticket,response,checks,judge\n"
+        f'a,Reset email,"Request a new link.","{checks}",false\n'
+        f'b,Reset email,"Check spam.","{checks}",false\n'
+    )
+    pytest.importorskip("yaml")
+    (folder / "more.yaml").write_text(
+        textwrap.dedent(
+            """
+            - id: c
+              ticket: Reset email
+              response: Request a new link.
+              judge: false
+              checks:
+                - contains_any: [link, token]
+                - max_words: 10
+            """
+        )
+    )
+    run(pytester, "evals/").assert_outcomes(passed=2, failed=1)
+    rows = by_id(read_results(pytester))
+    assert rows["b"]["checks"][0]["passed"] is False
+    assert [c["kind"] for c in rows["c"]["checks"]] == ["contains_any", "max_words"]
+
+
+@pytest.fixture
+def slow_bot() -> Iterator[BotServer]:
+    def reply(ticket: str) -> tuple[int, Any]:
+        if "slow" in ticket:
+            time.sleep(0.4)
+        return 200, {"answer": f"Answer to {ticket} {{{{relevance=5 tone=5}}}}"}
+
+    bot = BotServer(reply)
+    yield bot
+    bot.stop()
+
+
+def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotServer) -> None:
+    write_evals(
+        pytester,
+        [
+            {"id": "fast", "ticket": "fast ticket", "checks": [{"max_latency_ms": 300}]},
+            {"id": "slow", "ticket": "slow ticket", "checks": [{"max_latency_ms": 300}]},
+        ],
+    )
+    result = run(pytester, "evals/", f"--judge-targets=bot={slow_bot.url}")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["check failed: max_latency_ms 300: took * ms"])
+    rows = by_id(read_results(pytester))
+    took = float(rows["slow"]["checks"][0]["detail"].split()[1])
+    assert took >= 400  # the bot's own time, as it slept
+    # a stored answer has no latency: the check does not apply (neither passes nor fails)
+    write_evals(pytester, [entry("stored", checks=[{"max_latency_ms": 300}], judge=False)])
+    run(pytester, "evals/").assert_outcomes(passed=1)
+    (row,) = read_results(pytester)["results"]
+    assert row["checks"][0]["passed"] is None
+
+
+def test_checks_reach_junit_markdown_html_baseline_and_the_dry_run(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("item", OK, checks=[{"contains": "reset link"}])])
+    run(pytester, "evals/", "--judge-output=base.json").assert_outcomes(passed=1)
+    write_evals(pytester, [entry("item", "Check spam.", checks=[{"contains": "reset link"}])])
+    args = ("--judge-baseline=base.json", "--judge-report=r.md", "--judge-report=r.html")
+    result = run(pytester, "evals/", "--junitxml=j.xml", *args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "baseline base.json: 1 item compared: 1 regressed*",
+            '  regressed: evals/support.json::item check: contains "reset link" 1.00 -> 0.00*',
+        ]
+    )
+    junit = (pytester.path / "j.xml").read_text()
+    assert 'name="llmjudge.check.contains &quot;reset link&quot;" value="failed"' in junit
+    assert (
+        '❌ contains "reset link": not found: "reset link"' in (pytester.path / "r.md").read_text()
+    )
+    html = (pytester.path / "r.html").read_text()
+    assert '<small class="fail">contains &quot;reset link&quot;</small>' in html
+    assert "not judged: its checks decided it" in html
+    # the dry run estimates no request for an item whose stored answer fails its checks
+    dry = run(pytester, "evals/", "--judge-dry-run")
+    dry.stdout.fnmatch_lines(["*judge calls: 0*"])
