@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from ..basics.wording import counted
+
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;color:#1b1f24}
 .verdict{border-radius:6px;padding:.6rem .9rem;margin:1rem 0;border:2px solid}
@@ -137,7 +139,7 @@ def histogram(
         f'<svg role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'aria-label="{escape(name)} distribution">'
         f'<text x="{PAD}" y="14" font-size="12" font-weight="600">{escape(name)} '
-        f"({len(scores)} items)</text>{''.join(bars)}"
+        f"({counted(len(scores), 'item')})</text>{''.join(bars)}"
         f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{floor}" y2="{floor}" stroke="#57606a"/>'
         f'{ticks}<line x1="{line:.1f}" x2="{line:.1f}" y1="{TOP - 12}" y2="{floor}" '
         f'stroke="#1b1f24" stroke-dasharray="4 3"><title>{escape(label)}</title></line>'
