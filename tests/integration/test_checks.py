@@ -283,3 +283,24 @@ def test_checks_reach_junit_markdown_html_baseline_and_the_dry_run(
     # the dry run estimates no request for an item whose stored answer fails its checks
     dry = run(pytester, "evals/", "--judge-dry-run")
     dry.stdout.fnmatch_lines(["*judge calls: 0*"])
+
+
+def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester) -> None:
+    good = BotServer(lambda t: (200, {"answer": "Request a new reset link. {{relevance=5}}"}))
+    bad = BotServer(lambda t: (200, {"answer": "Check spam. {{relevance=5}}"}))
+    try:
+        write_evals(
+            pytester,
+            [
+                {"id": f"t{i}", "ticket": f"Ticket {i}", "checks": [{"contains": "link"}]}
+                for i in (1, 2)
+            ],
+        )
+        result = run(pytester, "evals/", f"--judge-targets=good={good.url} bad={bad.url}")
+    finally:
+        good.stop()
+        bad.stop()
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["  good: *; checks passed 2/2", "  bad: *; checks passed 0/2"])
+    overall = read_results(pytester)["comparison"]["overall"]
+    assert (overall["bad"]["checks_passed"], overall["bad"]["checks"]) == (0, 2)
