@@ -240,4 +240,14 @@ def comparison_lines(comparison: TargetComparison) -> list[str]:
             "  majority of runs disagrees with the mean-based winner (mean stands): "
             + ", ".join(comparison.disagreements)
         )
+    pairwise = comparison.pairwise
+    if pairwise is not None:
+        lines.append(
+            f"  pairwise (answers side by side, both orders, {pairwise.runs} "
+            f"run{'s' * (pairwise.runs != 1)} each; a win needs both orders):"
+        )
+        lines += [f"    {pair.statement}" for pair in pairwise.pairs]
+        failed = [e for e in pairwise.entries if e.error]
+        if failed:
+            lines.append(f"    not judged pairwise: {len(failed)} ({failed[0].error})")
     return lines

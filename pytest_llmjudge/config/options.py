@@ -136,15 +136,27 @@ def _dimension_files(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _dimension_scores(text: str) -> dict[str, float]:
-    """``relevance=4.0,tone=3.5`` -> {"relevance": 4.0, "tone": 3.5}."""
-    scores: dict[str, float] = {}
-    for part in text.split(","):
-        name, sep, value = part.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"must look like relevance=4.0,tone=3.5, got {text!r}")
-        scores[name.strip()] = score_threshold(value.strip())
-    return scores
+def _named(parse: Callable[[str], float], example: str) -> Callable[[str], dict[str, float]]:
+    """A parser of ``name=value,name=value`` pairs, each value read by ``parse``."""
+
+    def named(text: str) -> dict[str, float]:
+        values: dict[str, float] = {}
+        for part in text.split(","):
+            name, sep, value = part.partition("=")
+            if not sep or not name.strip():
+                raise ValueError(f"must look like {example}, got {text!r}")
+            values[name.strip()] = parse(value.strip())
+        return values
+
+    return named
+
+
+# ``relevance=4.0,tone=3.5`` -> {"relevance": 4.0, "tone": 3.5}
+_dimension_scores = _named(score_threshold, "relevance=4.0,tone=3.5")
+
+
+# ``python=0.5,dotnet=0.4``: the least pairwise win rate of targets
+_win_rates = _named(_fraction, "python=0.5 (a target and a share)")
 
 
 @dataclass(frozen=True)
@@ -474,6 +486,29 @@ OPTIONS += (
         "first",
         env=("JUDGE_CHECKS",),
         metavar="WHEN",
+    ),
+    OptionSpec(
+        "pairwise",
+        "--judge-pairwise",
+        "llmjudge_pairwise",
+        "with two or more targets: the judge also compares each pair of answers side by "
+        "side, in both orders, per dimension (a win rate with its interval per pair)",
+        _boolean,
+        False,
+        env=("JUDGE_PAIRWISE",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "min_win_rate",
+        "--judge-min-win-rate",
+        "llmjudge_min_win_rate",
+        "with --judge-pairwise: fail the session when a target's win rate over every other "
+        "target is lower: NAME=0.5 (may be given several times; env and ini: comma-separated)",
+        _win_rates,
+        None,
+        env=("JUDGE_MIN_WIN_RATE",),
+        metavar="TARGET=RATE",
+        repeatable=True,
     ),
     OptionSpec(
         "min_pass_rate",

@@ -115,6 +115,8 @@ class Settings:
     log_dir: Path | None = None
     max_tokens: int = 256  # completion tokens per judge reply (0: no limit sent)
     checks_mode: str = "first"  # first: a failed check spares the judge; always: judge too
+    pairwise: bool = False  # targets' answers also compared side by side, in both orders
+    min_win_rate: Mapping[str, float] | None = None  # target -> least pairwise win rate
     workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
 
     @property

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension
 
@@ -23,6 +23,20 @@ class RunResult:
     text_score: int | None = None
     #: asked for logprobs but scored by the written integer: why (``weighted.NO_LOGPROBS``...)
     unweighted: str | None = None
+
+
+Winner = Literal["A", "B", "tie"]  # A: the answer shown first
+
+
+@dataclass(frozen=True)
+class PairVote:
+    """One pairwise run: which of two answers the judge found better on one dimension, as
+    shown ("A" first, "B" second, or "tie"), and why."""
+
+    winner: Winner
+    reasoning: str
+    prompt_tokens: int = 0  # on the first vote of a request: what it billed
+    completion_tokens: int = 0
 
 
 @dataclass

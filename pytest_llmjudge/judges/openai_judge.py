@@ -8,9 +8,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..basics.redaction import redact, safe_url
-from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages, build_pair_messages
 from .base import (
     FatalJudgeError,
+    PairVote,
     RetryableJudgeError,
     RunResult,
     TooManyChoices,
@@ -18,7 +19,13 @@ from .base import (
     Usage,
 )
 from .http_errors import choices_cap, names_parameter, schema_unsupported, status_error
-from .replies import JSON_OBJECT, RESPONSE_FORMAT, parse_choice
+from .replies import (
+    JSON_OBJECT,
+    PAIR_RESPONSE_FORMAT,
+    RESPONSE_FORMAT,
+    parse_choice,
+    parse_pair_choice,
+)
 from .weighted import TOP_LOGPROBS
 
 if TYPE_CHECKING:
@@ -31,7 +38,6 @@ _MISSING_KEY = (
 )
 
 logger = logging.getLogger("pytest_llmjudge")
-LOOKUP_TIMEOUT = 10.0  # seconds for the model lookup before the first item
 
 
 class OpenAIJudge:
@@ -70,7 +76,7 @@ class OpenAIJudge:
         """The judge's base URL for messages, without credentials."""
         return safe_url(self.base_url or "https://api.openai.com/v1") or ""
 
-    def _get_client(self) -> AsyncOpenAI:
+    def client(self) -> AsyncOpenAI:
         # Built lazily on the judge loop: the SDK reads the key at construction and an
         # AsyncOpenAI is bound to the loop it first runs on.
         if self._client is None:
@@ -106,51 +112,13 @@ class OpenAIJudge:
         return slots if valid else None
 
     async def preflight(self, usage: Usage) -> str | None:
-        """Whether this judge can serve the session, asked once before the first item.
+        """Whether this judge can serve the session (``reachability.preflight``)."""
+        from .reachability import preflight
 
-        The model is looked up (``GET /models/{model}``: no tokens). Where the server has no
-        such endpoint or knows the model under another name (Ollama's ``llama3.1:latest``),
-        one chat request of one token decides (counted in ``usage``). Returns the problem in
-        one line: no key, a refused key (401/403), no such model or base URL (404), no
-        connection; None otherwise. A slow, busy or picky server is left to the items.
-        """
-        import openai
+        return await preflight(self, usage)
 
-        try:
-            client = self._get_client()
-        except FatalJudgeError as exc:
-            return str(exc)
-        try:
-            await client.models.retrieve(self.model, timeout=min(self.timeout, LOOKUP_TIMEOUT))
-            return None
-        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            return str(status_error(exc))
-        except openai.APITimeoutError:
-            return None
-        except openai.APIConnectionError as exc:
-            return self._unreachable(exc)
-        except openai.APIStatusError:
-            pass  # not this endpoint, or not this name: the chat endpoint decides
-        usage.calls += 1  # a request the server sees and may bill: counted like the others
-        try:
-            completion = await client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": "user", "content": "Reply with OK."}],
-                max_tokens=1,
-            )
-        except openai.APITimeoutError:
-            return None
-        except openai.APIConnectionError as exc:
-            return self._unreachable(exc)
-        except openai.APIStatusError as exc:
-            error = status_error(exc)
-            return str(error) if isinstance(error, FatalJudgeError) else None
-        if completion.usage is not None:
-            usage.prompt_tokens += completion.usage.prompt_tokens
-            usage.completion_tokens += completion.usage.completion_tokens
-        return None
-
-    def _unreachable(self, exc: Exception) -> str:
+    def unreachable(self, exc: Exception) -> str:
+        """A connection error in one line, with the judge's URL (no credentials)."""
         cause = exc.__cause__ or exc
         return redact(
             f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
@@ -222,26 +190,61 @@ class OpenAIJudge:
         )
         return replies
 
+    async def judge_pair(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        first: str,
+        second: str,
+        n: int,
+        *,
+        usage: Usage,
+        context: Context = NO_CONTEXT,
+    ) -> list[PairVote | RetryableJudgeError]:
+        """``n`` votes on which of two answers is better (``first`` shown as A), as the choices
+        of one request; the request's tokens are on the first usable vote."""
+        messages = build_pair_messages(dimension, ticket, first, second, context)
+        completion = await self._create_fitting(messages, usage, n, PAIR_RESPONSE_FORMAT)
+        votes = [parse_pair_choice(choice) for choice in completion.choices[:n]]
+        usable = [i for i, vote in enumerate(votes) if isinstance(vote, PairVote)]
+        if not usable:
+            raise next(
+                (v for v in votes if isinstance(v, RetryableJudgeError)),
+                RetryableJudgeError("judge reply has no choices"),
+            )
+        billed, first_vote = completion.usage, votes[usable[0]]
+        assert isinstance(first_vote, PairVote)
+        votes[usable[0]] = replace(
+            first_vote,
+            prompt_tokens=billed.prompt_tokens if billed else 0,
+            completion_tokens=billed.completion_tokens if billed else 0,
+        )
+        return votes
+
     def learn_choices_cap(self, cap: int) -> None:
         """The server takes at most ``cap`` choices per request (a 400 said so, or its slots):
         from now on the choices of a judgment are asked in requests of at most that many."""
         self.max_choices = min(cap, self.max_choices or cap)
 
     async def _create_fitting(
-        self, messages: list[dict[str, str]], usage: Usage, n: int
+        self,
+        messages: list[dict[str, str]],
+        usage: Usage,
+        n: int,
+        schema: dict[str, Any] = RESPONSE_FORMAT,
     ) -> ChatCompletion:
         """One request for ``n`` choices, adapted once to what the server turns down: the
         JSON schema (then ``json_object``) and the name of the token limit; a 400 saying that
         ``n`` is too many raises ``TooManyChoices`` with the most it takes."""
         import openai
 
-        client = self._get_client()
+        client = self.client()
         try:
             while True:
                 # what this request sends (another request may learn something meanwhile)
                 sent_schema, sent_limit = self._schema_supported, self._limit_param
                 try:
-                    return await self._create(client, messages, usage, n)
+                    return await self._create(client, messages, usage, n, schema)
                 except openai.BadRequestError as exc:
                     if sent_schema and schema_unsupported(exc):
                         self._schema_supported = False  # learned once, kept for the session
@@ -261,7 +264,7 @@ class OpenAIJudge:
                 f"timed out after {self.timeout:g}s", timed_out=True
             ) from None
         except openai.APIConnectionError as exc:
-            raise UnreachableJudgeError(self._unreachable(exc)) from None
+            raise UnreachableJudgeError(self.unreachable(exc)) from None
         except openai.APIStatusError as exc:
             raise status_error(exc) from None
 
@@ -282,11 +285,16 @@ class OpenAIJudge:
         )
 
     async def _create(
-        self, client: AsyncOpenAI, messages: list[dict[str, str]], usage: Usage, n: int = 1
+        self,
+        client: AsyncOpenAI,
+        messages: list[dict[str, str]],
+        usage: Usage,
+        n: int = 1,
+        schema: dict[str, Any] = RESPONSE_FORMAT,
     ) -> ChatCompletion:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply below.
-        response_format: Any = RESPONSE_FORMAT if self._schema_supported else JSON_OBJECT
+        response_format: Any = schema if self._schema_supported else JSON_OBJECT
         usage.calls += 1  # counted as it goes out: a request that fails was still sent
         completion: ChatCompletion = await client.chat.completions.create(
             model=self.model,

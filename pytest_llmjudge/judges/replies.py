@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from .base import RetryableJudgeError, RunResult
+from .base import PairVote, RetryableJudgeError, RunResult
 from .weighted import score_distribution, weighted_score
 
 _SNIPPET = 80
@@ -53,6 +53,35 @@ RESPONSE_FORMAT: dict[str, Any] = {
     },
 }
 JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
+
+
+class PairReply(BaseModel):
+    """Which of two replies is better on one rubric dimension: A (shown first), B, or a tie."""
+
+    reasoning: str
+    winner: Literal["A", "B", "tie"]
+
+
+PAIR_RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {"name": "pair_reply", "strict": True, "schema": strict_json_schema(PairReply)},
+}
+
+
+def parse_pair_choice(choice: Any) -> PairVote | RetryableJudgeError:
+    """One choice of a pairwise completion as a vote, or why it cannot be used."""
+    content = choice.message.content
+    if choice.finish_reason == "length":
+        return RetryableJudgeError("judge reply was cut off (max tokens reached)", cut_off=True)
+    text = (content or "").strip()
+    found = _JSON_OBJECT.search(text)
+    try:
+        reply = PairReply.model_validate_json(found.group(0) if found else text)
+    except ValidationError as exc:
+        return RetryableJudgeError(
+            f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
+        )
+    return PairVote(winner=reply.winner, reasoning=reply.reasoning.strip())
 
 
 def _snippet(text: str | None) -> str:

@@ -2,7 +2,8 @@
 
 One small JSON file per run, named by the SHA-256 of everything that changes the judgment:
 provider, base URL, model, temperature, prompt/rubric version, dimension, ticket, response,
-run index, and the earlier turns and the reference answer where the judge sees them. Entries
+run index, and the earlier turns and the reference answer where the judge sees them; a
+pairwise run's key holds both answers in the order shown. Entries
 are written atomically (temp file + rename), so several xdist
 workers can read and write the same directory at once; an unreadable entry is a miss.
 """
@@ -15,13 +16,13 @@ import json
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..basics.fileio import write_atomically
-from ..basics.rubrics import NO_CONTEXT, Context, Dimension
-from ..judges.base import RunResult
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
+from ..judges.base import PairVote, RunResult
 
 CACHE_FORMAT = 2
 
@@ -65,6 +66,50 @@ class JudgeCache:
             sort_keys=True,
         )
         return hashlib.sha256(material.encode()).hexdigest()
+
+    def pair_key(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        first: str,
+        second: str,
+        run_index: int,
+        context: Context = NO_CONTEXT,
+    ) -> str:
+        """A pairwise run's key: both answers in the order shown (a reversed pair is another
+        key), the dimension and its pairwise prompt."""
+        material = json.dumps(
+            [
+                CACHE_FORMAT,
+                self._identity,
+                "pair",
+                dimension.name,
+                pair_version(dimension),
+                ticket,
+                first,
+                second,
+                run_index,
+                *context.for_dimension(dimension).key(),
+            ],
+            sort_keys=True,
+        )
+        return hashlib.sha256(material.encode()).hexdigest()
+
+    def get_vote(self, key: str) -> PairVote | None:
+        """A stored pairwise vote, or None (a miss) unless whole and unchanged."""
+        try:
+            entry = VoteEntry.model_validate_json(self._path(key).read_bytes())
+        except (OSError, ValidationError):
+            return None
+        if entry.key != key or entry.checksum != _checksum(entry.stored()):
+            return None
+        return PairVote(entry.winner, entry.reasoning)
+
+    def put_vote(self, key: str, vote: PairVote) -> None:
+        entry = VoteEntry(key=key, winner=vote.winner, reasoning=vote.reasoning, checksum="")
+        entry.checksum = _checksum(entry.stored())
+        with contextlib.suppress(OSError):
+            write_atomically(self._path(key), entry.model_dump_json(), durable=False)
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -131,6 +176,19 @@ class CacheEntry(BaseModel):
     def stored(self) -> dict[str, Any]:
         """What the checksum covers (text entries keep the keys they had before weighting)."""
         return self.model_dump(exclude={"checksum"}, exclude_none=True)
+
+
+class VoteEntry(BaseModel):
+    """One cached pairwise run as stored."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    key: str
+    winner: Literal["A", "B", "tie"]
+    reasoning: str
+    checksum: str
+
+    def stored(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"checksum"})
 
 
 def _checksum(stored: dict[str, Any]) -> str:

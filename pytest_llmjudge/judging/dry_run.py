@@ -99,8 +99,10 @@ def _cached_runs(p: PlannedJudgment, cache: JudgeCache | None) -> int:
     )
 
 
-def estimate_lines(e: Estimate, settings: Settings, other_tests: int) -> list[str]:
-    """The dry run's report for the terminal."""
+def estimate_lines(
+    e: Estimate, settings: Settings, other_tests: int, pairwise: int = 0
+) -> list[str]:
+    """The dry run's report for the terminal (``pairwise``: the side-by-side requests)."""
     fresh = e.judgments - e.cached
     lines = [
         "dry run: nothing was sent",
@@ -131,6 +133,11 @@ def estimate_lines(e: Estimate, settings: Settings, other_tests: int) -> list[st
         lines.append(
             f"questions to targets: {e.target_questions:,}; their answers are unknown until asked "
             f"(estimated as {ASSUMED_ANSWER_CHARS} characters, never in the cache)"
+        )
+    if pairwise:
+        lines.append(
+            f"pairwise judge calls (--judge-pairwise): {pairwise:,}, both orders of every pair "
+            "of targets per entry and dimension (their tokens depend on the answers)"
         )
     if settings.adaptive:
         lines.append(f"--judge-adaptive: uncertain items take up to {settings.max_runs} runs")

@@ -11,8 +11,9 @@ import concurrent.futures
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ..analysis.judgment import JudgeError, Judgment, RunOutcome, build_judgment
 from ..basics.redaction import redact
@@ -32,16 +33,14 @@ from .target_answers import TargetAnswers
 from .trace import TraceWriter
 
 WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
+T = TypeVar("T")
 
 
 @dataclass
 class JudgeEngine:
-    """Runs judge calls for a session (each run at most once, see the module's docstring).
-
-    Runs of upcoming items can be *planned*: they start in plan order as capacity frees, so
-    that while pytest reports one item the next items' calls are already in flight, and at
-    most ``concurrency`` requests are open at once.
-    """
+    """Runs judge calls for a session. Runs of upcoming items can be *planned*: they start in
+    plan order as capacity frees, so that while pytest reports one item the next items' calls
+    are already in flight, and at most ``concurrency`` requests are open at once."""
 
     settings: Settings
     judge_factory: Callable[[Settings], Judge]
@@ -112,10 +111,10 @@ class JudgeEngine:
             return None
         return [self._runs[run.key] for run in runs]
 
-    def check_judge(self) -> str | None:
-        """Whether the judge can serve this session (asked before the first item): why not."""
-        loop, executor = self._start_loop()  # the judge's client is made on the session's loop
-        return loop.submit(executor.server.check_judge()).result()
+    def on_loop(self, work: Callable[[RunExecutor], Coroutine[Any, Any, T]]) -> T:
+        """Run ``work`` with the session's judge, cache, budget and limit, on its loop."""
+        loop, executor = self._start_loop()
+        return loop.submit(work(executor)).result()
 
     def totals(self) -> Usage:
         """Every request this engine sent and every token billed, whoever asked for them."""

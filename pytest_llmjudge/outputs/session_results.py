@@ -17,6 +17,7 @@ from ..analysis.agreement import label_agreement
 from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
 from ..analysis.comparison import compare_targets
 from ..analysis.gates import agreement_gates, evaluate_gates, pass_rate
+from ..analysis.pairwise import win_rate_gates
 from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.settings import Settings
@@ -24,6 +25,7 @@ from ..judges.base import Usage
 from ..judging.planned import split_notice
 from ..reports.markdown import github_annotations
 from ..reports.terminal import terminal_summary
+from ..schema.pairwise import PairwiseResult
 from ..schema.results import (
     BaselineResult,
     ErrorEntry,
@@ -94,12 +96,17 @@ class SessionResults:
     def add_collection_error(self, file: str, reason: str) -> None:
         self._collect_errors[file] = reason
 
+    def rows(self) -> list[ItemResult]:
+        """Every item's latest row so far."""
+        return list(self._items.values())
+
     def finish(
         self,
         settings: Settings,
         baseline: Baseline,
         facts: SessionFacts,
         collected: Collection[str] | None = None,
+        pairwise: PairwiseResult | None = None,
     ) -> SessionEnd:
         """The results of the session; a failed gate turns a green session red.
 
@@ -117,6 +124,9 @@ class SessionResults:
                 results.results, baseline, facts.baseline_shown, collected
             )
         results.comparison = compare_targets(results.results, settings.tie_tolerance)
+        if results.comparison is not None and pairwise is not None:
+            results.comparison.pairwise = pairwise
+            results.gates += win_rate_gates(pairwise, settings.min_win_rate or {})
         exit_status = facts.exit_status
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED

@@ -153,14 +153,23 @@ def _label_width(labels: Sequence[str], least: int) -> int:
     return max(least, int(max((len(label) for label in labels), default=0) * CHAR_WIDTH) + 12)
 
 
-def interval_chart(rows: Sequence[tuple[str, float, float, float]]) -> str:
-    """One row per (label, mean, low, high): a dot at the mean and a bar over the interval."""
+def interval_chart(
+    rows: Sequence[tuple[str, float, float, float]],
+    scale: tuple[float, float] = (1.0, 5.0),
+    ticks: Sequence[float] = (1, 2, 3, 4, 5),
+    mark: float | None = None,
+    what: str = "means with intervals",
+) -> str:
+    """One row per (label, value, low, high): a dot at the value and a bar over the interval,
+    on ``scale``; ``mark``: a dashed line (a win rate's 0.5)."""
     row_height, label_width = 22, _label_width([row[0] for row in rows], 150)
     width = label_width + WIDTH
     height = row_height * len(rows) + 30
+    start, end = scale
 
-    def x(score: float) -> float:
-        return label_width + _x(max(1.0, min(5.0, score))) - PAD
+    def x(value: float) -> float:
+        share = (max(start, min(end, value)) - start) / (end - start)
+        return label_width + share * (WIDTH - 2 * PAD)
 
     parts = []
     for i, (label, mean, low, high) in enumerate(rows):
@@ -171,14 +180,19 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float]]) -> str:
             f'stroke-width="3"/><circle cx="{x(mean):.1f}" cy="{y}" r="4" fill="#0969da">'
             f"<title>{escape(label)}: {mean:.2f} ({low:.2f}-{high:.2f})</title></circle>"
         )
-    ticks = "".join(
-        f'<text x="{x(s):.1f}" y="{height - 4}" text-anchor="middle" font-size="10">{s}</text>'
-        for s in range(1, 6)
+    if mark is not None:
+        parts.append(
+            f'<line x1="{x(mark):.1f}" x2="{x(mark):.1f}" y1="2" y2="{height - 16}" '
+            f'stroke="#57606a" stroke-dasharray="4 3"/>'
+        )
+    labels = "".join(
+        f'<text x="{x(s):.1f}" y="{height - 4}" text-anchor="middle" font-size="10">{s:g}</text>'
+        for s in ticks
     )
     return (
         f'<svg role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'aria-label="means with intervals">'
-        f"{''.join(parts)}{ticks}</svg>"
+        f'aria-label="{escape(what)}">'
+        f"{''.join(parts)}{labels}</svg>"
     )
 
 

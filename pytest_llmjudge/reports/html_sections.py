@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ..analysis.stats import confidence_interval, mean_and_std
+from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, ItemResult, TargetComparison
 from .html_parts import bar_chart, escape, interval_chart
 
@@ -60,6 +61,7 @@ def comparison_section(comparison: TargetComparison) -> str:
         for e in comparison.entries
     )
     statements = "".join(f"<li>{escape(s.statement)}</li>" for s in comparison.significance)
+    pairwise = _pairwise(comparison.pairwise) if comparison.pairwise is not None else ""
     return (
         '<section id="comparison"><h2>A/B comparison</h2>'
         f'<div class="charts"><figure>{interval_chart(intervals)}'
@@ -67,8 +69,41 @@ def comparison_section(comparison: TargetComparison) -> str:
         f"<figure>{bar_chart(outcomes)}<figcaption>wins, losses, ties</figcaption></figure>"
         f"</div><ul>{statements}</ul>"
         "<table><thead><tr><th>entry</th><th>winner</th><th>agreement of runs</th>"
-        f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table>{pairwise}</section>"
     )
+
+
+def _pairwise(result: PairwiseResult) -> str:
+    """Win rates with their intervals (a chart and a table); unreliable pairs flagged."""
+    chart_rows = [
+        (f"{p.a} over {p.b} · {p.dimension}", p.win_rate, p.ci_low or 0.0, p.ci_high or 1.0)
+        for p in result.pairs
+        if p.win_rate is not None
+    ]
+    chart = interval_chart(
+        chart_rows, (0.0, 1.0), (0, 0.25, 0.5, 0.75, 1), mark=0.5, what="pairwise win rates"
+    )
+    rows = "".join(
+        f"<tr><td>{escape(p.a)} vs {escape(p.b)}</td><td>{escape(p.dimension)}</td>"
+        f"<td>{_percent(p.win_rate)}</td><td>{_percent(p.ci_low)}-{_percent(p.ci_high)}</td>"
+        f"<td>{p.wins}</td><td>{p.losses}</td><td>{p.ties}</td>"
+        f'<td class="{"bad" if p.unreliable else ""}">{_percent(p.position_consistency)}'
+        f"{' (cannot tell them apart reliably)' if p.unreliable else ''}</td>"
+        f"<td>{_percent(p.first_shown_share)}</td></tr>"
+        for p in result.pairs
+    )
+    return (
+        f"<h3>Side by side (pairwise, both orders, {result.runs} runs each)</h3>"
+        f'<div class="charts"><figure>{chart}<figcaption>win rate of the first target over '
+        "the second, 95% interval; ties count half</figcaption></figure></div>"
+        "<table><thead><tr><th>pair</th><th>dimension</th><th>win rate</th><th>95% CI</th>"
+        "<th>wins</th><th>losses</th><th>ties</th><th>orders agreed</th>"
+        f"<th>first-shown won</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
 
 
 def checks_cell(item: ItemResult) -> str:

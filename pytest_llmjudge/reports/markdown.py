@@ -140,8 +140,29 @@ def _comparison_lines(comparison: TargetComparison) -> list[str]:
         f"- {line.strip()}"
         for line in rest
         if not line.strip().startswith(tuple(f"{t}:" for t in comparison.targets))
+        and not line.startswith("    ")  # the pairwise statements: their table follows
     ]
-    return [head, "", *table, "", *significance, ""]
+    return [head, "", *table, "", *significance, "", *_pairwise_table(comparison)]
+
+
+def _pairwise_table(comparison: TargetComparison) -> list[str]:
+    result = comparison.pairwise
+    if result is None:
+        return []
+    rows = [
+        "| pair | dimension | win rate (95% CI) | wins | losses | ties | orders agreed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p in result.pairs:
+        if p.win_rate is None:
+            continue
+        flag = " ⚠️ cannot tell them apart reliably" if p.unreliable else ""
+        rows.append(
+            f"| {p.a} vs {p.b} | {p.dimension} | {p.win_rate:.0%} "
+            f"({p.ci_low or 0:.0%}-{p.ci_high or 0:.0%}) | {p.wins} | {p.losses} | {p.ties} | "
+            f"{p.position_consistency or 0:.0%}{flag} |"
+        )
+    return [*rows, ""]
 
 
 def _checks_cell(item: ItemResult) -> str:

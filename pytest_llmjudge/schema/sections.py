@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .pairwise import PairwiseResult
+
 
 class ScoreSummary(BaseModel):
     """A dimension's mean over its runs: what comparisons need of a dimension result."""
@@ -198,3 +200,6 @@ class TargetComparison(BaseModel):
     disagreements: list[str]
     overall: dict[str, TargetOverall]
     significance: list[Significance]
+    pairwise: PairwiseResult | None = Field(
+        default=None, description="the judge's side-by-side comparisons (--judge-pairwise)"
+    )

@@ -128,7 +128,13 @@ class ResultsReporter:
         if state.usage is not None:  # this process's own judging (none under xdist)
             self.results.add_usage(state.usage)
         facts = session_facts(session, int(exitstatus), self.started, self.clock)
-        end = self.results.finish(state.settings, state.baseline, facts, state.collected)
+        pairwise = None
+        if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
+            from .pairwise_run import judge_pairwise
+
+            pairwise, usage = judge_pairwise(state, self.results.rows())
+            self.results.add_usage(usage)
+        end = self.results.finish(state.settings, state.baseline, facts, state.collected, pairwise)
         written, failures = write_outputs(
             end.results, state.settings, os.environ, self.results.entries
         )
@@ -183,13 +189,14 @@ class DryRunHooks:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         from ..judging.dry_run import estimate, estimate_lines
-        from .run_ahead import planned_judgments
+        from .run_ahead import pairwise_calls, planned_judgments
 
         state = self.config.stash[STATE_KEY]
         planned, items = planned_judgments(session.items, state.settings)
         cache = state.engine().cache
         found = estimate(planned, items, state.settings, cache)
-        self.lines = estimate_lines(found, state.settings, len(session.items) - items)
+        pairwise = pairwise_calls(session.items, state.settings)
+        self.lines = estimate_lines(found, state.settings, len(session.items) - items, pairwise)
         return True  # the items are not run
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -32,7 +32,8 @@ def check_judge_before_items(session: pytest.Session) -> None:
     judging = may_collect_evals(config) if is_xdist_controller(config) else state.has_evals
     if not judging:
         return
-    problem = state.engine().check_judge()
+    # asked on the session's loop, where the judge's client is made and kept
+    problem = state.engine().on_loop(lambda executor: executor.server.check_judge())
     if problem is not None:
         where = f"model {settings.model} at {safe_url(settings.base_url) or OPENAI_URL}"
         raise pytest.UsageError(

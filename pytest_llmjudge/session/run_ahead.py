@@ -145,3 +145,19 @@ def planned_judgments(
                 PlannedJudgment(dimension, item.case.ticket, response, runs, item.target, context)
             )
     return planned, len(evals)
+
+
+def pairwise_calls(items: Sequence[pytest.Item], settings: Settings) -> int:
+    """The requests ``--judge-pairwise`` would make: per entry answered by two or more
+    targets, per pair and dimension that applies, one per order (per run with calls)."""
+    if not settings.pairwise:
+        return 0
+    targets: dict[str, list[EvalCase]] = {}
+    for item in items:
+        if isinstance(item, EvalItem) and item.target is not None and _plannable(item):
+            targets.setdefault(item.path.as_posix() + "::" + item.case.id, []).append(item.case)
+    per_request = settings.runs if settings.sampling == "calls" else 1
+    return sum(
+        len(cases) * (len(cases) - 1) // 2 * len(applicable(settings, cases[0])) * 2 * per_request
+        for cases in targets.values()
+    )

@@ -191,6 +191,8 @@ def session_state(config: pytest.Config) -> SessionState:
     settings = resolve_settings(
         cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
     )
+    if settings.min_win_rate and not settings.pairwise:
+        raise SettingsError("--judge-min-win-rate needs --judge-pairwise")
     cache_dir = _cache_dir(config, settings.cache_dir)
     if cache_dir is None:
         settings = replace(settings, cache=False)

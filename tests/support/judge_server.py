@@ -27,6 +27,10 @@ answers ``GET /v1/models/...`` with a plain 404, as servers without it do (vLLM,
 ``drop_requests`` closes the connection of every chat request without a reply (counted as
 received), as a server that crashes after the session has started.
 
+Pairwise prompts (two answers, A shown first) are answered by ``pair_script``: the answer
+whose directive scores it higher wins, equal is a tie; ``favour_first`` makes that share of
+the replies pick the answer shown first (a judge biased by position).
+
 ``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would;
 ``ignore_n`` answers one choice whatever ``n`` asks (as Ollama does); ``logprobs_supported``
 False answers ``logprobs: null``. Prompt tokens are billed once per request (100), completion
@@ -43,6 +47,7 @@ the queue or its slot, as llama.cpp cancels it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -57,7 +62,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 DIRECTIVE = re.compile(r"\{\{(.*?)\}\}")
-DIMENSION = re.compile(r"You grade exactly one dimension: (\w+)")
+DIMENSION = re.compile(r"You (?:grade|compare) exactly one dimension: (\w+)")
+ANSWER = re.compile(r"<answer-([ab])-(\w+)>\n(.*?)\n</answer-\1-\2>", re.DOTALL)
 TICKET = re.compile(r"<ticket-(\w+)>\n(.*?)\n</ticket-\1>", re.DOTALL)
 RESPONSE = re.compile(r"<response-(\w+)>\n(.*?)\n</response-\1>", re.DOTALL)
 
@@ -74,6 +80,7 @@ class JudgeRequest:
     nth: int  # 0 for the first request of this (dimension, ticket, response)
     sample: int = 0  # 0 for the first choice ever answered for it; counts choices, not requests
     choice: int = 0  # which of the request's choices this reply is
+    pair: tuple[str, str] | None = None  # a pairwise request: the answers shown as A and B
 
     @property
     def n(self) -> int:
@@ -105,6 +112,28 @@ class Reply:
     error_message: str = "scripted error"
     probs: dict[int, float] | None = None  # the score token's alternatives (logprobs)
     cut_off: bool = False  # finish_reason "length": the reply ran out of tokens
+
+
+def scripted_score(text: str, dimension: str, sample: int = 0) -> int:
+    """The score a directive gives ``text`` on a dimension (4 without one)."""
+    scores = [int(s) for s in _directive(text).get(dimension, "4").split(",")]
+    return scores[sample % len(scores)]
+
+
+def pair_script(request: JudgeRequest, favour_first: float = 0.0) -> Reply:
+    """A pairwise reply: the answer whose scripted score is higher wins, equal scores tie;
+    with ``favour_first`` (0-1) that share of replies picks the answer shown first instead
+    (a judge with a position bias), decided by a hash so runs are repeatable."""
+    assert request.pair is not None
+    first, second = request.pair
+    a = scripted_score(first, request.dimension, request.sample)
+    b = scripted_score(second, request.dimension, request.sample)
+    winner = "A" if a > b else "B" if b > a else "tie"
+    seed = f"{request.dimension}|{first}|{second}|{request.sample}".encode()
+    if int.from_bytes(hashlib.sha256(seed).digest()[:4], "big") / 2**32 < favour_first:
+        winner = "A"
+    content = json.dumps({"reasoning": f"scripted: A {a}, B {b}", "winner": winner})
+    return Reply(content=content)
 
 
 def _directive(text: str) -> dict[str, str]:
@@ -168,6 +197,7 @@ class JudgeServer:
         self.api_key: str | None = None  # None: any key is taken
         self.models_endpoint = True
         self.drop_requests = False
+        self.favour_first = 0.0  # share of pairwise replies that pick the answer shown first
         self.lookups: list[str] = []  # the models looked up (GET /v1/models/{model})
         self._queue: threading.Semaphore | None = None
         self.requests: list[JudgeRequest] = []
@@ -212,6 +242,7 @@ class JudgeServer:
             self.api_key = None
             self.models_endpoint = True
             self.drop_requests = False
+            self.favour_first = 0.0
             self.lookups.clear()
             self._queue = None
             self.requests.clear()
@@ -236,7 +267,10 @@ class JudgeServer:
         with self._lock:
             start = self._samples[key]
             replies = [
-                self.script(replace(request, sample=start + c, choice=c)) for c in range(choices)
+                pair_script(replace(request, sample=start + c, choice=c), self.favour_first)
+                if request.pair is not None
+                else self.script(replace(request, sample=start + c, choice=c))
+                for c in range(choices)
             ]
             if replies[0].status == 200:
                 self._samples[key] += choices
@@ -409,15 +443,17 @@ class JudgeServer:
         dimension = DIMENSION.search(text)
         ticket = TICKET.search(text)
         response = RESPONSE.search(text)
+        answers = {found.group(1): found.group(3) for found in ANSWER.finditer(text)}
+        pair = (answers["a"], answers["b"]) if {"a", "b"} <= set(answers) else None
         key = (
             dimension.group(1).lower() if dimension else "?",
             ticket.group(2) if ticket else "",
-            response.group(2) if response else "",
+            response.group(2) if response else "\n---\n".join(pair or ()),
         )
         with self._lock:
             nth = self._seen[key]
             self._seen[key] += 1
-            request = JudgeRequest(*key, body=body, headers=headers, nth=nth)
+            request = JudgeRequest(*key, body=body, headers=headers, nth=nth, pair=pair)
             self.requests.append(request)
         return request
 

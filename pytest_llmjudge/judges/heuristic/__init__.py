@@ -9,7 +9,7 @@ and says that no LLM was involved, so nobody mistakes these scores for a model's
 from __future__ import annotations
 
 from ...basics.rubrics import NO_CONTEXT, Context, Dimension
-from ..base import JudgeCallError, RunResult, Usage
+from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usage, Winner
 from .correctness import score_correctness
 from .model import DimensionModel, fitted
 from .relevance import ceiling, relevance_signals
@@ -87,6 +87,26 @@ class HeuristicJudge:
                 "use an LLM provider"
             )
         return RunResult(score=score, reasoning=f"{PREFIX} {dimension.name} {score}/5: {reason}")
+
+    async def judge_pair(
+        self,
+        dimension: Dimension,
+        ticket: str,
+        first: str,
+        second: str,
+        n: int,
+        *,
+        usage: Usage,
+        context: Context = NO_CONTEXT,
+    ) -> list[PairVote | RetryableJudgeError]:
+        """The answer with the higher heuristic score wins; equal scores are a tie. The same
+        vote ``n`` times: the heuristic has no position to prefer."""
+        usage.calls += 1
+        a = await self.judge_once(dimension, ticket, first, context=context)
+        b = await self.judge_once(dimension, ticket, second, context=context)
+        winner: Winner = "A" if a.score > b.score else "B" if b.score > a.score else "tie"
+        reasoning = f"{PREFIX} {dimension.name}: A scores {a.score}/5, B {b.score}/5"
+        return [PairVote(winner, reasoning) for _ in range(n)]
 
     async def aclose(self) -> None:
         return None

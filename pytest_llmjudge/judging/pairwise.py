@@ -1,0 +1,149 @@
+"""Pairwise judging of targets' answers: for every entry, pair of targets and dimension, one
+request with each answer shown first, ``--judge-runs`` runs each (the choices of one request).
+
+Run on the controller once every item has reported (the answers of an entry can come from
+different xdist workers): each request goes through the session's judge, cache, retry
+policy, budget and in-flight limit, and is counted like any judge request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..basics.redaction import redact
+from ..basics.rubrics import Context, Dimension, Turn
+from ..config.settings import Settings
+from ..judges.base import (
+    FatalJudgeError,
+    JudgeCallError,
+    PairVote,
+    RetryableJudgeError,
+    Usage,
+    Winner,
+)
+from ..schema.items import ItemResult
+from .retry import RetryAfterTooLong, retrying
+from .runs import RunExecutor
+
+
+@dataclass(frozen=True)
+class PairRequest:
+    """Two targets' answers to one entry, to be compared on one dimension (``a`` is the
+    target configured first)."""
+
+    key: str  # the entry compared (its compare key)
+    entry_id: str
+    a: str
+    b: str
+    dimension: Dimension
+    ticket: str
+    answer_a: str
+    answer_b: str
+    context: Context
+
+
+@dataclass
+class PairOutcome:
+    """The votes of both orders, as the judge wrote them ("A" is the answer shown first)."""
+
+    request: PairRequest
+    a_first: list[Winner] = field(default_factory=list)
+    b_first: list[Winner] = field(default_factory=list)
+    error: str | None = None
+
+
+def pair_requests(rows: Sequence[ItemResult], settings: Settings) -> list[PairRequest]:
+    """Every entry answered by two or more targets, every pair (in configured order), every
+    dimension that applies to the entry."""
+    grouped: dict[str, dict[str, ItemResult]] = {}
+    for row in rows:
+        if row.target and row.compare_key and row.answer and row.ticket:
+            grouped.setdefault(row.compare_key, {})[row.target] = row
+    requests = []
+    for key, by_target in grouped.items():
+        ordered = sorted(by_target, key=lambda t: (by_target[t].target_order or 0, t))
+        any_row = by_target[ordered[0]]
+        turns = tuple(Turn(t["role"], t["content"]) for t in any_row.conversation)
+        context = Context(turns, any_row.reference)
+        for a, b in itertools.combinations(ordered, 2):
+            for dimension in settings.dimensions.values():
+                if dimension.applies(context):
+                    answers = (str(by_target[a].answer), str(by_target[b].answer))
+                    seen = context.for_dimension(dimension)
+                    ticket = str(any_row.ticket)
+                    requests.append(
+                        PairRequest(key, any_row.id, a, b, dimension, ticket, *answers, seen)
+                    )
+    return requests
+
+
+async def judge_pairs(
+    executor: RunExecutor, requests: Sequence[PairRequest], runs: int, usage: Usage
+) -> list[PairOutcome]:
+    """Both orders of every request, concurrently within the session's in-flight limit."""
+
+    async def outcome(request: PairRequest) -> PairOutcome:
+        found = PairOutcome(request)
+        try:
+            found.a_first, found.b_first = await asyncio.gather(
+                _order(executor, request, request.answer_a, request.answer_b, runs, usage),
+                _order(executor, request, request.answer_b, request.answer_a, runs, usage),
+            )
+        except (JudgeCallError, RetryAfterTooLong) as exc:
+            found.error = redact(f"pairwise judge call failed: {exc}")
+        return found
+
+    return list(await asyncio.gather(*(outcome(r) for r in requests)))
+
+
+async def _order(
+    executor: RunExecutor,
+    request: PairRequest,
+    first: str,
+    second: str,
+    runs: int,
+    usage: Usage,
+) -> list[Winner]:
+    """The ``runs`` votes with ``first`` shown as A: from the cache, else asked (as the
+    choices of one request, or one request per run with ``--judge-sampling=calls``)."""
+    settings, cache, judge = executor.settings, executor.cache, executor.judge
+    dimension, ticket, context = request.dimension, request.ticket, request.context
+    keys = [
+        cache.pair_key(dimension, ticket, first, second, i, context) if cache else None
+        for i in range(runs)
+    ]
+    votes: list[PairVote | None] = [cache.get_vote(key) if cache and key else None for key in keys]
+    ask = getattr(judge, "judge_pair", None)
+    if ask is None:
+        raise FatalJudgeError("this judge cannot compare answers pairwise")
+    tries = settings.max_retries + 1
+    async for attempt in retrying(
+        RetryableJudgeError, tries=tries, first_wait=settings.retry_wait, what="pairwise call"
+    ):
+        with attempt:
+            while missing := [i for i, vote in enumerate(votes) if vote is None]:
+                n = 1 if settings.sampling == "calls" else len(missing)
+                async with executor.limit:
+                    executor.budget.take_request()
+                    try:
+                        asked = await asyncio.wait_for(
+                            ask(dimension, ticket, first, second, n, usage=usage, context=context),
+                            settings.timeout,
+                        )
+                    except asyncio.TimeoutError:
+                        usage.timeouts += 1
+                        raise RetryableJudgeError(
+                            f"timed out after {settings.timeout:g}s"
+                        ) from None
+                usable = [vote for vote in asked if isinstance(vote, PairVote)]
+                for index, vote in zip(missing, usable, strict=False):
+                    votes[index] = vote
+                    usage.judgments += 1
+                    if cache and keys[index]:
+                        cache.put_vote(str(keys[index]), vote)
+                if len(usable) < len(asked):  # a choice that could not be read: ask again
+                    raise next(v for v in asked if isinstance(v, RetryableJudgeError))
+    return [vote.winner for vote in votes if vote is not None]

@@ -1,0 +1,48 @@
+"""``--judge-pairwise`` at the end of a session: every entry's targets' answers judged side by
+side, on the controller (an entry's answers may come from different xdist workers), through
+the session's judge, cache and limits; counted like any judge request."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analysis.pairwise import PairVotes, pairwise_result
+from ..judges.base import Usage
+from ..judging.pairwise import PairOutcome, judge_pairs, pair_requests
+from ..schema.items import ItemResult
+from ..schema.pairwise import PairwiseResult
+from .state import SessionState
+
+
+def judge_pairwise(
+    state: SessionState, rows: Sequence[ItemResult]
+) -> tuple[PairwiseResult | None, Usage]:
+    """The pairwise section of the comparison, and what its requests cost."""
+    settings = state.settings
+    usage = Usage()
+    requests = pair_requests(rows, settings)
+    if not requests:
+        return None, usage
+    runs = settings.runs
+    try:
+        outcomes = state.engine().on_loop(
+            lambda executor: judge_pairs(executor, requests, runs, usage)
+        )
+    finally:
+        state.close()  # the items' engine closed before: this one asked only the pairs
+    votes = [_votes(outcome) for outcome in outcomes]
+    return pairwise_result(votes, runs), usage
+
+
+def _votes(outcome: PairOutcome) -> PairVotes:
+    request = outcome.request
+    return PairVotes(
+        request.key,
+        request.entry_id,
+        request.a,
+        request.b,
+        request.dimension.name,
+        outcome.a_first,
+        outcome.b_first,
+        outcome.error,
+    )

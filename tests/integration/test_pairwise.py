@@ -1,0 +1,143 @@
+"""--judge-pairwise: the judge compares two targets' answers side by side, in both orders; a win
+needs both orders, a position-biased judge yields ties, the win rate has an interval and can
+gate the session; requests are counted as the server counts them, cached, and the same
+under xdist."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from bot_server import BotServer
+from helpers import read_results, run, run_subprocess, write_evals
+from judge_server import JudgeServer
+
+pytestmark = pytest.mark.usefixtures("judge_server")
+ENTRIES = [{"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(10)]
+
+
+@pytest.fixture
+def bots() -> Iterator[Callable[[str, str], str]]:
+    """Two bots answering with the given directives; the --judge-targets option for them."""
+    started: list[BotServer] = []
+
+    def start(better: str, worse: str) -> str:
+        for directive in (better, worse):
+            started.append(BotServer(_answering(directive)))
+        return f"--judge-targets=v2={started[-2].url} v1={started[-1].url}"
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+def _answering(directive: str) -> Callable[[str], tuple[int, Any]]:
+    return lambda ticket: (200, {"answer": f"Answer to {ticket} {{{{{directive}}}}}"})
+
+
+def _pairs(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
+    pairwise = read_results(pytester)["comparison"]["pairwise"]
+    return {p["dimension"]: p for p in pairwise["pairs"]}
+
+
+def test_a_clearly_better_target_wins_with_an_interval_above_one_half(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+) -> None:
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    write_evals(pytester, ENTRIES)
+    result = run(pytester, "evals/", targets, "--judge-runs=3", "--judge-pairwise")
+    result.assert_outcomes(passed=20)
+    result.stdout.fnmatch_lines(
+        [
+            "  pairwise (answers side by side, both orders, 3 runs each; a win needs both orders):",
+            "    v2 vs v1 on relevance: v2's win rate 100% (95% CI 72%-100%; 10 wins, 0 losses, "
+            "0 ties of 10); both orders agreed on 100%, the first-shown answer won 50% of runs",
+        ]
+    )
+    relevance = _pairs(pytester)["relevance"]
+    assert relevance["ci_low"] > 0.5 and relevance["position_consistency"] == 1.0
+    entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
+    assert entry["verdict"] == "v2" and entry["orders_agree"] is True
+    assert [o["first"] for o in entry["orders"]] == ["v2", "v1"]
+    assert entry["orders"][1]["votes"] == {"v1": 0, "v2": 3, "tie": 0}
+    # 20 items x 2 dimensions, then 10 entries x 2 dimensions x 2 orders (3 runs as choices)
+    meta = read_results(pytester)["meta"]
+    assert judge_server.count() == 40 + 40 == meta["calls"]
+    assert meta["judgments"] == 20 * 2 * 3 + 10 * 2 * 2 * 3
+    pair_requests = [r for r in judge_server.requests if r.pair is not None]
+    assert len(pair_requests) == 40 and all(r.n == 3 for r in pair_requests)
+
+
+def test_a_judge_biased_to_the_first_answer_yields_ties_not_a_winner(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+) -> None:
+    judge_server.favour_first = 0.9
+    write_evals(pytester, ENTRIES)
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    run(pytester, "evals/", targets, "--judge-runs=3", "--judge-pairwise").stdout.fnmatch_lines(
+        ["    v2 vs v1 on relevance: *both orders agreed on *: the judge cannot tell these apart "
+         "reliably"]
+    )  # fmt: skip
+    relevance = _pairs(pytester)["relevance"]
+    assert relevance["unreliable"] and relevance["position_consistency"] < 0.7
+    assert relevance["ties"] > relevance["wins"]  # no false winner from the position
+    assert relevance["first_shown_share"] > 0.8
+    assert relevance["ci_low"] < 0.5 < relevance["ci_high"]
+
+
+def test_the_win_rate_gate(pytester: pytest.Pytester, bots: Callable[[str, str], str]) -> None:
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    write_evals(pytester, ENTRIES[:6])
+    passing = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-min-win-rate=v2=0.5")
+    passing.assert_outcomes(passed=12)
+    assert passing.ret == pytest.ExitCode.OK
+    failing = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-min-win-rate=v1=0.5")
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED  # every item passed: the gate failed
+    failing.stdout.fnmatch_lines(
+        [
+            "gate FAILED: pairwise win rate of v1 >= 0.5: 0.00 over v2 on relevance (95% CI "
+            "0.00-0.39); 0.00 over v2 on tone (95% CI 0.00-0.39)"
+        ]
+    )
+    alone = run(pytester, "evals/", "--judge-min-win-rate=v1=0.5")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines(["*--judge-min-win-rate needs --judge-pairwise*"])
+
+
+def test_counts_and_verdicts_under_xdist_and_a_cached_rerun(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+) -> None:
+    targets = bots("relevance=5 tone=4", "relevance=4,5 tone=5")
+    write_evals(pytester, ENTRIES[:6])
+    options = ("evals/", targets, "--judge-runs=2", "--judge-pairwise", "--judge-cache-dir=c")
+    run(pytester, *options, "--judge-no-cache", "-p", "no:xdist")
+    plain = read_results(pytester)["comparison"]["pairwise"]
+    judge_server.reset()
+    distributed = run_subprocess(pytester, *options, "-n", "2")
+    distributed.assert_outcomes(passed=12)
+    results = read_results(pytester)
+    assert results["comparison"]["pairwise"]["pairs"] == plain["pairs"]
+    assert results["meta"]["calls"] == judge_server.count() == 12 * 2 + 6 * 2 * 2
+    judge_server.reset()
+    again = run(pytester, *options)
+    again.stdout.fnmatch_lines(["judge calls: 0 made*"])
+    assert judge_server.count() == 0  # every vote and every score from the cache
+    assert read_results(pytester)["comparison"]["pairwise"]["pairs"] == plain["pairs"]
+
+
+def test_the_heuristic_judge_and_the_dry_run(
+    pytester: pytest.Pytester, bots: Callable[[str, str], str]
+) -> None:
+    targets = bots("x", "y")  # the same words but for the directive: the same heuristic scores
+    write_evals(pytester, ENTRIES[:3])
+    dry = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-dry-run")
+    dry.stdout.fnmatch_lines(["pairwise judge calls (--judge-pairwise): 12, both orders *"])
+    heuristic = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-provider=heuristic")
+    heuristic.stdout.fnmatch_lines(["  pairwise (*", "    v2 vs v1 on relevance: *"])
+    entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
+    assert entry["verdict"] == "tie"  # equal heuristic scores: a tie in both orders
+    assert "[heuristic judge, no LLM]" in str(read_results(pytester)["meta"]["note"] or "") or (
+        read_results(pytester)["meta"]["llm"] is False
+    )
