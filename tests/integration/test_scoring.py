@@ -102,7 +102,9 @@ def test_a_fence_stripped_from_the_content_but_kept_in_the_tokens_is_walked_over
     run(pytester, "evals/", LOGPROBS, "--judge-runs=3").assert_outcomes(passed=1)
     relevance = by_id(read_results(pytester))["a"]["relevance"]
     assert relevance["runs"] == [pytest.approx(3.5)] * 3
-    assert read_results(pytester)["meta"]["notices"] == []
+    # no run fell back to the written integer (a loaded machine may add a server notice)
+    notices = read_results(pytester)["meta"]["notices"]
+    assert not any("not by logprobs" in notice for notice in notices), notices
 
 
 def test_the_notice_counts_each_cause_apart(
