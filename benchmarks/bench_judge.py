@@ -18,9 +18,12 @@ subprocess per scenario and prints what the server saw and what the process cost
   (g) an unreachable judge: 200 entries, nothing listening
   (h) scenario (a) by sampling mode: one request per run (calls), the runs of a judgment
       as the n choices of one request (auto), and auto with --judge-scoring=logprobs
+  (i) scenario (a) with n choices: one request per dimension, and one per item
+      (--judge-grouping=item); the time before the first request
 
     python benchmarks/bench_judge.py storm      # only (f) and (g)
     python benchmarks/bench_judge.py sampling   # only (h)
+    python benchmarks/bench_judge.py grouping   # only (i)
 
 (a) to (d) ask one request per run (--judge-sampling=calls), as when their targets were set;
 (h) sets the mode itself.
@@ -370,6 +373,33 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
     )
 
 
+def grouping_modes(server: JudgeServer, folder: Path) -> None:
+    """(i): scenario (a) with n choices per request, one request per dimension against one
+    request per item (--judge-grouping=item); start-up is the time to the first request."""
+    write_suite(folder, ENTRIES)
+    output = folder / "i.json"
+    common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
+    measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
+    for mode in ("dimension", "item"):
+        m = run_pytest(server, folder, *common, f"--judge-grouping={mode}")
+        meta = json.loads(output.read_text())["meta"]
+        measured[mode] = (m, meta)
+        print(line(f"(i) grouping={mode}", m, math.ceil(m.calls / CONCURRENCY) * LATENCY))
+        print(
+            f"    judgments={meta['judgments']} prompt tokens={meta['tokens']['prompt']} "
+            f"completion tokens={meta['tokens']['completion']}; {phase(m)}"
+        )
+    (per_dimension, _), (per_item, _) = measured.values()
+    start = per_item.first_request or 0.0
+    ratio = per_item.wall / per_dimension.wall
+    print(
+        f"    item: {per_item.calls} requests (dimension: {per_dimension.calls}; target 50: "
+        f"{target(per_item.calls == ENTRIES, per_item)}); wall {per_item.wall:.2f}s (target "
+        f"<= 2.2s: {target(per_item.wall <= 2.2, per_item)}); {ratio:.2f}"
+        f" x dimension; start-up {start:.2f}s (target <= 0.8s: {target(start <= 0.8, per_item)})"
+    )
+
+
 def main() -> None:
     global server_latency
     server = JudgeServer().start()
@@ -380,6 +410,11 @@ def main() -> None:
     if sys.argv[1:] == ["storm"]:
         with tempfile.TemporaryDirectory() as tmp:
             storm_and_dead_judge(server, Path(tmp))
+        server.stop()
+        return
+    if sys.argv[1:] == ["grouping"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            grouping_modes(server, Path(tmp))
         server.stop()
         return
     if sys.argv[1:] == ["sampling"]:

@@ -58,6 +58,7 @@ def judge_identity(settings: Settings) -> JudgeIdentity:
         prompt_version=PROMPT_VERSION,
         rubrics={name: d.version for name, d in settings.dimensions.items()},
         scoring=settings.scoring if settings.uses_llm else "text",
+        grouping=settings.grouping if settings.uses_llm else "dimension",
     )
 
 
@@ -74,6 +75,7 @@ def identity_mismatch(before: JudgeIdentity | None, now: JudgeIdentity) -> str |
             "temperature",
             "prompt_version",
             "scoring",
+            "grouping",
         )
         if getattr(before, name) != getattr(now, name)
     ]

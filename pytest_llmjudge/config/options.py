@@ -273,6 +273,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="MODE",
     ),
     OptionSpec(
+        "grouping",
+        "--judge-grouping",
+        "llmjudge_grouping",
+        "dimension: one request per dimension of an item (default); item: one request "
+        "judges every dimension of an item at once (fewer requests and tokens; the "
+        "dimensions may influence each other)",
+        _choice("dimension", "item"),
+        "dimension",
+        env=("JUDGE_GROUPING",),
+        metavar="MODE",
+    ),
+    OptionSpec(
         "scoring",
         "--judge-scoring",
         "llmjudge_scoring",

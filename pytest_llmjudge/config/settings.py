@@ -96,6 +96,7 @@ class Settings:
     undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
     sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
     scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
+    grouping: str = "dimension"  # dimension | item: an item's dimensions in one request
     dry_run: bool = False  # plan and estimate, send nothing
     progress: float = 10.0  # seconds between progress lines in a log; 0: no progress
     min_pass_rate: float | None = None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ..basics.redaction import redact
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension
 
 
@@ -23,6 +25,14 @@ class RunResult:
     text_score: int | None = None
     #: asked for logprobs but scored by the written integer: why (``weighted.NO_LOGPROBS``...)
     unweighted: str | None = None
+    #: a grouped request's reply (``--judge-grouping=item``): each dimension's own result
+    parts: Mapping[str, RunResult] | None = None
+
+    def redacted(self) -> RunResult:
+        """This result with secrets out of its reasoning (each part's too): a judge echoing
+        a key must not carry it into results or the cache."""
+        parts = self.parts and {name: part.redacted() for name, part in self.parts.items()}
+        return replace(self, reasoning=redact(self.reasoning), parts=parts)
 
 
 Winner = Literal["A", "B", "tie"]  # A: the answer shown first
@@ -65,6 +75,18 @@ class Usage:
     stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
     # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
+
+    def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
+        """Count the runs a usable reply scored (a grouped reply, one per dimension), those
+        weighted by logprobs, and why the others were not when logprobs were asked for."""
+        from .weighted import NO_LOGPROBS
+
+        for run in (result.parts or {"": result}).values():
+            self.judgments += 1
+            self.weighted += run.text_score is not None
+            if logprobs_asked and run.text_score is None:
+                cause = run.unweighted or NO_LOGPROBS  # scored by the written integer: why
+                self.unweighted[cause] = self.unweighted.get(cause, 0) + 1
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls

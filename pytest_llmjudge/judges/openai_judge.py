@@ -23,7 +23,9 @@ from .replies import (
     JSON_OBJECT,
     PAIR_RESPONSE_FORMAT,
     RESPONSE_FORMAT,
+    group_response_format,
     parse_choice,
+    parse_group_choice,
     parse_pair_choice,
 )
 from .weighted import TOP_LOGPROBS
@@ -124,10 +126,11 @@ class OpenAIJudge:
             f"cannot reach the judge at {self.shown_url}: {type(cause).__name__}: {cause}"
         )
 
-    def _extra(self, n: int) -> dict[str, Any]:
+    def _extra(self, n: int, parts: int = 1) -> dict[str, Any]:
         extra: dict[str, Any] = {"n": n} if n > 1 else {}
         if self.max_tokens:
-            extra[self._limit_param] = self.max_tokens  # per choice
+            # per choice; a grouped reply holds a score and a reasoning per dimension
+            extra[self._limit_param] = self.max_tokens * parts
         if self.scoring == "logprobs":
             extra |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         if self.temperature is not None:
@@ -170,13 +173,18 @@ class OpenAIJudge:
         usable result. ``firm``: an earlier reply was cut off; ask for a shorter one."""
         messages = build_messages(dimension, ticket, response, context, firm=firm)
         usage = usage if usage is not None else Usage()
-        completion = await self._create_fitting(messages, usage, n)
+        names = tuple(part.name for part in dimension.parts)
+        schema = group_response_format(names) if names else RESPONSE_FORMAT
+        completion = await self._create_fitting(messages, usage, n, schema, len(names) or 1)
         choices = completion.choices[:n]
         if not choices:
             raise RetryableJudgeError("judge reply has no choices")
         self._check_logprobs(choices)
         weighted = self.scoring == "logprobs"
-        replies = [parse_choice(choice, weighted) for choice in choices]
+        replies = [
+            parse_group_choice(choice, names, weighted) if names else parse_choice(choice, weighted)
+            for choice in choices
+        ]
         usage.cut_off += sum(isinstance(r, RetryableJudgeError) and r.cut_off for r in replies)
         usable = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, RunResult)]
         if not usable:
@@ -232,10 +240,12 @@ class OpenAIJudge:
         usage: Usage,
         n: int,
         schema: dict[str, Any] = RESPONSE_FORMAT,
+        parts: int = 1,
     ) -> ChatCompletion:
         """One request for ``n`` choices, adapted once to what the server turns down: the
         JSON schema (then ``json_object``) and the name of the token limit; a 400 saying that
-        ``n`` is too many raises ``TooManyChoices`` with the most it takes."""
+        ``n`` is too many raises ``TooManyChoices`` with the most it takes. ``parts``: the
+        dimensions each choice scores."""
         import openai
 
         client = self.client()
@@ -244,7 +254,7 @@ class OpenAIJudge:
                 # what this request sends (another request may learn something meanwhile)
                 sent_schema, sent_limit = self._schema_supported, self._limit_param
                 try:
-                    return await self._create(client, messages, usage, n, schema)
+                    return await self._create(client, messages, usage, n, schema, parts)
                 except openai.BadRequestError as exc:
                     if sent_schema and schema_unsupported(exc):
                         self._schema_supported = False  # learned once, kept for the session
@@ -268,10 +278,6 @@ class OpenAIJudge:
         except openai.APIStatusError as exc:
             raise status_error(exc) from None
 
-    def _older_limit_name(self, sent: str, exc: Any) -> bool:
-        """A server that does not know ``max_completion_tokens`` gets ``max_tokens``."""
-        return bool(self.max_tokens) and sent != "max_tokens" and names_parameter(exc, sent)
-
     def _check_logprobs(self, choices: list[Any]) -> None:
         """A server that answers a logprobs request without them cannot weight scores: say
         so once and score by the written integer for the rest of the session."""
@@ -291,6 +297,7 @@ class OpenAIJudge:
         usage: Usage,
         n: int = 1,
         schema: dict[str, Any] = RESPONSE_FORMAT,
+        parts: int = 1,
     ) -> ChatCompletion:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply below.
@@ -300,7 +307,7 @@ class OpenAIJudge:
             model=self.model,
             messages=messages,  # type: ignore[arg-type]
             response_format=response_format,
-            **self._extra(n),
+            **self._extra(n, parts),
         )
         if completion.usage is not None:  # billed even when the reply is then rejected
             usage.prompt_tokens += completion.usage.prompt_tokens

@@ -4,15 +4,18 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .base import PairVote, RetryableJudgeError, RunResult
 from .weighted import score_distribution, weighted_score
 
 _SNIPPET = 80
+T = TypeVar("T")
 
 
 class JudgeReply(BaseModel):
@@ -73,15 +76,22 @@ def parse_pair_choice(choice: Any) -> PairVote | RetryableJudgeError:
     content = choice.message.content
     if choice.finish_reason == "length":
         return RetryableJudgeError("judge reply was cut off (max tokens reached)", cut_off=True)
+    reply = _read_json(content, PairReply.model_validate_json)
+    if isinstance(reply, RetryableJudgeError):
+        return reply
+    return PairVote(winner=reply.winner, reasoning=reply.reasoning.strip())
+
+
+def _read_json(content: str | None, validate: Callable[[str], T]) -> T | RetryableJudgeError:
+    """A reply's JSON object (possibly in prose or a code fence) validated, or why not."""
     text = (content or "").strip()
     found = _JSON_OBJECT.search(text)
     try:
-        reply = PairReply.model_validate_json(found.group(0) if found else text)
+        return validate(found.group(0) if found else text)
     except ValidationError as exc:
         return RetryableJudgeError(
             f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
         )
-    return PairVote(winner=reply.winner, reasoning=reply.reasoning.strip())
 
 
 def _snippet(text: str | None) -> str:
@@ -114,26 +124,90 @@ def parse_reply_text(content: str | None) -> JudgeReply:
         return JudgeReply.model_validate_json(found.group(0))
 
 
+class PartReply(BaseModel):
+    """One dimension's part of a grouped reply: its reasoning first, then its 1-5 score."""
+
+    reasoning: str
+    score: Literal[1, 2, 3, 4, 5]
+
+
+_GROUP_REPLY: TypeAdapter[dict[str, PartReply]] = TypeAdapter(dict[str, PartReply])
+
+
+@functools.cache
+def group_response_format(names: tuple[str, ...]) -> dict[str, Any]:
+    """The strict JSON schema of a grouped reply: one property per dimension, in order."""
+    part = strict_json_schema(PartReply)
+    schema = {
+        "type": "object",
+        "properties": {name: part for name in names},
+        "required": list(names),
+        "additionalProperties": False,
+    }
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "judge_group_reply", "strict": True, "schema": schema},
+    }
+
+
+def _unusable(choice: Any) -> RetryableJudgeError | None:
+    """Why a choice holds no reply to read (cut off, empty), or None."""
+    if choice.finish_reason == "length":
+        return RetryableJudgeError("judge reply was cut off (max tokens reached)", cut_off=True)
+    if not choice.message.content:
+        refusal = getattr(choice.message, "refusal", None)
+        return RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
+    return None
+
+
+def parse_group_choice(
+    choice: Any, names: tuple[str, ...], weighted: bool
+) -> RunResult | RetryableJudgeError:
+    """One choice of a grouped request: a result whose ``parts`` hold each dimension's score
+    (weighted by its own score token's logprobs), or why it cannot be used. A reply that
+    lacks a dimension is rejected whole: the runs of one request stay together."""
+    content = choice.message.content
+    problem = _unusable(choice)
+    if problem is not None:
+        return problem
+    parts = _read_json(content, _GROUP_REPLY.validate_json)
+    if isinstance(parts, RetryableJudgeError):
+        return parts
+    missing = [name for name in names if name not in parts]
+    if missing:
+        return RetryableJudgeError(f"malformed judge reply: reply has no '{missing[0]}'")
+    tokens = choice.logprobs.content if weighted and choice.logprobs else None
+    results = {name: _scored(parts[name], weighted, tokens, after=name.encode()) for name in names}
+    mean = sum(r.score for r in results.values()) / len(results)
+    return RunResult(score=mean, reasoning="", parts=results)
+
+
 def parse_choice(choice: Any, weighted: bool) -> RunResult | RetryableJudgeError:
     """One choice of a completion as a validated score (no tokens: the request has them),
     or why it cannot be used. ``weighted``: score by the score token's logprobs."""
     content = choice.message.content
-    if choice.finish_reason == "length":
-        return RetryableJudgeError("judge reply was cut off (max tokens reached)", cut_off=True)
-    if not content:
-        refusal = getattr(choice.message, "refusal", None)
-        return RetryableJudgeError(f"judge gave no score: {_snippet(refusal)}")
+    problem = _unusable(choice)
+    if problem is not None:
+        return problem
     try:
         reply = parse_reply_text(content)
     except ValidationError as exc:
         return RetryableJudgeError(
             f"malformed judge reply: {_describe_validation(exc)}: {_snippet(content)}"
         )
+    tokens = choice.logprobs.content if weighted and choice.logprobs else None
+    return _scored(reply, weighted, tokens)
+
+
+def _scored(
+    reply: JudgeReply | PartReply, weighted: bool, tokens: Any, after: bytes = b""
+) -> RunResult:
+    """A validated reply as a run's result; weighted by the logprobs of its score token (the
+    first after the key ``after`` in a grouped reply) when asked and found."""
     reasoning = reply.reasoning.strip()
     if not weighted:
         return RunResult(score=reply.score, reasoning=reasoning)
-    tokens = choice.logprobs.content if choice.logprobs else None
-    located = score_distribution(tokens, reply.score)
+    located = score_distribution(tokens, reply.score, after)
     if located.distribution is None:
         # the written score; text_score stays None, so results show which runs were weighted
         return RunResult(score=reply.score, reasoning=reasoning, unweighted=located.missing)

@@ -58,12 +58,15 @@ def _bytes(token: Alternative) -> bytes:
     return bytes(token.bytes) if token.bytes is not None else token.token.encode()
 
 
-def score_distribution(tokens: Sequence[TokenLogprob] | None, written: int) -> ScoreLogprobs:
+def score_distribution(
+    tokens: Sequence[TokenLogprob] | None, written: int, after: bytes = b""
+) -> ScoreLogprobs:
     """The distribution over 1-5 at the token that carries the written score, normalised over
     the digits found there (other alternatives are ignored).
 
     The reply's text is the tokens' joined bytes: whatever precedes the JSON (a fence, white
-    space, prose) is walked over; the first ``"score": <written>`` in it is the score. A token
+    space, prose) is walked over; the first ``"score": <written>`` in it is the score (in a
+    grouped reply, the first after ``"<after>": {``, the dimension's own object). A token
     that joins the digit with other characters (`` 4``, ``4,``) counts an alternative as a
     digit when it differs from the token only in that digit (``3,`` beside ``4,``) or is a
     digit alone with white space."""
@@ -74,7 +77,14 @@ def score_distribution(tokens: Sequence[TokenLogprob] | None, written: int) -> S
     for token in tokens:
         starts.append(len(text))
         text += _bytes(token)
-    at = next((m.start(1) for m in _SCORE_DIGIT.finditer(text) if int(m.group(1)) == written), None)
+    start = 0
+    if after:
+        owner = re.search(rb'"' + re.escape(after) + rb'"\s*:\s*\{', text)
+        if owner is None:
+            return ScoreLogprobs(None, NOT_LOCATED)
+        start = owner.end()
+    found = (m for m in _SCORE_DIGIT.finditer(text, start) if int(m.group(1)) == written)
+    at = next((m.start(1) for m in found), None)
     if at is None:
         return ScoreLogprobs(None, NOT_LOCATED)
     index = bisect.bisect_right(starts, at) - 1

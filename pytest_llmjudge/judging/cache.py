@@ -49,7 +49,11 @@ class JudgeCache:
         response: str,
         run_index: int,
         context: Context = NO_CONTEXT,
+        group: Dimension | None = None,
     ) -> str:
+        """A run's key; ``group``: the dimensions it was judged with in one request (grouping
+        by item), whose runs are kept apart from runs judged alone: neither is taken for the
+        other, and switching back finds each where it was."""
         material = json.dumps(
             [
                 CACHE_FORMAT,
@@ -59,9 +63,10 @@ class JudgeCache:
                 ticket,
                 response,
                 run_index,
-                # earlier turns, and the reference for a dimension that uses it; nothing for
-                # a single-turn entry, whose keys stay as they were
-                *context.for_dimension(dimension).key(),
+                # earlier turns, and the reference for a dimension that uses it (or is judged
+                # with one that does); nothing for a single-turn entry: old keys stay
+                *context.for_dimension(group or dimension).key(),
+                *(["group", group.version] if group is not None else []),
             ],
             sort_keys=True,
         )

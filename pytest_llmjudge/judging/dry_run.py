@@ -65,9 +65,8 @@ def estimate(
             runs_of[key] = p
     judgments = cached = calls = prompt_tokens = 0
     for p in runs_of.values():
-        in_cache = _cached_runs(p, cache)
-        missing = p.runs - in_cache
-        judgments += p.runs
+        in_cache, missing = _cached_runs(p, cache)
+        judgments += p.runs * len(p.dimension.parts or [p.dimension])
         cached += in_cache
         if not settings.uses_llm or missing == 0:
             continue
@@ -90,13 +89,20 @@ def estimate(
     )
 
 
-def _cached_runs(p: PlannedJudgment, cache: JudgeCache | None) -> int:
+def _cached_runs(p: PlannedJudgment, cache: JudgeCache | None) -> tuple[int, int]:
+    """Runs in the cache, and run indexes still to ask (a group's index is asked whole,
+    unless every dimension's run of it is cached)."""
     if cache is None or p.response is None:
-        return 0
-    return sum(
-        cache.get(cache.key(p.dimension, p.ticket, p.response, i, p.context)) is not None
+        return 0, p.runs
+    parts, group = (p.dimension.parts, p.dimension) if p.dimension.parts else ((p.dimension,), None)
+    cached = [
+        sum(
+            cache.get(cache.key(d, p.ticket, p.response, i, p.context, group)) is not None
+            for d in parts
+        )
         for i in range(p.runs)
-    )
+    ]
+    return sum(cached), sum(found < len(parts) for found in cached)
 
 
 def estimate_lines(
@@ -117,6 +123,9 @@ def estimate_lines(
             if settings.sampling == "calls"
             else "the runs of a judgment as the choices of one request (a server that "
             "ignores n takes one request per run)"
+        ) + (
+            "; an item's dimensions in one request (--judge-grouping=item)"
+            * (settings.grouping == "item")
         )
         lines += [
             f"judge calls: {e.calls:,}, {how}",

@@ -26,7 +26,7 @@ from .budget import Budget
 from .cache import JudgeCache
 from .limiter import AdaptiveLimit
 from .loop import LoopThread
-from .planned import PlannedRun, RunKey, hand_out
+from .planned import PlannedRun, RunKey, hand_out, run_groups
 from .progress import Progress
 from .runs import RunExecutor
 from .target_answers import TargetAnswers
@@ -138,32 +138,24 @@ class JudgeEngine:
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
         if self._too_large(ticket, response, context):
             return  # judge() says so when the item asks
+        every = range(runs)
+        groups = self._groups(
+            dimension_names, ticket, response, every, 0, owner, context, by_item=True
+        )
         with self._lock:
-            for name in dimension_names:
-                self._planned.extend(
-                    self._groups(name, ticket, response, range(runs), 0, owner, context)
-                )
+            self._planned.extend(groups)
         self._pump()
 
     def _groups(
-        self,
-        name: str,
-        ticket: str,
-        response: str,
-        indexes: range,
-        generation: int,
-        owner: str,
-        context: Context,
-    ) -> list[list[PlannedRun]]:
-        """The runs ``indexes`` of one dimension, in the groups that are asked together."""
-        dimension = self.dimension(name)
-        seen = context.for_dimension(dimension)  # the reference only where it is judged
-        runs = [
-            PlannedRun(dimension, ticket, response, i, generation, owner, seen) for i in indexes
-        ]
-        # the runs of one judgment are asked together, unless each is its own call
-        size = 1 if self.settings.sampling == "calls" else len(runs)
-        return [runs[i : i + size] for i in range(0, len(runs), size)]
+        self, names: Sequence[str], ticket: str, response: str, indexes: range,
+        generation: int, owner: str, context: Context, *, by_item: bool = False,
+    ) -> list[list[PlannedRun]]:  # fmt: skip
+        """The runs ``indexes`` of the dimensions, in the groups that are asked together:
+        with ``by_item`` and ``--judge-grouping=item`` an LLM judges them all at once."""
+        s, dimensions = self.settings, [self.dimension(name) for name in names]
+        item = by_item and s.grouping == "item" and s.uses_llm
+        where = (ticket, response, indexes, generation, owner, context)
+        return run_groups(dimensions, *where, one_per_request=s.sampling == "calls", by_item=item)
 
     def cancel_planned(self) -> None:
         """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""
@@ -219,7 +211,7 @@ class JudgeEngine:
         while True:
             indexes = range(len(outcomes), len(outcomes) + batch)
             groups = self._groups(
-                dimension.name, ticket, response, indexes, generation, owner, context
+                [dimension.name], *(ticket, response, indexes), generation, owner, context
             )
             planned = [run for group in groups for run in group]
             with self._lock:
@@ -323,12 +315,11 @@ class JudgeEngine:
         """Start the runs of several dimensions now so that they overlap."""
         if self._too_large(ticket, response, context):
             return
+        where = (ticket, response, range(runs), generation, owner, context)
+        groups = self._groups(dimension_names, *where, by_item=True)
         with self._lock:
-            for name in dimension_names:
-                for group in self._groups(
-                    name, ticket, response, range(runs), generation, owner, context
-                ):
-                    self._start_group(group)
+            for group in groups:
+                self._start_group(group)
 
     def close(self) -> None:
         """Cancel what is still running and close the client and the loop."""

@@ -130,14 +130,14 @@ class DimensionJudge:
     """``relevance_judge`` / ``tone_judge``: a callable (ticket, response) -> Judgment."""
 
     def __init__(self, judge: ItemJudge, dimension: str) -> None:
-        self._judge = judge
+        self.item_judge = judge  # the test's: its dimensions are started together
         self.dimension = dimension
 
     def __call__(self, ticket: str, response: str) -> Judgment:
-        return self._judge.judge(self.dimension, ticket, response)
+        return self.item_judge.judge(self.dimension, ticket, response)
 
     def prefetch(self, ticket: str, response: str) -> None:
-        self._judge.prefetch([self.dimension], ticket, response)
+        self.item_judge.prefetch([self.dimension], ticket, response)
 
 
 def _check_text(name: str, value: object) -> None:

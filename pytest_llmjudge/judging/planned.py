@@ -1,14 +1,15 @@
 """A run to be judged, by its identity (dimension, rubric version, ticket, response, run
-index, generation, context), and how the outcome of a group of runs is handed to each."""
+index, generation, context), how the runs of an item's dimensions are asked together, and
+how the outcome of a group of runs is handed to each."""
 
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 from ..analysis.judgment import RunOutcome
-from ..basics.rubrics import NO_CONTEXT, Context, Dimension
+from ..basics.rubrics import NO_CONTEXT, Context, Dimension, grouped
 
 RunKey = tuple[str, str, str, str, int, int, Context]
 
@@ -22,12 +23,44 @@ class PlannedRun:
     generation: int = 0  # > 0: a rerun of the item judges afresh (no memory, no disk cache)
     owner: str = field(default="", compare=False)  # the item it is judged for, for messages
     context: Context = NO_CONTEXT  # earlier turns; the reference where the dimension uses it
+    #: the item's dimensions judged together in one request with this run (grouping by item);
+    #: not part of its key: within a session a run is judged one way
+    group: Dimension | None = field(default=None, compare=False)
 
     @property
     def key(self) -> RunKey:
         d = self.dimension
         where = (self.ticket, self.response, self.run_index, self.generation, self.context)
         return (d.name, d.version, *where)
+
+
+def run_groups(
+    dimensions: Sequence[Dimension],
+    ticket: str,
+    response: str,
+    indexes: range,
+    generation: int,
+    owner: str,
+    context: Context,
+    *,
+    one_per_request: bool,
+    by_item: bool,
+) -> list[list[PlannedRun]]:
+    """The runs ``indexes`` of the dimensions in the groups that are asked together: a
+    dimension's runs (as the choices of one request, or one each), or with grouping by item
+    the runs of every dimension at those indexes (one reply scores them all)."""
+    group = grouped(dimensions) if by_item and len(dimensions) > 1 else None
+    size = 1 if one_per_request else len(indexes)
+    chunks = [indexes[i : i + size] for i in range(0, len(indexes), size)]
+
+    def runs(dimension: Dimension, chunk: range) -> list[PlannedRun]:
+        seen = context.for_dimension(dimension)  # the reference only where it is judged
+        where = (ticket, response)
+        return [PlannedRun(dimension, *where, i, generation, owner, seen, group) for i in chunk]
+
+    if group is None:
+        return [runs(dimension, chunk) for dimension in dimensions for chunk in chunks]
+    return [[run for part in group.parts for run in runs(part, chunk)] for chunk in chunks]
 
 
 def split_notice(cap: int, runs: int) -> str:
@@ -65,3 +98,51 @@ def hand_out(
             future.set_exception(error)
         else:
             future.set_result(group.result()[i])
+
+
+def together_context(runs: list[PlannedRun]) -> Context:
+    """What an item's runs judged together see: the reference too when a dimension of the
+    group uses it (its run was given it)."""
+    given = (run.context for run in runs if run.context.reference is not None)
+    return next(given, runs[0].context)
+
+
+def asked_together(
+    runs: list[PlannedRun], missing: list[int]
+) -> tuple[list[PlannedRun], list[list[int]]]:
+    """The ``missing`` ones of an item's runs of several dimensions (``--judge-grouping=item``)
+    as runs of their group: one per run index, each scoring every dimension in one reply (a
+    dimension's run that is already known is asked again, not used: a group is asked whole);
+    and for each, which of ``runs`` it serves."""
+    first = runs[0]
+    assert first.group is not None
+    indexes = sorted({runs[i].run_index for i in missing})
+    served = [[i for i in missing if runs[i].run_index == index] for index in indexes]
+    where = (first.ticket, first.response)
+    context = together_context(runs)
+    together = [
+        PlannedRun(first.group, *where, index, first.generation, first.owner, context)
+        for index in indexes
+    ]
+    return together, served
+
+
+def split_outcomes(
+    runs: list[PlannedRun], served: list[list[int]], asked: list[RunOutcome]
+) -> dict[int, RunOutcome]:
+    """Each grouped run's outcome as the outcomes of the dimensions' runs it served: a part
+    of the reply each, or its error; its calls and tokens on the first."""
+    outcomes: dict[int, RunOutcome] = {}
+    for serving, outcome in zip(served, asked, strict=True):
+        for k, i in enumerate(serving):
+            result = outcome.result
+            part = (
+                None
+                if result is None or result.parts is None
+                else result.parts[runs[i].dimension.name]
+            )
+            if part is not None and k == 0:
+                tokens = (result.prompt_tokens, result.completion_tokens)  # type: ignore[union-attr]
+                part = replace(part, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+            outcomes[i] = RunOutcome(part, outcome.error, outcome.calls if k == 0 else 0)
+    return outcomes

@@ -28,14 +28,21 @@ from ..judges import (
     TooManyChoices,
     Usage,
 )
-from ..judges.weighted import NO_LOGPROBS
 from .budget import Budget, BudgetExhausted, JudgingStopped
 from .cache import JudgeCache
 from .capacity import ServerBusy, ServerCapacity
 from .limiter import AdaptiveLimit
-from .planned import PlannedRun, once, split_notice
+from .planned import (
+    PlannedRun,
+    asked_together,
+    once,
+    split_notice,
+    split_outcomes,
+    together_context,
+)
 from .retry import RetryAfterTooLong, retrying
-from .trace import TraceWriter, trace_record
+from .stored_runs import StoredRuns
+from .trace import TraceWriter, trace_record, traced_score
 
 logger = logging.getLogger("pytest_llmjudge")
 
@@ -59,9 +66,11 @@ class RunExecutor:
     retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
     split_noted: bool = False  # the notice that a judgment's runs are split was logged
     server: ServerCapacity = field(init=False)
+    stored: StoredRuns = field(init=False)
 
     def __post_init__(self) -> None:
         s = self.settings
+        self.stored = StoredRuns(self.cache, s.scoring, self.trace)
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )
@@ -72,22 +81,41 @@ class RunExecutor:
         usages: list[Usage],
         first_attempt_done: Callable[[], None] | None,
     ) -> list[RunOutcome]:
-        """Judge the runs of one (dimension, ticket, response): cached ones from the cache,
-        the others as the choices of one request, or one request each where the sampling
-        mode, the judge or the server says so. ``usages[i]`` receives what run i cost (a
-        shared request is charged to the first run it serves). Never raises."""
+        """Judge the runs of one (dimension, ticket, response), or with grouping by item the
+        runs of an item's dimensions: cached ones from the cache, the others as the choices of
+        one request, or one request each where the sampling mode, the judge or the server
+        says so. ``usages[i]`` receives what run i cost (a shared request is charged to the
+        first run it serves). Never raises."""
         done = once(first_attempt_done)
+        grouped = runs[0].group is not None
+        seen_with = together_context(runs) if grouped else None
         outcomes: dict[int, RunOutcome] = {}
         for i, run in enumerate(runs):
-            cached = self._cached(run)
+            cached = self.stored.cached(run, seen_with)
             if cached is not None:
                 outcomes[i] = cached
         missing = [i for i in range(len(runs)) if i not in outcomes]
-        if len(missing) > 1 and self._choices_wanted():
-            asked = await self._ask_choices(
+        if missing and grouped:
+            together, served = asked_together(runs, missing)
+            asked = await self._ask_runs(together, [usages[s[0]] for s in served], done)
+            outcomes |= split_outcomes(runs, served, asked)
+        elif missing:
+            asked = await self._ask_runs(
                 [runs[i] for i in missing], [usages[i] for i in missing], done
             )
-            outcomes |= {i: o for i, o in zip(missing, asked, strict=True) if o is not None}
+            outcomes |= dict(zip(missing, asked, strict=True))
+        done()
+        return [outcomes[i] for i in range(len(runs))]
+
+    async def _ask_runs(
+        self, runs: list[PlannedRun], usages: list[Usage], done: Callable[[], None]
+    ) -> list[RunOutcome]:
+        """Runs not in the cache: the choices of one request where that is wanted, else (and
+        for those a server that ignores n left out) one request each."""
+        outcomes: dict[int, RunOutcome] = {}
+        if len(runs) > 1 and self._choices_wanted():
+            asked = await self._ask_choices(runs, usages, done)
+            outcomes = {i: o for i, o in enumerate(asked) if o is not None}
             if None in asked:  # the server ignored n
                 outcomes = self._choices_refused(outcomes, len(runs))
         singles = [i for i in range(len(runs)) if i not in outcomes]
@@ -95,7 +123,6 @@ class RunExecutor:
         for i, outcome in zip(singles, await asyncio.gather(*asked_singly), strict=True):
             assert outcome[0] is not None
             outcomes[i] = outcome[0]
-        done()
         return [outcomes[i] for i in range(len(runs))]
 
     async def _ask_choices(
@@ -152,27 +179,6 @@ class RunExecutor:
             logger.warning("%s; each run is its own request from now on", message)
         return outcomes
 
-    def _cached(self, run: PlannedRun) -> RunOutcome | None:
-        key = self._cache_key(run)
-        cached = None if key is None or self.cache is None else self.cache.get(key)
-        if cached is None:
-            return None
-        if self.trace is not None:
-            where = (run.owner, run.dimension.name, run.run_index + 1)
-            self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
-        return RunOutcome(cached, None, 0, cached=True)
-
-    def _cache_key(self, run: PlannedRun) -> str | None:
-        if self.cache is None or run.generation != 0:
-            return None
-        return self.cache.key(run.dimension, run.ticket, run.response, run.run_index, run.context)
-
-    def _remember(self, run: PlannedRun, result: RunResult) -> None:
-        key = self._cache_key(run)
-        weighted_lost = self.settings.scoring == "logprobs" and result.text_score is None
-        if key is not None and self.cache is not None and not weighted_lost:
-            self.cache.put(key, result)  # (a text score is not kept as a weighted one)
-
     async def _ask(
         self, runs: list[PlannedRun], usage: Usage, first_attempt_done: Callable[[], None]
     ) -> list[RunOutcome | None]:
@@ -220,15 +226,9 @@ class RunExecutor:
                         if isinstance(reply, RetryableJudgeError):
                             rejected.append(reply)
                             continue
-                        # a judge echoing a secret must not carry it into results or the cache
-                        result = replace(reply, reasoning=redact(reply.reasoning))
-                        self._remember(runs[i], result)
-                        usage.judgments += 1
-                        usage.weighted += result.text_score is not None
-                        if s.scoring == "logprobs" and s.uses_llm and result.text_score is None:
-                            # asked for logprobs, scored by the written integer: say why
-                            cause = result.unweighted or NO_LOGPROBS
-                            usage.unweighted[cause] = usage.unweighted.get(cause, 0) + 1
+                        result = reply.redacted()  # no echoed secret in results or cache
+                        self.stored.remember(runs[i], result)
+                        usage.scored(result, logprobs_asked=s.scoring == "logprobs" and s.uses_llm)
                         outcomes[i] = RunOutcome(result, None, 0)
                     usage.short_replies += len(replies) < len(waiting)
                     waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
@@ -300,7 +300,7 @@ class RunExecutor:
         finally:
             first = runs[0]
             where = (first.owner, first.dimension.name, first.run_index + 1)
-            scores = [r.score if isinstance(r, RunResult) else None for r in replies]
+            scores = [traced_score(r) if isinstance(r, RunResult) else None for r in replies]
             self.trace.write(
                 trace_record(
                     *where, attempt, usage=usage, before=before, started=started, error=error,

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..basics.redaction import redact
 
 if TYPE_CHECKING:
-    from ..judges import Usage
+    from ..judges import RunResult, Usage
 
 
 def start_trace(path: Path) -> None:
@@ -51,7 +51,7 @@ def trace_record(
     usage: Usage | None = None,
     before: Usage | None = None,
     started: float | None = None,
-    scores: Sequence[float | None] = (),
+    scores: Sequence[float | Mapping[str, float] | None] = (),  # a grouped reply's: each's
     choices: int = 1,
     error: BaseException | None = None,
 ) -> dict[str, Any]:
@@ -78,3 +78,9 @@ def trace_record(
         "completion_tokens": completion_tokens,
         "error": None if error is None else str(error),
     }
+
+
+def traced_score(result: RunResult) -> float | dict[str, float]:
+    """A reply's score as the trace shows it; a grouped reply's, each dimension's."""
+    parts = result.parts
+    return result.score if parts is None else {name: r.score for name, r in parts.items()}

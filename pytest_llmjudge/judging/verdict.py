@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..analysis.judgment import JudgeError, Judgment, NotApplicable
 from ..judges.base import Usage
@@ -35,6 +36,20 @@ class AttemptRecord:
         return total
 
 
+def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Judgment]]) -> None:
+    """Start every dimension's runs before waiting for any; the dimensions of one test's
+    judge start together (one request for all with ``--judge-grouping=item``)."""
+    together: dict[int, tuple[Any, list[str]]] = {}
+    for judge in judges.values():
+        shared = getattr(judge, "item_judge", None)  # a built-in dimension's judge
+        if shared is not None:
+            together.setdefault(id(shared), (shared, []))[1].append(judge.dimension)  # type: ignore[attr-defined]
+        elif (prefetch := getattr(judge, "prefetch", None)) is not None:
+            prefetch(ticket, response)  # a judge of one's own that can start early
+    for shared, names in together.values():
+        shared.prefetch(names, ticket, response)
+
+
 class EvalFailed(Exception):
     """A judged dimension is below its threshold: the eval's verdict, not a crash."""
 
@@ -53,10 +68,7 @@ def judge_all(
         )
         record.errors.append(problem)
         raise JudgeError(problem)
-    for judge in judges.values():
-        prefetch = getattr(judge, "prefetch", None)
-        if prefetch is not None:
-            prefetch(ticket, response)
+    _prefetch(ticket, response, judges)
     failed: dict[str, list[str]] = {}  # cause -> the dimensions it stopped
     for name, judge in judges.items():
         try:

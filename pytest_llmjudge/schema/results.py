@@ -142,6 +142,11 @@ class JudgeIdentity(BaseModel):
         default_factory=dict, description="rubric version (prompt + rubric text) per dimension"
     )
     scoring: str = "text"
+    grouping: str = Field(
+        default="dimension",
+        description="dimension: one request per dimension of an item; item: one request "
+        "judged all of an item's dimensions",
+    )
 
 
 class Meta(BaseModel):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from ..basics.rubrics import Dimension, grouped
 from ..config.settings import Settings
 from ..evalfiles.cases import EvalCase
 from ..judging.dry_run import PlannedJudgment
@@ -120,6 +121,15 @@ def applicable(settings: Settings, case: EvalCase) -> list[str]:
     ]
 
 
+def asked_dimensions(settings: Settings, case: EvalCase) -> list[Dimension]:
+    """What an entry's requests ask about: each applicable dimension, or with an LLM and
+    ``--judge-grouping=item`` all of them as one group."""
+    dimensions = [settings.dimensions[name] for name in applicable(settings, case)]
+    if settings.grouping == "item" and settings.uses_llm and len(dimensions) > 1:
+        return [grouped(dimensions)]
+    return dimensions
+
+
 def planned_judgments(
     items: Sequence[pytest.Item], settings: Settings
 ) -> tuple[list[PlannedJudgment], int]:
@@ -135,11 +145,10 @@ def planned_judgments(
             continue  # a bad marker: the item reports it when it runs
         if not item.case.judge or (item.target is None and not judged_in_advance(item)):
             continue  # checked only, or its checks fail (a live answer's are not known yet)
-        for name in applicable(settings, item.case):
-            response = None if item.target is not None else item.case.response
-            if response is None and item.target is None:
-                continue  # nothing to judge: the item reports that when it runs
-            dimension = settings.dimensions[name]
+        response = None if item.target is not None else item.case.response
+        if response is None and item.target is None:
+            continue  # nothing to judge: the item reports that when it runs
+        for dimension in asked_dimensions(settings, item.case):
             context = item.case.context.for_dimension(dimension)
             planned.append(
                 PlannedJudgment(dimension, item.case.ticket, response, runs, item.target, context)

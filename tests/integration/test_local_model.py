@@ -113,3 +113,23 @@ def test_logprob_scores_against_llama_cpp(
     else:
         assert unweighted == [] and meta["judge"]["scoring"] == "logprobs"
     assert "the server returned no logprobs" not in " ".join(meta["notices"])
+
+
+def test_one_request_per_item_against_llama_cpp(
+    pytester: pytest.Pytester, local_judge: LlamaServer
+) -> None:
+    write_evals(pytester, ENTRIES)
+    args = ("--judge-grouping=item", "--judge-trace=trace.jsonl")
+    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *args)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 0, result.stdout.str()
+    lines = (pytester.path / "trace.jsonl").read_text().splitlines()
+    sent = [r for r in map(json.loads, lines) if r["dimension"] != "(judge check)"]
+    # llama.cpp turns the grouped schema into its grammar: every reply holds both dimensions
+    assert {r["dimension"] for r in sent} == {"relevance+tone"}
+    assert [r["error"] for r in sent if r["error"] and "cut off" not in r["error"]] == []
+    scored = [s for r in sent for s in r["scores"] if s is not None]
+    assert all(set(s) == {"relevance", "tone"} for s in scored)
+    meta = read_results(pytester)["meta"]
+    assert meta["judgments"] == 2 * len(scored) == len(ENTRIES) * DIMENSIONS * RUNS
+    assert meta["calls"] == len(sent) + 1  # and the judge check

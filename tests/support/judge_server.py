@@ -31,10 +31,14 @@ Pairwise prompts (two answers, A shown first) are answered by ``pair_script``: t
 whose directive scores it higher wins, equal is a tie; ``favour_first`` makes that share of
 the replies pick the answer shown first (a judge biased by position).
 
+Grouped prompts (``--judge-grouping=item``: every dimension of an item in one request) are
+answered with one object per dimension, each part scripted as a request of that dimension
+alone would be; requests and samples are counted under ``"relevance+tone"``.
+
 ``context_chars`` makes longer prompts a 400 ``context_length_exceeded``, as a model would;
 ``ignore_n`` answers one choice whatever ``n`` asks (as Ollama does); ``logprobs_supported``
 False answers ``logprobs: null``. Prompt tokens are billed once per request (100), completion
-tokens per choice (20 each).
+tokens per choice (20 each; 20 per dimension of a grouped reply).
 
 As llama.cpp's server does: ``max_choices`` answers a request for more choices with its 400
 ``Field 'n': Value must be between 1 <= value <= K``; ``slots`` serves that many requests at
@@ -63,6 +67,7 @@ from typing import Any
 
 DIRECTIVE = re.compile(r"\{\{(.*?)\}\}")
 DIMENSION = re.compile(r"You (?:grade|compare) exactly one dimension: (\w+)")
+GROUPED = re.compile(r"You grade \d+ dimensions, each on its own by its own rubric: ([\w, ]+)\.")
 ANSWER = re.compile(r"<answer-([ab])-(\w+)>\n(.*?)\n</answer-\1-\2>", re.DOTALL)
 TICKET = re.compile(r"<ticket-(\w+)>\n(.*?)\n</ticket-\1>", re.DOTALL)
 RESPONSE = re.compile(r"<response-(\w+)>\n(.*?)\n</response-\1>", re.DOTALL)
@@ -81,6 +86,7 @@ class JudgeRequest:
     sample: int = 0  # 0 for the first choice ever answered for it; counts choices, not requests
     choice: int = 0  # which of the request's choices this reply is
     pair: tuple[str, str] | None = None  # a pairwise request: the answers shown as A and B
+    parts: tuple[str, ...] = ()  # a grouped request (grouping by item): its dimensions
 
     @property
     def n(self) -> int:
@@ -112,6 +118,7 @@ class Reply:
     error_message: str = "scripted error"
     probs: dict[int, float] | None = None  # the score token's alternatives (logprobs)
     cut_off: bool = False  # finish_reason "length": the reply ran out of tokens
+    parts: dict[str, Reply] | None = None  # a grouped reply: each dimension's
 
 
 def scripted_score(text: str, dimension: str, sample: int = 0) -> int:
@@ -267,14 +274,23 @@ class JudgeServer:
         with self._lock:
             start = self._samples[key]
             replies = [
-                pair_script(replace(request, sample=start + c, choice=c), self.favour_first)
-                if request.pair is not None
-                else self.script(replace(request, sample=start + c, choice=c))
-                for c in range(choices)
+                self._reply(replace(request, sample=start + c, choice=c)) for c in range(choices)
             ]
             if replies[0].status == 200:
                 self._samples[key] += choices
         return replies
+
+    def _reply(self, request: JudgeRequest) -> Reply:
+        """One choice's reply: scripted, pairwise, or for a grouped request one scripted reply
+        per dimension (the first that is not a score decides the whole reply)."""
+        if request.pair is not None:
+            return pair_script(request, self.favour_first)
+        if not request.parts:
+            return self.script(request)
+        parts = {name: self.script(replace(request, dimension=name)) for name in request.parts}
+        odd = next((r for r in parts.values() if r.status != 200 or r.content is not None), None)
+        delay = max(r.delay for r in parts.values())
+        return odd or Reply(delay=delay, parts=parts, headers=next(iter(parts.values())).headers)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -441,19 +457,23 @@ class JudgeServer:
     def _understand(self, body: dict[str, Any], headers: dict[str, str]) -> JudgeRequest:
         text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
         dimension = DIMENSION.search(text)
+        group = GROUPED.search(text)
+        parts = tuple(name.strip().lower() for name in group.group(1).split(",")) if group else ()
         ticket = TICKET.search(text)
         response = RESPONSE.search(text)
         answers = {found.group(1): found.group(3) for found in ANSWER.finditer(text)}
         pair = (answers["a"], answers["b"]) if {"a", "b"} <= set(answers) else None
         key = (
-            dimension.group(1).lower() if dimension else "?",
+            "+".join(parts) if parts else dimension.group(1).lower() if dimension else "?",
             ticket.group(2) if ticket else "",
             response.group(2) if response else "\n---\n".join(pair or ()),
         )
         with self._lock:
             nth = self._seen[key]
             self._seen[key] += 1
-            request = JudgeRequest(*key, body=body, headers=headers, nth=nth, pair=pair)
+            request = JudgeRequest(
+                *key, body=body, headers=headers, nth=nth, pair=pair, parts=parts
+            )
             self.requests.append(request)
         return request
 
@@ -470,7 +490,11 @@ def _completion(
     choices = []
     for index, reply in enumerate(replies):
         content = reply.content
-        if content is None:
+        if content is None and reply.parts is not None:
+            content = json.dumps(
+                {n: {"reasoning": r.reasoning, "score": r.score} for n, r in reply.parts.items()}
+            )
+        elif content is None:
             content = json.dumps({"score": reply.score, "reasoning": reply.reasoning})
         generated = FENCE + content + "\n```" if strip_fence else content
         choices.append(
@@ -486,7 +510,7 @@ def _completion(
                 },
             }
         )
-    completion_tokens = 20 * len(replies)
+    completion_tokens = sum(20 * len(reply.parts or [reply]) for reply in replies)
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -506,14 +530,19 @@ TOKEN = re.compile(r"\d|\w+|\s+|[^\w\s]+")
 
 def _token_logprobs(content: str, reply: Reply, top: int) -> list[dict[str, Any]]:
     """Content split into tokens (each digit its own, as tokenizers do); the score's digit
-    carries ``reply.probs`` as its alternatives, every other token is certain."""
-    score_at = re.search(r'"score":\s*(\d)', content)
+    carries ``reply.probs`` as its alternatives (in a grouped reply each dimension's score
+    its own part's), every other token is certain."""
+    scored = list(reply.parts.values()) if reply.parts else [reply]
+    score_at = {
+        found.start(1): part.probs
+        for found, part in zip(re.finditer(r'"score":\s*(\d)', content), scored, strict=False)
+    }
     tokens = []
     for found in TOKEN.finditer(content):
         text = found.group()
         alternatives = {text: 1.0}
-        if score_at is not None and found.start() == score_at.start(1):
-            probs = reply.probs or {int(text): 1.0}
+        if found.start() in score_at:
+            probs = score_at[found.start()] or {int(text): 1.0}
             alternatives = {str(digit): p for digit, p in probs.items()}
             if sum(probs.values()) < 0.999:  # the rest on a token that is not a score
                 alternatives[" "] = 1 - sum(probs.values())

@@ -1,0 +1,58 @@
+"""The judge cache as runs see it: a run's key, a cached run as its outcome, a result kept.
+
+A run judged with the other dimensions of its item in one request (``--judge-grouping=item``)
+is kept under its own dimension's key, marked with the group and seen with the group's
+context: runs judged alone and runs judged together never stand in for each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..analysis.judgment import RunOutcome
+from ..basics.rubrics import Context
+from ..judges import RunResult
+from .cache import JudgeCache
+from .planned import PlannedRun
+from .trace import TraceWriter, trace_record
+
+
+@dataclass
+class StoredRuns:
+    cache: JudgeCache | None
+    scoring: str  # a run asked for logprobs but scored by text is not kept as weighted
+    trace: TraceWriter | None = None
+
+    def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
+        """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
+        run is seen with ``context``, its group's."""
+        if self.cache is None or run.generation != 0:
+            return None
+        return self.cache.key(
+            run.dimension, run.ticket, run.response, run.run_index, context or run.context,
+            run.group,
+        )  # fmt: skip
+
+    def cached(self, run: PlannedRun, context: Context | None = None) -> RunOutcome | None:
+        key = self.key(run, context)
+        cached = None if key is None or self.cache is None else self.cache.get(key)
+        if cached is None:
+            return None
+        if self.trace is not None:
+            where = (run.owner, run.dimension.name, run.run_index + 1)
+            self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
+        return RunOutcome(cached, None, 0, cached=True)
+
+    def remember(self, run: PlannedRun, result: RunResult) -> None:
+        """Keep a run's result; a grouped request's, each dimension's under its own key."""
+        if result.parts is None:
+            self._put(self.key(run), result)
+            return
+        for part in run.dimension.parts:
+            alone = replace(run, dimension=part, group=run.dimension)
+            self._put(self.key(alone, run.context), result.parts[part.name])
+
+    def _put(self, key: str | None, result: RunResult) -> None:
+        weighted_lost = self.scoring == "logprobs" and result.text_score is None
+        if key is not None and self.cache is not None and not weighted_lost:
+            self.cache.put(key, result)  # (a text score is not kept as a weighted one)
