@@ -188,9 +188,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
     if session.config.stash[STATE_KEY].settings.uses_llm:  # nothing to ask a heuristic
-        from .session.judge_check import check_judge_before_items
+        from .session.judge_check import before_first_item
 
-        check_judge_before_items(session)
+        before_first_item(session)
 
 
 @pytest.hookimpl(wrapper=True)

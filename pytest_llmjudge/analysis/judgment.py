@@ -71,6 +71,13 @@ class Judgment:
     def passed(self) -> bool:
         return self.decision == "pass"
 
+    def uncertain(self, margin: float) -> bool:
+        """Whether more runs could change the verdict (``--judge-adaptive``): undecided, runs
+        on both sides of the threshold, or a mean within ``margin`` of it."""
+        if self.decision == "undecided" or self.unstable:
+            return True
+        return abs(self.score - self.threshold) < margin
+
     @functools.cached_property
     def result(self) -> DimensionResult:
         """The dimension's entry in the results (rounded for people; JSON has no infinity)."""

@@ -273,6 +273,39 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="MODE",
     ),
     OptionSpec(
+        "batch",
+        "--judge-batch",
+        "llmjudge_batch",
+        "judge through the provider's Batch API: every request the session needs in one "
+        "batch (about half the price, outside the per-minute limits), kept in the judge "
+        "cache so that a later run collects it",
+        _boolean,
+        False,
+        env=("JUDGE_BATCH",),
+        is_flag=True,
+    ),
+    OptionSpec(
+        "batch_wait",
+        "--judge-batch-wait",
+        "llmjudge_batch_wait",
+        "seconds to wait for a batch (default: until it is done; 0: submit and exit); "
+        "items still pending are errors, and running again collects the batch",
+        _non_negative_float,
+        None,
+        env=("JUDGE_BATCH_WAIT",),
+        metavar="SECONDS",
+    ),
+    OptionSpec(
+        "batch_strict",
+        "--judge-batch-strict",
+        "llmjudge_batch_strict",
+        "a request that failed in the batch is its item's error (default: asked directly)",
+        _boolean,
+        False,
+        env=("JUDGE_BATCH_STRICT",),
+        is_flag=True,
+    ),
+    OptionSpec(
         "grouping",
         "--judge-grouping",
         "llmjudge_grouping",

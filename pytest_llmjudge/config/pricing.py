@@ -1,7 +1,9 @@
 """Prices of judge models, for the cost line of a run.
 
 USD per million tokens (input, output), list prices at the time of writing. Teams with
-other prices or models set ``llmjudge_prices`` in ini (``model=input,output`` per line).
+other prices or models set ``llmjudge_prices`` in ini (``model=input,output`` per line, or
+``model=input,output,batch_input,batch_output`` with the Batch API's prices). Requests judged
+through the Batch API (``--judge-batch``) cost half the direct price unless a line says more.
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-BUILTIN_PRICES: dict[str, tuple[float, float]] = {
+BATCH_DISCOUNT = 0.5  # OpenAI's Batch API: half the price of a direct request
+Prices = tuple[float, ...]  # input, output[, batch input, batch output] per million tokens
+
+BUILTIN_PRICES: dict[str, Prices] = {
     "gpt-4o-mini": (0.15, 0.60),
     "gpt-4o": (2.50, 10.00),
     "gpt-4.1": (2.00, 8.00),
@@ -28,31 +33,52 @@ class Price:
     input_per_million: float
     output_per_million: float
     source: str
+    batch_input_per_million: float | None = None  # None: half the direct price
+    batch_output_per_million: float | None = None
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (
             prompt_tokens * self.input_per_million + completion_tokens * self.output_per_million
         ) / 1_000_000
 
+    def batch_cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """Of tokens billed through the Batch API."""
+        prompt = self.batch_input_per_million
+        completion = self.batch_output_per_million
+        if prompt is None or completion is None:
+            return self.cost(prompt_tokens, completion_tokens) * BATCH_DISCOUNT
+        return (prompt_tokens * prompt + completion_tokens * completion) / 1_000_000
 
-def parse_price_lines(lines: Iterable[str]) -> dict[str, tuple[float, float]]:
-    """``model=input,output`` lines (USD per million tokens); raise ValueError when malformed."""
-    prices: dict[str, tuple[float, float]] = {}
+
+def configured_price(model: str | None, lines: Iterable[str] | None, llm: bool) -> Price | None:
+    """The price of the judge's model: ini ``llmjudge_prices`` first, then the built-in table
+    (None for the heuristic judge); ValueError for a malformed line."""
+    prices = parse_price_lines(lines or [])
+    return price_for(model, prices) if llm else None
+
+
+def parse_price_lines(lines: Iterable[str]) -> dict[str, Prices]:
+    """``model=input,output[,batch_input,batch_output]`` lines (USD per million tokens);
+    raise ValueError when malformed."""
+    prices: dict[str, Prices] = {}
     for line in lines:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         model, _, numbers = line.partition("=")
         parts = numbers.split(",")
-        if not model.strip() or len(parts) != 2:
-            raise ValueError(f"expected 'model=input,output', got {line!r}")
+        if not model.strip() or len(parts) not in (2, 4):
+            raise ValueError(
+                f"expected 'model=input,output' or 'model=input,output,batch_input,"
+                f"batch_output', got {line!r}"
+            )
         try:
-            prompt, completion = float(parts[0]), float(parts[1])
+            values = tuple(float(part) for part in parts)
         except ValueError:
             raise ValueError(f"prices must be numbers, got {line!r}") from None
-        if prompt < 0 or completion < 0:
+        if any(value < 0 for value in values):
             raise ValueError(f"prices must be >= 0, got {line!r}")
-        prices[model.strip()] = (prompt, completion)
+        prices[model.strip()] = values
     return prices
 
 
@@ -60,7 +86,7 @@ def parse_price_lines(lines: Iterable[str]) -> dict[str, tuple[float, float]]:
 _SNAPSHOT = re.compile(r"^(?P<family>.+)-\d{4}-\d{2}-\d{2}$")
 
 
-def price_for(model: str | None, overrides: Mapping[str, tuple[float, float]]) -> Price | None:
+def price_for(model: str | None, overrides: Mapping[str, Prices]) -> Price | None:
     """The configured or built-in price of a model, or of the model a dated snapshot is of.
 
     Nothing else is guessed: "gpt-4o-mni" (a typo) or "gpt-4o-audio" is not priced as
@@ -73,5 +99,6 @@ def price_for(model: str | None, overrides: Mapping[str, tuple[float, float]]) -
     for table, source in ((overrides, "ini llmjudge_prices"), (BUILTIN_PRICES, "built-in")):
         for name in names:
             if name in table:
-                return Price(*table[name], source=source)
+                prompt, completion, *batch = table[name]
+                return Price(prompt, completion, source, *batch)
     return None

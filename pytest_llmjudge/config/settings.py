@@ -26,7 +26,7 @@ from .options import (
     OPTIONS_BY_DEST,
     OptionSpec,
 )
-from .pricing import Price, parse_price_lines, price_for
+from .pricing import Price, configured_price
 from .targets import TargetConfig
 
 
@@ -97,6 +97,9 @@ class Settings:
     sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
     scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
     grouping: str = "dimension"  # dimension | item: an item's dimensions in one request
+    batch: bool = False  # judge through the provider's Batch API
+    batch_wait: float | None = None  # seconds to wait for a batch; None: until done
+    batch_strict: bool = False  # a request failed in the batch is an error, not asked again
     dry_run: bool = False  # plan and estimate, send nothing
     progress: float = 10.0  # seconds between progress lines in a log; 0: no progress
     min_pass_rate: float | None = None
@@ -242,12 +245,11 @@ def resolve_settings(
     def path(name: str) -> Path | None:
         return None if values[name] is None else where(values[name], name)
 
+    register_url(base_url)  # its credentials never appear in any output
     try:
-        prices = parse_price_lines(ini.get("llmjudge_prices") or [])
+        price = configured_price(model, ini.get("llmjudge_prices"), provider != "heuristic")
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
-    register_url(base_url)  # its credentials never appear in any output
-    price = price_for(model, prices) if provider != "heuristic" else None
     if values["max_cost"] is not None and price is None and provider != "heuristic":
         raise SettingsError(
             f"{sources['max_cost']} needs the price of model {model!r}: "
@@ -305,20 +307,8 @@ def resolve_settings(
 
 # Settings fields resolved from more than their option's value (or from no option).
 RESOLVED_FIELDS = frozenset(
-    {
-        "provider",
-        "provider_reason",
-        "model",
-        "base_url",
-        "thresholds",
-        "dimensions",
-        "cache",
-        "price",
-        "max_runs",
-        "reports",
-        "targets",
-        "workers",  # set per xdist worker (worker_share)
-    }
+    {"provider", "provider_reason", "model", "base_url", "thresholds", "dimensions", "cache"}
+    | {"price", "max_runs", "reports", "targets", "workers"}  # workers: set per xdist worker
 )
 PATH_FIELDS = ("output", "cache_dir", "baseline", "save_responses", "trace", "log_dir")
 OPTION_FIELDS = tuple(

@@ -73,6 +73,14 @@ class Usage:
     kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
     server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
     stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
+    # Through the Batch API (--judge-batch), counted as its runs are used: of the requests
+    # and tokens above, those answered in a batch (billed at its price), and the runs they
+    # scored; the session's batches by id ({"status", "requests", "completed", "failed"}).
+    batch_calls: int = 0
+    batch_prompt_tokens: int = 0
+    batch_completion_tokens: int = 0
+    batch_runs: int = 0
+    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
@@ -105,6 +113,11 @@ class Usage:
         self.kept_in_flight += other.kept_in_flight
         self.server_slots = max(self.server_slots, other.server_slots)
         self.stopped = self.stopped or other.stopped
+        self.batch_calls += other.batch_calls
+        self.batch_prompt_tokens += other.batch_prompt_tokens
+        self.batch_completion_tokens += other.batch_completion_tokens
+        self.batch_runs += other.batch_runs
+        self.batches |= other.batches
 
 
 class JudgeCallError(Exception):

@@ -37,7 +37,7 @@ def retry_after_seconds(headers: Any) -> float | None:
         return None
 
 
-def _status_message(exc: Any) -> str:
+def status_message(exc: Any) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -65,7 +65,7 @@ def names_parameter(exc: Any, parameter: str) -> bool:
 def choices_cap(exc: Any) -> int | None:
     """The most choices (``n``) one request may ask, when a 400 says that ``n`` was too many:
     the bound it names, else 1. None when the error is about something else."""
-    message = _status_message(exc)
+    message = status_message(exc)
     inner = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
     param = inner.get("param") if isinstance(inner, dict) else None
     if param != "n" and not _NAMES_N.search(message):
@@ -95,7 +95,7 @@ def status_error(exc: Any) -> JudgeCallError:
         429: "rate limited",
     }
     label = names.get(status, "server error" if status >= 500 else "rejected")
-    message = redact(f"{status} {label}: {_status_message(exc)}".rstrip(": "))
+    message = redact(f"{status} {label}: {status_message(exc)}".rstrip(": "))
     if is_retryable_status(status):
         return RetryableJudgeError(
             message,

@@ -97,21 +97,9 @@ class OpenAIJudge:
     async def server_slots(self) -> int | None:
         """The parallel slots a local server announces (llama.cpp's ``GET /props`` has
         ``total_slots``; OpenAI, vLLM and Ollama say nothing): None when it does not say."""
-        if self.base_url is None:
-            return None
-        import httpx2
+        from .reachability import announced_slots
 
-        root = self.base_url.rstrip("/").removesuffix("/v1")
-        key = os.environ.get("OPENAI_API_KEY", "").strip()
-        headers = {"authorization": f"Bearer {key}"} if key else {}
-        try:
-            async with httpx2.AsyncClient(timeout=min(self.timeout, 5.0)) as http:
-                reply = await http.get(f"{root}/props", headers=headers)
-            slots = reply.json().get("total_slots") if reply.status_code == 200 else None
-        except (httpx2.HTTPError, ValueError, AttributeError):
-            return None  # no such endpoint, or not JSON: the server keeps its capacity to itself
-        valid = type(slots) is int and slots > 0
-        return slots if valid else None
+        return await announced_slots(self.base_url, self.timeout)
 
     async def preflight(self, usage: Usage) -> str | None:
         """Whether this judge can serve the session (``reachability.preflight``)."""
@@ -173,30 +161,51 @@ class OpenAIJudge:
         usable result. ``firm``: an earlier reply was cut off; ask for a shorter one."""
         messages = build_messages(dimension, ticket, response, context, firm=firm)
         usage = usage if usage is not None else Usage()
-        names = tuple(part.name for part in dimension.parts)
-        schema = group_response_format(names) if names else RESPONSE_FORMAT
-        completion = await self._create_fitting(messages, usage, n, schema, len(names) or 1)
+        schema, parts = _reply_format(dimension)
+        completion = await self._create_fitting(messages, usage, n, schema, parts)
+        replies = self.read_replies(dimension, completion, n)
+        usage.cut_off += sum(isinstance(r, RetryableJudgeError) and r.cut_off for r in replies)
+        if not any(isinstance(reply, RunResult) for reply in replies):
+            raise next(reply for reply in replies if isinstance(reply, RetryableJudgeError))
+        return replies
+
+    def read_replies(
+        self, dimension: Dimension, completion: ChatCompletion, n: int
+    ) -> list[RunResult | RetryableJudgeError]:
+        """Each choice of a completion (at most ``n``) as a validated score or why it cannot
+        be used; the completion's tokens are on the first usable one."""
         choices = completion.choices[:n]
         if not choices:
-            raise RetryableJudgeError("judge reply has no choices")
+            return [RetryableJudgeError("judge reply has no choices")]
         self._check_logprobs(choices)
         weighted = self.scoring == "logprobs"
+        names = tuple(part.name for part in dimension.parts)
         replies = [
             parse_group_choice(choice, names, weighted) if names else parse_choice(choice, weighted)
             for choice in choices
         ]
-        usage.cut_off += sum(isinstance(r, RetryableJudgeError) and r.cut_off for r in replies)
         usable = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, RunResult)]
-        if not usable:
-            raise next(reply for reply in replies if isinstance(reply, RetryableJudgeError))
         billed = completion.usage
-        index, first = usable[0]
-        replies[index] = replace(
-            first,
-            prompt_tokens=billed.prompt_tokens if billed else 0,
-            completion_tokens=billed.completion_tokens if billed else 0,
-        )
+        if usable:
+            index, first = usable[0]
+            replies[index] = replace(
+                first,
+                prompt_tokens=billed.prompt_tokens if billed else 0,
+                completion_tokens=billed.completion_tokens if billed else 0,
+            )
         return replies
+
+    def request_body(
+        self, dimension: Dimension, ticket: str, response: str, n: int, context: Context
+    ) -> dict[str, Any]:
+        """The body of a chat completion request for ``n`` runs, as a batch line sends it."""
+        schema, parts = _reply_format(dimension)
+        return {
+            "model": self.model,
+            "messages": build_messages(dimension, ticket, response, context),
+            "response_format": schema if self._schema_supported else JSON_OBJECT,
+            **self._extra(n, parts),
+        }
 
     async def judge_pair(
         self,
@@ -320,3 +329,10 @@ class OpenAIJudge:
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.close()
+
+
+def _reply_format(dimension: Dimension) -> tuple[dict[str, Any], int]:
+    """The JSON schema of a reply on the dimension (a group's: one property per dimension)
+    and how many dimensions it scores."""
+    names = tuple(part.name for part in dimension.parts)
+    return (group_response_format(names) if names else RESPONSE_FORMAT), len(names) or 1

@@ -1,7 +1,9 @@
-"""Whether an OpenAI-compatible judge can serve a session, asked once before the first item."""
+"""Whether an OpenAI-compatible judge can serve a session, asked once before the first item;
+the parallel slots a local server announces."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Protocol
 
 from .base import FatalJudgeError, Usage
@@ -66,3 +68,23 @@ async def preflight(judge: ServedJudge, usage: Usage) -> str | None:
         usage.prompt_tokens += completion.usage.prompt_tokens
         usage.completion_tokens += completion.usage.completion_tokens
     return None
+
+
+async def announced_slots(base_url: str | None, timeout: float) -> int | None:
+    """The parallel slots a local server announces (llama.cpp's ``GET /props`` has
+    ``total_slots``; OpenAI, vLLM and Ollama say nothing): None when it does not say."""
+    if base_url is None:
+        return None
+    import httpx2
+
+    root = base_url.rstrip("/").removesuffix("/v1")
+    key = os.environ.get("OPENAI_API_KEY", "").strip()
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+    try:
+        async with httpx2.AsyncClient(timeout=min(timeout, 5.0)) as http:
+            reply = await http.get(f"{root}/props", headers=headers)
+        slots = reply.json().get("total_slots") if reply.status_code == 200 else None
+    except (httpx2.HTTPError, ValueError, AttributeError):
+        return None  # no such endpoint, or not JSON: the server keeps its capacity to itself
+    valid = type(slots) is int and slots > 0
+    return slots if valid else None

@@ -36,6 +36,11 @@ class JudgeCache:
         self._identity = dict(identity)
 
     @property
+    def identity(self) -> dict[str, Any]:
+        """The judge every key is made for (provider, base URL, model, temperature...)."""
+        return dict(self._identity)
+
+    @property
     def directory(self) -> Path:
         # Resolved on first use, so that a session that judges nothing creates no directory.
         if self._directory is None:

@@ -123,17 +123,19 @@ def estimate_lines(
             if settings.sampling == "calls"
             else "the runs of a judgment as the choices of one request (a server that "
             "ignores n takes one request per run)"
-        ) + (
-            "; an item's dimensions in one request (--judge-grouping=item)"
-            * (settings.grouping == "item")
         )
+        if settings.grouping == "item":
+            how += "; an item's dimensions in one request (--judge-grouping=item)"
+        if settings.batch:
+            how += "; in one batch (--judge-batch), outside the per-minute limits"
+        priced = "batch price" if settings.batch else "price"
         lines += [
             f"judge calls: {e.calls:,}, {how}",
             f"estimated tokens: {e.prompt_tokens:,} prompt + {e.completion_tokens:,} completion "
             f"(about {CHARS_PER_TOKEN} characters per token; {REPLY_TOKENS} per reply)",
             "estimated cost: "
             + (
-                f"${e.cost_usd:.4f} ({settings.price.source} price of {settings.model})"
+                f"${e.cost_usd:.4f} ({settings.price.source} {priced} of {settings.model})"
                 if e.cost_usd is not None and settings.price is not None
                 else f"unknown (no price for model {settings.model!r}: llmjudge_prices)"
             ),

@@ -22,6 +22,8 @@ from ..config.settings import Settings
 from ..config.targets import TargetError
 from ..evalfiles.entry_rules import oversize_reason
 from ..judges import Judge, Usage
+from ..judges.openai_judge import OpenAIJudge
+from .batch import WantedRuns
 from .budget import Budget
 from .cache import JudgeCache
 from .limiter import AdaptiveLimit
@@ -114,7 +116,17 @@ class JudgeEngine:
     def on_loop(self, work: Callable[[RunExecutor], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` with the session's judge, cache, budget and limit, on its loop."""
         loop, executor = self._start_loop()
-        return loop.submit(work(executor)).result()
+        return loop.run(work(executor))
+
+    def judge_in_batch(self, wanted: Sequence[WantedRuns], say: Callable[[str], None]) -> None:
+        """``--judge-batch``: judge ``wanted`` through the Batch API now (``batch``)."""
+        from .batch import BatchJudging
+
+        loop, executor = self._start_loop()
+        assert self.cache is not None and isinstance(executor.judge, OpenAIJudge)
+        judging = BatchJudging(executor.judge, self.cache, self.settings, loop.run, say)
+        executor.stored.batch = judging.outcome  # filled as it goes: kept if interrupted
+        judging.run(wanted, self.settings.batch_wait)
 
     def totals(self) -> Usage:
         """Every request this engine sent and every token billed, whoever asked for them."""
@@ -124,6 +136,8 @@ class JudgeEngine:
                 total.add(usage)
             if self._executor is not None:
                 self._executor.server.facts(total)
+                if self._executor.stored.batch is not None:
+                    total.batches |= self._executor.stored.batch.batches
             return total
 
     def plan(
@@ -225,7 +239,7 @@ class JudgeEngine:
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
             )
-            if len(outcomes) >= limit or not self._uncertain(judgment):
+            if len(outcomes) >= limit or not judgment.uncertain(self.settings.adaptive_margin):
                 return judgment
             batch = min(max(runs, 2), limit - len(outcomes))
 
@@ -257,11 +271,6 @@ class JudgeEngine:
         return oversize_reason(
             "".join([ticket, *context.texts()]), response, self.settings.max_input_chars
         )
-
-    def _uncertain(self, judgment: Judgment) -> bool:
-        if judgment.decision == "undecided" or judgment.unstable:
-            return True
-        return abs(judgment.score - judgment.threshold) < self.settings.adaptive_margin
 
     def _answer_future(
         self, target: str, ticket: str, context: Context

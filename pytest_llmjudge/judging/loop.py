@@ -30,6 +30,10 @@ class LoopThread:
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop and wait for its result (from another thread)."""
+        return self.submit(coro).result()
+
     def stop(self, final: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Cancel every task, run ``final`` (close clients) on the loop, end the thread."""
 

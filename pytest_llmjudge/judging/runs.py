@@ -70,7 +70,7 @@ class RunExecutor:
 
     def __post_init__(self) -> None:
         s = self.settings
-        self.stored = StoredRuns(self.cache, s.scoring, self.trace)
+        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=s.batch_strict)
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )
@@ -91,7 +91,7 @@ class RunExecutor:
         seen_with = together_context(runs) if grouped else None
         outcomes: dict[int, RunOutcome] = {}
         for i, run in enumerate(runs):
-            cached = self.stored.cached(run, seen_with)
+            cached = self.stored.cached(run, seen_with, usages[i])
             if cached is not None:
                 outcomes[i] = cached
         missing = [i for i in range(len(runs)) if i not in outcomes]

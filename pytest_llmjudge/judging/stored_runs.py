@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 
 from ..analysis.judgment import RunOutcome
 from ..basics.rubrics import Context
-from ..judges import RunResult
+from ..judges import RunResult, Usage
+from .batch import BatchOutcome
 from .cache import JudgeCache
 from .planned import PlannedRun
 from .trace import TraceWriter, trace_record
@@ -22,6 +23,9 @@ class StoredRuns:
     cache: JudgeCache | None
     scoring: str  # a run asked for logprobs but scored by text is not kept as weighted
     trace: TraceWriter | None = None
+    #: with --judge-batch: the runs the session's batches judged, failed or left pending
+    batch: BatchOutcome | None = None
+    batch_strict: bool = False  # a run whose batch request failed is an error, not asked
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -33,8 +37,16 @@ class StoredRuns:
             run.group,
         )  # fmt: skip
 
-    def cached(self, run: PlannedRun, context: Context | None = None) -> RunOutcome | None:
+    def cached(
+        self, run: PlannedRun, context: Context | None = None, usage: Usage | None = None
+    ) -> RunOutcome | None:
+        """The run's outcome without a request: judged in a batch (its request counted in
+        ``usage`` once), pending in one, or found in the cache; None: to be asked."""
         key = self.key(run, context)
+        if key is not None and self.batch is not None:
+            known = self._in_batch(key, usage or Usage())
+            if known is not None:
+                return known
         cached = None if key is None or self.cache is None else self.cache.get(key)
         if cached is None:
             return None
@@ -42,6 +54,20 @@ class StoredRuns:
             where = (run.owner, run.dimension.name, run.run_index + 1)
             self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
         return RunOutcome(cached, None, 0, cached=True)
+
+    def _in_batch(self, key: str, usage: Usage) -> RunOutcome | None:
+        assert self.batch is not None
+        served = self.batch.served.get(key)
+        if served is not None:
+            result = served.result
+            usage.scored(result, logprobs_asked=self.scoring == "logprobs")
+            usage.batch_runs += 1
+            if served.first:  # the request is charged to the first run it scored
+                usage.add(_request(result))
+            return RunOutcome(result, None, int(served.first))
+        pending = self.batch.pending.get(key)
+        failed = self.batch.failed.get(key) if self.batch_strict else None
+        return RunOutcome(None, pending or failed, 0) if pending or failed else None
 
     def remember(self, run: PlannedRun, result: RunResult) -> None:
         """Keep a run's result; a grouped request's, each dimension's under its own key."""
@@ -56,3 +82,12 @@ class StoredRuns:
         weighted_lost = self.scoring == "logprobs" and result.text_score is None
         if key is not None and self.cache is not None and not weighted_lost:
             self.cache.put(key, result)  # (a text score is not kept as a weighted one)
+
+
+def _request(result: RunResult) -> Usage:
+    """A batch request as usage: one call and its tokens, all at the batch's price."""
+    prompt, completion = result.prompt_tokens, result.completion_tokens
+    return Usage(
+        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
+        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
+    )  # fmt: skip

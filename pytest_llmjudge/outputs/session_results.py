@@ -28,6 +28,8 @@ from ..reports.terminal import terminal_summary
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import (
     BaselineResult,
+    BatchState,
+    BatchSummary,
     ErrorEntry,
     ItemResult,
     JudgeIdentity,
@@ -187,6 +189,11 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
     )
     price = settings.price
     identity = judge_identity(settings)
+    batch = _batch(settings, usage)
+    direct = Tokens(
+        prompt=tokens.prompt - usage.batch_prompt_tokens,
+        completion=tokens.completion - usage.batch_completion_tokens,
+    )
     return Meta(
         provider=settings.provider,
         llm=settings.uses_llm,
@@ -207,12 +214,33 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         cached_runs=sum(d.cached_runs for d in dims),
         unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
-        cost_usd=None if price is None else round(price.cost(tokens.prompt, tokens.completion), 6),
+        cost_usd=None
+        if price is None
+        else round(price.cost(direct.prompt, direct.completion) + _cost(batch), 6),
         price_source=None if price is None else price.source,
+        batch=batch,
         verdict=settings.verdict,
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
         notices=_notices(settings, identity, usage),
+    )
+
+
+def _cost(batch: BatchSummary | None) -> float:
+    return 0.0 if batch is None or batch.cost_usd is None else batch.cost_usd
+
+
+def _batch(settings: Settings, usage: Usage) -> BatchSummary | None:
+    if not usage.batches and not usage.batch_calls:
+        return None
+    prompt, completion = usage.batch_prompt_tokens, usage.batch_completion_tokens
+    price = settings.price
+    return BatchSummary(
+        batches={batch_id: BatchState(**facts) for batch_id, facts in usage.batches.items()},
+        calls=usage.batch_calls,
+        runs=usage.batch_runs,
+        tokens=Tokens(prompt=prompt, completion=completion, total=prompt + completion),
+        cost_usd=None if price is None else round(price.batch_cost(prompt, completion), 6),
     )
 
 
@@ -236,6 +264,8 @@ def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[
             f"the judge server answered {usage.short_replies} request(s) for several choices "
             f"with fewer (it ignores n): {then}"
         )
+    if settings.batch and not settings.uses_llm:
+        notices.append("--judge-batch needs an LLM judge: the heuristic judged in-process")
     if settings.scoring == "logprobs" and not settings.uses_llm:
         notices.append(
             "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"

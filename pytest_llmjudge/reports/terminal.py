@@ -17,6 +17,7 @@ from ..schema.results import (
     CheckResult,
     DimensionResult,
     ItemResult,
+    Meta,
     ResultsFile,
     Summary,
 )
@@ -259,6 +260,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     elif meta.llm and meta.calls:
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"
     lines.append(usage)
+    lines += batch_lines(meta)
     lines += [f"note: {notice}" for notice in meta.notices]
     if s.not_applicable:
         lines.append(
@@ -320,3 +322,19 @@ def _baseline_summary(baseline: BaselineResult) -> list[str]:
         if c.verdict == "regressed"
     ]
     return lines
+
+
+def batch_lines(meta: Meta) -> list[str]:
+    """``judged via batch batch_1 (completed, 100 requests): ...``, with ``--judge-batch``."""
+    batch = meta.batch
+    if batch is None:
+        return []
+    states = ", ".join(
+        f"{batch_id} ({state.status}, {state.completed:,} of {state.requests:,} requests done)"
+        for batch_id, state in batch.batches.items()
+    )
+    cost = "" if batch.cost_usd is None else f", ${batch.cost_usd:.4f} (batch price)"
+    return [
+        f"judged via batch {states or '(collected earlier)'}: {batch.calls:,} requests "
+        f"answered there, {batch.runs:,} runs, {batch.tokens.total:,} tokens{cost}"
+    ]

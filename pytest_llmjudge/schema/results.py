@@ -149,6 +149,25 @@ class JudgeIdentity(BaseModel):
     )
 
 
+class BatchState(BaseModel):
+    status: str = Field(description="the provider's: completed, in_progress, expired, ...")
+    requests: int
+    completed: int
+    failed: int
+
+
+class BatchSummary(BaseModel):
+    """What was judged through the provider's Batch API (``--judge-batch``)."""
+
+    batches: dict[str, BatchState] = Field(
+        default_factory=dict, description="the batches this session collected or waited for"
+    )
+    calls: int = Field(description="of meta.calls, the requests answered in a batch")
+    runs: int = Field(description="runs judged from those requests")
+    tokens: Tokens
+    cost_usd: float | None = Field(default=None, description="at the batch price")
+
+
 class Meta(BaseModel):
     provider: str
     llm: bool = Field(description="false when the heuristic judge produced the scores")
@@ -199,6 +218,9 @@ class Meta(BaseModel):
         default=None, description="cost of the calls made, if the price is known"
     )
     price_source: str | None = None
+    batch: BatchSummary | None = Field(
+        default=None, description="--judge-batch: what went through the Batch API"
+    )
     verdict: str = "mean"
     plugin_version: str
     judge: JudgeIdentity | None = None

@@ -19,6 +19,16 @@ from .pytest_internals import is_xdist_controller, is_xdist_worker
 from .state import STATE_KEY
 
 
+def before_first_item(session: pytest.Session) -> None:
+    """What an LLM judge is asked before the first item: whether it can serve the session,
+    then, with ``--judge-batch``, the session's batch."""
+    check_judge_before_items(session)
+    if session.config.stash[STATE_KEY].settings.batch:
+        from .batch_run import judge_in_batch
+
+        judge_in_batch(session)
+
+
 def check_judge_before_items(session: pytest.Session) -> None:
     """Raise ``pytest.UsageError`` (exit 4) when the judge cannot serve this session."""
     config = session.config

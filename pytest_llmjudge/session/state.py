@@ -196,6 +196,11 @@ def session_state(config: pytest.Config) -> SessionState:
     cache_dir = _cache_dir(config, settings.cache_dir)
     if cache_dir is None:
         settings = replace(settings, cache=False)
+    if settings.batch and settings.uses_llm and not settings.cache:
+        raise SettingsError(
+            "--judge-batch keeps its batches and their replies in the judge cache: turn it "
+            "on (drop --judge-no-cache, or give --judge-cache-dir DIR)"
+        )
     worker = xdist_worker_input(config)
     if worker is not None:
         index = int(str(worker["workerid"]).removeprefix("gw") or 0)

@@ -40,6 +40,9 @@ alone would be; requests and samples are counted under ``"relevance+tone"``.
 False answers ``logprobs: null``. Prompt tokens are billed once per request (100), completion
 tokens per choice (20 each; 20 per dimension of a grouped reply).
 
+The Batch API (``/v1/files``, ``/v1/batches``) is ``batches`` (``batch_api.BatchAPI``): its
+lines are answered by the same scripts, counted apart from chat ``requests``.
+
 As llama.cpp's server does: ``max_choices`` answers a request for more choices with its 400
 ``Field 'n': Value must be between 1 <= value <= K``; ``slots`` serves that many requests at
 once (the others wait their turn: a queue) and, with ``props``, says so at ``GET /props``
@@ -64,6 +67,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from batch_api import BatchAPI
 
 DIRECTIVE = re.compile(r"\{\{(.*?)\}\}")
 DIMENSION = re.compile(r"You (?:grade|compare) exactly one dimension: (\w+)")
@@ -206,6 +211,7 @@ class JudgeServer:
         self.drop_requests = False
         self.favour_first = 0.0  # share of pairwise replies that pick the answer shown first
         self.lookups: list[str] = []  # the models looked up (GET /v1/models/{model})
+        self.batches = BatchAPI(self._batch_answer)  # /v1/files and /v1/batches
         self._queue: threading.Semaphore | None = None
         self.requests: list[JudgeRequest] = []
         self._seen: Counter[tuple[str, str, str]] = Counter()
@@ -251,6 +257,7 @@ class JudgeServer:
             self.drop_requests = False
             self.favour_first = 0.0
             self.lookups.clear()
+            self.batches.reset()
             self._queue = None
             self.requests.clear()
             self._seen.clear()
@@ -303,6 +310,8 @@ class JudgeServer:
 
             def do_GET(self) -> None:
                 path = self.path.rstrip("/")
+                if self._batch_api("GET", b""):
+                    return
                 if path == "/props" and server.props and server.slots:
                     self._send(200, {"total_slots": server.slots, "n_ctx": 2048})
                 elif path.startswith("/v1/models/") and server.models_endpoint:
@@ -320,10 +329,10 @@ class JudgeServer:
                 if server.api_key is not None and bearer != server.api_key:
                     error = {"message": "Incorrect API key provided.", "code": "invalid_api_key"}
                     self._send(401, {"error": {**error, "type": "invalid_request_error"}})
-                elif model in server.forbidden_models:
+                elif model and model in server.forbidden_models:
                     error = {"message": f"You have no access to model {model}.", "code": ""}
                     self._send(403, {"error": {**error, "type": "invalid_request_error"}})
-                elif server.models is not None and model not in server.models:
+                elif model and server.models is not None and model not in server.models:
                     message = f"The model `{model}` does not exist or you do not have access to it."
                     error = {"message": message, "code": "model_not_found"}
                     self._send(404, {"error": {**error, "type": "invalid_request_error"}})
@@ -331,9 +340,38 @@ class JudgeServer:
                     return False
                 return True
 
+            def _batch_api(self, method: str, raw: bytes) -> bool:
+                """Answer a Batch API request (files, batches); False for any other."""
+                path = self.path.split("?")[0]
+                if not path.startswith(("/v1/files", "/v1/batches")):
+                    return False
+                if self._refused(""):
+                    return True
+                content_type = self.headers.get("content-type", "")
+                answer = server.batches.handle(method, path, raw, content_type)
+                if answer is None:
+                    self._send(404, {"error": {"message": "File Not Found", "code": 404}})
+                    return True
+                status, payload, drop = answer
+                if drop:  # the work is done, the answer is lost on the way back
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                elif isinstance(payload, bytes):
+                    self.send_response(status)
+                    self.send_header("content-type", "application/octet-stream")
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                else:
+                    self._send(status, payload)
+                return True
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                if self._batch_api("POST", raw):
+                    return
+                body = json.loads(raw or b"{}")
                 with server._lock:
                     server.in_flight += 1
                     server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
@@ -454,7 +492,19 @@ class JudgeServer:
                 self._queue = threading.Semaphore(self.slots)
             return self._queue
 
-    def _understand(self, body: dict[str, Any], headers: dict[str, str]) -> JudgeRequest:
+    def _batch_answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A batch line answered as the chat endpoint answers it (not counted in requests)."""
+        request = self._understand(body, {}, record=False)
+        replies = self._replies(request)
+        if replies[0].status != 200:
+            return replies[0].status, {"error": {"message": replies[0].error_message}}
+        top = int(body.get("top_logprobs") or 0)
+        logprobs = bool(body.get("logprobs")) and self.logprobs_supported
+        return 200, _completion(body.get("model", "test-model"), replies, top if logprobs else None)
+
+    def _understand(
+        self, body: dict[str, Any], headers: dict[str, str], record: bool = True
+    ) -> JudgeRequest:
         text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
         dimension = DIMENSION.search(text)
         group = GROUPED.search(text)
@@ -474,7 +524,8 @@ class JudgeServer:
             request = JudgeRequest(
                 *key, body=body, headers=headers, nth=nth, pair=pair, parts=parts
             )
-            self.requests.append(request)
+            if record:  # a chat request (a batch's lines are counted by the batch API)
+                self.requests.append(request)
         return request
 
 

@@ -242,3 +242,14 @@ def test_prices_from_table_families_and_ini() -> None:
     assert dated_custom is not None and dated_custom.source == "ini llmjudge_prices"
     with pytest.raises(ValueError, match="expected 'model=input,output'"):
         parse_price_lines(["broken"])
+    with pytest.raises(ValueError, match="expected 'model=input,output'"):
+        parse_price_lines(["three=1,2,3"])
+
+
+def test_batch_prices_are_half_unless_a_line_gives_them() -> None:
+    mini = price_for("gpt-4o-mini", {})
+    assert mini is not None
+    assert mini.batch_cost(1_000_000, 1_000_000) == pytest.approx((0.15 + 0.60) / 2)
+    own = price_for("big", parse_price_lines(["big=1.5,3,1,2"]))
+    assert own is not None and own.cost(1_000_000, 0) == pytest.approx(1.5)
+    assert own.batch_cost(1_000_000, 1_000_000) == pytest.approx(1 + 2)

@@ -1,0 +1,223 @@
+"""--judge-batch against the test server's Batch API: submit, poll, collect; a wait that ends
+first and a rerun that collects without submitting again; an interrupted submission; failed
+lines asked directly; the batch price; the dry run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import by_id, entry, read_results, run, write_evals
+from judge_server import JudgeServer
+
+CACHE = ("-p", "cacheprovider")
+BATCH = ("--judge-batch", *CACHE)
+
+
+def _entries() -> list[dict[str, Any]]:
+    return [
+        entry("a", "Raise the heap. {{relevance=5,4,5 tone=4}}"),
+        entry("b", "Whatever. {{relevance=2,3,2 tone=5}}", ticket="t2"),
+        entry("c", "Restart it. {{relevance=4 tone=4}}", ticket="t3"),
+    ]
+
+
+def _records(pytester: pytest.Pytester) -> list[Path]:
+    return list(pytester.path.glob(".pytest_cache/**/batches/*.json"))
+
+
+def test_a_batch_is_submitted_polled_and_collected(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries())
+    judge_server.batches.delay = 0.5
+    result = run(pytester, "evals/", "--judge-runs=3", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    batches = judge_server.batches
+    assert (batches.uploads, batches.creations) == (1, 1)
+    lines = batches.input_lines()
+    # one request per judgment, its runs as the n choices, custom_id the first run's key
+    assert len(lines) == 3 * 2 and {line["body"]["n"] for line in lines} == {3}
+    assert all(line["url"] == "/v1/chat/completions" for line in lines)
+    assert len({line["custom_id"] for line in lines}) == 6
+    assert judge_server.count() == 0  # no item asked directly
+    assert batches.retrievals >= 2  # polled until done
+    out = result.stdout.str()
+    assert "llmjudge: batch batch_" in out and "submitted: 6 requests for 18 runs" in out
+    results = read_results(pytester)
+    meta = results["meta"]
+    assert meta["calls"] == 6 and meta["judgments"] == 18 and meta["cached_runs"] == 0
+    batch = meta["batch"]
+    assert (batch["calls"], batch["runs"]) == (6, 18)
+    assert list(batch["batches"].values()) == [
+        {"status": "completed", "requests": 6, "completed": 6, "failed": 0}
+    ]
+    assert batch["tokens"] == {"prompt": 600, "completion": 360, "total": 960}
+    rows = by_id(results)
+    assert rows["b"]["relevance"]["runs"] == [2, 3, 2] and rows["b"]["outcome"] == "failed"
+    assert rows["a"]["usage"]["calls"] == 2 and rows["a"]["relevance"]["calls"] == 1
+    assert "judged via batch batch_" in out and "6 requests answered there, 18 runs" in out
+    assert _records(pytester) == []  # collected: nothing left to resume
+    # the batch filled the cache: a rerun asks nothing
+    judge_server.reset()
+    run(pytester, "evals/", "--judge-runs=3", *BATCH).assert_outcomes(passed=2, failed=1)
+    assert judge_server.batches.uploads == 0 and judge_server.count() == 0
+
+
+def test_batch_requests_are_billed_at_the_batch_price(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries()[:1])
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    test-model=1.0,2.0,0.4,0.8\n")
+    run(pytester, "evals/", "--judge-model=test-model", *BATCH).assert_outcomes(passed=1)
+    meta = read_results(pytester)["meta"]
+    # 2 requests in the batch at 0.4 and 0.8 per million tokens, nothing at the direct price
+    batch_cost = (200 * 0.4 + 40 * 0.8) / 1e6
+    assert meta["batch"]["cost_usd"] == pytest.approx(batch_cost)
+    assert meta["cost_usd"] == pytest.approx(batch_cost)
+
+
+def test_a_wait_that_ends_first_leaves_errors_and_a_rerun_collects_without_resubmitting(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries())
+    judge_server.batches.delay = 30.0
+    wait = ("--judge-batch-wait=1", "--judge-progress=0.3")
+    result = run(pytester, "evals/", "--judge-runs=3", *wait, *BATCH)
+    result.assert_outcomes(errors=3)
+    assert result.ret != 0
+    out = result.stdout.str()
+    # progress while it waits: requests done of the batch's, time since it was submitted
+    result.stdout.fnmatch_lines(
+        ["llmjudge: batch batch_* in_progress: 0 of 6 requests done, 0m0?s since it was submitted"]
+    )
+    assert "pending in batch batch_" in out and "run again to collect" in out
+    assert len(_records(pytester)) == 1
+    rows = by_id(read_results(pytester))
+    assert "pending in batch" in rows["a"]["error"] and judge_server.count() == 0
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == 0 and meta["batch"]["calls"] == 0
+    assert [s["status"] for s in meta["batch"]["batches"].values()] == ["in_progress"]
+
+    judge_server.batches.delay = 0.0  # done by now
+    result = run(pytester, "evals/", "--judge-runs=3", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    assert (judge_server.batches.uploads, judge_server.batches.creations) == (1, 1)
+    assert "completed (6 of 6 requests done): collected" in result.stdout.str()
+    meta = read_results(pytester)["meta"]
+    assert meta["batch"]["calls"] == 6 and meta["calls"] == 6 and judge_server.count() == 0
+    assert _records(pytester) == []
+
+
+def test_wait_zero_submits_and_exits(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-batch-wait=0", *BATCH)
+    result.assert_outcomes(errors=3)
+    assert judge_server.batches.creations == 1 and judge_server.batches.retrievals == 0
+    run(pytester, "evals/", *BATCH).assert_outcomes(passed=2, failed=1)
+    assert judge_server.batches.creations == 1
+
+
+@pytest.mark.parametrize("how", ["refused", "answer lost"])
+def test_an_interrupted_submission_goes_on_without_a_second_batch(
+    pytester: pytest.Pytester, judge_server: JudgeServer, how: str
+) -> None:
+    write_evals(pytester, _entries())
+    if how == "refused":
+        judge_server.batches.fail_creates = 1
+    else:  # created, but the answer never came back (a cut connection, Ctrl-C)
+        judge_server.batches.lose_creates = 1
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(errors=3)
+    out = result.stdout.str()
+    assert "creating the batch failed" in out and "run again to go on" in out
+    assert out.count("creating the batch failed") == 1 + 3  # said once, and per item
+    assert len(_records(pytester)) == 1
+
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    # the uploaded file is used again; a batch created before is found by its metadata
+    assert judge_server.batches.uploads == 1 and judge_server.batches.creations == 1
+    assert judge_server.count() == 0
+
+
+def test_a_failed_line_is_asked_directly_or_is_an_error_with_strict(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    flaky = entry("f", "Check the DNS. {{fail=500x1}}", ticket="t9")
+    write_evals(pytester, [*_entries()[:1], flaky])
+    result = run(pytester, "evals/", "--judge-batch-strict", *BATCH)
+    result.assert_outcomes(passed=1, errors=1)
+    rows = by_id(read_results(pytester))
+    assert "batch batch_" in rows["f"]["error"] and "500 scripted 500" in rows["f"]["error"]
+    assert judge_server.count() == 0
+
+    judge_server.reset()
+    run(pytester, "evals/", *BATCH).assert_outcomes(passed=2)
+    # resubmitted (the lines that failed), and their failure asked directly
+    assert judge_server.batches.creations == 1
+    assert len(judge_server.batches.input_lines()) == 2  # f's two dimensions
+    judge_server.reset()
+    judge_server.batches.final_status = "failed"
+    pytester.path.joinpath(".pytest_cache").rename(pytester.path / "old-cache")
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(passed=2)
+    assert "failed: invalid_request: scripted validation failure" in result.stdout.str()
+    # each judgment asked directly (f's first requests get their scripted 500 and are retried)
+    assert judge_server.count() == 4 + 2
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == 6 and meta["batch"]["calls"] == 0
+
+
+def test_an_expired_batch_is_said_and_its_requests_are_submitted_again(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries())
+    judge_server.batches.final_status = "expired"
+    result = run(pytester, "evals/", "--judge-batch-strict", *BATCH)
+    result.assert_outcomes(passed=1, errors=2)  # half of 6 requests answered: a and c's first
+    assert "expired (3 of 6 requests done)" in result.stdout.str()
+    judge_server.batches.final_status = "completed"
+    run(pytester, "evals/", *BATCH).assert_outcomes(passed=2, failed=1)
+    assert judge_server.batches.creations == 2 and judge_server.count() == 0
+    assert len(judge_server.batches.input_lines()) == 6 + 3
+
+
+def test_dry_run_estimates_the_batch(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-runs=3", "--judge-dry-run", *BATCH)
+    result.stdout.fnmatch_lines(["*judge calls: 6,*in one batch*", "*batch price*"])
+    assert judge_server.batches.uploads == 0 and judge_server.count() == 0
+
+
+def test_grouping_by_item_in_a_batch(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-runs=3", "--judge-grouping=item", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    lines = judge_server.batches.input_lines()
+    assert len(lines) == 3
+    assert lines[0]["body"]["response_format"]["json_schema"]["name"] == "judge_group_reply"
+    meta = read_results(pytester)["meta"]
+    assert (meta["batch"]["calls"], meta["batch"]["runs"]) == (3, 18)
+
+
+def test_each_xdist_worker_uses_the_one_batch(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-runs=3", "-n", "2", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    assert judge_server.batches.creations == 1 and judge_server.count() == 0
+    meta = read_results(pytester)["meta"]
+    assert (meta["calls"], meta["batch"]["calls"], meta["judgments"]) == (6, 6, 18)
+
+
+def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-batch", "--judge-no-cache")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*--judge-batch keeps its batches*judge cache*"])
+    assert json.dumps(judge_server.batches.uploads) == "0"
