@@ -20,10 +20,12 @@ subprocess per scenario and prints what the server saw and what the process cost
       as the n choices of one request (auto), and auto with --judge-scoring=logprobs
   (i) scenario (a) with n choices: one request per dimension, and one per item
       (--judge-grouping=item); the time before the first request
+  (j) 10,000 entries x 2 x 3 runs through --judge-batch (no batch delay), and a rerun
 
     python benchmarks/bench_judge.py storm      # only (f) and (g)
     python benchmarks/bench_judge.py sampling   # only (h)
     python benchmarks/bench_judge.py grouping   # only (i)
+    python benchmarks/bench_judge.py batch      # only (j)
 
 (a) to (d) ask one request per run (--judge-sampling=calls), as when their targets were set;
 (h) sets the mode itself.
@@ -400,6 +402,38 @@ def grouping_modes(server: JudgeServer, folder: Path) -> None:
     )
 
 
+BATCH_ENTRIES = 10_000
+
+
+def batch_mode(server: JudgeServer, folder: Path) -> None:
+    """(j): 10,000 entries x 2 dimensions x 3 runs through --judge-batch against the test
+    server's Batch API with no batch delay: plan, input file, upload, poll, download, parse,
+    fill the cache, judge 10,000 items from it; then an unchanged rerun (all from the cache)."""
+    write_suite(folder, BATCH_ENTRIES)
+    output = folder / "j.json"
+    common = (
+        "evals/", f"--judge-runs={RUNS}", "-p", "no:xdist", "-p", "no:cacheprovider",
+        f"--judge-cache-dir={folder / 'cache'}", f"--judge-output={output}", "--judge-batch",
+    )  # fmt: skip
+    for label in ("(j) 10000x2x3 via batch", "    unchanged rerun"):
+        m = run_pytest(server, folder, *common)
+        meta = json.loads(output.read_text())["meta"]
+        batches = server.batches
+        size = sum(len(batches.files[b.input_file_id]) for b in batches.batches.values())
+        print(line(label, m))
+        batch = meta.get("batch") or {}
+        print(
+            f"    batch requests={len(batches.input_lines()) if batches.creations else 0} "
+            f"input file={size / 1e6:.1f} MB uploads={batches.uploads} polls="
+            f"{batches.retrievals} direct requests={m.calls}; judged from the batch: "
+            f"{batch.get('calls', 0)} requests, {batch.get('runs', 0)} runs; "
+            f"cached runs={meta['cached_runs']}; exit={m.exit_status}"
+        )
+        if label.startswith("(j)"):
+            reached = m.wall <= 30 and m.rss_mb <= 400 and m.exit_status == 0
+            print(f"    target <= 30s and <= 400MB: {target(reached, m)}")
+
+
 def main() -> None:
     global server_latency
     server = JudgeServer().start()
@@ -410,6 +444,11 @@ def main() -> None:
     if sys.argv[1:] == ["storm"]:
         with tempfile.TemporaryDirectory() as tmp:
             storm_and_dead_judge(server, Path(tmp))
+        server.stop()
+        return
+    if sys.argv[1:] == ["batch"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            batch_mode(server, Path(tmp))
         server.stop()
         return
     if sys.argv[1:] == ["grouping"]:

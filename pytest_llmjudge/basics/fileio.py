@@ -10,13 +10,16 @@ from pathlib import Path
 EVAL_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 
 
-def write_atomically(path: Path, text: str, durable: bool = True) -> None:
+def write_atomically(
+    path: Path, text: str, durable: bool = True, *, folder_exists: bool = False
+) -> None:
     """Write via a temporary file in the same directory and rename: readers never see half.
 
     ``durable`` also flushes to disk before the rename (results: yes; cache entries, whose
-    loss is only a cache miss: no).
+    loss is only a cache miss: no). ``folder_exists``: the caller made the folder already.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not folder_exists:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -148,7 +149,7 @@ class BatchJudging:
             same = (w.dimension.name, w.dimension.version, w.ticket, w.response, w.context)
             if same not in most or most[same].runs < w.runs:
                 most[same] = w
-        lines = []
+        lines, stored = [], self.cache.stored_keys()
         for w in most.values():
             parts = w.dimension.parts or (w.dimension,)
             group = w.dimension if w.dimension.parts else None
@@ -161,7 +162,7 @@ class BatchJudging:
                 i
                 for i, run_keys in enumerate(keys)
                 if not covered.intersection(run_keys)
-                and any(self.cache.get(key) is None for key in run_keys)
+                and any(key not in stored or self.cache.get(key) is None for key in run_keys)
             ]
             chunks = [[i] for i in missing] if self.settings.sampling == "calls" else [missing]
             for chunk in filter(None, chunks):
@@ -250,8 +251,12 @@ class BatchJudging:
                     replies[str(reply["custom_id"])] = reply
                 except (ValueError, KeyError, TypeError):
                     continue  # a line that is not a reply: its runs are asked directly
+        to_keep: list[tuple[str, RunResult]] = []
         for custom_id, runs in record.lines.items():
-            self._read(status.id, runs, replies.get(custom_id))
+            to_keep += self._read(status.id, runs, replies.get(custom_id))
+        # thousands of small files: their system calls overlap in threads
+        with ThreadPoolExecutor(max_workers=8) as writers:
+            list(writers.map(lambda kept: self.cache.put(*kept), to_keep))
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")
@@ -260,9 +265,13 @@ class BatchJudging:
             self.say(f"batch {status.id} {status.status}{why} ({done}); the others are asked again")
         self.records.drop(record)
 
-    def _read(self, batch_id: str, runs: LineRuns, reply: dict[str, Any] | None) -> None:
-        """One request's reply: each choice's runs served, or failed with the reason."""
+    def _read(
+        self, batch_id: str, runs: LineRuns, reply: dict[str, Any] | None
+    ) -> list[tuple[str, RunResult]]:
+        """One request's reply: each choice's runs served, or failed with the reason; the
+        results to keep in the cache (a text score is not kept as a weighted one)."""
         answers = self._answers(runs, reply)
+        to_keep = []
         charged = False
         for choice, keys in enumerate(runs.keys):
             answer = answers[choice] if isinstance(answers, list) else answers
@@ -280,7 +289,8 @@ class BatchJudging:
                 charged = True
                 self.outcome.served[key] = Served(result, first, batch_id)
                 if result.text_score is not None or self.settings.scoring != "logprobs":
-                    self.cache.put(key, result)  # (a text score is not kept as a weighted one)
+                    to_keep.append((key, result))
+        return to_keep
 
     def _answers(
         self, runs: LineRuns, reply: dict[str, Any] | None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -34,6 +35,7 @@ class JudgeCache:
         self._directory_factory = directory
         self._directory: Path | None = None
         self._identity = dict(identity)
+        self._folders: set[str] = set()  # the key folders made by this process
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -118,11 +120,30 @@ class JudgeCache:
     def put_vote(self, key: str, vote: PairVote) -> None:
         entry = VoteEntry(key=key, winner=vote.winner, reasoning=vote.reasoning, checksum="")
         entry.checksum = _checksum(entry.stored())
-        with contextlib.suppress(OSError):
-            write_atomically(self._path(key), entry.model_dump_json(), durable=False)
+        self._write(key, entry.model_dump_json())
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
+
+    def _write(self, key: str, text: str) -> None:
+        """An entry written atomically; a cache that cannot be written only costs a call
+        next time. Its folder is made once per process (a batch writes thousands)."""
+        path = self._path(key)
+        with contextlib.suppress(OSError):
+            if key[:2] not in self._folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(key[:2])
+            write_atomically(path, text, durable=False, folder_exists=True)
+
+    def stored_keys(self) -> set[str]:
+        """The keys of every entry on disk (read or not), from the folder listing: what a
+        batch need not ask, found without opening a file per run."""
+        keys: set[str] = set()
+        with contextlib.suppress(OSError):
+            for folder in os.scandir(self.directory):
+                if folder.is_dir() and len(folder.name) == 2:
+                    keys.update(name.removesuffix(".json") for name in os.listdir(folder.path))
+        return keys
 
     def get(self, key: str) -> RunResult | None:
         """The stored result, or None (a miss) unless the entry is whole and exactly valid:
@@ -153,11 +174,7 @@ class JudgeCache:
             checksum="",
         )
         entry.checksum = _checksum(entry.stored())
-        # A cache that cannot be written only costs a call next time.
-        with contextlib.suppress(OSError):
-            write_atomically(
-                self._path(key), entry.model_dump_json(exclude_none=True), durable=False
-            )
+        self._write(key, entry.model_dump_json(exclude_none=True))
 
 
 Score = Annotated[float, Field(ge=1, le=5)]

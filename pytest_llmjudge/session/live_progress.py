@@ -43,10 +43,10 @@ class LiveProgress:
         now = time.monotonic()
         if now - self._last < (TERMINAL_TICK if self._tty else self._interval):
             return
+        self._last = now  # also when there is nothing to show: asking costs O(runs)
         progress = self._progress()
         if not progress.worth_showing:
             return
-        self._last = now
         with uncaptured(self._config):
             self._show(progress_text(progress))
 

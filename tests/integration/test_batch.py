@@ -134,7 +134,11 @@ def test_an_interrupted_submission_goes_on_without_a_second_batch(
     result.assert_outcomes(errors=3)
     out = result.stdout.str()
     assert "creating the batch failed" in out and "run again to go on" in out
-    assert out.count("creating the batch failed") == 1 + 3  # said once, and per item
+    lines = out.splitlines()
+    # said once for the session, and once in each item's error section
+    assert sum(line.startswith("llmjudge: --judge-batch: creating") for line in lines) == 1
+    item_error = "judge error: relevance, tone: --judge-batch"
+    assert sum(line.startswith(item_error) for line in lines) == 3
     assert len(_records(pytester)) == 1
 
     result = run(pytester, "evals/", *BATCH)
