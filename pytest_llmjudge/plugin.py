@@ -180,9 +180,10 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    state = session.config.stash[STATE_KEY]
     if any(EVAL_ITEM_KEY in item.stash for item in session.items):
-        session.config.stash[STATE_KEY].has_evals = True
-    warn_of_files_outside_paths(session.config)
+        state.has_evals = True
+    warn_of_files_outside_paths(session.config, state.settings.written_files)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..judges.base import RunResult
-from ..schema.results import DimensionResult
+from ..schema.items import DimensionResult
 from .stats import aggregate, confidence_interval, decide, interval_fields
 
 

@@ -128,6 +128,11 @@ class Settings:
         return self.provider != "heuristic"
 
     @property
+    def written_files(self) -> tuple[Path, ...]:
+        """The files a session writes that could pass for eval files (JSON, JSONL)."""
+        return (self.output, *self.reports, *((self.trace,) if self.trace else ()))
+
+    @property
     def needs_api_key(self) -> bool:
         """OpenAI itself needs OPENAI_API_KEY; a local server (a base URL, Ollama) takes any."""
         return self.uses_llm and self.provider != "ollama" and self.base_url is None

@@ -99,7 +99,7 @@ class OpenAIJudge:
         ``total_slots``; OpenAI, vLLM and Ollama say nothing): None when it does not say."""
         from .reachability import announced_slots
 
-        return await announced_slots(self.base_url, self.timeout)
+        return await announced_slots(self)
 
     async def preflight(self, usage: Usage) -> str | None:
         """Whether this judge can serve the session (``reachability.preflight``)."""

@@ -3,7 +3,6 @@ the parallel slots a local server announces."""
 
 from __future__ import annotations
 
-import os
 from typing import Any, Protocol
 
 from .base import FatalJudgeError, Usage
@@ -15,6 +14,7 @@ class ServedJudge(Protocol):
 
     model: str
     timeout: float
+    base_url: str | None
 
     def client(self) -> Any: ...
 
@@ -70,21 +70,23 @@ async def preflight(judge: ServedJudge, usage: Usage) -> str | None:
     return None
 
 
-async def announced_slots(base_url: str | None, timeout: float) -> int | None:
+async def announced_slots(judge: ServedJudge) -> int | None:
     """The parallel slots a local server announces (llama.cpp's ``GET /props`` has
-    ``total_slots``; OpenAI, vLLM and Ollama say nothing): None when it does not say."""
-    if base_url is None:
+    ``total_slots``; OpenAI, vLLM and Ollama say nothing): None when it does not say.
+    Asked through the judge's own client: its connections, no second TLS set-up."""
+    if judge.base_url is None:
         return None
     import httpx2
+    import openai
 
-    root = base_url.rstrip("/").removesuffix("/v1")
-    key = os.environ.get("OPENAI_API_KEY", "").strip()
-    headers = {"authorization": f"Bearer {key}"} if key else {}
+    root = judge.base_url.rstrip("/").removesuffix("/v1")
     try:
-        async with httpx2.AsyncClient(timeout=min(timeout, 5.0)) as http:
-            reply = await http.get(f"{root}/props", headers=headers)
-        slots = reply.json().get("total_slots") if reply.status_code == 200 else None
-    except (httpx2.HTTPError, ValueError, AttributeError):
-        return None  # no such endpoint, or not JSON: the server keeps its capacity to itself
+        client = judge.client()
+        reply = await client.get(
+            f"{root}/props", cast_to=httpx2.Response, options={"timeout": min(judge.timeout, 5.0)}
+        )
+        slots = reply.json().get("total_slots")
+    except (FatalJudgeError, openai.APIError, ValueError, AttributeError):
+        return None  # no key, no such endpoint, or not JSON: the server keeps it to itself
     valid = type(slots) is int and slots > 0
     return slots if valid else None

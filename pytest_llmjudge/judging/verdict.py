@@ -8,7 +8,7 @@ from typing import Any
 
 from ..analysis.judgment import JudgeError, Judgment, NotApplicable
 from ..judges.base import Usage
-from ..reports.terminal import failure_report, judge_error_report, verdict_line
+from ..reports.item_text import failure_report, judge_error_report, verdict_line
 from ..schema.items import CheckResult
 from .budget import NOT_JUDGED
 

@@ -16,7 +16,8 @@ from ..basics.wording import counted
 from ..schema.results import ItemResult, ResultsFile
 from .html_parts import SCRIPT, STYLE, escape, histogram
 from .html_sections import baseline_section, checks_cell, checks_detail, comparison_section
-from .terminal import item_sentence, outcome_counts, score_text
+from .item_text import item_sentence, score_text
+from .terminal import outcome_counts
 
 REASONS_SHOWN = 5  # failures named in the verdict banner; the table has them all
 

@@ -76,9 +76,17 @@ def _note_if_eval_shaped(file_path: Path, config: pytest.Config) -> None:
         config.stash.setdefault(OUTSIDE_KEY, []).append(file_path)
 
 
-def warn_of_files_outside_paths(config: pytest.Config) -> None:
-    """One warning for the eval-shaped files that were not collected, with what to do."""
-    outside = config.stash.get(OUTSIDE_KEY, [])
+def warn_of_files_outside_paths(config: pytest.Config, written: Sequence[Path] = ()) -> None:
+    """One warning for the eval-shaped files that were not collected, with what to do: the
+    files under the session's arguments (pytest also hands its collection hook the files
+    beside each folder on the way to an argument), not the ``written`` outputs of a run."""
+    reached = [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args]
+    ours = {path.resolve() for path in written}
+    outside = [
+        path
+        for path in config.stash.get(OUTSIDE_KEY, [])
+        if any(path.is_relative_to(arg) for arg in reached) and path.resolve() not in ours
+    ]
     if not outside:
         return
     paths = " ".join(config.getini("llmjudge_paths")) or "(none)"

@@ -36,15 +36,24 @@ class PlanningHooks:
         if self.planner is None:
             if not self.config.stash[STATE_KEY].has_evals:
                 return  # no eval item: nothing to plan, nothing to import
+            from ..basics import heap
             from .run_ahead import Planner
 
             self.planner = Planner(self.config, item.session)
+            heap.settle()  # start-up is over: the judge's client and the items are made
         self.planner.before_item(item, nextitem)
 
     @pytest.hookimpl(trylast=True)  # after the session counted the failure for -x/--maxfail
     def pytest_runtest_logreport(self) -> None:
         if self.planner is not None:
             self.planner.after_report()
+
+    @pytest.hookimpl(trylast=True)  # after pytest's own collection for unraisable exceptions
+    def pytest_unconfigure(self) -> None:
+        if self.planner is not None:
+            from ..basics import heap
+
+            heap.release()
 
 
 class ResultsReporter:

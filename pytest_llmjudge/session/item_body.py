@@ -13,7 +13,7 @@ from ..analysis.judgment import JudgeError, Judgment
 from ..basics.redaction import SHOWN_IN_REPORT
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
-from ..reports.terminal import passing_report
+from ..reports.item_text import passing_report
 from .item_checks import check_answer, skips_the_judge
 from .state import STATE_KEY, record_for
 

@@ -16,7 +16,7 @@ from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
-from ..reports.terminal import scores_line
+from ..reports.item_text import scores_line
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
 from .pytest_internals import crash_message

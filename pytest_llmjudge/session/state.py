@@ -300,7 +300,7 @@ def check_outputs(config: pytest.Config) -> None:
 
     if not may_collect_evals(config):
         return  # not an eval session: its outputs are never written
-    from ..outputs.writers import unwritable_outputs
+    from ..outputs.destinations import unwritable_outputs
 
     problems = unwritable_outputs(settings, os.environ)
     if problems:

@@ -191,3 +191,24 @@ def test_files_shaped_like_eval_files_keep_their_strict_messages(
     result = run(pytester, "evals/")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines([message])
+
+
+def test_the_collector_is_given_back_as_it_was_found(pytester: pytest.Pytester) -> None:
+    # judging sets start-up's objects aside from the garbage collector (gc.freeze); a caller
+    # that runs pytest in-process, as here, gets its collector back when pytest is done
+    import gc
+
+    pytester.makeconftest(
+        """
+        import gc, json
+        def pytest_runtest_teardown(item):
+            with open("frozen.jsonl", "a") as f:
+                f.write(json.dumps(gc.get_freeze_count()) + "\\n")
+        """
+    )
+    write_evals(pytester, [entry("a"), entry("b")])
+    assert gc.get_freeze_count() == 0
+    run(pytester, "evals/", "--judge-provider=heuristic").assert_outcomes(passed=2)
+    during = [int(line) for line in (pytester.path / "frozen.jsonl").read_text().split()]
+    assert len(during) == 2 and min(during) > 10_000  # modules, classes, items: set aside
+    assert gc.get_freeze_count() == 0

@@ -90,6 +90,22 @@ def test_eval_files_outside_llmjudge_paths_get_a_hint_naming_the_setting(
     assert "look like eval files" not in run(pytester, "evals").stdout.str()
 
 
+def test_no_hint_for_a_run_s_own_outputs_or_files_beside_the_arguments(
+    pytester: pytest.Pytester,
+) -> None:
+    write_evals(pytester, [entry("a")])
+    # eval-shaped, beside the folder named: pytest shows it to the plugin, nobody asked for it
+    (pytester.path / "stray.json").write_text(json.dumps([entry("stray")]))
+    outputs = ("--judge-output=out.json", "--judge-trace=trace.jsonl")
+    for arguments in (("evals",), ("evals",), (".", "--ignore=stray.json")):
+        result = run(pytester, *arguments, *outputs)  # the second run finds the first's files
+        result.assert_outcomes(passed=1)
+        assert "look like eval files" not in result.stdout.str()
+    # a file under the arguments is still named, alone ("stray.json and 1 more" otherwise)
+    result = run(pytester, ".", *outputs)
+    result.stdout.fnmatch_lines(["*LLMJudgeWarning: stray.json look like eval files*"])
+
+
 def test_an_id_used_by_two_files_of_a_folder_is_named(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("shared"), entry("own")], name="a.json")
     write_evals(pytester, [entry("shared")], name="b.json")

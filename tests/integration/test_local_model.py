@@ -46,7 +46,9 @@ DIMENSIONS = 2  # relevance and tone
 
 @pytest.fixture(scope="module")
 def llama() -> Iterator[LlamaServer]:
-    server = LlamaServer(SLOTS)
+    # one thread: on 2 cores beside another xdist worker, llama.cpp threads that wait by
+    # spinning slow each other (and the suite) down by minutes
+    server = LlamaServer(SLOTS, threads=1)
     props = server.wait_ready()
     assert props["total_slots"] == SLOTS
     yield server

@@ -26,7 +26,8 @@ from pytest_llmjudge.config.pricing import parse_price_lines, price_for
 from pytest_llmjudge.config.targets import TargetError, expand_headers, extract, parse_targets
 from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.outputs.session_results import SessionResults
-from pytest_llmjudge.reports.terminal import failure_report, terminal_summary, verdict_line
+from pytest_llmjudge.reports.item_text import failure_report, verdict_line
+from pytest_llmjudge.reports.terminal import terminal_summary
 from pytest_llmjudge.schema.results import (
     ItemResult,
     JudgedItem,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_llmjudge.analysis.judgment import Judgment, RunOutcome, build_judgment
 from pytest_llmjudge.judges.base import RunResult
-from pytest_llmjudge.reports.terminal import scores_line
+from pytest_llmjudge.reports.item_text import scores_line
 
 
 def _judged(dimension: str, scores: list[int], failed: int = 0) -> Judgment:

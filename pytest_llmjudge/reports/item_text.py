@@ -1,0 +1,188 @@
+"""Text a person reads about one item: its scores line, failure report and verdict."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..analysis.checks import checks_sentence
+from ..analysis.judgment import Judgment
+
+if TYPE_CHECKING:  # the results models load at the session's end, not before judging
+    from ..schema.results import CheckResult, DimensionResult, ItemResult
+
+
+def _runs(judgment: Judgment) -> str:
+    return ", ".join(score_text(s) for s in judgment.runs)
+
+
+def score_text(score: float) -> str:
+    """A run's score as written: ``4``, or ``3.87`` when weighted by logprobs."""
+    return str(score) if isinstance(score, int) else f"{score:.2f}"
+
+
+def _ci(j: Judgment) -> str:
+    if j.ci_low is None or j.ci_high is None or math.isinf(j.ci_low):
+        return "no interval from one run"
+    return f"95% CI {j.ci_low:.2f}-{j.ci_high:.2f}"
+
+
+def _dimension_verdict(j: Judgment) -> str:
+    if j.decision == "undecided":
+        return (
+            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} "
+            f"(runs {_runs(j)})"
+        )
+    if j.ci_low is not None and j.decision == "fail" and j.mode == "confident":
+        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; runs {_runs(j)})"
+    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} (runs {_runs(j)})"
+
+
+def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
+    """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension that did not pass."""
+    lines = [_dimension_verdict(j) for j in judgments if not j.passed]
+    return "; ".join([*lines, *regressions])
+
+
+def dimension_sentence(name: str, dim: DimensionResult) -> str:
+    """``relevance 3.67 < 4.5 (runs 3, 4, 4)``: why a dimension of a results row did not pass
+    (the threshold it was held to: its own where the entry set one)."""
+    runs = ", ".join(score_text(s) for s in dim.runs)
+    if dim.decision == "undecided" and dim.ci_low is not None and dim.ci_high is not None:
+        interval = f"95% CI {dim.ci_low:.2f}-{dim.ci_high:.2f}"
+        return f"{name} {dim.score:.2f} undecided: {interval} contains {dim.threshold:g}"
+    return f"{name} {dim.score:.2f} < {dim.threshold:g} (runs {runs})"
+
+
+def item_sentence(item: ItemResult) -> str:
+    """Why an item of the results did not pass, in one line; empty for one that did."""
+    if item.outcome == "error":
+        return item.error or item.reason or "error"
+    if item.outcome not in ("failed", "flaky_failed", "xfailed"):
+        return ""
+    failing = [checks_sentence(item.checks)]
+    failing += [dimension_sentence(n, d) for n, d in item.dimensions.items() if not d.passed]
+    said = "; ".join(part for part in failing if part)
+    return said or item.reason or "failed (every dimension met its threshold)"
+
+
+def judgment_table(judgments: Sequence[Judgment]) -> str:
+    """A compact table: one row per dimension."""
+    confident = any(j.mode == "confident" for j in judgments)
+    header: tuple[str, ...] = ("dimension", "mean", "std", "runs", "threshold", "verdict")
+    if confident:
+        header = (*header[:5], "95% CI", header[5])
+    rows = [header]
+    for j in judgments:
+        verdict = {"pass": "ok", "fail": "FAIL", "undecided": "UNDECIDED"}[j.decision]
+        if j.unstable and j.decision != "undecided":
+            verdict += " (unstable)"
+        if j.extra_runs:
+            verdict += f" (+{j.extra_runs} adaptive runs)"
+        row: tuple[str, ...] = (
+            j.dimension,
+            f"{j.score:.2f}",
+            f"{j.std:.2f}",
+            _runs(j),
+            f"{j.threshold:g}",
+            verdict,
+        )
+        if confident:
+            interval = _ci(j).removeprefix("95% CI ")
+            row = (*row[:5], interval, row[5])
+        rows.append(row)
+    widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
+    )
+
+
+def _reasoning(judgments: Sequence[Judgment]) -> str:
+    lines = []
+    for j in judgments:
+        wrapped = textwrap.fill(
+            j.reasoning, width=96, initial_indent="  ", subsequent_indent="    "
+        )
+        lines.append(f"{j.dimension} reasoning (run nearest the mean):\n{wrapped}")
+        for failure in sorted(set(j.failed_runs)):
+            count = j.failed_runs.count(failure)
+            lines.append(f"  note: {count} run(s) failed and were left out: {failure}")
+    return "\n".join(lines)
+
+
+def checks_table(checks: Sequence[CheckResult]) -> str:
+    """One row per deterministic check: its name, result and what was found."""
+    rows = [("check", "result", "detail")]
+    for check in checks:
+        result = "n/a" if check.passed is None else "ok" if check.passed else "FAIL"
+        rows.append((check.name, "ERROR" if check.error else result, check.detail))
+    widths = [max(len(row[c]) for row in rows) for c in range(3)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
+    )
+
+
+def _tables(judgments: Sequence[Judgment], checks: Sequence[CheckResult]) -> str:
+    """The dimensions' table and the checks' table, one block (``--tb=short`` shows it)."""
+    parts = ([judgment_table(judgments)] if judgments else []) + (
+        [checks_table(checks)] if checks else []
+    )
+    return "\n".join(parts) or "nothing was judged or checked"
+
+
+def failure_report(
+    judgments: Sequence[Judgment],
+    regressions: Sequence[str] = (),
+    checks: Sequence[CheckResult] = (),
+) -> str:
+    """Verdict line, tables, reasoning: what an eval failure shows instead of a traceback."""
+    verdict = "; ".join(
+        filter(None, [checks_sentence(checks), verdict_line(judgments, regressions)])
+    )
+    reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
+    return f"{verdict}\n\n{_tables(judgments, checks)}{reasoning}"
+
+
+def passing_report(judgments: Sequence[Judgment], checks: Sequence[CheckResult] = ()) -> str:
+    """The tables and reasoning of a passing item (a report section for -rP and reports)."""
+    reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
+    return f"{_tables(judgments, checks)}{reasoning}"
+
+
+def scores_line(
+    judgments: Sequence[Judgment],
+    injection: bool = False,
+    far_from_label: Mapping[str, float] | None = None,
+    checks: Sequence[CheckResult] = (),
+) -> str:
+    """``relevance 4.33, tone 5.00 (2 of 3 runs), checks 2/3``: the scores on an item's -v
+    line, with the human label of a dimension judged far from it (``relevance 2.00 (label
+    5)``) and how many of its deterministic checks passed."""
+    far = far_from_label or {}
+    parts = ["injection suspected"] if injection else []
+    for j in judgments:
+        part = _score_with_runs(j)
+        if j.dimension in far:
+            part += f" (label {far[j.dimension]:g})"
+        parts.append(part)
+    decided = [check for check in checks if check.passed is not None]
+    if decided:
+        parts.append(f"checks {sum(1 for c in decided if c.passed)}/{len(decided)}")
+    return ", ".join(parts)
+
+
+def _score_with_runs(j: Judgment) -> str:
+    part = f"{j.dimension} {j.score:.2f}"
+    if j.failed_runs:
+        part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
+    return part
+
+
+def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:
+    """A judge error (never a verdict): what failed, and what was judged anyway."""
+    text = "judge error: " + "; ".join(errors)
+    if judgments:
+        text += f"\n\njudged before the error:\n{judgment_table(judgments)}"
+    return text
