@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -251,12 +250,8 @@ class BatchJudging:
                     replies[str(reply["custom_id"])] = reply
                 except (ValueError, KeyError, TypeError):
                     continue  # a line that is not a reply: its runs are asked directly
-        to_keep: list[tuple[str, RunResult]] = []
         for custom_id, runs in record.lines.items():
-            to_keep += self._read(status.id, runs, replies.get(custom_id))
-        # thousands of small files: their system calls overlap in threads
-        with ThreadPoolExecutor(max_workers=8) as writers:
-            list(writers.map(lambda kept: self.cache.put(*kept), to_keep))
+            self._read(status.id, runs, replies.get(custom_id))
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")
@@ -265,13 +260,9 @@ class BatchJudging:
             self.say(f"batch {status.id} {status.status}{why} ({done}); the others are asked again")
         self.records.drop(record)
 
-    def _read(
-        self, batch_id: str, runs: LineRuns, reply: dict[str, Any] | None
-    ) -> list[tuple[str, RunResult]]:
-        """One request's reply: each choice's runs served, or failed with the reason; the
-        results to keep in the cache (a text score is not kept as a weighted one)."""
+    def _read(self, batch_id: str, runs: LineRuns, reply: dict[str, Any] | None) -> None:
+        """One request's reply: each choice's runs served, or failed with the reason."""
         answers = self._answers(runs, reply)
-        to_keep = []
         charged = False
         for choice, keys in enumerate(runs.keys):
             answer = answers[choice] if isinstance(answers, list) else answers
@@ -289,8 +280,7 @@ class BatchJudging:
                 charged = True
                 self.outcome.served[key] = Served(result, first, batch_id)
                 if result.text_score is not None or self.settings.scoring != "logprobs":
-                    to_keep.append((key, result))
-        return to_keep
+                    self.cache.put(key, result)  # (a text score is not kept as a weighted one)
 
     def _answers(
         self, runs: LineRuns, reply: dict[str, Any] | None

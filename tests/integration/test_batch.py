@@ -148,6 +148,23 @@ def test_an_interrupted_submission_goes_on_without_a_second_batch(
     assert judge_server.count() == 0
 
 
+def test_an_interrupted_upload_is_planned_again_by_the_next_session(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries())
+    judge_server.batches.fail_uploads = 1
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(errors=3)
+    assert "uploading the batch input failed" in result.stdout.str()
+    assert judge_server.batches.uploads == 0 and judge_server.batches.creations == 0
+    assert len(_records(pytester)) == 1  # written before the upload: the next session knows
+
+    run(pytester, "evals/", *BATCH).assert_outcomes(passed=2, failed=1)
+    # nothing provider-side to go on from: the runs are planned and submitted once more
+    assert judge_server.batches.uploads == 1 and judge_server.batches.creations == 1
+    assert judge_server.count() == 0 and _records(pytester) == []
+
+
 def test_a_failed_line_is_asked_directly_or_is_an_error_with_strict(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
