@@ -30,7 +30,7 @@ from ..judges import RetryableJudgeError, RunResult, batch_api
 from ..judges.batch_api import BatchApiError, BatchStatus
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
-from .cache import JudgeCache
+from .cache import JudgeCache, worth_keeping
 
 FIRST_POLL = 0.2  # seconds; the wait between polls grows by half each time
 LONGEST_POLL = 30.0
@@ -201,7 +201,10 @@ class BatchJudging:
         items' errors, and its record is kept for the next session."""
         what = f"batch {record.batch_id}: " if record.batch_id else "--judge-batch: "
         self.say(f"{what}{problem}; its record is kept: run again to go on")
-        message = f"{what}{problem}: run again to go on"
+        self._pending(record, f"{what}{problem}: run again to go on")
+
+    def _pending(self, record: BatchRecord, message: str) -> None:
+        """The record's runs as their items' errors: ``message`` says what to do."""
         for key in record.run_keys():
             self.outcome.pending.setdefault(key, message)
 
@@ -231,12 +234,8 @@ class BatchJudging:
                     self.say(_progress(status, record))
         for record, status in waiting:
             self.outcome.batches[status.id] = _facts(status)
-            message = (
-                f"pending in batch {status.id} ({status.completed:,} of {status.total:,} "
-                "done): run again to collect"
-            )
-            for key in record.run_keys():
-                self.outcome.pending.setdefault(key, message)
+            done = f"{status.completed:,} of {status.total:,} done"
+            self._pending(record, f"pending in batch {status.id} ({done}): run again to collect")
 
     def _collect(self, record: BatchRecord, status: BatchStatus) -> None:
         """Read a finished batch's replies into the cache and the outcome; forget its record."""
@@ -279,8 +278,8 @@ class BatchJudging:
                     result = replace(result, prompt_tokens=tokens[0], completion_tokens=tokens[1])
                 charged = True
                 self.outcome.served[key] = Served(result, first, batch_id)
-                if result.text_score is not None or self.settings.scoring != "logprobs":
-                    self.cache.put(key, result)  # (a text score is not kept as a weighted one)
+                if worth_keeping(result, self.settings.scoring):
+                    self.cache.put(key, result)
 
     def _answers(
         self, runs: LineRuns, reply: dict[str, Any] | None

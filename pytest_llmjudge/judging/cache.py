@@ -17,7 +17,7 @@ import os
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -109,21 +109,24 @@ class JudgeCache:
 
     def get_vote(self, key: str) -> PairVote | None:
         """A stored pairwise vote, or None (a miss) unless whole and unchanged."""
-        try:
-            entry = VoteEntry.model_validate_json(self._path(key).read_bytes())
-        except (OSError, ValidationError):
-            return None
-        if entry.key != key or entry.checksum != _checksum(entry.stored()):
-            return None
-        return PairVote(entry.winner, entry.reasoning)
+        entry = self._read(key, VoteEntry)
+        return None if entry is None else PairVote(entry.winner, entry.reasoning)
 
     def put_vote(self, key: str, vote: PairVote) -> None:
         entry = VoteEntry(key=key, winner=vote.winner, reasoning=vote.reasoning, checksum="")
-        entry.checksum = _checksum(entry.stored())
-        self._write(key, entry.model_dump_json())
+        self._write(key, entry.sealed().model_dump_json())
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
+
+    def _read(self, key: str, kind: type[EntryT]) -> EntryT | None:
+        """The entry stored for ``key``, or None (a miss) unless whole, valid as ``kind``,
+        written for this key and unchanged since (checksum)."""
+        try:
+            entry = kind.model_validate_json(self._path(key).read_bytes())
+        except (OSError, ValidationError):
+            return None
+        return entry if entry.key == key and entry.checksum == _checksum(entry.stored()) else None
 
     def _write(self, key: str, text: str) -> None:
         """An entry written atomically; a cache that cannot be written only costs a call
@@ -149,11 +152,8 @@ class JudgeCache:
         """The stored result, or None (a miss) unless the entry is whole and exactly valid:
         written for this key, unchanged since (checksum), a score that is an integer 1-5 (or
         a weighted score in [1, 5] beside the integer the judge wrote)."""
-        try:
-            entry = CacheEntry.model_validate_json(self._path(key).read_bytes())
-        except (OSError, ValidationError):
-            return None
-        if entry.key != key or entry.checksum != _checksum(entry.stored()):
+        entry = self._read(key, CacheEntry)
+        if entry is None:
             return None
         return RunResult(
             entry.score,
@@ -173,24 +173,41 @@ class JudgeCache:
             text_score=result.text_score,
             checksum="",
         )
-        entry.checksum = _checksum(entry.stored())
-        self._write(key, entry.model_dump_json(exclude_none=True))
+        self._write(key, entry.sealed().model_dump_json(exclude_none=True))
 
 
 Score = Annotated[float, Field(ge=1, le=5)]
 
 
-class CacheEntry(BaseModel):
-    """One cached run as stored: strict types (no bool for an int, no text for a number)."""
+class StoredEntry(BaseModel):
+    """An entry as stored: strict types (no bool for an int, no text for a number), the key
+    it was written for, and a checksum of the rest."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
     key: str
+    checksum: str
+
+    def stored(self) -> dict[str, Any]:
+        """What the checksum covers (text entries keep the keys they had before weighting)."""
+        return self.model_dump(exclude={"checksum"}, exclude_none=True)
+
+    def sealed(self: EntryT) -> EntryT:
+        """The entry with its checksum set, to be written."""
+        self.checksum = _checksum(self.stored())
+        return self
+
+
+EntryT = TypeVar("EntryT", bound=StoredEntry)
+
+
+class CacheEntry(StoredEntry):
+    """One cached run as stored."""
+
     score: Annotated[int, Field(ge=1, le=5)] | Score  # a float only when weighted
     reasoning: str
     prompt_tokens: Annotated[int, Field(ge=0)]
     completion_tokens: Annotated[int, Field(ge=0)]
     text_score: Annotated[int, Field(ge=1, le=5)] | None = None  # weighted: what the judge wrote
-    checksum: str
 
     @model_validator(mode="after")
     def _whole_or_weighted(self) -> CacheEntry:
@@ -200,22 +217,18 @@ class CacheEntry(BaseModel):
             raise ValueError("an integer score, or a weighted score beside the judge's integer")
         return self
 
-    def stored(self) -> dict[str, Any]:
-        """What the checksum covers (text entries keep the keys they had before weighting)."""
-        return self.model_dump(exclude={"checksum"}, exclude_none=True)
 
-
-class VoteEntry(BaseModel):
+class VoteEntry(StoredEntry):
     """One cached pairwise run as stored."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
-    key: str
     winner: Literal["A", "B", "tie"]
     reasoning: str
-    checksum: str
 
-    def stored(self) -> dict[str, Any]:
-        return self.model_dump(exclude={"checksum"})
+
+def worth_keeping(result: RunResult, scoring: str) -> bool:
+    """A run asked for logprobs but scored by its written integer is not kept: a later
+    session would serve it as a weighted score."""
+    return scoring != "logprobs" or result.text_score is not None
 
 
 def _checksum(stored: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from ..analysis.judgment import RunOutcome
 from ..basics.rubrics import Context
 from ..judges import RunResult, Usage
 from .batch import BatchOutcome
-from .cache import JudgeCache
+from .cache import JudgeCache, worth_keeping
 from .planned import PlannedRun
 from .trace import TraceWriter, trace_record
 
@@ -79,9 +79,8 @@ class StoredRuns:
             self._put(self.key(alone, run.context), result.parts[part.name])
 
     def _put(self, key: str | None, result: RunResult) -> None:
-        weighted_lost = self.scoring == "logprobs" and result.text_score is None
-        if key is not None and self.cache is not None and not weighted_lost:
-            self.cache.put(key, result)  # (a text score is not kept as a weighted one)
+        if key is not None and self.cache is not None and worth_keeping(result, self.scoring):
+            self.cache.put(key, result)
 
 
 def _request(result: RunResult) -> Usage:
