@@ -27,7 +27,7 @@ class NotApplicable(Exception):
     """The dimension does not apply to this item (correctness without a reference answer)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunOutcome:
     """The fate of one run: a result or the error that ended it, and what it cost."""
 

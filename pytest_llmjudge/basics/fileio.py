@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import tempfile
+import threading
 from pathlib import Path
 
 #: the suffixes of eval files: JSON, JSON Lines, CSV, YAML (read by ``dataset``/``formats``)
@@ -11,7 +11,7 @@ EVAL_SUFFIXES = (".json", ".jsonl", ".csv", ".yaml", ".yml")
 
 
 def write_atomically(
-    path: Path, text: str, durable: bool = True, *, folder_exists: bool = False
+    path: Path, text: str | bytes, durable: bool = True, *, folder_exists: bool = False
 ) -> None:
     """Write via a temporary file in the same directory and rename: readers never see half.
 
@@ -20,18 +20,36 @@ def write_atomically(
     """
     if not folder_exists:
         path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    data = text.encode() if isinstance(text, str) else text
+    # A name of this process and thread: no other writer takes it, and no random name to
+    # make (tempfile.mkstemp took 110 us a file, this 35: 60,000 cache entries in a batch).
+    # The mode 0o666 less the umask, as any file the user creates.
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    fd = _create(tmp)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o666 & ~_umask())  # as any file the user creates, not 0600
-        os.replace(tmp_name, path)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
     except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def _create(tmp: Path) -> int:
+    """A new file, not through a link; one left by a crashed writer of that name is replaced."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    try:
+        return os.open(tmp, flags, 0o666)
+    except FileExistsError:
+        tmp.unlink()
+        return os.open(tmp, flags, 0o666)
 
 
 def shown(path: Path) -> str:
@@ -40,15 +58,3 @@ def shown(path: Path) -> str:
         return os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
         return str(path)
-
-
-_UMASK: list[int] = []
-
-
-def _umask() -> int:
-    """The process's umask (read once: reading it means setting it)."""
-    if not _UMASK:
-        current = os.umask(0o022)
-        os.umask(current)
-        _UMASK.append(current)
-    return _UMASK[0]

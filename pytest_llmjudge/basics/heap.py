@@ -13,17 +13,32 @@ import atexit
 import gc
 
 _exit_hook: list[bool] = []  # registered once per process (pytester runs many sessions)
+_settled: list[bool] = []  # this session set objects aside
 
 
 def settle() -> None:
     """Set aside every object alive now; until ``release``, a collection skips them."""
     gc.freeze()
+    _settled[:] = [True]
+
+
+def settle_again() -> None:
+    """Collect the garbage among the objects made since the last ``settle`` (a walk of them
+    alone), then set the rest aside. Items keep what they made (results rows, pytest's
+    reports): without this, the collector walks all of it again and again as it grows (1.7 s
+    in a run of 10,000 items)."""
+    gc.collect()
+    settle()
 
 
 def release() -> None:
     """Give the objects back to the collector (a caller that runs pytest in-process again,
     such as pytester, collects as usual), and set everything aside at exit: the interpreter
-    frees memory either way, and does not walk the heap first."""
+    frees memory either way, and does not walk the heap first. Nothing when nothing was set
+    aside."""
+    if not _settled:
+        return
+    _settled.clear()
     gc.unfreeze()
     if not _exit_hook:
         _exit_hook.append(True)

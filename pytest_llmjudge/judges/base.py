@@ -10,7 +10,7 @@ from ..basics.redaction import redact
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunResult:
     """One judge run: a validated 1-5 score, its reasoning and what it cost.
 
@@ -49,7 +49,7 @@ class PairVote:
     completion_tokens: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """What judging cost: requests sent (retries and fallbacks too), the replies' tokens and
     the runs they scored.

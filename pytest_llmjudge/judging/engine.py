@@ -28,7 +28,7 @@ from .budget import Budget
 from .cache import JudgeCache
 from .limiter import AdaptiveLimit
 from .loop import LoopThread
-from .planned import PlannedRun, RunKey, hand_out, run_groups
+from .planned import PlannedRun, RunKey, RunSlot, hand_out, outcomes_of, run_groups
 from .progress import Progress
 from .runs import RunExecutor
 from .target_answers import TargetAnswers
@@ -49,9 +49,7 @@ class JudgeEngine:
     cache: JudgeCache | None = None
     _executor: RunExecutor | None = field(default=None, init=False)
     _loop: LoopThread | None = field(default=None, init=False)
-    _runs: dict[RunKey, concurrent.futures.Future[RunOutcome]] = field(
-        default_factory=dict, init=False
-    )
+    _runs: dict[RunKey, RunSlot] = field(default_factory=dict, init=False)
     _usage: dict[RunKey, Usage] = field(default_factory=dict, init=False)
     _planned: deque[list[PlannedRun]] = field(default_factory=deque, init=False)
     _planned_active: int = field(default=0, init=False)
@@ -91,9 +89,9 @@ class JudgeEngine:
 
     def _start_group(
         self, runs: Sequence[PlannedRun], first_attempt_done: Callable[[], None] | None = None
-    ) -> list[concurrent.futures.Future[RunOutcome]] | None:
+    ) -> list[RunSlot] | None:
         """Start those of the runs (one dimension, ticket, response) not running or done, as
-        one group (caller holds the lock); the futures of all of them.
+        one group (caller holds the lock); the futures (or outcomes) of all of them.
 
         ``first_attempt_done`` is called once the group's first attempt has ended; when every
         run exists already, nothing is started or called, and None is returned.
@@ -108,7 +106,7 @@ class JudgeEngine:
                 outcomes.append(concurrent.futures.Future())
                 self._runs[run.key] = outcomes[-1]
             group = loop.submit(executor.run_group(fresh, usages, first_attempt_done))
-            group.add_done_callback(lambda done: hand_out(done, outcomes))
+            group.add_done_callback(lambda done: hand_out(done, outcomes, fresh, self._runs))
         elif first_attempt_done is not None:
             return None
         return [self._runs[run.key] for run in runs]
@@ -243,17 +241,15 @@ class JudgeEngine:
                 return judgment
             batch = min(max(runs, 2), limit - len(outcomes))
 
-    def _results(self, futures: list[concurrent.futures.Future[RunOutcome]]) -> list[RunOutcome]:
-        if self.on_wait is not None:
-            while concurrent.futures.wait(futures, timeout=WAIT_TICK).not_done:
-                self.on_wait()
-        return [future.result() for future in futures]
+    def _results(self, slots: list[RunSlot]) -> list[RunOutcome]:
+        return outcomes_of(slots, self.on_wait, WAIT_TICK)
 
     def progress(self) -> Progress:
         """Runs planned and done, requests, in flight, retrying, tokens and cost so far."""
         with self._lock:
             queued = sum(1 for group in self._planned for run in group if run.key not in self._runs)
-            done = sum(1 for future in self._runs.values() if future.done())
+            running = (s for s in self._runs.values() if isinstance(s, concurrent.futures.Future))
+            done = len(self._runs) - sum(1 for future in running if not future.done())
             total = self.totals()
             executor = self._executor
             return Progress(

@@ -5,6 +5,7 @@ how the outcome of a group of runs is handed to each."""
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -12,6 +13,9 @@ from ..analysis.judgment import RunOutcome
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, grouped
 
 RunKey = tuple[str, str, str, str, int, int, Context]
+#: a run in the engine: its future while it runs, its outcome once it has one (a future,
+#: with its lock and condition, is about 1 KB: 60 MB for the runs of 10^4 items)
+RunSlot = concurrent.futures.Future[RunOutcome] | RunOutcome
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,7 @@ class PlannedRun:
     #: not part of its key: within a session a run is judged one way
     group: Dimension | None = field(default=None, compare=False)
 
-    @property
+    @functools.cached_property  # one tuple, shared by the engine's tables
     def key(self) -> RunKey:
         d = self.dimension
         where = (self.ticket, self.response, self.run_index, self.generation, self.context)
@@ -85,19 +89,37 @@ def once(callback: Callable[[], None] | None) -> Callable[[], None]:
 
 def hand_out(
     group: concurrent.futures.Future[list[RunOutcome]],
-    outcomes: list[concurrent.futures.Future[RunOutcome]],
+    futures: list[concurrent.futures.Future[RunOutcome]],
+    runs: Sequence[PlannedRun],
+    table: dict[RunKey, RunSlot],
 ) -> None:
-    """Give each run of a group its outcome (or the group's exception, or cancellation)."""
+    """Give each run of a group its outcome (or the group's exception, or cancellation); in
+    ``table``, a run that has an outcome keeps it in place of its future (a single store of
+    a key is atomic: no lock needed)."""
     if group.cancelled():
-        for future in outcomes:
+        for future in futures:
             future.cancel()
         return
     error = group.exception()
-    for i, future in enumerate(outcomes):
+    if error is None:  # in the table first: a caller woken by its future finds it there
+        for run, outcome in zip(runs, group.result(), strict=True):
+            table[run.key] = outcome
+    for i, future in enumerate(futures):
         if error is not None:
             future.set_exception(error)
         else:
             future.set_result(group.result()[i])
+
+
+def outcomes_of(
+    slots: Sequence[RunSlot], on_wait: Callable[[], None] | None, tick: float
+) -> list[RunOutcome]:
+    """The runs' outcomes, waiting for those still running (``on_wait`` every ``tick``)."""
+    running = [slot for slot in slots if isinstance(slot, concurrent.futures.Future)]
+    if on_wait is not None:
+        while running and concurrent.futures.wait(running, timeout=tick).not_done:
+            on_wait()
+    return [s.result() if isinstance(s, concurrent.futures.Future) else s for s in slots]
 
 
 def together_context(runs: list[PlannedRun]) -> Context:

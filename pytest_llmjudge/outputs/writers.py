@@ -18,8 +18,9 @@ from ..schema.results import ResultsFile
 
 
 def dump(results: ResultsFile) -> str:
-    """The results file's text."""
-    return json.dumps(results.model_dump(mode="json", exclude_none=False), indent=2) + "\n"
+    """The results file's text (serialised by pydantic-core straight to JSON: no tree of
+    dicts beside the models, which for 10^4 items held about 100 MB at the session's end)."""
+    return results.model_dump_json(indent=2) + "\n"
 
 
 def write_outputs(

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Generator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..basics import heap  # the standard library's gc and atexit only
 from .discovery import is_eval_nodeid
 from .pytest_internals import xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
@@ -24,23 +26,29 @@ if TYPE_CHECKING:
     from .run_ahead import Planner
 
 
+SETTLE_EVERY = 250  # items between two ``heap.settle_again``
+
+
 class PlanningHooks:
     """Starts the judge runs of upcoming items early; stops when the session stops."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.planner: Planner | None = None
+        self.items = 0
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         if self.planner is None:
             if not self.config.stash[STATE_KEY].has_evals:
                 return  # no eval item: nothing to plan, nothing to import
-            from ..basics import heap
             from .run_ahead import Planner
 
             self.planner = Planner(self.config, item.session)
             heap.settle()  # start-up is over: the judge's client and the items are made
+        self.items += 1
+        if self.items % SETTLE_EVERY == 0:
+            heap.settle_again()
         self.planner.before_item(item, nextitem)
 
     @pytest.hookimpl(trylast=True)  # after the session counted the failure for -x/--maxfail
@@ -50,10 +58,7 @@ class PlanningHooks:
 
     @pytest.hookimpl(trylast=True)  # after pytest's own collection for unraisable exceptions
     def pytest_unconfigure(self) -> None:
-        if self.planner is not None:
-            from ..basics import heap
-
-            heap.release()
+        heap.release()  # also after a batch stopped before the first item
 
 
 class ResultsReporter:
@@ -102,7 +107,15 @@ class ResultsReporter:
         if any(is_eval_nodeid(nodeid) for nodeid in ids):
             self._eval_session()
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
+        self._take(report)
+        try:
+            yield
+        finally:  # pytest keeps every report: its row, 7 KB as JSON data, is in the results now
+            report.__dict__.pop("llmjudge", None)
+
+    def _take(self, report: pytest.TestReport) -> None:
         row = getattr(report, "llmjudge", None)
         invalid = getattr(report, "llmjudge_invalid", None)
         if row is not None or invalid is not None:
@@ -113,7 +126,7 @@ class ResultsReporter:
             if invalid is not None:  # an entry that failed validation at collection
                 self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
                 return
-            judged = JudgedItem.model_validate(row)  # the worker's model, as JSON data
+            judged = JudgedItem.model_validate(row).lean()  # the worker's model, as JSON
             outcome, reason = report_outcome(report, judged)
             self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
             entry = getattr(report, "llmjudge_entry", None)
@@ -174,6 +187,17 @@ class HtmlColumns:
 
     def __init__(self, config: pytest.Config) -> None:
         self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
+        # pytest-html makes a test's rows at its teardown report, when the results have
+        # taken the row off the call report: each report's scores, kept until then
+        self.scores: dict[int, dict[str, str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        row = getattr(report, "llmjudge", None)
+        if row is not None:
+            dimensions = {name: row.get(name) for name in self.dimensions}  # JSON data
+            self.scores[id(report)] = {  # pytest-html keeps the report: its id stays its own
+                name: f"{d['score']:.2f}" for name, d in dimensions.items() if isinstance(d, dict)
+            }
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
@@ -181,11 +205,9 @@ class HtmlColumns:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
-        row = getattr(report, "llmjudge", None) or {}
+        scores = self.scores.pop(id(report), {})
         for name in self.dimensions:
-            dimension = row.get(name)  # a DimensionResult's JSON data
-            shown = f"{dimension['score']:.2f}" if isinstance(dimension, dict) else ""
-            cells.append(f'<td class="llmjudge-{name}">{shown}</td>')
+            cells.append(f'<td class="llmjudge-{name}">{scores.get(name, "")}</td>')
 
 
 class DryRunHooks:

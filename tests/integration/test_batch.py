@@ -4,13 +4,16 @@ lines asked directly; the batch price; the dry run."""
 
 from __future__ import annotations
 
+import _thread
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from helpers import by_id, entry, read_results, run, write_evals
+from helpers import QUIET, by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
 CACHE = ("-p", "cacheprovider")
@@ -110,6 +113,33 @@ def test_a_wait_that_ends_first_leaves_errors_and_a_rerun_collects_without_resub
     meta = read_results(pytester)["meta"]
     assert meta["batch"]["calls"] == 6 and meta["calls"] == 6 and judge_server.count() == 0
     assert _records(pytester) == []
+
+
+def test_ctrl_c_while_waiting_keeps_the_batch_for_the_next_session(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    import gc
+
+    write_evals(pytester, _entries())
+    judge_server.batches.delay = 60.0
+
+    def press_ctrl_c_once_submitted() -> None:
+        while judge_server.batches.creations == 0:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the session is polling now
+        _thread.interrupt_main()
+
+    threading.Thread(target=press_ctrl_c_once_submitted, daemon=True).start()
+    result = pytester.runpytest(*QUIET, "evals/", *BATCH, no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "KeyboardInterrupt" in result.stdout.str()
+    assert len(_records(pytester)) == 1
+    assert gc.get_freeze_count() == 0  # the collector is given back before the first item too
+
+    judge_server.batches.delay = 0.0
+    run(pytester, "evals/", *BATCH).assert_outcomes(passed=2, failed=1)
+    assert (judge_server.batches.uploads, judge_server.batches.creations) == (1, 1)
+    assert judge_server.count() == 0
 
 
 def test_wait_zero_submits_and_exits(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:

@@ -90,6 +90,7 @@ LIGHT_MODULES = {
     "pytest_llmjudge.config.targets",
     "pytest_llmjudge.basics.redaction",
     "pytest_llmjudge.basics.fileio",
+    "pytest_llmjudge.basics.heap",
     "pytest_llmjudge.session.discovery",
     "pytest_llmjudge.session.pytest_internals",
     # the folders themselves (empty __init__ files)

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from pytest_llmjudge.analysis.judgment import JudgeError
+from pytest_llmjudge.analysis.judgment import JudgeError, RunOutcome
 from pytest_llmjudge.basics.rubrics import NO_CONTEXT, Context, Dimension
 from pytest_llmjudge.judges.base import RetryableJudgeError, RunResult, TooManyChoices, Usage
 from pytest_llmjudge.judging.engine import JudgeEngine
@@ -123,6 +123,25 @@ def test_engine_aggregates_retries_and_counts_each_request() -> None:
     assert (again.calls, again.cached_runs) == (0, 3)  # judged once per session
     totals = engine.totals()
     assert (totals.calls, totals.prompt_tokens) == (5, 50)  # failed attempts were billed too
+
+
+def test_a_finished_run_keeps_its_outcome_not_its_future() -> None:
+    # a future with its lock and condition is about 1 KB: the engine keeps every run of the
+    # session (to judge each once), so a finished one keeps only its outcome
+    judge = ChoicesScriptedJudge({"relevance": [5, 4, 3], "tone": [4, 4, 4]})
+    engine = JudgeEngine(default_settings(), lambda s: judge)
+    try:
+        engine.prefetch(["relevance", "tone"], "ticket", "response", 3)
+        first = engine.judge("relevance", "ticket", "response", 3, 3.5)
+        engine.judge("tone", "ticket", "response", 3, 3.5)
+        again = engine.judge("relevance", "ticket", "response", 3, 3.5)
+        progress = engine.progress()
+    finally:
+        engine.close()
+    slots = list(engine._runs.values())
+    assert len(slots) == 6 and all(isinstance(slot, RunOutcome) for slot in slots)
+    assert again.runs == first.runs == (5, 4, 3) and again.calls == 0
+    assert (progress.planned, progress.done) == (6, 6) and judge.choices_asked == [3, 3]
 
 
 def test_engine_charges_the_first_claimer_and_a_new_generation_judges_afresh() -> None:
