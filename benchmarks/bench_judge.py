@@ -25,6 +25,9 @@ subprocess per scenario and prints what the server saw and what the process cost
     python benchmarks/bench_judge.py storm      # only (f) and (g)
     python benchmarks/bench_judge.py sampling   # only (h)
     python benchmarks/bench_judge.py grouping   # only (i)
+    python benchmarks/bench_judge.py grouping --deepeval /path/to/python   # (i) and DeepEval
+                                       # G-Eval on the same suite, run by an interpreter
+                                       # that has deepeval (benchmarks/deepeval_driver.py)
     python benchmarks/bench_judge.py batch      # only (j)
 
 (a) to (d) ask one request per run (--judge-sampling=calls), as when their targets were set;
@@ -375,9 +378,11 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
     )
 
 
-def grouping_modes(server: JudgeServer, folder: Path) -> None:
+def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = None) -> None:
     """(i): scenario (a) with n choices per request, one request per dimension against one
-    request per item (--judge-grouping=item); start-up is the time to the first request."""
+    request per item (--judge-grouping=item); start-up is the time to the first request.
+    With ``deepeval`` (an interpreter that has DeepEval), DeepEval judges the same suite
+    against the same server (``deepeval_driver.py``), at 16 requests at once and at 64."""
     write_suite(folder, ENTRIES)
     output = folder / "i.json"
     common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
@@ -400,6 +405,34 @@ def grouping_modes(server: JudgeServer, folder: Path) -> None:
         f"<= 2.2s: {target(per_item.wall <= 2.2, per_item)}); {ratio:.2f}"
         f" x dimension; start-up {start:.2f}s (target <= 0.8s: {target(start <= 0.8, per_item)})"
     )
+    if deepeval is not None:
+        best = min(deepeval_run(server, folder, deepeval, concurrency) for concurrency in (16, 64))
+        ratio = best / per_item.wall
+        print(f"    DeepEval's best {best:.2f}s: {ratio:.1f}x the plugin's run by item (target 7x)")
+
+
+def deepeval_reply(request: Any) -> Reply:
+    return Reply(content=json.dumps({"score": 8, "reason": "scripted reason"}), delay=LATENCY)
+
+
+def deepeval_run(server: JudgeServer, folder: Path, python: str, concurrency: int) -> float:
+    """DeepEval's G-Eval on the suite: the wall time its process reports (imports included)."""
+    server.reset()
+    server.script = deepeval_reply
+    env = {**os.environ, "OPENAI_BASE_URL": server.url, "DEEPEVAL_TELEMETRY_OPT_OUT": "1"}
+    driver = Path(__file__).with_name("deepeval_driver.py")
+    suite = folder / "evals" / "support.json"
+    command = [python, str(driver), str(suite), str(RUNS), str(concurrency)]
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"DeepEval failed:\n{done.stderr[-2000:]}")
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    print(
+        f"(i) DeepEval G-Eval, {concurrency:>2} at once  calls={server.count():<4} "
+        f"peak={server.peak_in_flight:<3} wall={report['wall']:6.2f}s; metrics scored="
+        f"{report['scored']}"
+    )
+    return float(report["wall"])
 
 
 BATCH_ENTRIES = 10_000
@@ -453,9 +486,10 @@ def main() -> None:
             batch_mode(server, Path(tmp))
         server.stop()
         return
-    if sys.argv[1:] == ["grouping"]:
+    if sys.argv[1:2] == ["grouping"]:
+        deepeval = sys.argv[3] if sys.argv[2:3] == ["--deepeval"] else None
         with tempfile.TemporaryDirectory() as tmp:
-            grouping_modes(server, Path(tmp))
+            grouping_modes(server, Path(tmp), deepeval)
         server.stop()
         return
     if sys.argv[1:] == ["sampling"]:
