@@ -227,13 +227,13 @@ class JudgeEngine:
             )
             planned = [run for group in groups for run in group]
             with self._lock:
-                futures = [f for group in groups for f in self._start_group(group) or []]
+                slots = [s for group in groups for s in self._start_group(group) or []]
                 fresh = [run.key not in self._claimed for run in planned]
                 reused += [not is_fresh for is_fresh in fresh]
                 self._claimed.update(run.key for run in planned)
                 if paid is not None:
                     paid += [self._usage[r.key] for r, f in zip(planned, fresh, strict=True) if f]
-            outcomes += self._results(futures)
+            outcomes += self._results(slots)
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
             )

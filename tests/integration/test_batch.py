@@ -123,14 +123,21 @@ def test_ctrl_c_while_waiting_keeps_the_batch_for_the_next_session(
     write_evals(pytester, _entries())
     judge_server.batches.delay = 60.0
 
+    session_over = threading.Event()  # no Ctrl-C for a later test if this one goes wrong
+
     def press_ctrl_c_once_submitted() -> None:
-        while judge_server.batches.creations == 0:
-            time.sleep(0.05)
-        time.sleep(0.3)  # the session is polling now
-        _thread.interrupt_main()
+        deadline = time.monotonic() + 30
+        while judge_server.batches.creations == 0 and time.monotonic() < deadline:
+            if session_over.wait(0.05):
+                return
+        if not session_over.wait(0.3):  # the session is polling now
+            _thread.interrupt_main()
 
     threading.Thread(target=press_ctrl_c_once_submitted, daemon=True).start()
-    result = pytester.runpytest(*QUIET, "evals/", *BATCH, no_reraise_ctrlc=True)
+    try:
+        result = pytester.runpytest(*QUIET, "evals/", *BATCH, no_reraise_ctrlc=True)
+    finally:
+        session_over.set()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "KeyboardInterrupt" in result.stdout.str()
     assert len(_records(pytester)) == 1
