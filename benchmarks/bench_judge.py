@@ -44,11 +44,13 @@ logprobs: the same requests as text, and about the same wall time.
 from __future__ import annotations
 
 import asyncio
+import compileall
 import json
 import math
 import os
 import platform
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -97,7 +99,11 @@ def write_suite(folder: Path, entries: int) -> None:
 
 
 def run_pytest(
-    server: JudgeServer, folder: Path, *args: str, reply: Callable[[Any], Reply] | None = None
+    server: JudgeServer,
+    folder: Path,
+    *args: str,
+    reply: Callable[[Any], Reply] | None = None,
+    environ: dict[str, str] | None = None,
 ) -> Measured:
     server.reset()
     seen: list[float] = []
@@ -112,6 +118,7 @@ def run_pytest(
         "OPENAI_BASE_URL": server.url,
         "OPENAI_API_KEY": "bench",
         "JUDGE_PROVIDER": "openai",
+        **(environ or {}),
     }
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args]
     started = time.perf_counter()
@@ -405,10 +412,35 @@ def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = Non
         f"<= 2.2s: {target(per_item.wall <= 2.2, per_item)}); {ratio:.2f}"
         f" x dimension; start-up {start:.2f}s (target <= 0.8s: {target(start <= 0.8, per_item)})"
     )
+    cold = run_pytest(
+        server, folder, *common, "--judge-grouping=item", environ=from_source(folder)
+    ).first_request
+    print(
+        f"    start-up {start:.2f}s is the package as installed (its bytecode compiled); "
+        f"compiled from source at every start (PYTHONDONTWRITEBYTECODE=1, no __pycache__): "
+        f"{cold or 0.0:.2f}s"
+    )
     if deepeval is not None:
         best = min(deepeval_run(server, folder, deepeval, concurrency) for concurrency in (16, 64))
         ratio = best / per_item.wall
         print(f"    DeepEval's best {best:.2f}s: {ratio:.1f}x the plugin's run by item (target 7x)")
+
+
+def compile_package() -> None:
+    """Compile the plugin's bytecode as `pip install` does, so that every scenario measures the
+    package as installed, also from a checkout on a machine that sets PYTHONDONTWRITEBYTECODE
+    (where Python would compile the package from source at every start)."""
+    compileall.compile_dir(ROOT / "pytest_llmjudge", quiet=1)
+
+
+def from_source(folder: Path) -> dict[str, str]:
+    """The environment of a process that imports a copy of the package with no bytecode, and
+    writes none: the worst start-up, that of a checkout under PYTHONDONTWRITEBYTECODE=1."""
+    copy = folder / "source-only"
+    if not copy.exists():
+        ignore = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(ROOT / "pytest_llmjudge", copy / "pytest_llmjudge", ignore=ignore)
+    return {"PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def deepeval_reply(request: Any) -> Reply:
@@ -472,9 +504,10 @@ def batch_mode(server: JudgeServer, folder: Path) -> None:
 def main() -> None:
     global server_latency
     server = JudgeServer().start()
+    compile_package()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, {platform.platform()}"
+        f"{platform.python_version()}, {platform.platform()}; the package's bytecode compiled"
     )
     if sys.argv[1:] == ["storm"]:
         with tempfile.TemporaryDirectory() as tmp:

@@ -12,8 +12,10 @@ from ...basics.rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usage, Winner
 from .correctness import score_correctness
 from .model import DimensionModel, fitted
-from .relevance import ceiling, relevance_signals
+from .relevance import ceiling as relevance_ceiling
+from .relevance import relevance_signals
 from .signals import Signals
+from .tone import ceiling as tone_ceiling
 from .tone import tone_signals
 
 PREFIX = "[heuristic judge, no LLM]"
@@ -44,14 +46,20 @@ def score_relevance(
 ) -> tuple[int, str]:
     signals = relevance_signals(ticket, response)
     score, reason = explain(model or fitted("relevance"), signals)
-    capped = ceiling(ticket, signals)
-    if capped is not None and score > capped[0]:
-        return capped[0], f"{reason} | {capped[1]}"
-    return score, reason
+    return capped(score, reason, relevance_ceiling(ticket, signals))
 
 
 def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:
-    return explain(model or fitted("tone"), tone_signals(response))
+    signals = tone_signals(response)
+    score, reason = explain(model or fitted("tone"), signals)
+    return capped(score, reason, tone_ceiling(response, signals))
+
+
+def capped(score: int, reason: str, ceiling: tuple[int, str] | None) -> tuple[int, str]:
+    """The score held under a ceiling the signals set, with the ceiling's reason added."""
+    if ceiling is not None and score > ceiling[0]:
+        return ceiling[0], f"{reason} | {ceiling[1]}"
+    return score, reason
 
 
 class HeuristicJudge:

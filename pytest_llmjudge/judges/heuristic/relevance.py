@@ -34,14 +34,16 @@ _EVASIVE = (
     "reach out to support", "open a ticket", "try again later", "it depends", "hard to say",
     "i have no clue", "who knows", "no clue", "not sure why", "many reasons", "lots of reasons",
     "many factors", "a lot of things", "complex topic", "hard to debug", "can be unpredictable",
-    "can be tricky", "is tricky", "are complicated", "is complicated", "can be slow",
+    "can be tricky", "is tricky", "are tricky", "are complicated", "is complicated",
+    "can be slow", "can be strange", "are strange",
 )  # fmt: skip
 # Sending the asker elsewhere, or asking them to wait, instead of answering.
 _REFERRAL = (
     "contact support", "contact your", "contact the", "try contacting", "reach out to",
     "check with", "ask your", "ask someone", "ask a colleague", "refer to", "help center",
     "help centre", "help desk", "open a ticket", "be patient", "try later", "try again later",
-    "fix itself", "sort itself out", "a question for",
+    "fix itself", "sort itself out", "a question for", "maybe ask", "should ask", "ask their",
+    "ask the community", "community forum",
 )  # fmt: skip
 # Words that fill an answer without answering: thanks, empathy, praise of the product.
 _FILLER = (
@@ -53,7 +55,9 @@ _FILLER = (
     "in today's world", "is a journey", "we care", "care deeply", "means a lot",
     "your experience", "your patience", "your feedback", "your continued", "reaching out",
     "we believe", "we are proud", "we are committed", "committed to", "hope this message",
-    "we're excited", "we are excited", "we're so excited",
+    "we're excited", "we are excited", "we're so excited", "we're always", "we find that",
+    "at the heart of", "our mission", "unsung heroes", "we salute", "sharing is caring",
+    "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
 )  # fmt: skip
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
 _STEP_VERBS = (
@@ -104,12 +108,20 @@ RELATED_WEIGHT = 0.75
 
 def related_hit(term: str, others: set[str]) -> str | None:
     """A word of the answer related to the ticket's ``term`` (shipped support-term groups):
-    the same stem, or a shared prefix of 6+ letters (a looser match would relate too much)."""
+    the same stem, or another form of it (a shared start of 6+ letters that leaves at most
+    2 letters of the shorter word: deployment ~ deploying, not serverless ~ serveralive)."""
     for near in sorted(related_groups().get(term, ())):
         for other in sorted(others):
-            if other == near or (len(near) >= 6 and len(other) >= 6 and other[:6] == near[:6]):
+            if other == near or _same_word(near, other):
                 return other
     return None
+
+
+def _same_word(one: str, other: str) -> bool:
+    shorter = min(len(one), len(other))
+    pairs = enumerate(zip(one, other, strict=False))  # up to the shorter word
+    shared = next((i for i, (a, b) in pairs if a != b), shorter)
+    return shared >= 6 and shared >= shorter - 2
 
 
 def _weighted_share(terms: list[str], others: set[str], table: Rarity) -> tuple[float, list[str]]:

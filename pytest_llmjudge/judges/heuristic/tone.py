@@ -90,6 +90,8 @@ _SLANG = (
     "classic",
 )  # fmt: skip
 _SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
+# Laughing at the asker's problem ("outage credits lol") is overly casual at best.
+_LAUGHTER = frozenset(("lol", "lmao", "lmfao", "rofl", "haha", "hahaha"))
 # Dismissing the problem, blaming the asker, sarcasm: a rude answer without a rude word.
 _DISMISSAL = (
     "not our problem", "not my problem", "your problem", "your fault", "figure out",
@@ -107,7 +109,9 @@ _DISMISSAL = (
     "that's on", "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
     "on your team", "not that hard", "should know", "their problem", "team's problem",
     "someone else's problem", "common sense", "probably fine", "without thinking",
-    "read your own", "buy a bigger", "don't overcomplicate", "moving on",
+    "read your own", "buy a bigger", "don't overcomplicate", "moving on", "try harder",
+    "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
+    "knows best", "is bloated",
 )  # fmt: skip
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
@@ -247,6 +251,16 @@ def tone_signals(response: str) -> Signals:
     signals.add("lower-case start", [tokens[0]] if tokens and tokens[0].islower() else [], cap=1)
     signals.add("words", [], value=math.log1p(len(tokens)), shown=f"{len(tokens)} words")
     return signals
+
+
+def ceiling(response: str, signals: Signals) -> tuple[int, str] | None:
+    """The most a response's tone may score whatever else it does, and why: an answer that
+    laughs at the problem is "overly casual" at best (rubric 3), however warm its words. A
+    text that also asks for something is a request, where a "lol" may be friendly."""
+    laughing = [w for w in signals.by_name["slang in an answer"].evidence if w.lower() in _LAUGHTER]
+    if laughing and not any(is_request(s) for s in sentences(normalise(response))):
+        return 3, f'at most 3: it laughs at the problem ("{laughing[0].lower()}")'
+    return None
 
 
 def instructs(sentence: str) -> bool:

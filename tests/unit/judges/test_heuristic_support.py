@@ -91,6 +91,39 @@ def test_on_topic_praise_without_a_step_is_no_answer_and_with_one_it_is() -> Non
     assert relevance_signals(ticket, step)["no answer"] == 0
 
 
+def test_a_shrug_that_sends_the_asker_to_a_community_is_no_answer() -> None:
+    ticket = "SonarQube quality gate fails the build on old code we did not touch"
+    shrug = "Quality gates are tricky. Maybe ask the SonarQube community."
+    answer = "Set the new-code definition to the previous version so old issues do not count."
+    assert relevance_signals(ticket, shrug)["no answer"] == 1
+    assert relevance_signals(ticket, answer)["no answer"] == 0
+    assert score_relevance(ticket, shrug)[0] <= 2 < score_relevance(ticket, answer)[0]
+    # "can be strange" is a shrug too, even where it is not sent elsewhere
+    assert relevance_signals(ticket, "Corporate networks can be strange.")["evasive"] == 1
+
+
+def test_praise_of_the_topic_is_filler_and_no_answer() -> None:
+    ticket = "Backup job takes longer than the night window"
+    praise = "Backups are the unsung heroes of IT, and we salute everyone who takes them."
+    plain = "Backups are slow when every night is a full one; run incremental backups."
+    assert relevance_signals(ticket, praise)["no answer"] == 1
+    assert relevance_signals(ticket, plain)["no answer"] == 0
+    assert score_relevance(ticket, praise)[0] <= 2 < score_relevance(ticket, plain)[0]
+
+
+def test_a_related_word_in_another_form_counts_and_a_shared_start_alone_does_not() -> None:
+    ticket = "Google Cloud billing export to BigQuery is empty"
+    # "serverless" (related to "cloud") and "ServerAliveInterval" share only "server"
+    off_topic = relevance_signals(ticket, "Set ServerAliveInterval in your SSH config.")
+    assert off_topic["ticket terms taken up"] == 0
+    assert score_relevance(ticket, "Set ServerAliveInterval in your SSH config.")[0] <= 3
+    site = "Some users cannot reach our site from a corporate network"
+    fix = "Their proxy or web filter blocks your domain; ask them to check the filter logs."
+    garden = "Their hedge or garden fence blocks your view; ask them to check the fence posts."
+    assert relevance_signals(site, fix)["ticket terms taken up"] > 0
+    assert score_relevance(site, fix)[0] >= 4 > score_relevance(site, garden)[0]
+
+
 # --- tone: an answer's instructions are not a request's orders ---------------------------
 
 
@@ -162,3 +195,30 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
     assert tone(casual) < tone(plain)
     # slang counts as slang, not as warmth: "lol" adds no positive word
     assert tone_signals(casual)["positive words"] == tone_signals(plain)["positive words"]
+
+
+@pytest.mark.parametrize(
+    ("plain", "condescending"),
+    [
+        ("403 means the identity has no role on the vault.", "403 means you didn't. Try harder."),
+        ("Heroku's disk is wiped on every restart.", "Everyone knows Heroku does that."),
+        ("HTTP/2 needs TLS and ALPN on the proxy.", "Who cares about HTTP/2? Focus on real work."),
+        ("Guests need the project shared with them.", "Guests in projects are a bad idea."),
+    ],
+    ids=["try-harder", "everyone-knows", "who-cares", "bad-idea"],
+)
+def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
+    assert tone_signals(condescending)["dismissal or blame"] >= 1
+    assert tone_signals(plain)["dismissal or blame"] == 0
+    assert tone(condescending) < tone(plain)
+    assert score_tone(condescending)[0] <= 3 < score_tone(plain)[0]
+
+
+def test_laughing_at_the_problem_caps_the_tone_and_a_friendly_lol_in_a_request_does_not() -> None:
+    laughing = "outage credits lol, we will add them to your next invoice"
+    plain = "We will add the outage credits to your next invoice."
+    score, reason = score_tone(laughing)
+    assert score <= 3 < score_tone(plain)[0]
+    assert 'laughs at the problem ("lol")' in reason
+    # in a text that asks for something, "lol" may be friendly: no ceiling
+    assert "laughs" not in score_tone("lol thanks, could you send me the invoice?")[1]
