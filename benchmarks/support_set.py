@@ -2,12 +2,12 @@
 
     python benchmarks/support_set.py           # judged through the plugin, per split and area
 
-``data/support_answers.jsonl`` holds 372 support tickets from 12 areas, each with a correct
+``data/support_answers.jsonl`` holds 444 support tickets from 12 areas, each with a correct
 answer and one bad answer (rude, dismissive, too casual, evasive, off-topic or filler),
 written for this project (``data/README.md``). Its splits: ``development`` (fitted and tuned
 on); ``held-out-1`` and ``held-out-2`` (each measured once untouched, then used to find
-faults: development data since); ``held-out-3`` (measured once, then read the same way);
-``held-out-4`` (written before that reading, never tuned on): the measure.
+faults: development data since); ``held-out-3`` and ``held-out-4`` (each measured once, then read the same way);
+``held-out-5`` (written before the last reading, never tuned on): the measure.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "support_answers.jsonl"
-SPLITS = ("development", "held-out-1", "held-out-2", "held-out-3", "held-out-4")
+SPLITS = ("development", "held-out-1", "held-out-2", "held-out-3", "held-out-4", "held-out-5")
 
 
 @dataclass(frozen=True)
