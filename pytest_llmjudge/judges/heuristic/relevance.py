@@ -43,8 +43,23 @@ _REFERRAL = (
     "check with", "ask your", "ask someone", "ask a colleague", "refer to", "help center",
     "help centre", "help desk", "open a ticket", "be patient", "try later", "try again later",
     "fix itself", "sort itself out", "a question for", "maybe ask", "should ask", "ask their",
-    "ask the community", "community forum",
+    "ask the community", "community forum", "consult", "review our", "reviewing your",
+    "appropriate team", "relevant policies", "change management", "what can be done",
 )  # fmt: skip
+# Saying that the problem has many causes instead of naming one: "Session behaviour is
+# influenced by numerous factors", "Performance can vary depending on workload".
+# Without a step, a command or a setting, the first kind is no answer; the second ("it
+# depends on the plan") only beside a referral.
+_VAGUE = re.compile(
+    r"\b(?:many|various|numerous|several|a number of|a variety of|a range of|lots of|a lot of)"
+    r" (?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
+    r"|\bunique to each\b|\bas appropriate\b",
+    re.IGNORECASE,
+)
+_HEDGED = re.compile(
+    r"\b(?:can|may) (?:vary|change|differ|be complex|be risky)\b|\bdepend(?:s|ing)? on\b",
+    re.IGNORECASE,
+)
 # Words that fill an answer without answering: thanks, empathy, praise of the product.
 _FILLER = (
     "thank you", "thanks for", "we appreciate", "we truly", "we really", "we value",
@@ -60,7 +75,7 @@ _FILLER = (
     "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
 )  # fmt: skip
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
-_STEP_VERBS = (
+STEP_VERBS = (
     "add", "allow", "apply", "ask", "attach", "change", "check", "choose", "click", "close",
     "configure", "connect", "copy", "create", "delete", "deploy", "disable", "download",
     "drop", "edit", "enable", "enter", "export", "find", "go", "grant", "increase", "install",
@@ -232,16 +247,22 @@ _NO_ANSWER_SHOWN = "no answer: it only sends the asker elsewhere, asks them to w
 def _no_answer(
     response: str, recall: float, new_terms: set[str], evasive: list[str], referral: list[str]
 ) -> bool:
-    """An answer with nothing in it but a referral, a request to wait, a shrug, or thanks and
-    empathy: few words of its own beyond the ticket's, no command or setting."""
+    """An answer with nothing in it but a referral, a request to wait, a shrug, "it depends on
+    many factors", or thanks and empathy: few words of its own beyond the ticket's, or no
+    step, command or setting."""
     if referral and len(new_terms) < 7:
         return True
     if evasive and len(new_terms) < 3:  # "I have no clue, sorry." (a shrug with more is
         return True  # left to the fitted "evasive" signal: chit-chat is full of them)
-    if not phrases(response, _FILLER) or technical_tokens(response):
+    if technical_tokens(response):
+        return False
+    steps = starts_with(sentences(response), STEP_VERBS)
+    if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
+        return True  # "it depends on many factors; consult the documentation"
+    if not phrases(response, _FILLER):
         return False
     # thanks, empathy or praise: an answer only if it also gives a step, or is on topic
-    return recall < 0.25 or not starts_with(sentences(response), _STEP_VERBS)
+    return recall < 0.25 or not steps
 
 
 def ceiling(ticket: str, signals: Signals) -> tuple[int, str] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 
+from .relevance import STEP_VERBS as _STEP_VERBS
 from .relevance import technical_tokens
 from .signals import Signals, phrases, starts_with
 from .text import (
@@ -111,7 +112,9 @@ _DISMISSAL = (
     "someone else's problem", "common sense", "probably fine", "without thinking",
     "read your own", "buy a bigger", "don't overcomplicate", "moving on", "try harder",
     "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
-    "knows best", "is bloated",
+    "knows best", "is bloated", "doesn't matter", "don't matter", "nothing you can do",
+    "sorts itself out", "isn't that", "rarely need", "is everywhere",
+    "isn't for you", "aren't for you", "if you can't", "would have saved",
 )  # fmt: skip
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
@@ -128,7 +131,8 @@ _PROBLEM_WORDS = frozenset(
     broken problem problems issue issues wrong stuck delay delayed leak leaks expired denied
     deny lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
-    fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable
+    fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
+    cancels cancelled canceled cancellation charged
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -205,7 +209,8 @@ def tone_signals(response: str) -> Signals:
     signals.add("starts with you", pointing, cap=1)
     signals.add("starts with I", starts_with(sents[:1], ("i", "my")), cap=1)
     bare = [s for s in sents if not instructs(s)]
-    plain = [s for s in sents if " > " not in s and not technical_tokens(s)]
+    # "Stop it, empty its data directory and start it again" is a procedure, not an order
+    plain = [s for s in sents if " > " not in s and not technical_tokens(s) and not _steps(s)]
     confronting = (
         starts_with(sents, _CONFRONTING)
         + starts_with(bare, _INSTRUCTING)
@@ -279,6 +284,11 @@ def names_a_system(sentence: str, strict: bool = False) -> bool:
     groups = related_groups()
     terms = {t for t in content_terms(sentence) if t in groups and t not in _TECHNICAL_WORDS}
     return len(terms) >= (2 if strict else 1)
+
+
+def _steps(sentence: str) -> bool:
+    """More than one step in a sentence: a verb of a step after its first word."""
+    return bool(phrases(" ".join(words(sentence)[1:]), _STEP_VERBS))
 
 
 def _neutral(word: str) -> bool:

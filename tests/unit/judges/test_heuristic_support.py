@@ -124,6 +124,34 @@ def test_a_related_word_in_another_form_counts_and_a_shared_start_alone_does_not
     assert score_relevance(site, fix)[0] >= 4 > score_relevance(site, garden)[0]
 
 
+@pytest.mark.parametrize(
+    "vague",
+    [
+        "Session behaviour is influenced by numerous factors. Please refer to the documentation.",
+        "Firewall configurations are unique to each environment. We suggest reviewing your "
+        "network documentation.",
+        "Performance can vary depending on workload and configuration. Monitor and adjust as "
+        "appropriate.",
+        "Migrations can be risky. We recommend following your change management procedures.",
+    ],
+    ids=["numerous-factors", "unique-to-each", "as-appropriate", "can-be-risky-and-referral"],
+)
+def test_it_depends_on_many_factors_without_a_step_is_no_answer(vague: str) -> None:
+    ticket = "Users get logged out; firewall blocks port 8443; disk latency spikes"
+    specific = "Sessions expire depending on the cookie lifetime: set it to 8 hours in the app."
+    assert relevance_signals(ticket, vague)["no answer"] == 1
+    assert relevance_signals(ticket, specific)["no answer"] == 0
+    assert score_relevance(ticket, vague)[0] <= 2 < score_relevance(ticket, specific)[0]
+
+
+def test_related_words_take_up_a_laptop_ticket_in_other_words() -> None:
+    ticket = "Laptop fan is loud and the battery drains fast"
+    fix = "A process is using the CPU. Open Task Manager and switch to the balanced power plan."
+    other = "A painter is using the brush. Open the shed and switch to the larger ladder."
+    assert relevance_signals(ticket, fix)["ticket terms taken up"] > 0
+    assert score_relevance(ticket, fix)[0] >= 4 > score_relevance(ticket, other)[0]
+
+
 # --- tone: an answer's instructions are not a request's orders ---------------------------
 
 
@@ -150,6 +178,21 @@ def test_your_names_the_problem_and_you_points_at_the_reader() -> None:
     named = tone_signals("You added four seats on the 12th; they are charged pro rata.")
     assert named["starts with you"] == 0
     assert tone(naming) > tone("Your broke config is the reason.")
+
+
+def test_stop_in_a_sentence_of_several_steps_is_a_procedure_not_an_order() -> None:
+    procedure = "Stop it, empty its data directory and start it again."
+    order = "Stop it."
+    assert tone_signals(procedure)["confronting imperative"] == 0
+    assert tone_signals(order)["confronting imperative"] == 1
+    assert tone(procedure) > tone(order)
+
+
+def test_cancel_and_charged_name_a_billing_event_not_a_mood() -> None:
+    billing = "Done: the subscription is set to cancel on the renewal date and is not charged."
+    assert tone_signals(billing)["negative words"] == 0
+    assert tone_signals("The renewal was a disaster.")["negative words"] > 0
+    assert score_tone(billing)[0] >= 4
 
 
 @pytest.mark.parametrize(
@@ -204,8 +247,21 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Heroku's disk is wiped on every restart.", "Everyone knows Heroku does that."),
         ("HTTP/2 needs TLS and ALPN on the proxy.", "Who cares about HTTP/2? Focus on real work."),
         ("Guests need the project shared with them.", "Guests in projects are a bad idea."),
+        ("The layer cache is empty on a new runner.", "Caching doesn't matter much."),
+        ("Impersonation filters stop most of them.", "Phishing is everywhere. Nothing you can do."),
+        ("kubectl describe shows the volume error.", "If you can't read kubectl, quit."),
+        ("A new record shows once its TTL runs out.", "DNS always sorts itself out eventually."),
     ],
-    ids=["try-harder", "everyone-knows", "who-cares", "bad-idea"],
+    ids=[
+        "try-harder",
+        "everyone-knows",
+        "who-cares",
+        "bad-idea",
+        "does-not-matter",
+        "nothing-you-can-do",
+        "if-you-cannot",
+        "sorts-itself-out",
+    ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
     assert tone_signals(condescending)["dismissal or blame"] >= 1
