@@ -13,8 +13,7 @@ from __future__ import annotations
 import math
 import re
 
-from .relevance import STEP_VERBS as _STEP_VERBS
-from .relevance import technical_tokens
+from .relevance import STEP_VERBS, technical_tokens
 from .signals import Signals, phrases, starts_with
 from .text import (
     STOPWORDS,
@@ -288,7 +287,7 @@ def names_a_system(sentence: str, strict: bool = False) -> bool:
 
 def _steps(sentence: str) -> bool:
     """More than one step in a sentence: a verb of a step after its first word."""
-    return bool(phrases(" ".join(words(sentence)[1:]), _STEP_VERBS))
+    return bool(phrases(" ".join(words(sentence)[1:]), STEP_VERBS))
 
 
 def _neutral(word: str) -> bool:
