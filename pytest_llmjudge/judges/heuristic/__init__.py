@@ -46,7 +46,7 @@ def score_relevance(
 ) -> tuple[int, str]:
     signals = relevance_signals(ticket, response)
     score, reason = explain(model or fitted("relevance"), signals)
-    return capped(score, reason, relevance_ceiling(ticket, signals))
+    return capped(score, reason, relevance_ceiling(ticket, response, signals))
 
 
 def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:

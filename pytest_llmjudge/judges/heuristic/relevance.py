@@ -76,15 +76,36 @@ _FILLER = (
 )  # fmt: skip
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
 STEP_VERBS = (
-    "add", "allow", "apply", "ask", "attach", "change", "check", "choose", "click", "close",
-    "configure", "connect", "copy", "create", "delete", "deploy", "disable", "download",
-    "drop", "edit", "enable", "enter", "export", "find", "go", "grant", "increase", "install",
-    "keep", "limit", "lower", "make", "mark", "move", "open", "pin", "point", "put", "raise",
-    "reboot", "reduce", "reinstall", "reload", "remove", "rename", "renew", "replace",
-    "request", "reset", "restart", "restore", "revoke", "rotate", "run", "schedule", "select",
-    "send", "set", "sign", "start", "stop", "switch", "take", "test", "turn", "update",
-    "upgrade", "upload", "use", "verify",
+    "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "call",
+    "change", "check", "choose", "clear", "click", "close", "compare", "compress", "configure",
+    "connect", "copy", "create", "deactivate", "declare", "decrease", "delete", "deploy",
+    "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enter", "export",
+    "extend", "find", "fix", "flush", "follow", "free", "generate", "go", "grant", "import",
+    "increase", "install", "keep", "limit", "list", "lock", "log", "lower", "make", "mark",
+    "merge", "modify", "mount", "move", "open", "order", "patch", "pause", "pick", "pin",
+    "plug", "point", "press", "protect", "prune", "put", "quarantine", "raise", "reboot",
+    "rebuild", "reconnect", "reduce", "register", "reinstall", "reload", "remove", "rename",
+    "renew", "repair", "replace", "reply", "report", "request", "rerun", "resend", "reset",
+    "resize", "restart", "restore", "resume", "retry", "revoke", "roll", "rotate", "run",
+    "save", "schedule", "select", "send", "set", "share", "ship", "sign", "split", "start",
+    "stop", "store", "submit", "switch", "take", "tap", "tell", "test", "trim", "turn",
+    "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use", "verify", "wipe",
+    "write",
 )  # fmt: skip
+# A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart".
+_CLAUSE_START = re.compile(
+    r"(?:^|[,;:]\s+|\b(?:then|and|or|first|also|finally|otherwise)\s+)([A-Za-z]+)"
+)
+# A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
+_QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
+# Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
+# or a reaction ("yeah", "wow"): chit-chat is made of these.
+_TALK = re.compile(
+    r"^\W*(?:yeah|yes|yep|oh|wow|haha|lol|that's|thats|i agree|agreed|true|cool|nice|hello|"
+    r"hi|hey|really|interesting|well|no|nope|sure|right|ok|okay)\b|\b(?:i|i'm|im|i've|i'd|"
+    r"i'll|my|me|mine)\b",
+    re.IGNORECASE,
+)
 _STOCK = (
     "i think it's interesting", "that's interesting", "that's cool", "that is cool",
     "i think so", "me too", "i agree", "good question", "that's a good question",
@@ -265,17 +286,56 @@ def _no_answer(
     return recall < 0.25 or not steps
 
 
-def ceiling(ticket: str, signals: Signals) -> tuple[int, str] | None:
+def gives_something_to_act_on(response: str) -> bool:
+    """A step (a step verb opening a sentence or a clause), a command, setting or path, a menu
+    path, a figure or a quoted label: what a support answer gives the asker to act on."""
+    if technical_tokens(response) or " > " in response or re.search(r"\d", response):
+        return True
+    if _QUOTED_LABEL.search(response):
+        return True
+    opening = (m.group(1).lower() for s in sentences(response) for m in _CLAUSE_START.finditer(s))
+    return any(word in STEP_VERBS for word in opening)
+
+
+def nothing_to_act_on(ticket: str, response: str) -> bool:
+    """A statement about a support ticket's topic with nothing to act on: "Memory is a complex
+    area. Results will vary.", "Old versions aren't a problem." Only where the ticket names a
+    support term (chit-chat replies have no steps either) and does not ask why, and the reply
+    is not talk: a question back, "I think..." or "yeah"."""
+    last_message = normalise(ticket).strip().split("\n")[-1]
+    if not any(_support_term(term) for term in content_terms(last_message)):
+        return False
+    if re.search(r"\bwhy\b", last_message, re.IGNORECASE):
+        return False  # asked why, a cause is the answer ("Removed seats are billed until...")
+    text = normalise(response)
+    if "?" in text or _TALK.search(text):
+        return False
+    return not gives_something_to_act_on(text)
+
+
+# Development texts (of 5,329) a word appears in to be an everyday word: "call", "team" and
+# "need" are support terms too (a Teams call, CI "needs"), yet say nothing of the topic.
+EVERYDAY = 50
+
+
+def _support_term(term: str) -> bool:
+    return term in related_groups() and rarity().frequency.get(term, 0) < EVERYDAY
+
+
+def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | None:
     """The most a response may score whatever else it does, and why.
 
     A reply that takes up none of a ticket's content words, neither itself nor by a related
     support term, can be partially relevant at best (rubric 3): in chit-chat that costs
     little (replies there often bring new topics), in a support answer it is the off-topic
-    reply. A reply that only refers the asker elsewhere, asks them to wait, or thanks them
-    does not solve the problem (rubric 2).
+    reply. So is a statement on the ticket's topic that gives no step, command, setting or
+    figure: it misses the key aspect, a way out of the problem. A reply that only refers the
+    asker elsewhere, asks them to wait, or thanks them does not solve the problem (rubric 2).
     """
     if signals["no answer"]:
         return 2, f"at most 2: {_NO_ANSWER_SHOWN}"
     if signals["ticket terms taken up"] == 0 and content_terms(normalise(ticket)):
         return 3, "at most 3: it takes up none of the ticket's terms, nor a related one"
+    if nothing_to_act_on(ticket, response):
+        return 3, "at most 3: nothing to act on (no step, command, setting or figure)"
     return None

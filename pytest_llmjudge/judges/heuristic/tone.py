@@ -113,7 +113,9 @@ _DISMISSAL = (
     "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
     "knows best", "is bloated", "doesn't matter", "don't matter", "nothing you can do",
     "sorts itself out", "isn't that", "rarely need", "is everywhere",
-    "isn't for you", "aren't for you", "if you can't", "would have saved",
+    "isn't for you", "aren't for you", "if you can't", "would have saved", "anyway",
+    "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
+    "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
 )  # fmt: skip
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (

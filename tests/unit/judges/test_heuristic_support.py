@@ -25,6 +25,52 @@ def relevance(ticket: str, text: str) -> float:
 # --- relevance: what an answer addresses, not only the words it repeats -----------------
 
 
+OOM = "Pods are OOMKilled although the node has free memory"
+
+
+@pytest.mark.parametrize(
+    "something_to_act_on",
+    [
+        "Raise the container's memory limit in the deployment.",  # a step
+        "The limit is set to 256Mi in the deployment.",  # a setting
+        "The kernel kills the pod above its 512 MB cgroup limit.",  # a figure
+        "If the limit is too low, raise it in the deployment.",  # a step after a clause
+        "It shows as 'Limit exceeded' under the pod's events.",  # a quoted label
+    ],
+    ids=["step", "setting", "figure", "step-in-a-clause", "quoted-label"],
+)
+def test_a_statement_on_the_topic_with_nothing_to_act_on_is_partially_relevant_at_most(
+    something_to_act_on: str,
+) -> None:
+    general = "Memory is a complex area in container orchestration. Results will vary."
+    score, reason = score_relevance(OOM, general)
+    assert score <= 3
+    assert "nothing to act on" in reason
+    assert score_relevance(OOM, f"Memory is a complex area. {something_to_act_on}")[0] >= 4
+
+
+def test_nothing_to_act_on_spares_a_question_back_talk_a_why_ticket_and_chit_chat() -> None:
+    question = "Does it happen on every node of the pool, or only on the one with the GPU?"
+    assert "nothing to act on" not in score_relevance(OOM, question)[1]
+    assert "nothing to act on" not in score_relevance(OOM, "I think memory is a complex area.")[1]
+    why = "Why did my invoice include a charge for seats we removed?"
+    cause = (
+        "Removed seats are billed until the end of the period; the credit is on the next invoice."
+    )
+    assert score_relevance(why, cause)[0] >= 4
+    # no support term in the ticket ("team" and "call" are everyday words too): chit-chat
+    chat = "did you see the game last night? the team had a great call at the end"
+    assert "nothing to act on" not in score_relevance(chat, "the coach is a genius")[1]
+
+
+def test_a_peripheral_from_the_portal_takes_up_a_keyboard_ticket() -> None:
+    ticket = "I need a new keyboard, mine has sticky keys"
+    answer = "Order one in the IT portal under Hardware > Peripherals; return the old one to us."
+    shared = relevance_signals(ticket, answer).by_name["ticket terms taken up"]
+    assert any(e.startswith("keyboard~") for e in shared.evidence)
+    assert score_relevance(ticket, answer)[0] >= 4
+
+
 def test_a_related_support_term_takes_up_the_ticket_word() -> None:
     related = "Check the spam folder and add our sender address to your allow list."
     unrelated = "Check the garden folder and add our painter address to your guest list."
@@ -251,6 +297,13 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Impersonation filters stop most of them.", "Phishing is everywhere. Nothing you can do."),
         ("kubectl describe shows the volume error.", "If you can't read kubectl, quit."),
         ("A new record shows once its TTL runs out.", "DNS always sorts itself out eventually."),
+        ("Retry the flaky suite once, then merge.", "Flaky suites are part of life. Merge anyway."),
+        ("Stale pages are served from the edge cache.", "Stale pages? Users won't notice."),
+        (
+            "Yellow means a replica is unassigned.",
+            "Yellow means degraded. A junior could tell you.",
+        ),
+        ("Headsets need a driver update now and then.", "Headsets break sometimes. Type instead."),
     ],
     ids=[
         "try-harder",
@@ -261,6 +314,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "nothing-you-can-do",
         "if-you-cannot",
         "sorts-itself-out",
+        "part-of-life-anyway",
+        "will-not-notice",
+        "could-tell-you",
+        "breaks-sometimes",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
