@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .relevance import matches, technical_tokens
+from .relevance import matches
+from .steps import technical_tokens
 from .text import content_terms, rarity
 
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*\b")

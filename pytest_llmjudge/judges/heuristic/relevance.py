@@ -13,6 +13,7 @@ import math
 import re
 
 from .signals import Signals, phrases, starts_with
+from .steps import STEP_VERBS, gives_something_to_act_on, technical_tokens
 from .text import (
     STOPWORDS,
     Rarity,
@@ -25,9 +26,6 @@ from .text import (
     words,
 )
 
-_TECHNICAL_TOKEN = re.compile(
-    r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
-)
 _EVASIVE = (
     "i don't know", "i dont know", "i do not know", "no idea", "not sure", "i'm not sure",
     "i am not sure", "can't help", "cannot help", "contact support", "contact your administrator",
@@ -45,6 +43,7 @@ _REFERRAL = (
     "fix itself", "sort itself out", "a question for", "maybe ask", "should ask", "ask their",
     "ask the community", "community forum", "consult", "review our", "reviewing your",
     "appropriate team", "relevant policies", "change management", "what can be done",
+    "check back",
 )  # fmt: skip
 # Saying that the problem has many causes instead of naming one: "Session behaviour is
 # influenced by numerous factors", "Performance can vary depending on workload".
@@ -73,31 +72,8 @@ _FILLER = (
     "we're excited", "we are excited", "we're so excited", "we're always", "we find that",
     "at the heart of", "our mission", "unsung heroes", "we salute", "sharing is caring",
     "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
+    "great to hear", "cheering you on",
 )  # fmt: skip
-# The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
-STEP_VERBS = (
-    "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "call",
-    "change", "check", "choose", "clear", "click", "close", "compare", "compress", "configure",
-    "connect", "copy", "create", "deactivate", "declare", "decrease", "delete", "deploy",
-    "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enter", "export",
-    "extend", "find", "fix", "flush", "follow", "free", "generate", "go", "grant", "import",
-    "increase", "install", "keep", "limit", "list", "lock", "log", "lower", "make", "mark",
-    "merge", "modify", "mount", "move", "open", "order", "patch", "pause", "pick", "pin",
-    "plug", "point", "press", "protect", "prune", "put", "quarantine", "raise", "reboot",
-    "rebuild", "reconnect", "reduce", "register", "reinstall", "reload", "remove", "rename",
-    "renew", "repair", "replace", "reply", "report", "request", "rerun", "resend", "reset",
-    "resize", "restart", "restore", "resume", "retry", "revoke", "roll", "rotate", "run",
-    "save", "schedule", "select", "send", "set", "share", "ship", "sign", "split", "start",
-    "stop", "store", "submit", "switch", "take", "tap", "tell", "test", "trim", "turn",
-    "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use", "verify", "wipe",
-    "write",
-)  # fmt: skip
-# A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart".
-_CLAUSE_START = re.compile(
-    r"(?:^|[,;:]\s+|\b(?:then|and|or|first|also|finally|otherwise)\s+)([A-Za-z]+)"
-)
-# A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
-_QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
 # Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
 # or a reaction ("yeah", "wow"): chit-chat is made of these.
 _TALK = re.compile(
@@ -111,18 +87,6 @@ _STOCK = (
     "i think so", "me too", "i agree", "good question", "that's a good question",
     "sounds good", "i see", "interesting",
 )  # fmt: skip
-
-
-_PLAIN = re.compile(r"[\d,.']*s?|\W+")
-
-
-def technical_tokens(text: str) -> list[str]:
-    """Commands, settings, paths and identifiers: what a concrete fix is made of.
-
-    Plain numbers ("1995", "10,000", "60's") and lone punctuation are not: chit-chat is
-    full of them.
-    """
-    return [t for t in _TECHNICAL_TOKEN.findall(text) if not _PLAIN.fullmatch(t)]
 
 
 def matches(term: str, others: set[str]) -> bool:
@@ -286,17 +250,6 @@ def _no_answer(
     return recall < 0.25 or not steps
 
 
-def gives_something_to_act_on(response: str) -> bool:
-    """A step (a step verb opening a sentence or a clause), a command, setting or path, a menu
-    path, a figure or a quoted label: what a support answer gives the asker to act on."""
-    if technical_tokens(response) or " > " in response or re.search(r"\d", response):
-        return True
-    if _QUOTED_LABEL.search(response):
-        return True
-    opening = (m.group(1).lower() for s in sentences(response) for m in _CLAUSE_START.finditer(s))
-    return any(word in STEP_VERBS for word in opening)
-
-
 def nothing_to_act_on(ticket: str, response: str) -> bool:
     """A statement about a support ticket's topic with nothing to act on: "Memory is a complex
     area. Results will vary.", "Old versions aren't a problem." Only where the ticket names a
@@ -310,16 +263,22 @@ def nothing_to_act_on(ticket: str, response: str) -> bool:
     text = normalise(response)
     if "?" in text or _TALK.search(text):
         return False
-    return not gives_something_to_act_on(text)
+    return not gives_something_to_act_on(text, ticket)
 
 
-# Development texts (of 5,329) a word appears in to be an everyday word: "call", "team" and
-# "need" are support terms too (a Teams call, CI "needs"), yet say nothing of the topic.
-EVERYDAY = 50
+# Words of the support-term groups that are everyday words too ("a Teams call", CI "needs",
+# "admin rights"): alone they say nothing of a ticket's topic.
+_EVERYDAY = frozenset(
+    """
+    need right explain call review request word team sound claim sign fan state away record
+    listen character action language white space map full paid meet attempt former send job
+    office twice blank public library plan election join mistake audience size step power card
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
 
 
 def _support_term(term: str) -> bool:
-    return term in related_groups() and rarity().frequency.get(term, 0) < EVERYDAY
+    return term in related_groups() and term not in _EVERYDAY
 
 
 def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | None:

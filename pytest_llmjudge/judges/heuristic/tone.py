@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 
-from .relevance import STEP_VERBS, technical_tokens
 from .signals import Signals, phrases, starts_with
+from .steps import STEP_VERBS, technical_tokens
 from .text import (
     STOPWORDS,
     content_terms,
@@ -95,8 +95,8 @@ _LAUGHTER = frozenset(("lol", "lmao", "lmfao", "rofl", "haha", "hahaha"))
 # Dismissing the problem, blaming the asker, sarcasm: a rude answer without a rude word.
 _DISMISSAL = (
     "not our problem", "not my problem", "your problem", "your fault", "figure out",
-    "that's on you", "that's on them", "on them", "deal with it", "live with it", "too bad",
-    "nothing to do", "nothing we can do", "ignore it", "ignore them", "just ignore",
+    "that's on you", "that's on them", "deal with it", "live with it", "too bad",
+    "nothing to do", "nothing we can do", "just ignore",
     "forget about it", "no big deal", "that's normal", "is normal", "is fine", "are fine",
     "that's just how", "works on my machine", "not a bug", "figure it out", "by yourself",
     "you should have", "should've", "you broke", "stop complaining", "stop wasting",
@@ -116,7 +116,12 @@ _DISMISSAL = (
     "isn't for you", "aren't for you", "if you can't", "would have saved", "anyway",
     "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
     "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
+    "start fresh",
 )  # fmt: skip
+# Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
+# it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
+# it").
+_LEAVE_ALONE = ("ignore it", "ignore them")
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
     "basically", "literally", "honestly", "kind of", "sort of", "you know",
@@ -133,7 +138,7 @@ _PROBLEM_WORDS = frozenset(
     deny lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
-    cancels cancelled canceled cancellation charged
+    cancels cancelled canceled cancellation charged conflict conflicts conflicting
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -151,7 +156,7 @@ _TECHNICAL_WORDS = frozenset(
     infection spoof spoofed spoofing blocklist blacklist penalty expire expires expiring
     crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid stolen
     theft steal abuse abused attacker attackers malicious fraud fraudulent fake compromise
-    compromised hostile intruder unwanted suspicious scam isolation isolated
+    compromised hostile intruder unwanted suspicious scam isolation isolated ignore
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Acronyms of computing that are also frequent words of ordinary text: in capitals they are
@@ -218,7 +223,8 @@ def tone_signals(response: str) -> Signals:
         + starts_with(plain, _INSTRUCTING_WITH_CODE)
     )
     signals.add("confronting imperative", confronting, cap=2)
-    signals.add("dismissal or blame", phrases(text, _DISMISSAL), cap=3)
+    leave_alone = [hit for s in sents if not instructs(s) for hit in phrases(s, _LEAVE_ALONE)]
+    signals.add("dismissal or blame", phrases(text, _DISMISSAL) + leave_alone, cap=3)
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
     lexicon = sentiment()

@@ -10,7 +10,8 @@ import pytest
 from pytest_llmjudge.basics.rubrics import TONE
 from pytest_llmjudge.judges.heuristic import PREFIX, HeuristicJudge, score_relevance, score_tone
 from pytest_llmjudge.judges.heuristic.model import fitted
-from pytest_llmjudge.judges.heuristic.relevance import relevance_signals, technical_tokens
+from pytest_llmjudge.judges.heuristic.relevance import relevance_signals
+from pytest_llmjudge.judges.heuristic.steps import technical_tokens
 from pytest_llmjudge.judges.heuristic.text import rarity
 from pytest_llmjudge.judges.heuristic.tone import tone_signals
 

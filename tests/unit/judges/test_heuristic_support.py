@@ -63,11 +63,49 @@ def test_nothing_to_act_on_spares_a_question_back_talk_a_why_ticket_and_chit_cha
     assert "nothing to act on" not in score_relevance(chat, "the coach is a genius")[1]
 
 
-def test_a_peripheral_from_the_portal_takes_up_a_keyboard_ticket() -> None:
-    ticket = "I need a new keyboard, mine has sticky keys"
-    answer = "Order one in the IT portal under Hardware > Peripherals; return the old one to us."
+def test_an_acronym_repeated_from_the_ticket_or_check_back_is_nothing_to_act_on() -> None:
+    ticket = "VPN connects but I can't reach internal sites"
+    repeated = "VPN behaviour comes down to how the pieces line up on a given day."
+    named = "VPN behaviour comes down to the DNS server it pushes on a given day."
+    assert score_relevance(ticket, repeated)[0] <= 3
+    assert "nothing to act on" in score_relevance(ticket, repeated)[1]
+    assert "nothing to act on" not in score_relevance(ticket, named)[1]
+    dns = "Our domain doesn't resolve after we changed DNS provider"
+    wait = "DNS changes always take their time to spread around the world. Check back next week."
+    assert "nothing to act on" in score_relevance(dns, wait)[1]
+    fix = "DNS changes always take their time to spread. Check the NS records at the registrar."
+    assert "nothing to act on" not in score_relevance(dns, fix)[1]
+
+
+def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket() -> None:
+    ticket = "How do I move a VM to another region in GCP?"
+    praise = "Great to hear you're growing across regions, we're cheering you on!"
+    steps = "Create a machine image of the VM and a new instance from it in the other region."
+    assert relevance_signals(ticket, praise)["no answer"] == 1
+    assert score_relevance(ticket, praise)[0] <= 2 < score_relevance(ticket, steps)[0]
+
+
+@pytest.mark.parametrize(
+    ("ticket", "answer", "word"),
+    [
+        (
+            "Our site shows 'Not secure' in Chrome",
+            "The page loads over HTTP. Redirect all traffic to HTTPS and fix mixed content.",
+            "secure",
+        ),
+        (
+            "I need a new keyboard, mine has sticky keys",
+            "Order one in the IT portal under Hardware > Peripherals; return the old one to us.",
+            "keyboard",
+        ),
+    ],
+    ids=["not-secure~https", "keyboard~peripherals"],
+)
+def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
+    ticket: str, answer: str, word: str
+) -> None:
     shared = relevance_signals(ticket, answer).by_name["ticket terms taken up"]
-    assert any(e.startswith("keyboard~") for e in shared.evidence)
+    assert any(e.startswith(f"{word}~") for e in shared.evidence)
     assert score_relevance(ticket, answer)[0] >= 4
 
 
@@ -241,6 +279,23 @@ def test_cancel_and_charged_name_a_billing_event_not_a_mood() -> None:
     assert score_tone(billing)[0] >= 4
 
 
+def test_a_conflict_names_the_problem_and_depending_on_them_is_no_blame() -> None:
+    conflict = "A peer dependency conflict. Pin the same npm version in CI, or fix the range."
+    assert tone_signals(conflict)["negative words"] == 0
+    assert score_tone(conflict)[0] >= 4
+    needs = "Let the deploy job depend on them with needs, so a failed test stops it."
+    assert tone_signals(needs)["dismissal or blame"] == 0
+    assert tone_signals("The tests failed? That's on them.")["dismissal or blame"] >= 1
+
+
+def test_ignore_it_beside_what_it_is_about_instructs_and_alone_dismisses() -> None:
+    instructing = "A hop that answers ICMP slowly is harmless; ignore it."
+    dismissing = "Scanners always cry wolf. Ignore it."
+    assert tone_signals(instructing)["dismissal or blame"] == 0
+    assert tone_signals(dismissing)["dismissal or blame"] >= 1
+    assert score_tone(dismissing)[0] <= 3 < score_tone(instructing)[0]
+
+
 @pytest.mark.parametrize(
     ("technical", "threat"),
     [
@@ -304,6 +359,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "Yellow means degraded. A junior could tell you.",
         ),
         ("Headsets need a driver update now and then.", "Headsets break sometimes. Type instead."),
+        ("Their files move to their manager's drive.", "Their files went with them. Start fresh."),
     ],
     ids=[
         "try-harder",
@@ -318,6 +374,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "will-not-notice",
         "could-tell-you",
         "breaks-sometimes",
+        "start-fresh",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:

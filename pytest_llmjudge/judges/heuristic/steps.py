@@ -1,0 +1,73 @@
+"""What an answer gives the asker to act on: steps, commands, settings, paths, figures.
+
+Shared by relevance (an answer with none of these may be no answer) and tone (an imperative
+with a command or a path instructs; a bare one confronts).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import sentences, words
+
+_TECHNICAL_TOKEN = re.compile(
+    r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
+)
+_PLAIN = re.compile(r"[\d,.']*s?|\W+")
+# The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
+STEP_VERBS = (
+    "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "call",
+    "change", "check", "choose", "clear", "click", "close", "compare", "compress", "configure",
+    "confirm", "connect", "copy", "create", "deactivate", "declare", "decrease", "delete",
+    "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enter",
+    "export", "extend", "find", "fix", "flush", "follow", "free", "generate", "give", "go",
+    "grant", "handle", "import", "increase", "install", "keep", "limit", "list", "lock", "log",
+    "look", "lower", "make", "mark", "merge", "modify", "mount", "move", "open", "order",
+    "patch", "pause", "pick", "pin", "plug", "point", "press", "protect", "prune", "put",
+    "quarantine", "raise", "read", "reboot", "rebuild", "reconnect", "redirect", "reduce",
+    "register", "reinstall", "reload", "remove", "rename", "renew", "repair", "replace",
+    "replay", "reply", "report", "request", "rerun", "resend", "reserve", "reset", "resize",
+    "restart", "restore", "restrict", "resume", "retry", "revoke", "roll", "rotate", "run",
+    "save", "schedule", "select", "send", "set", "share", "ship", "sign", "split", "start",
+    "stop", "store", "submit", "switch", "take", "tap", "tell", "test", "trim", "trust", "turn",
+    "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use", "verify", "wipe",
+    "write",
+)  # fmt: skip
+# A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart".
+_CLAUSE_START = re.compile(
+    r"(?:^|[,;:]\s+|\b(?:then|and|or|first|also|finally|otherwise)\s+)([A-Za-z]+)"
+)
+# Tokens that look technical and are words: an acronym ("VPN") or a hyphenated word
+# ("read-only"). Repeated from the ticket they name its topic, not something to act on.
+_WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
+# "Check back next week" asks the asker to wait: not a step.
+_COME_BACK = re.compile(r"\b(?:check|come) back\b", re.IGNORECASE)
+# A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
+_QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
+
+
+def technical_tokens(text: str) -> list[str]:
+    """Commands, settings, paths and identifiers: what a concrete fix is made of.
+
+    Plain numbers ("1995", "10,000", "60's") and lone punctuation are not: chit-chat is
+    full of them.
+    """
+    return [t for t in _TECHNICAL_TOKEN.findall(text) if not _PLAIN.fullmatch(t)]
+
+
+def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
+    """A step (a step verb opening a sentence or a clause), a command, setting or path that
+    the ticket does not already name, a menu path, a figure or a quoted label: what a support
+    answer gives the asker to act on."""
+    asked = {w.lower() for w in words(ticket)}
+    for token in technical_tokens(response):
+        word = _WORDLIKE.fullmatch(token)
+        if word is None or word.group(1).lower() not in asked:
+            return True
+    if " > " in response or re.search(r"\d", response):
+        return True
+    if _QUOTED_LABEL.search(response):
+        return True
+    clauses = (_COME_BACK.sub("", sentence) for sentence in sentences(response))
+    opening = (m.group(1).lower() for clause in clauses for m in _CLAUSE_START.finditer(clause))
+    return any(word in STEP_VERBS for word in opening)
