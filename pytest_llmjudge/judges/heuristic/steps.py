@@ -33,10 +33,10 @@ STEP_VERBS = (
     "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use", "verify", "wipe",
     "write",
 )  # fmt: skip
-# A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart".
-_CLAUSE_START = re.compile(
-    r"(?:^|[,;:]\s+|\b(?:then|and|or|first|also|finally|otherwise)\s+)([A-Za-z]+)"
-)
+# A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
+# "..., or take the snapshot right before".
+_CONNECTIVE = r"(?:then|and|or|first|also|finally|otherwise)\s+"
+_CLAUSE_START = re.compile(rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)")
 # Tokens that look technical and are words: an acronym ("VPN") or a hyphenated word
 # ("read-only"). Repeated from the ticket they name its topic, not something to act on.
 _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")

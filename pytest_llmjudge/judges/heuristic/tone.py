@@ -138,7 +138,7 @@ _PROBLEM_WORDS = frozenset(
     deny lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
-    cancels cancelled canceled cancellation charged conflict conflicts conflicting
+    cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats

@@ -35,9 +35,10 @@ OOM = "Pods are OOMKilled although the node has free memory"
         "The limit is set to 256Mi in the deployment.",  # a setting
         "The kernel kills the pod above its 512 MB cgroup limit.",  # a figure
         "If the limit is too low, raise it in the deployment.",  # a step after a clause
+        "The limit is low, or give the pod a higher one.",  # a step after ", or"
         "It shows as 'Limit exceeded' under the pod's events.",  # a quoted label
     ],
-    ids=["step", "setting", "figure", "step-in-a-clause", "quoted-label"],
+    ids=["step", "setting", "figure", "step-in-a-clause", "step-after-or", "quoted-label"],
 )
 def test_a_statement_on_the_topic_with_nothing_to_act_on_is_partially_relevant_at_most(
     something_to_act_on: str,
@@ -282,6 +283,7 @@ def test_cancel_and_charged_name_a_billing_event_not_a_mood() -> None:
 def test_a_conflict_names_the_problem_and_depending_on_them_is_no_blame() -> None:
     conflict = "A peer dependency conflict. Pin the same npm version in CI, or fix the range."
     assert tone_signals(conflict)["negative words"] == 0
+    assert tone_signals("An abandoned replication slot holds old rows.")["negative words"] == 0
     assert score_tone(conflict)[0] >= 4
     needs = "Let the deploy job depend on them with needs, so a failed test stops it."
     assert tone_signals(needs)["dismissal or blame"] == 0
