@@ -5,9 +5,9 @@
 ``data/support_answers.jsonl`` holds 588 support tickets from 12 areas, each with a correct
 answer and one bad answer (rude, dismissive, too casual, evasive, off-topic or filler),
 written for this project (``data/README.md``). Its splits: ``development`` (fitted and tuned
-on); ``held-out-1`` to ``held-out-6`` (each measured once untouched, then used to find
-faults: development data since); ``held-out-7`` (written before the last reading, never
-tuned on): the measure.
+on); ``held-out-1`` to ``held-out-7`` (each measured once untouched, then used to find
+faults: development data since). A new split, written before the next change, is the next
+measure.
 """
 
 from __future__ import annotations
