@@ -253,10 +253,11 @@ def _no_answer(
 def nothing_to_act_on(ticket: str, response: str) -> bool:
     """A statement about a support ticket's topic with nothing to act on: "Memory is a complex
     area. Results will vary.", "Old versions aren't a problem." Only where the ticket names a
-    support term (chit-chat replies have no steps either) and does not ask why, and the reply
-    is not talk: a question back, "I think..." or "yeah"."""
+    support term or quotes an error code (chit-chat replies have no steps either) and does not
+    ask why, and the reply is not talk: a question back, "I think..." or "yeah"."""
     last_message = normalise(ticket).strip().split("\n")[-1]
-    if not any(_support_term(term) for term in content_terms(last_message)):
+    named = any(_support_term(term) for term in content_terms(last_message))
+    if not named and not _ERROR_CODE.search(last_message):
         return False
     if re.search(r"\bwhy\b", last_message, re.IGNORECASE):
         return False  # asked why, a cause is the answer ("Removed seats are billed until...")
@@ -275,6 +276,10 @@ _EVERYDAY = frozenset(
     office twice blank public library plan election join mistake audience size step power card
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
+
+
+# An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
+_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 
 
 def _support_term(term: str) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import sentences, words
+from .text import COMMON, STOPWORDS, rarity, sentences, stem, words
 
 _TECHNICAL_TOKEN = re.compile(
     r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
@@ -36,10 +36,15 @@ STEP_VERBS = (
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
 # "..., or take the snapshot right before".
 _CONNECTIVE = r"(?:then|and|or|first|also|finally|otherwise)\s+"
-_CLAUSE_START = re.compile(rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)")
+_CLAUSE_START = re.compile(
+    rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)", re.IGNORECASE
+)
 # Tokens that look technical and are words: an acronym ("VPN") or a hyphenated word
-# ("read-only"). Repeated from the ticket they name its topic, not something to act on.
+# ("read-only"). Repeated from the ticket they name its topic, not something to act on; a
+# hyphenated word of everyday words ("ever-changing") never is.
 _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
+# A step verb that is a noun of a statement: "Open rates are...", "Test results show...".
+_NOUN_OF_A_STATEMENT = re.compile(r"\w+ \w+ (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
 # "Check back next week" asks the asker to wait: not a step.
 _COME_BACK = re.compile(r"\b(?:check|come) back\b", re.IGNORECASE)
 # A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
@@ -56,18 +61,37 @@ def technical_tokens(text: str) -> list[str]:
 
 
 def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
-    """A step (a step verb opening a sentence or a clause), a command, setting or path that
-    the ticket does not already name, a menu path, a figure or a quoted label: what a support
-    answer gives the asker to act on."""
+    """Steps (a step verb opening a sentence or a clause, more than a lone order of a few
+    words), a command, setting or path that the ticket does not already name, a menu path,
+    a figure or a quoted label: what a support answer gives the asker to act on."""
     asked = {w.lower() for w in words(ticket)}
     for token in technical_tokens(response):
         word = _WORDLIKE.fullmatch(token)
-        if word is None or word.group(1).lower() not in asked:
+        if word is None or not (word.group(1).lower() in asked or _everyday(word.group(1))):
             return True
     if " > " in response or re.search(r"\d", response):
         return True
     if _QUOTED_LABEL.search(response):
         return True
-    clauses = (_COME_BACK.sub("", sentence) for sentence in sentences(response))
-    opening = (m.group(1).lower() for clause in clauses for m in _CLAUSE_START.finditer(clause))
-    return any(word in STEP_VERBS for word in opening)
+    steps = [s for s in sentences(response) if _opens_a_step(_COME_BACK.sub("", s))]
+    # a lone order of a few words ("Fix it.", "Use passwords.") is not a procedure
+    return sum(len(words(step)) for step in steps) >= ORDER_WORDS
+
+
+ORDER_WORDS = 5  # words the sentences with steps need between them to be a procedure
+
+
+def _everyday(compound: str) -> bool:
+    """A hyphenated word made of everyday words ("ever-changing", "long-running")."""
+    parts = compound.lower().split("-")
+    table = rarity()
+    return len(parts) > 1 and all(
+        part in STOPWORDS or table.frequency.get(stem(part), 0) >= COMMON for part in parts
+    )
+
+
+def _opens_a_step(sentence: str) -> bool:
+    return any(
+        m.group(1).lower() in STEP_VERBS and not _NOUN_OF_A_STATEMENT.match(sentence, m.start(1))
+        for m in _CLAUSE_START.finditer(sentence)
+    )

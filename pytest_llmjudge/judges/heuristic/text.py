@@ -69,6 +69,9 @@ def content_terms(text: str) -> list[str]:
     return [stem(w) for w in lowered if len(w) >= 3 and w not in STOPWORDS]
 
 
+COMMON = 20  # development texts a word must appear in to be an ordinary word
+
+
 @dataclass(frozen=True)
 class Rarity:
     """Inverse document frequency from a shipped table; unseen words count as rare."""

@@ -16,6 +16,7 @@ import re
 from .signals import Signals, phrases, starts_with
 from .steps import STEP_VERBS, technical_tokens
 from .text import (
+    COMMON,
     STOPWORDS,
     content_terms,
     normalise,
@@ -81,6 +82,7 @@ _INSULTS = (
     "rtfm", "google it", "not my problem", "figure it out", "your fault", "useless",
     "shut up", "duh", "whatever", "obviously you", "get a life", "grow up", "who the hell",
     "what the hell", "are you blind", "can't you read", "nonsense", "ridiculous", "pathetic",
+    "garbage", "rookie",
 )  # fmt: skip
 _SLANG = (
     "lol", "dude", "gonna", "wanna", "btw", "haha", "bro", "lmao", "omg", "kinda", "ya",
@@ -116,7 +118,8 @@ _DISMISSAL = (
     "isn't for you", "aren't for you", "if you can't", "would have saved", "anyway",
     "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
     "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
-    "start fresh",
+    "start fresh", "for everyone else", "always broken", "always like this", "always like that",
+    "is like that", "are like that",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
@@ -305,9 +308,6 @@ def _neutral(word: str) -> bool:
     return lowered in _PROBLEM_WORDS or (
         word.isupper() and len(word) > 1 and not _common_word(word)
     )
-
-
-COMMON = 20  # development texts a word must appear in to be an ordinary word
 
 
 def _common_word(word: str) -> bool:
