@@ -57,7 +57,8 @@ class Signals:
 @cache
 def _phrase_pattern(options: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
-    return re.compile(rf"(?<![\w'])(?:{alternatives})(?![\w'])", re.IGNORECASE)
+    # not after a hyphen: "-u" in "journalctl -u docker" is a flag, not "u" for "you"
+    return re.compile(rf"(?<![\w'-])(?:{alternatives})(?![\w'])", re.IGNORECASE)
 
 
 def phrases(text: str, options: tuple[str, ...]) -> list[str]:

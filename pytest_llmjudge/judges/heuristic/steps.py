@@ -20,22 +20,22 @@ STEP_VERBS = (
     "change", "check", "choose", "clear", "click", "close", "compare", "compress", "configure",
     "confirm", "connect", "copy", "create", "deactivate", "declare", "decrease", "delete",
     "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enter",
-    "export", "extend", "find", "fix", "flush", "follow", "free", "generate", "give", "go",
-    "grant", "handle", "import", "increase", "install", "keep", "limit", "list", "lock", "log",
-    "look", "lower", "make", "mark", "merge", "modify", "mount", "move", "open", "order",
-    "patch", "pause", "pick", "pin", "plug", "point", "press", "protect", "prune", "put",
-    "quarantine", "raise", "read", "reboot", "rebuild", "reconnect", "redirect", "reduce",
-    "register", "reinstall", "reload", "remove", "rename", "renew", "repair", "replace",
-    "replay", "reply", "report", "request", "rerun", "resend", "reserve", "reset", "resize",
-    "restart", "restore", "restrict", "resume", "retry", "revoke", "roll", "rotate", "run",
-    "save", "schedule", "select", "send", "set", "share", "ship", "sign", "split", "start",
-    "stop", "store", "submit", "switch", "take", "tap", "tell", "test", "trim", "trust", "turn",
-    "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use", "verify", "wipe",
-    "write",
+    "export", "extend", "find", "fix", "flush", "follow", "forward", "free", "generate",
+    "give", "go", "grant", "handle", "import", "increase", "install", "keep", "limit", "list",
+    "lock", "log", "look", "lower", "make", "mark", "merge", "modify", "mount", "move", "open",
+    "order", "patch", "pause", "pick", "pin", "plug", "point", "press", "protect", "prune",
+    "put", "quarantine", "raise", "read", "reboot", "rebuild", "reconnect", "redirect",
+    "reduce", "register", "reinstall", "reload", "remove", "rename", "renew", "repair",
+    "replace", "replay", "reply", "report", "request", "rerun", "resend", "reserve", "reset",
+    "resize", "restart", "restore", "restrict", "resume", "retry", "revoke", "roll", "rotate",
+    "run", "save", "schedule", "select", "send", "set", "share", "ship", "sign", "split",
+    "start", "stop", "store", "submit", "switch", "take", "tap", "tell", "test", "trim",
+    "trust", "turn", "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use",
+    "verify", "wipe", "write",
 )  # fmt: skip
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
-# "..., or take the snapshot right before".
-_CONNECTIVE = r"(?:then|and|or|first|also|finally|otherwise)\s+"
+# "..., or take the snapshot right before", "Never enable macros".
+_CONNECTIVE = r"(?:then|and|or|first|also|finally|otherwise|don't|do not|never)\s+"
 _CLAUSE_START = re.compile(
     rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)", re.IGNORECASE
 )

@@ -99,7 +99,7 @@ _DISMISSAL = (
     "not our problem", "not my problem", "your problem", "your fault", "figure out",
     "that's on you", "that's on them", "deal with it", "live with it", "too bad",
     "nothing to do", "nothing we can do", "just ignore",
-    "forget about it", "no big deal", "that's normal", "is normal", "is fine", "are fine",
+    "forget about it", "no big deal", "is fine", "are fine",
     "that's just how", "works on my machine", "not a bug", "figure it out", "by yourself",
     "you should have", "should've", "you broke", "stop complaining", "stop wasting",
     "wasting our time", "rules are rules", "people like you", "did you even", "maybe don't",
@@ -125,6 +125,10 @@ _DISMISSAL = (
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
 # it").
 _LEAVE_ALONE = ("ignore it", "ignore them")
+# "That's normal." shrugs; "That is normal wear for a year of use" explains.
+_NORMAL = re.compile(r"\b(?:is|that's|it's) normal(?=\s*(?:[.,;!]|$))", re.IGNORECASE)
+# "whatever the number of workspaces" qualifies; "Whatever." shrugs.
+_WHATEVER_OF = re.compile(r"\bwhatever (?:the|its|their|your|our|kind|type|number|size)\b", re.I)
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
     "basically", "literally", "honestly", "kind of", "sort of", "you know",
@@ -142,6 +146,7 @@ _PROBLEM_WORDS = frozenset(
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
     cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
+    worst
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -227,7 +232,8 @@ def tone_signals(response: str) -> Signals:
     )
     signals.add("confronting imperative", confronting, cap=2)
     leave_alone = [hit for s in sents if not instructs(s) for hit in phrases(s, _LEAVE_ALONE)]
-    signals.add("dismissal or blame", phrases(text, _DISMISSAL) + leave_alone, cap=3)
+    dismissal = phrases(text, _DISMISSAL) + leave_alone + _NORMAL.findall(text)
+    signals.add("dismissal or blame", dismissal, cap=3)
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
     lexicon = sentiment()
@@ -244,7 +250,7 @@ def tone_signals(response: str) -> Signals:
     signals.add("negative words", negative, value=_bounded(-sum(v for _, v in valences if v < 0)))
     signals.add("positive words", positive, value=_bounded(sum(v for _, v in valences if v > 0)))
     signals.add("profanity", _PROFANITY.findall(text), cap=3)
-    signals.add("insult", phrases(text, _INSULTS), cap=3)
+    signals.add("insult", phrases(_WHATEVER_OF.sub("", text), _INSULTS), cap=3)
     # keywords of code (SELECT, WHERE) in capitals beside a command or setting: not shouting
     code = {w for s in sents if instructs(s) for w in words(s) if w.lower() in _CODE_WORDS}
     shouting = [

@@ -104,8 +104,21 @@ VAGUE_STACK = "Stack states are an emergent property of many interacting resourc
             OPEN_RATE,
             "Open the campaign report and compare the rates of each sending domain.",
         ),
+        (  # a step may be a prohibition
+            "How can I tell if an email attachment is safe?",
+            "Attachments are a matter of judgement and experience in the end.",
+            "How can I tell if an email attachment is safe?",
+            "Never enable macros in an Office file that came by email.",
+        ),
     ],
-    ids=["acronym-of-the-ticket", "check-back", "lone-order", "error-code", "everyday-compound"],
+    ids=[
+        "acronym-of-the-ticket",
+        "check-back",
+        "lone-order",
+        "error-code",
+        "everyday-compound",
+        "never-is-a-step",
+    ],
 )
 def test_what_is_and_is_not_something_to_act_on(
     ticket: str, nothing: str, other_ticket: str, something: str
@@ -147,8 +160,25 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "Wipe it from the device console and reset the owner's password.",
             "stolen",
         ),
+        (
+            "I spilled coffee on my keyboard",
+            "Turn it off now and unplug it; do not dry it with heat.",
+            "coffee",
+        ),
+        (
+            "Our contact form gets lots of spam",
+            "Add a honeypot field and a CAPTCHA such as Turnstile.",
+            "spam",
+        ),
     ],
-    ids=["not-secure~https", "keyboard~peripherals", "laptop~intune", "stolen~wipe"],
+    ids=[
+        "not-secure~https",
+        "keyboard~peripherals",
+        "laptop~intune",
+        "stolen~wipe",
+        "coffee~unplug",
+        "spam~captcha",
+    ],
 )
 def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
     ticket: str, answer: str, word: str
@@ -332,6 +362,7 @@ def test_a_conflict_names_the_problem_and_depending_on_them_is_no_blame() -> Non
     conflict = "A peer dependency conflict. Pin the same npm version in CI, or fix the range."
     assert tone_signals(conflict)["negative words"] == 0
     assert tone_signals("An abandoned replication slot holds old rows.")["negative words"] == 0
+    assert tone_signals("Run pg_repack on the worst tables first.")["negative words"] == 0
     assert score_tone(conflict)[0] >= 4
     needs = "Let the deploy job depend on them with needs, so a failed test stops it."
     assert tone_signals(needs)["dismissal or blame"] == 0
@@ -344,6 +375,22 @@ def test_ignore_it_beside_what_it_is_about_instructs_and_alone_dismisses() -> No
     assert tone_signals(instructing)["dismissal or blame"] == 0
     assert tone_signals(dismissing)["dismissal or blame"] >= 1
     assert score_tone(dismissing)[0] <= 3 < score_tone(instructing)[0]
+
+
+def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
+    assert tone_signals("Read journalctl -u docker for the error.")["slang in an answer"] == 0
+    assert tone_signals("u should read the log for the error.")["slang in an answer"] >= 1
+    qualifying = "Each user counts once, whatever the number of workspaces they belong to."
+    assert tone_signals(qualifying)["insult"] == 0
+    assert tone_signals("Each user counts once. Whatever.")["insult"] >= 1
+
+
+def test_normal_as_a_shrug_dismisses_and_as_an_explanation_does_not() -> None:
+    explaining = "That is normal wear for a year of daily use; we replace batteries under 70%."
+    shrugging = "Batteries wear out, that's normal."
+    assert tone_signals(explaining)["dismissal or blame"] == 0
+    assert tone_signals(shrugging)["dismissal or blame"] >= 1
+    assert score_tone(shrugging)[0] <= 3 < score_tone(explaining)[0]
 
 
 @pytest.mark.parametrize(
