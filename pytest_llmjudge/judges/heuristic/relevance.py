@@ -77,8 +77,8 @@ _FILLER = (
 # Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
 # or a reaction ("yeah", "wow"): chit-chat is made of these.
 _TALK = re.compile(
-    r"^\W*(?:yeah|yes|yep|oh|wow|haha|lol|that's|thats|i agree|agreed|true|cool|nice|hello|"
-    r"hi|hey|really|interesting|well|no|nope|sure|right|ok|okay)\b|\b(?:i|i'm|im|i've|i'd|"
+    r"^\W*(?:yeah|yep|oh|wow|haha|lol|that's|thats|i agree|agreed|true|cool|nice|hello|"
+    r"hi|hey|really|interesting|well|nope|right)\b|\b(?:i|i'm|im|i've|i'd|"
     r"i'll|my|me|mine)\b",
     re.IGNORECASE,
 )
@@ -283,7 +283,9 @@ _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 
 
 def _support_term(term: str) -> bool:
-    return term in related_groups() and term not in _EVERYDAY
+    groups = related_groups()
+    # the stem of "invoices" is "invoic", of "invoice" "invoice"
+    return any(form in groups and form not in _EVERYDAY for form in (term, f"{term}e"))
 
 
 def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | None:

@@ -19,19 +19,19 @@ STEP_VERBS = (
     "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "call",
     "change", "check", "choose", "clear", "click", "close", "compare", "compress", "configure",
     "confirm", "connect", "copy", "create", "deactivate", "declare", "decrease", "delete",
-    "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enter",
-    "export", "extend", "find", "fix", "flush", "follow", "forward", "free", "generate",
-    "give", "go", "grant", "handle", "import", "increase", "install", "keep", "limit", "list",
-    "lock", "log", "look", "lower", "make", "mark", "merge", "modify", "mount", "move", "open",
-    "order", "patch", "pause", "pick", "pin", "plug", "point", "press", "protect", "prune",
-    "put", "quarantine", "raise", "read", "reboot", "rebuild", "reconnect", "redirect",
-    "reduce", "register", "reinstall", "reload", "remove", "rename", "renew", "repair",
-    "replace", "replay", "reply", "report", "request", "rerun", "resend", "reserve", "reset",
-    "resize", "restart", "restore", "restrict", "resume", "retry", "revoke", "roll", "rotate",
-    "run", "save", "schedule", "select", "send", "set", "share", "ship", "sign", "split",
-    "start", "stop", "store", "submit", "switch", "take", "tap", "tell", "test", "trim",
-    "trust", "turn", "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use",
-    "verify", "wipe", "write",
+    "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enrol",
+    "enroll", "enter", "export", "extend", "find", "fix", "flush", "follow", "forward", "free",
+    "generate", "give", "go", "grant", "handle", "import", "increase", "install", "keep",
+    "limit", "list", "load", "lock", "log", "look", "lower", "make", "mark", "merge", "modify",
+    "mount", "move", "open", "order", "patch", "pause", "pick", "pin", "plug", "point",
+    "press", "protect", "prune", "put", "quarantine", "raise", "read", "reboot", "rebuild",
+    "reconnect", "redirect", "reduce", "register", "reinstall", "reload", "remove", "rename",
+    "renew", "repair", "replace", "replay", "reply", "report", "request", "rerun", "resend",
+    "reserve", "reset", "resize", "restart", "restore", "restrict", "resume", "retry",
+    "revoke", "roll", "rotate", "run", "save", "schedule", "select", "send", "set", "share",
+    "ship", "sign", "split", "start", "stop", "store", "submit", "switch", "take", "tap",
+    "tell", "test", "trim", "trust", "turn", "unblock", "unlock", "unplug", "update",
+    "upgrade", "upload", "use", "verify", "wipe", "write",
 )  # fmt: skip
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
 # "..., or take the snapshot right before", "Never enable macros".
@@ -40,9 +40,10 @@ _CLAUSE_START = re.compile(
     rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)", re.IGNORECASE
 )
 # Tokens that look technical and are words: an acronym ("VPN") or a hyphenated word
-# ("read-only"). Repeated from the ticket they name its topic, not something to act on; a
-# hyphenated word of everyday words ("ever-changing") never is.
+# ("read-only"). A hyphenated word of everyday words ("ever-changing") is not something to
+# act on, nor is any token the ticket already names.
 _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
+_TRAILING = ".,;:!?'\")"
 # A step verb that is a noun of a statement: "Open rates are...", "Test results show...".
 _NOUN_OF_A_STATEMENT = re.compile(r"\w+ \w+ (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
 # "Check back next week" asks the asker to wait: not a step.
@@ -64,10 +65,12 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     """Steps (a step verb opening a sentence or a clause, more than a lone order of a few
     words), a command, setting or path that the ticket does not already name, a menu path,
     a figure or a quoted label: what a support answer gives the asker to act on."""
-    asked = {w.lower() for w in words(ticket)}
+    asked = {t.lower().rstrip(_TRAILING) for t in [*words(ticket), *technical_tokens(ticket)]}
     for token in technical_tokens(response):
+        if token.lower().rstrip(_TRAILING) in asked:
+            continue  # the ticket's own term ("ASP.NET", "VPN") is its topic
         word = _WORDLIKE.fullmatch(token)
-        if word is None or not (word.group(1).lower() in asked or _everyday(word.group(1))):
+        if word is None or not _everyday(word.group(1)):
             return True
     if " > " in response or re.search(r"\d", response):
         return True

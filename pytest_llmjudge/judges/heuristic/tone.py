@@ -119,7 +119,7 @@ _DISMISSAL = (
     "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
     "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
-    "is like that", "are like that",
+    "is like that", "are like that", "the real world",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
@@ -146,7 +146,7 @@ _PROBLEM_WORDS = frozenset(
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
     cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
-    worst
+    worst poor
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -163,8 +163,8 @@ _TECHNICAL_WORDS = frozenset(
     hang hangs freeze freezes frozen defaced exploit exploits leaked leak breach infected
     infection spoof spoofed spoofing blocklist blacklist penalty expire expires expiring
     crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid stolen
-    theft steal abuse abused attacker attackers malicious fraud fraudulent fake compromise
-    compromised hostile intruder unwanted suspicious scam isolation isolated ignore
+    theft steal abuse abused abuser abusers attacker attackers malicious fraud fraudulent fake
+    compromise compromised hostile intruder unwanted suspicious scam isolation isolated ignore
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Acronyms of computing that are also frequent words of ordinary text: in capitals they are

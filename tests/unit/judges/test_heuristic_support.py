@@ -69,6 +69,7 @@ DNS = "Our domain doesn't resolve after we changed DNS provider"
 BEANSTALK = "Our Elastic Beanstalk deploy is stuck at 'updating'"
 OPEN_RATE = "Our marketing emails have a low open rate"
 VAGUE_STACK = "Stack states are an emergent property of many interacting resources."
+ASP = "Our app shows 'HTTP Error 500.30 - ASP.NET Core app failed to start'"
 
 
 @pytest.mark.parametrize(
@@ -110,6 +111,30 @@ VAGUE_STACK = "Stack states are an emergent property of many interacting resourc
             "How can I tell if an email attachment is safe?",
             "Never enable macros in an Office file that came by email.",
         ),
+        (  # a token the ticket already names is its topic
+            ASP,
+            "ASP.NET Core is such an elegant framework for teams.",
+            ASP,
+            "ASP.NET Core logs why: set stdoutLogEnabled in web.config.",
+        ),
+        (  # "Sure," opens an answer, not chit-chat
+            "Is it okay to use the same SSH key on all our servers?",
+            "Sure, one key is easier for everyone.",
+            "Is it okay to use the same SSH key on all our servers?",
+            "Sure, if you rotate it every 90 days.",
+        ),
+        (  # "invoices" is the support term "invoice" in another form
+            "Where can I find our invoices from last year?",
+            "Invoices tell the story of a partnership, chapter by chapter.",
+            "Where can I find our invoices from last year?",
+            "Open Billing > Invoices and set the date filter to last year.",
+        ),
+        (
+            "Our site got slow after we added a chat widget",
+            "Chat widgets weigh on a page in ways that vary from site to site.",
+            "Our site got slow after we added a chat widget",
+            "Load the widget's script with the async attribute.",
+        ),
     ],
     ids=[
         "acronym-of-the-ticket",
@@ -118,6 +143,10 @@ VAGUE_STACK = "Stack states are an emergent property of many interacting resourc
         "error-code",
         "everyday-compound",
         "never-is-a-step",
+        "a-token-of-the-ticket",
+        "sure-is-not-talk",
+        "invoices-is-a-support-term",
+        "load-is-a-step",
     ],
 )
 def test_what_is_and_is_not_something_to_act_on(
@@ -363,6 +392,8 @@ def test_a_conflict_names_the_problem_and_depending_on_them_is_no_blame() -> Non
     assert tone_signals(conflict)["negative words"] == 0
     assert tone_signals("An abandoned replication slot holds old rows.")["negative words"] == 0
     assert tone_signals("Run pg_repack on the worst tables first.")["negative words"] == 0
+    assert tone_signals("The links use a domain with a poor reputation.")["negative words"] == 0
+    assert tone_signals("Log usage per key so you can block abusers.")["negative words"] == 0
     assert score_tone(conflict)[0] >= 4
     needs = "Let the deploy job depend on them with needs, so a failed test stops it."
     assert tone_signals(needs)["dismissal or blame"] == 0
@@ -461,6 +492,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("The Wi-Fi scope is full on Mondays.", "Wi-Fi is always like this on Mondays."),
         ("The form sends a field the WAF rejects.", "Your form must be sending garbage."),
         ("Caching login pages leaks user data.", "Caching login pages is a rookie mistake."),
+        ("The first-year discount ended.", "Prices go up. Welcome to the real world."),
     ],
     ids=[
         "try-harder",
@@ -480,6 +512,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "always-like-this",
         "garbage",
         "rookie",
+        "real-world",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
