@@ -16,22 +16,22 @@ _TECHNICAL_TOKEN = re.compile(
 _PLAIN = re.compile(r"[\d,.']*s?|\W+")
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
 STEP_VERBS = (
-    "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "call",
-    "change", "check", "choose", "clear", "click", "close", "compare", "compress", "configure",
-    "confirm", "connect", "copy", "create", "deactivate", "declare", "decrease", "delete",
-    "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable", "enrol",
-    "enroll", "enter", "export", "extend", "find", "fix", "flush", "follow", "forward", "free",
-    "generate", "give", "go", "grant", "handle", "import", "increase", "install", "keep",
-    "limit", "list", "load", "lock", "log", "look", "lower", "make", "mark", "merge", "modify",
-    "mount", "move", "open", "order", "patch", "pause", "pick", "pin", "plug", "point",
-    "press", "protect", "prune", "put", "quarantine", "raise", "read", "reboot", "rebuild",
-    "reconnect", "redirect", "reduce", "register", "reinstall", "reload", "remove", "rename",
-    "renew", "repair", "replace", "replay", "reply", "report", "request", "rerun", "resend",
-    "reserve", "reset", "resize", "restart", "restore", "restrict", "resume", "retry",
-    "revoke", "roll", "rotate", "run", "save", "schedule", "select", "send", "set", "share",
-    "ship", "sign", "split", "start", "stop", "store", "submit", "switch", "take", "tap",
-    "tell", "test", "trim", "trust", "turn", "unblock", "unlock", "unplug", "update",
-    "upgrade", "upload", "use", "verify", "wipe", "write",
+    "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "build",
+    "call", "change", "check", "choose", "clear", "click", "close", "compare", "compress",
+    "configure", "confirm", "connect", "copy", "create", "deactivate", "declare", "decrease",
+    "delete", "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable",
+    "enrol", "enroll", "enter", "export", "extend", "find", "fix", "flush", "follow",
+    "forward", "free", "generate", "give", "go", "grant", "handle", "import", "increase",
+    "install", "keep", "limit", "list", "load", "lock", "log", "look", "lower", "make", "mark",
+    "merge", "modify", "mount", "move", "open", "order", "patch", "pause", "pick", "pin",
+    "plug", "point", "press", "protect", "prune", "put", "quarantine", "raise", "read",
+    "reboot", "rebuild", "reconnect", "redirect", "reduce", "register", "reinstall", "reload",
+    "remove", "rename", "renew", "repair", "replace", "replay", "reply", "report", "request",
+    "rerun", "resend", "reserve", "reset", "resize", "restart", "restore", "restrict",
+    "resume", "retry", "revoke", "roll", "rotate", "run", "save", "schedule", "select", "send",
+    "serve", "set", "share", "ship", "sign", "split", "start", "stop", "store", "submit",
+    "switch", "take", "tap", "tell", "test", "trim", "trust", "turn", "unblock", "unlock",
+    "unplug", "update", "upgrade", "upload", "use", "verify", "wipe", "write",
 )  # fmt: skip
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
 # "..., or take the snapshot right before", "Never enable macros".
@@ -46,8 +46,8 @@ _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
 _TRAILING = ".,;:!?'\")"
 # A step verb that is a noun of a statement: "Open rates are...", "Test results show...".
 _NOUN_OF_A_STATEMENT = re.compile(r"\w+ \w+ (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
-# "Check back next week" asks the asker to wait: not a step.
-_COME_BACK = re.compile(r"\b(?:check|come) back\b", re.IGNORECASE)
+# "Check back next week" asks the asker to wait, "move on" to give up: not steps.
+_NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b", re.IGNORECASE)
 # A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
 _QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
 
@@ -76,7 +76,7 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
         return True
     if _QUOTED_LABEL.search(response):
         return True
-    steps = [s for s in sentences(response) if _opens_a_step(_COME_BACK.sub("", s))]
+    steps = [s for s in sentences(response) if _opens_a_step(_NOT_A_STEP.sub("", s))]
     # a lone order of a few words ("Fix it.", "Use passwords.") is not a procedure
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
 

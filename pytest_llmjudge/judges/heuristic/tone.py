@@ -99,7 +99,7 @@ _DISMISSAL = (
     "not our problem", "not my problem", "your problem", "your fault", "figure out",
     "that's on you", "that's on them", "deal with it", "live with it", "too bad",
     "nothing to do", "nothing we can do", "just ignore",
-    "forget about it", "no big deal", "is fine", "are fine",
+    "forget about it", "no big deal", "move on",
     "that's just how", "works on my machine", "not a bug", "figure it out", "by yourself",
     "you should have", "should've", "you broke", "stop complaining", "stop wasting",
     "wasting our time", "rules are rules", "people like you", "did you even", "maybe don't",
@@ -125,8 +125,12 @@ _DISMISSAL = (
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
 # it").
 _LEAVE_ALONE = ("ignore it", "ignore them")
-# "That's normal." shrugs; "That is normal wear for a year of use" explains.
-_NORMAL = re.compile(r"\b(?:is|that's|it's) normal(?=\s*(?:[.,;!]|$))", re.IGNORECASE)
+# "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
+# and "if a few minutes of downtime are fine" sets a condition.
+_SHRUG = re.compile(
+    r"\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))", re.IGNORECASE
+)
+_CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
 # "whatever the number of workspaces" qualifies; "Whatever." shrugs.
 _WHATEVER_OF = re.compile(r"\bwhatever (?:the|its|their|your|our|kind|type|number|size)\b", re.I)
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
@@ -232,7 +236,7 @@ def tone_signals(response: str) -> Signals:
     )
     signals.add("confronting imperative", confronting, cap=2)
     leave_alone = [hit for s in sents if not instructs(s) for hit in phrases(s, _LEAVE_ALONE)]
-    dismissal = phrases(text, _DISMISSAL) + leave_alone + _NORMAL.findall(text)
+    dismissal = phrases(text, _DISMISSAL) + leave_alone + _shrugs(text)
     signals.add("dismissal or blame", dismissal, cap=3)
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
@@ -282,6 +286,16 @@ def ceiling(response: str, signals: Signals) -> tuple[int, str] | None:
     if laughing and not any(is_request(s) for s in sentences(normalise(response))):
         return 3, f'at most 3: it laughs at the problem ("{laughing[0].lower()}")'
     return None
+
+
+def _shrugs(text: str) -> list[str]:
+    """ "... is fine" or a closing "that's normal" in a clause that sets no condition."""
+    found = []
+    for match in _SHRUG.finditer(text):
+        clause = re.split(r"[.,;!?]", text[: match.start()])[-1]
+        if not _CONDITION.search(clause):
+            found.append(match.group(0))
+    return found
 
 
 def instructs(sentence: str) -> bool:

@@ -70,6 +70,8 @@ BEANSTALK = "Our Elastic Beanstalk deploy is stuck at 'updating'"
 OPEN_RATE = "Our marketing emails have a low open rate"
 VAGUE_STACK = "Stack states are an emergent property of many interacting resources."
 ASP = "Our app shows 'HTTP Error 500.30 - ASP.NET Core app failed to start'"
+GCP_BILL = "Our GCP bill shows charges for a project we thought was deleted"
+DIND = "Can I run Docker inside a Kubernetes pod for our CI builds?"
 
 
 @pytest.mark.parametrize(
@@ -135,6 +137,18 @@ ASP = "Our app shows 'HTTP Error 500.30 - ASP.NET Core app failed to start'"
             "Our site got slow after we added a chat widget",
             "Load the widget's script with the async attribute.",
         ),
+        (
+            GCP_BILL,
+            "Bills have their surprises now and then. Pay it and move on.",
+            GCP_BILL,
+            "Deleted projects bill for 30 days. See Manage resources > Pending deletion.",
+        ),
+        (
+            DIND,
+            "Docker in pods is a long story with many opinions.",
+            DIND,
+            "Build images with Kaniko in rootless mode instead.",
+        ),
     ],
     ids=[
         "acronym-of-the-ticket",
@@ -147,6 +161,8 @@ ASP = "Our app shows 'HTTP Error 500.30 - ASP.NET Core app failed to start'"
         "sure-is-not-talk",
         "invoices-is-a-support-term",
         "load-is-a-step",
+        "move-on-is-no-step",
+        "build-is-a-step",
     ],
 )
 def test_what_is_and_is_not_something_to_act_on(
@@ -199,6 +215,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "Add a honeypot field and a CAPTCHA such as Turnstile.",
             "spam",
         ),
+        (
+            "Our SPA shows a 404 on refresh",
+            "Serve index.html for unknown paths so the router handles them.",
+            "spa",
+        ),
     ],
     ids=[
         "not-secure~https",
@@ -207,6 +228,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "stolen~wipe",
         "coffee~unplug",
         "spam~captcha",
+        "spa~router",
     ],
 )
 def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
@@ -416,12 +438,31 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
     assert tone_signals("Each user counts once. Whatever.")["insult"] >= 1
 
 
-def test_normal_as_a_shrug_dismisses_and_as_an_explanation_does_not() -> None:
-    explaining = "That is normal wear for a year of daily use; we replace batteries under 70%."
-    shrugging = "Batteries wear out, that's normal."
+@pytest.mark.parametrize(
+    ("explaining", "shrugging"),
+    [
+        (
+            "That is normal wear for a year of daily use; we replace batteries under 70%.",
+            "Batteries wear out, that's normal.",
+        ),
+        (
+            "Use pg_upgrade --link if a few minutes of downtime are fine.",
+            "A few minutes of downtime are fine.",
+        ),
+    ],
+    ids=["normal", "fine"],
+)
+def test_a_shrug_dismisses_and_an_explanation_or_a_condition_does_not(
+    explaining: str, shrugging: str
+) -> None:
     assert tone_signals(explaining)["dismissal or blame"] == 0
     assert tone_signals(shrugging)["dismissal or blame"] >= 1
     assert score_tone(shrugging)[0] <= 3 < score_tone(explaining)[0]
+
+
+def test_you_with_what_you_see_in_the_product_names_it_and_you_with_a_deed_points() -> None:
+    assert tone_signals("You see the rooms' calendars without details.")["starts with you"] == 0
+    assert tone_signals("You broke the calendars.")["starts with you"] == 1
 
 
 @pytest.mark.parametrize(
