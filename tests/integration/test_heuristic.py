@@ -12,21 +12,20 @@ from helpers import read_results, run, write_evals
 TICKET = "Kubernetes pod stuck in CrashLoopBackOff after the latest deploy."
 
 
+def answering(ticket: str, answers: dict[str, str]) -> list[dict[str, str]]:
+    """Eval entries: each answer to the one ticket, under its id."""
+    return [{"id": id_, "ticket": ticket, "response": text} for id_, text in answers.items()]
+
+
 def test_the_plugin_shows_the_signals_in_the_failure_and_the_results(
     pytester: pytest.Pytester,
 ) -> None:
-    write_evals(
-        pytester,
-        [
-            {"id": "rude", "ticket": TICKET, "response": "Obviously you broke it. RTFM, duh!!"},
-            {
-                "id": "good",
-                "ticket": TICKET,
-                "response": "Run kubectl logs <pod> --previous to see why the pod crashes "
-                "after the deploy, then fix the probe or roll back.",
-            },
-        ],
-    )
+    answers = {
+        "rude": "Obviously you broke it. RTFM, duh!!",
+        "good": "Run kubectl logs <pod> --previous to see why the pod crashes after the deploy, "
+        "then fix the probe or roll back.",
+    }
+    write_evals(pytester, answering(TICKET, answers))
     result = run(pytester, "evals/", "--judge-provider=heuristic")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
@@ -38,3 +37,30 @@ def test_the_plugin_shows_the_signals_in_the_failure_and_the_results(
     assert items["rude"]["relevance"]["score"] <= 3  # nothing of the ticket is taken up
     assert "concrete commands/settings" in items["good"]["relevance"]["reasoning"]
     assert read_results(pytester)["meta"]["llm"] is False
+
+
+def test_nothing_to_act_on_and_laughter_cap_the_score_and_say_why(
+    pytester: pytest.Pytester,
+) -> None:
+    answers = {
+        "general": "Memory is a complex area in container orchestration. Results will vary.",
+        "laughing": "Thanks for the details! lol, we will raise the limit in the deployment "
+        "for you.",
+        "plain": "The container's limit is below what it uses. Raise resources.limits.memory "
+        "in the deployment.",
+    }
+    write_evals(
+        pytester, answering("Pods are OOMKilled although the node has free memory", answers)
+    )
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, failed=2)
+    shown = " ".join(line.strip() for line in result.stdout.lines)  # reasoning wraps
+    assert "relevance 3/5: " in shown
+    assert "at most 3: nothing to act on (no step, command, setting or figure)" in shown
+    assert 'at most 3: it laughs at the problem ("lol")' in shown
+    items = {item["id"]: item for item in read_results(pytester)["results"]}
+    assert items["plain"]["outcome"] == "passed"
+    general = items["general"]["relevance"]
+    assert general["score"] == 3 and "nothing to act on" in general["reasoning"]
+    laughing = items["laughing"]["tone"]
+    assert laughing["score"] <= 3 and 'laughs at the problem ("lol")' in laughing["reasoning"]

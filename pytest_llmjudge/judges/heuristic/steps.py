@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import COMMON, STOPWORDS, rarity, sentences, stem, words
+from .text import ordinary, sentences, words
 
 _TECHNICAL_TOKEN = re.compile(
     r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
@@ -40,7 +40,7 @@ _CLAUSE_START = re.compile(
     rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)", re.IGNORECASE
 )
 # Tokens that look technical and are words: an acronym ("VPN") or a hyphenated word
-# ("read-only"). A hyphenated word of everyday words ("ever-changing") is not something to
+# ("read-only"). A hyphenated word of ordinary words ("ever-changing") is not something to
 # act on, nor is any token the ticket already names.
 _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
 _TRAILING = ".,;:!?'\")"
@@ -61,6 +61,9 @@ def technical_tokens(text: str) -> list[str]:
     return [t for t in _TECHNICAL_TOKEN.findall(text) if not _PLAIN.fullmatch(t)]
 
 
+ORDER_WORDS = 5  # words the sentences with steps need between them to be a procedure
+
+
 def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     """Steps (a step verb opening a sentence or a clause, more than a lone order of a few
     words), a command, setting or path that the ticket does not already name, a menu path,
@@ -70,7 +73,7 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
         if token.lower().rstrip(_TRAILING) in asked:
             continue  # the ticket's own term ("ASP.NET", "VPN") is its topic
         word = _WORDLIKE.fullmatch(token)
-        if word is None or not _everyday(word.group(1)):
+        if word is None or not _of_ordinary_words(word.group(1)):
             return True
     if " > " in response or re.search(r"\d", response):
         return True
@@ -81,16 +84,10 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
 
 
-ORDER_WORDS = 5  # words the sentences with steps need between them to be a procedure
-
-
-def _everyday(compound: str) -> bool:
-    """A hyphenated word made of everyday words ("ever-changing", "long-running")."""
+def _of_ordinary_words(compound: str) -> bool:
+    """A hyphenated word made of ordinary words ("ever-changing", "long-running")."""
     parts = compound.lower().split("-")
-    table = rarity()
-    return len(parts) > 1 and all(
-        part in STOPWORDS or table.frequency.get(stem(part), 0) >= COMMON for part in parts
-    )
+    return len(parts) > 1 and all(ordinary(part) for part in parts)
 
 
 def _opens_a_step(sentence: str) -> bool:

@@ -69,9 +69,6 @@ def content_terms(text: str) -> list[str]:
     return [stem(w) for w in lowered if len(w) >= 3 and w not in STOPWORDS]
 
 
-COMMON = 20  # development texts a word must appear in to be an ordinary word
-
-
 @dataclass(frozen=True)
 class Rarity:
     """Inverse document frequency from a shipped table; unseen words count as rare."""
@@ -90,6 +87,14 @@ def rarity() -> Rarity:
     documents = int(lines[0].split("\t")[1])  # "#documents\tN"
     frequency = {term: int(count) for term, count in (line.split("\t") for line in lines[1:])}
     return Rarity(documents, frequency)
+
+
+_COMMON = 20  # development texts a word must appear in to be an ordinary word
+
+
+def ordinary(word: str) -> bool:
+    """A function word, or a word of at least ``_COMMON`` development texts (lower case)."""
+    return word in STOPWORDS or rarity().frequency.get(stem(word), 0) >= _COMMON
 
 
 @cache

@@ -16,15 +16,13 @@ import re
 from .signals import Signals, phrases, starts_with
 from .steps import STEP_VERBS, technical_tokens
 from .text import (
-    COMMON,
     STOPWORDS,
     content_terms,
     normalise,
-    rarity,
+    ordinary,
     related_groups,
     sentences,
     sentiment,
-    stem,
     words,
 )
 
@@ -226,7 +224,8 @@ def tone_signals(response: str) -> Signals:
     pointing = [w for w in opening if not names_a_system(sents[0], strict=w.lower() == "you")]
     signals.add("starts with you", pointing, cap=1)
     signals.add("starts with I", starts_with(sents[:1], ("i", "my")), cap=1)
-    bare = [s for s in sents if not instructs(s)]
+    instructing = [s for s in sents if instructs(s)]
+    bare = [s for s in sents if s not in instructing]
     # "Stop it, empty its data directory and start it again" is a procedure, not an order
     plain = [s for s in sents if " > " not in s and not technical_tokens(s) and not _steps(s)]
     confronting = (
@@ -235,13 +234,13 @@ def tone_signals(response: str) -> Signals:
         + starts_with(plain, _INSTRUCTING_WITH_CODE)
     )
     signals.add("confronting imperative", confronting, cap=2)
-    leave_alone = [hit for s in sents if not instructs(s) for hit in phrases(s, _LEAVE_ALONE)]
+    leave_alone = [hit for s in bare for hit in phrases(s, _LEAVE_ALONE)]
     dismissal = phrases(text, _DISMISSAL) + leave_alone + _shrugs(text)
     signals.add("dismissal or blame", dismissal, cap=3)
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
     lexicon = sentiment()
-    technical = {w.lower() for s in sents if instructs(s) for w in words(s)} & _TECHNICAL_WORDS
+    technical = {w.lower() for s in instructing for w in words(s)} & _TECHNICAL_WORDS
     # "lol" in an answer is counted as slang, not as warmth; in a request it may be friendly
     casual = {w.lower() for s in sents if not is_request(s) for w in words(s)} & _SLANG_WORDS
     neutral = technical | casual
@@ -256,7 +255,7 @@ def tone_signals(response: str) -> Signals:
     signals.add("profanity", _PROFANITY.findall(text), cap=3)
     signals.add("insult", phrases(_WHATEVER_OF.sub("", text), _INSULTS), cap=3)
     # keywords of code (SELECT, WHERE) in capitals beside a command or setting: not shouting
-    code = {w for s in sents if instructs(s) for w in words(s) if w.lower() in _CODE_WORDS}
+    code = {w for s in instructing for w in words(s) if w.lower() in _CODE_WORDS}
     shouting = [
         w for w in tokens if w.isalpha() and w.isupper() and _common_word(w) and w not in code
     ]
@@ -338,7 +337,7 @@ def _common_word(word: str) -> bool:
         return False
     if lowered in _ACRONYMS:
         return False
-    return lowered in STOPWORDS or rarity().frequency.get(stem(lowered), 0) >= COMMON
+    return ordinary(lowered)
 
 
 def _bounded(x: float) -> float:
