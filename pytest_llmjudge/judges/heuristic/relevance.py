@@ -161,7 +161,10 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     ticket_terms, response_terms = content_terms(ticket), content_terms(response)
     signals = Signals()
     answered = set(response_terms) | _parts(response_terms)
-    recall, covered = _weighted_share([*ticket_terms, *_parts(ticket_terms)], answered, table)
+    # the parts in a fixed order: the reasoning names them in that order, in every process
+    recall, covered = _weighted_share(
+        [*ticket_terms, *sorted(_parts(ticket_terms))], answered, table
+    )
     signals.add("ticket terms taken up", covered, value=recall, shown=_share(recall, covered))
     last_message = ticket.strip().split("\n")[-1]
     last_recall, last_covered = _weighted_share(content_terms(last_message), answered, table)

@@ -4,6 +4,9 @@ names what moved it, and the plugin shows that reasoning."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -237,3 +240,24 @@ def test_the_judge_is_deterministic_and_says_no_llm() -> None:
     second = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
     assert first == second
     assert first.reasoning.startswith(f"{PREFIX} tone {first.score}/5: ")
+
+
+def test_the_reasoning_is_the_same_in_every_process() -> None:
+    """Sets iterate in a per-process order (PYTHONHASHSEED): the words the reasoning names
+    must not follow it."""
+    code = (
+        "from pytest_llmjudge.judges.heuristic import score_relevance;"
+        "print(score_relevance(\"npm ci fails in CI with 'lockfile does not match package.json'\","
+        '"Run npm install locally and commit the updated package-lock.json.")[1])'
+    )
+    reasons = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(reasons) == 1, reasons
