@@ -281,6 +281,10 @@ _EVERYDAY = frozenset(
 )
 
 
+# Adjectives of age and size that any two texts may share: a "new access card" takes up
+# nothing of "new queue messages".
+_COMMON_ADJECTIVES = frozenset(("new", "old", "big", "small"))
+
 # An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 
@@ -303,7 +307,8 @@ def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | N
     """
     if signals["no answer"]:
         return 2, f"at most 2: {_NO_ANSWER_SHOWN}"
-    if signals["ticket terms taken up"] == 0 and content_terms(normalise(ticket)):
+    taken_up = signals.by_name["ticket terms taken up"].evidence
+    if all(term in _COMMON_ADJECTIVES for term in taken_up) and content_terms(normalise(ticket)):
         return 3, "at most 3: it takes up none of the ticket's terms, nor a related one"
     if nothing_to_act_on(ticket, response):
         return 3, "at most 3: nothing to act on (no step, command, setting or figure)"

@@ -29,7 +29,7 @@ STEP_VERBS = (
     "remove", "rename", "renew", "repair", "replace", "replay", "reply", "report", "request",
     "rerun", "resend", "reserve", "reset", "resize", "restart", "restore", "restrict",
     "resume", "retry", "revoke", "roll", "rotate", "run", "save", "schedule", "select", "send",
-    "serve", "set", "share", "ship", "sign", "split", "start", "stop", "store", "submit",
+    "serve", "set", "share", "ship", "show", "sign", "split", "start", "stop", "store", "submit",
     "switch", "take", "tap", "tell", "test", "trim", "trust", "turn", "unblock", "unlock",
     "unplug", "update", "upgrade", "upload", "use", "verify", "wipe", "write",
 )  # fmt: skip
@@ -46,8 +46,9 @@ _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
 _TRAILING = ".,;:!?'\")"
 # A step verb that is a noun of a statement: "Open rates are...", "Test results show...".
 _NOUN_OF_A_STATEMENT = re.compile(r"\w+ \w+ (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
-# "Check back next week" asks the asker to wait, "move on" to give up: not steps.
-_NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b", re.IGNORECASE)
+# "Check back next week" asks the asker to wait, "move on" to give up, and "cards come and
+# go" is an idiom: not steps.
+_NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b|\bcome and go\b", re.IGNORECASE)
 # A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
 _QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
 
@@ -73,9 +74,9 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
         if token.lower().rstrip(_TRAILING) in asked:
             continue  # the ticket's own term ("ASP.NET", "VPN") is its topic
         word = _WORDLIKE.fullmatch(token)
-        if word is None or not _of_ordinary_words(word.group(1)):
+        if word is None or not _of_known_words(word.group(1), asked):
             return True
-    if " > " in response or re.search(r"\d", response):
+    if " > " in response or _figures(response, asked):
         return True
     if _QUOTED_LABEL.search(response):
         return True
@@ -84,10 +85,25 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
 
 
-def _of_ordinary_words(compound: str) -> bool:
-    """A hyphenated word made of ordinary words ("ever-changing", "long-running")."""
+_PREFIXES = frozenset(("anti", "co", "cross", "inter", "multi", "non", "pre", "re", "self", "sub"))
+
+
+def _of_known_words(compound: str, asked: set[str]) -> bool:
+    """A hyphenated word made of ordinary words ("ever-changing", "long-running") or of the
+    ticket's own and a prefix ("cross-zone" on a ticket about zones)."""
     parts = compound.lower().split("-")
-    return len(parts) > 1 and all(ordinary(part) for part in parts)
+    return len(parts) > 1 and all(
+        ordinary(part) or part in _PREFIXES or part in asked or f"{part}s" in asked
+        for part in parts
+    )
+
+
+def _figures(response: str, asked: set[str]) -> bool:
+    """A figure of the answer's own: "raise it to 300", not the "2" of the ticket's "HTTP/2"."""
+    return any(
+        re.search(r"\d", token) and token.lower().strip(_TRAILING) not in asked
+        for token in response.split()
+    )
 
 
 def _opens_a_step(sentence: str) -> bool:

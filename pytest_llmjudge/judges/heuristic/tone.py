@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 
+from .disrespect import dismissals, insults
 from .signals import Signals, phrases, starts_with
 from .steps import STEP_VERBS, technical_tokens
 from .text import (
@@ -76,12 +77,6 @@ _PROFANITY = re.compile(
     r"whaddafuck)\b",
     re.IGNORECASE,
 )
-_INSULTS = (
-    "rtfm", "google it", "not my problem", "figure it out", "your fault", "useless",
-    "shut up", "duh", "whatever", "obviously you", "get a life", "grow up", "who the hell",
-    "what the hell", "are you blind", "can't you read", "nonsense", "ridiculous", "pathetic",
-    "garbage", "rookie",
-)  # fmt: skip
 _SLANG = (
     "lol", "dude", "gonna", "wanna", "btw", "haha", "bro", "lmao", "omg", "kinda", "ya",
     "nope", "yep", "tbh", "u", "ur", "pls", "plz", "thx", "cuz", "dunno", "gotta", "ain't",
@@ -92,45 +87,6 @@ _SLANG = (
 _SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
 # Laughing at the asker's problem ("outage credits lol") is overly casual at best.
 _LAUGHTER = frozenset(("lol", "lmao", "lmfao", "rofl", "haha", "hahaha"))
-# Dismissing the problem, blaming the asker, sarcasm: a rude answer without a rude word.
-_DISMISSAL = (
-    "not our problem", "not my problem", "your problem", "your fault", "figure out",
-    "that's on you", "that's on them", "deal with it", "live with it", "too bad",
-    "nothing to do", "nothing we can do", "just ignore",
-    "forget about it", "no big deal", "move on",
-    "that's just how", "works on my machine", "not a bug", "figure it out", "by yourself",
-    "you should have", "should've", "you broke", "stop complaining", "stop wasting",
-    "wasting our time", "rules are rules", "people like you", "did you even", "maybe don't",
-    "who even", "amateur", "overrated", "use something else", "happens to everyone",
-    "happens every", "happens all the time", "happens to the best", "never work", "never works",
-    "always slow", "be more careful", "been more careful", "pay them", "gl with",
-    "whatever works", "no refunds", "live without", "don't make mistakes", "that's what you get",
-    "before complaining", "instead of complaining", "tell them to", "hope they",
-    "that's on", "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
-    "on your team", "not that hard", "should know", "their problem", "team's problem",
-    "someone else's problem", "common sense", "probably fine", "without thinking",
-    "read your own", "buy a bigger", "don't overcomplicate", "moving on", "try harder",
-    "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
-    "knows best", "is bloated", "doesn't matter", "don't matter", "nothing you can do",
-    "sorts itself out", "isn't that", "rarely need", "is everywhere",
-    "isn't for you", "aren't for you", "if you can't", "would have saved", "anyway",
-    "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
-    "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
-    "start fresh", "for everyone else", "always broken", "always like this", "always like that",
-    "is like that", "are like that", "the real world",
-)  # fmt: skip
-# Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
-# it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
-# it").
-_LEAVE_ALONE = ("ignore it", "ignore them")
-# "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
-# and "if a few minutes of downtime are fine" sets a condition.
-_SHRUG = re.compile(
-    r"\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))", re.IGNORECASE
-)
-_CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
-# "whatever the number of workspaces" qualifies; "Whatever." shrugs.
-_WHATEVER_OF = re.compile(r"\bwhatever (?:the|its|their|your|our|kind|type|number|size)\b", re.I)
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 _FILLER = (
     "basically", "literally", "honestly", "kind of", "sort of", "you know",
@@ -234,8 +190,7 @@ def tone_signals(response: str) -> Signals:
         + starts_with(plain, _INSTRUCTING_WITH_CODE)
     )
     signals.add("confronting imperative", confronting, cap=2)
-    leave_alone = [hit for s in bare for hit in phrases(s, _LEAVE_ALONE)]
-    dismissal = phrases(text, _DISMISSAL) + leave_alone + _shrugs(text)
+    dismissal = dismissals(text, bare)
     signals.add("dismissal or blame", dismissal, cap=3)
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
@@ -253,7 +208,7 @@ def tone_signals(response: str) -> Signals:
     signals.add("negative words", negative, value=_bounded(-sum(v for _, v in valences if v < 0)))
     signals.add("positive words", positive, value=_bounded(sum(v for _, v in valences if v > 0)))
     signals.add("profanity", _PROFANITY.findall(text), cap=3)
-    signals.add("insult", phrases(_WHATEVER_OF.sub("", text), _INSULTS), cap=3)
+    signals.add("insult", insults(text), cap=3)
     # keywords of code (SELECT, WHERE) in capitals beside a command or setting: not shouting
     code = {w for s in instructing for w in words(s) if w.lower() in _CODE_WORDS}
     shouting = [
@@ -285,16 +240,6 @@ def ceiling(response: str, signals: Signals) -> tuple[int, str] | None:
     if laughing and not any(is_request(s) for s in sentences(normalise(response))):
         return 3, f'at most 3: it laughs at the problem ("{laughing[0].lower()}")'
     return None
-
-
-def _shrugs(text: str) -> list[str]:
-    """ "... is fine" or a closing "that's normal" in a clause that sets no condition."""
-    found = []
-    for match in _SHRUG.finditer(text):
-        clause = re.split(r"[.,;!?]", text[: match.start()])[-1]
-        if not _CONDITION.search(clause):
-            found.append(match.group(0))
-    return found
 
 
 def instructs(sentence: str) -> bool:

@@ -72,6 +72,8 @@ VAGUE_STACK = "Stack states are an emergent property of many interacting resourc
 ASP = "Our app shows 'HTTP Error 500.30 - ASP.NET Core app failed to start'"
 GCP_BILL = "Our GCP bill shows charges for a project we thought was deleted"
 DIND = "Can I run Docker inside a Kubernetes pod for our CI builds?"
+ZONES = "We're charged for data transfer between availability zones"
+HTTP2 = "How do I serve our site over HTTP/2?"
 
 
 @pytest.mark.parametrize(
@@ -149,6 +151,30 @@ DIND = "Can I run Docker inside a Kubernetes pod for our CI builds?"
             DIND,
             "Build images with Kaniko in rootless mode instead.",
         ),
+        (  # "come and go" is an idiom, not a step
+            "Our credit card expired and the payment failed",
+            "Cards come and go, but the payment will get through in the end.",
+            "Our credit card expired and the payment failed",
+            "Cards expire, so go to Billing and add the new one.",
+        ),
+        (  # a hyphenated word of the ticket's own word and a prefix is its topic
+            ZONES,
+            "Cross-zone traffic adds up over a month.",
+            ZONES,
+            "Cross-AZ traffic adds up over a month.",
+        ),
+        (  # the "2" of the ticket's "HTTP/2" is no figure of the answer's
+            HTTP2,
+            "HTTP/2 is a leap forward for every site.",
+            HTTP2,
+            "HTTP/2 needs TLS 1.2 on every site.",
+        ),
+        (
+            "Our site breaks in Internet Explorer",
+            "Internet Explorer is out of support and doesn't run modern JavaScript.",
+            "Our site breaks in Internet Explorer",
+            "Internet Explorer is out of support. Show its users a notice to switch browsers.",
+        ),
     ],
     ids=[
         "acronym-of-the-ticket",
@@ -163,6 +189,10 @@ DIND = "Can I run Docker inside a Kubernetes pod for our CI builds?"
         "load-is-a-step",
         "move-on-is-no-step",
         "build-is-a-step",
+        "come-and-go-is-no-step",
+        "prefix-and-ticket-word",
+        "figure-of-the-ticket",
+        "show-is-a-step",
     ],
 )
 def test_what_is_and_is_not_something_to_act_on(
@@ -220,6 +250,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "Serve index.html for unknown paths so the router handles them.",
             "spa",
         ),
+        (
+            "Can I get a copy of our contract?",
+            "Account owners can download the signed order form under Billing > Documents.",
+            "contract",
+        ),
     ],
     ids=[
         "not-secure~https",
@@ -229,6 +264,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "coffee~unplug",
         "spam~captcha",
         "spa~router",
+        "contract~signed",
     ],
 )
 def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
@@ -237,6 +273,16 @@ def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
     shared = relevance_signals(ticket, answer).by_name["ticket terms taken up"]
     assert any(e.startswith(f"{word}~") for e in shared.evidence)
     assert score_relevance(ticket, answer)[0] >= 4
+
+
+def test_a_shared_adjective_of_age_or_size_takes_up_nothing() -> None:
+    ticket = "Our Azure Function stopped triggering on new queue messages"
+    score, reason = score_relevance(
+        ticket, "Pick up your new access card at security on the ground floor."
+    )
+    assert score <= 3
+    assert "takes up none of the ticket's terms" in reason
+    assert score_relevance(ticket, "Check the queue name in function.json.")[0] >= 4
 
 
 def test_a_related_support_term_takes_up_the_ticket_word() -> None:
@@ -559,6 +605,12 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("The form sends a field the WAF rejects.", "Your form must be sending garbage."),
         ("Caching login pages leaks user data.", "Caching login pages is a rookie mistake."),
         ("The first-year discount ended.", "Prices go up. Welcome to the real world."),
+        ("Cross-zone traffic is billed per GB.", "Cross-zone is the cost of doing business."),
+        ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
+        (
+            "Developers who paste code into ChatGPT send it to OpenAI.",
+            "Developers who need ChatGPT shouldn't be developers.",
+        ),
     ],
     ids=[
         "try-harder",
@@ -579,6 +631,9 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "garbage",
         "rookie",
         "real-world",
+        "cost-of-doing-business",
+        "bold-choice",
+        "not-one-of-them",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
@@ -587,6 +642,11 @@ def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescen
     assert clean["dismissal or blame"] + clean["insult"] == 0
     assert tone(condescending) < tone(plain)
     assert score_tone(condescending)[0] <= 3 < score_tone(plain)[0]
+
+
+def test_a_rule_about_people_who_may_do_something_is_no_insult() -> None:
+    assert tone_signals("Users who left shouldn't be able to sign in.")["insult"] == 0
+    assert tone_signals("Admins who can't script shouldn't be admins.")["insult"] == 1
 
 
 def test_laughing_at_the_problem_caps_the_tone_and_a_friendly_lol_in_a_request_does_not() -> None:

@@ -1,0 +1,84 @@
+"""Disrespect without a rude word: insults, dismissal of the problem, blame of the asker,
+sarcasm and shrugs. A person reads these phrases as rude in a support answer; the politeness
+data (requests) does not teach them, so most were found in the support set's bad answers
+(``benchmarks/data/support_answers.jsonl``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .signals import phrases
+
+_INSULTS = (
+    "rtfm", "google it", "not my problem", "figure it out", "your fault", "useless",
+    "shut up", "duh", "whatever", "obviously you", "get a life", "grow up", "who the hell",
+    "what the hell", "are you blind", "can't you read", "nonsense", "ridiculous", "pathetic",
+    "garbage", "rookie",
+)  # fmt: skip
+# Denying the asker their trade: "Developers who need ChatGPT shouldn't be developers."
+_NOT_ONE_OF_THEM = re.compile(
+    r"\b([a-z]{4,}?)s? who\b[^.?!]*\bshould(?:n't| not) be (?:an? )?\1s?\b", re.IGNORECASE
+)
+# Dismissing the problem, blaming the asker, sarcasm: a rude answer without a rude word.
+_DISMISSAL = (
+    "not our problem", "not my problem", "your problem", "your fault", "figure out",
+    "that's on you", "that's on them", "deal with it", "live with it", "too bad",
+    "nothing to do", "nothing we can do", "just ignore",
+    "forget about it", "no big deal", "move on",
+    "that's just how", "works on my machine", "not a bug", "figure it out", "by yourself",
+    "you should have", "should've", "you broke", "stop complaining", "stop wasting",
+    "wasting our time", "rules are rules", "people like you", "did you even", "maybe don't",
+    "who even", "amateur", "overrated", "use something else", "happens to everyone",
+    "happens every", "happens all the time", "happens to the best", "never work", "never works",
+    "always slow", "be more careful", "been more careful", "pay them", "gl with",
+    "whatever works", "no refunds", "live without", "don't make mistakes", "that's what you get",
+    "before complaining", "instead of complaining", "tell them to", "hope they",
+    "that's on", "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
+    "on your team", "not that hard", "should know", "their problem", "team's problem",
+    "someone else's problem", "common sense", "probably fine", "without thinking",
+    "read your own", "buy a bigger", "don't overcomplicate", "moving on", "try harder",
+    "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
+    "knows best", "is bloated", "doesn't matter", "don't matter", "nothing you can do",
+    "sorts itself out", "isn't that", "rarely need", "is everywhere",
+    "isn't for you", "aren't for you", "if you can't", "would have saved", "anyway",
+    "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
+    "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
+    "start fresh", "for everyone else", "always broken", "always like this", "always like that",
+    "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
+)  # fmt: skip
+# Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
+# it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
+# it").
+_LEAVE_ALONE = ("ignore it", "ignore them")
+# "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
+# and "if a few minutes of downtime are fine" sets a condition.
+_SHRUG = re.compile(
+    r"\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))", re.IGNORECASE
+)
+_CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
+# "whatever the number of workspaces" qualifies; "Whatever." shrugs.
+_WHATEVER_OF = re.compile(r"\bwhatever (?:the|its|their|your|our|kind|type|number|size)\b", re.I)
+
+
+def insults(text: str) -> list[str]:
+    """Insults of the asker: "rtfm", "pathetic", "... shouldn't be developers"."""
+    found = phrases(_WHATEVER_OF.sub("", text), _INSULTS)
+    return found + [m.group(0) for m in _NOT_ONE_OF_THEM.finditer(text)]
+
+
+def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
+    """Dismissal, blame and sarcasm; "ignore it" only in a sentence that instructs nothing
+    else (``bare_sentences``)."""
+    leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
+    return phrases(text, _DISMISSAL) + leave_alone + _shrugs(text)
+
+
+def _shrugs(text: str) -> list[str]:
+    """ "... is fine" or a closing "that's normal" in a clause that sets no condition."""
+    found = []
+    for match in _SHRUG.finditer(text):
+        clause = re.split(r"[.,;!?]", text[: match.start()])[-1]
+        if not _CONDITION.search(clause):
+            found.append(match.group(0))
+    return found
