@@ -34,7 +34,7 @@ _DISMISSAL = (
     "always slow", "be more careful", "been more careful", "pay them", "gl with",
     "whatever works", "no refunds", "live without", "don't make mistakes", "that's what you get",
     "before complaining", "instead of complaining", "tell them to", "hope they",
-    "that's on", "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
+    "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
     "on your team", "not that hard", "should know", "their problem", "team's problem",
     "someone else's problem", "common sense", "probably fine", "without thinking",
     "read your own", "buy a bigger", "don't overcomplicate", "moving on", "try harder",
@@ -46,6 +46,7 @@ _DISMISSAL = (
     "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
+    "give up and",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
@@ -58,7 +59,15 @@ _SHRUG = re.compile(
 )
 _CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
 # "whatever the number of workspaces" qualifies; "Whatever." shrugs.
-_WHATEVER_OF = re.compile(r"\bwhatever (?:the|its|their|your|our|kind|type|number|size)\b", re.I)
+_WHATEVER_OF = re.compile(
+    r"\bwhatever (?:the|its|their|your|our|kind|type|number|size|you do|happens)\b", re.I
+)
+# "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
+# that" shrugs, as "Wi-Fi is like that" does.
+_BLAME_OR_SHRUG = re.compile(
+    r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b",
+    re.IGNORECASE,
+)
 
 
 def insults(text: str) -> list[str]:
@@ -71,7 +80,8 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     """Dismissal, blame and sarcasm; "ignore it" only in a sentence that instructs nothing
     else (``bare_sentences``)."""
     leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
-    return phrases(text, _DISMISSAL) + leave_alone + _shrugs(text)
+    found = phrases(text, _DISMISSAL) + [m.group(0) for m in _BLAME_OR_SHRUG.finditer(text)]
+    return found + leave_alone + _shrugs(text)
 
 
 def _shrugs(text: str) -> list[str]:

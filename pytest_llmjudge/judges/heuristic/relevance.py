@@ -51,8 +51,8 @@ _REFERRAL = (
 # depends on the plan") only beside a referral.
 _VAGUE = re.compile(
     r"\b(?:many|various|numerous|several|a number of|a variety of|a range of|lots of|a lot of)"
-    r" (?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
-    r"|\bunique to each\b|\bas appropriate\b",
+    r" (?:\w+ )?(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
+    r"|\bunique to each\b|\bas appropriate\b|\bin (?:its|their) own way\b",
     re.IGNORECASE,
 )
 _HEDGED = re.compile(
@@ -72,7 +72,7 @@ _FILLER = (
     "we're excited", "we are excited", "we're so excited", "we're always", "we find that",
     "at the heart of", "our mission", "unsung heroes", "we salute", "sharing is caring",
     "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
-    "great to hear", "cheering you on",
+    "great to hear", "cheering you on", "means everything", "your trust",
 )  # fmt: skip
 # Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
 # or a reaction ("yeah", "wow"): chit-chat is made of these.

@@ -35,7 +35,7 @@ STEP_VERBS = (
 )  # fmt: skip
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
 # "..., or take the snapshot right before", "Never enable macros".
-_CONNECTIVE = r"(?:then|and|or|first|also|finally|otherwise|don't|do not|never)\s+"
+_CONNECTIVE = r"(?:then|and|or|but|first|also|finally|otherwise|don't|do not|never)\s+"
 _CLAUSE_START = re.compile(
     rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)", re.IGNORECASE
 )
@@ -53,13 +53,27 @@ _NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b|\bcome and go\b",
 _QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
 
 
+# Hyphenated words of plain English: no command or setting goes by these names.
+_PLAIN_COMPOUNDS = frozenset(
+    """
+    trade-off trade-offs follow-up follow-ups built-in well-known up-to-date long-term
+    short-term real-time day-to-day one-off one-size-fits-all state-of-the-art so-called
+    how-to know-how case-by-case step-by-step self-explanatory
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
 def technical_tokens(text: str) -> list[str]:
     """Commands, settings, paths and identifiers: what a concrete fix is made of.
 
-    Plain numbers ("1995", "10,000", "60's") and lone punctuation are not: chit-chat is
-    full of them.
+    Plain numbers ("1995", "10,000", "60's"), lone punctuation and hyphenated words of plain
+    English ("trade-offs") are not: chit-chat is full of them.
     """
-    return [t for t in _TECHNICAL_TOKEN.findall(text) if not _PLAIN.fullmatch(t)]
+    return [
+        t
+        for t in _TECHNICAL_TOKEN.findall(text)
+        if not _PLAIN.fullmatch(t) and t.lower().rstrip(_TRAILING) not in _PLAIN_COMPOUNDS
+    ]
 
 
 ORDER_WORDS = 5  # words the sentences with steps need between them to be a procedure
@@ -80,7 +94,7 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
         return True
     if _QUOTED_LABEL.search(response):
         return True
-    steps = [s for s in sentences(response) if _opens_a_step(_NOT_A_STEP.sub("", s))]
+    steps = [s for s in sentences(response) if opens_a_step(_NOT_A_STEP.sub("", s))]
     # a lone order of a few words ("Fix it.", "Use passwords.") is not a procedure
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
 
@@ -106,7 +120,8 @@ def _figures(response: str, asked: set[str]) -> bool:
     )
 
 
-def _opens_a_step(sentence: str) -> bool:
+def opens_a_step(sentence: str) -> bool:
+    """A verb of ``STEP_VERBS`` opens the sentence or one of its clauses."""
     return any(
         m.group(1).lower() in STEP_VERBS and not _NOUN_OF_A_STATEMENT.match(sentence, m.start(1))
         for m in _CLAUSE_START.finditer(sentence)

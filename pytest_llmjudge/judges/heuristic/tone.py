@@ -15,7 +15,7 @@ import re
 
 from .disrespect import dismissals, insults
 from .signals import Signals, phrases, starts_with
-from .steps import STEP_VERBS, technical_tokens
+from .steps import STEP_VERBS, opens_a_step, technical_tokens
 from .text import (
     STOPWORDS,
     content_terms,
@@ -104,7 +104,7 @@ _PROBLEM_WORDS = frozenset(
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
     cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
-    worst poor
+    worst poor missed
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -123,6 +123,7 @@ _TECHNICAL_WORDS = frozenset(
     crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid stolen
     theft steal abuse abused abuser abusers attacker attackers malicious fraud fraudulent fake
     compromise compromised hostile intruder unwanted suspicious scam isolation isolated ignore
+    forbid forbids
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Acronyms of computing that are also frequent words of ordinary text: in capitals they are
@@ -168,7 +169,10 @@ def tone_signals(response: str) -> Signals:
     signals.add("hedge in a request", request_hedges, cap=3)
     # One hedge is honest caution ("the key probably changes"); more is vagueness.
     signals.add("hedges in an answer", answer_hedges[1:], cap=4)
-    signals.add("emphatic factuality", phrases(text, _FACTUALITY), cap=3)
+    # "Run mtr to see where packets really get lost" is a step; "Obviously your DNS is
+    # broken." lectures
+    emphatic = [hit for s in sents if not opens_a_step(s) for hit in phrases(s, _FACTUALITY)]
+    signals.add("emphatic factuality", emphatic, cap=3)
     questions = [s for s in sents if s.rstrip().endswith("?")]
     signals.add("direct question", starts_with(questions, _DIRECT_QUESTION), cap=2)
     signals.add("questions", questions, cap=3)

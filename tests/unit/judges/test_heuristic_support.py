@@ -169,6 +169,12 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             HTTP2,
             "HTTP/2 needs TLS 1.2 on every site.",
         ),
+        (  # a step after "but"
+            "Can two services share one database?",
+            "They can, though each service then depends on the other's tables.",
+            "Can two services share one database?",
+            "They can, but keep each service to its own schema and database user.",
+        ),
         (
             "Our site breaks in Internet Explorer",
             "Internet Explorer is out of support and doesn't run modern JavaScript.",
@@ -192,6 +198,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         "come-and-go-is-no-step",
         "prefix-and-ticket-word",
         "figure-of-the-ticket",
+        "but-keep-is-a-step",
         "show-is-a-step",
     ],
 )
@@ -251,6 +258,16 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "spa",
         ),
         (
+            "Can we see which device is using all the bandwidth?",
+            "Turn on NetFlow on the firewall and sort the top talkers by bytes.",
+            "bandwidth",
+        ),
+        (
+            "Should we enable HSTS on our site?",
+            "Yes. Send Strict-Transport-Security: max-age=300 and raise it to a year later.",
+            "hsts",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -264,6 +281,8 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "coffee~unplug",
         "spam~captcha",
         "spa~router",
+        "bandwidth~netflow",
+        "hsts~strict-transport-security",
         "contract~signed",
     ],
 )
@@ -341,6 +360,35 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
     score, reason = score_relevance(ticket, no_answer)
     assert score <= 2 and ("no answer" in reason or "evasive" in reason)
     assert score_relevance(ticket, answer)[0] > score
+
+
+@pytest.mark.parametrize(
+    ("ticket", "no_answer", "answer"),
+    [
+        (  # a hyphenated word of plain English is no setting
+            "Can we pin the Node version used in our pipelines?",
+            "Version choices come with trade-offs that each team weighs in its own way.",
+            "Version choices come with node-version-file: .nvmrc in actions/setup-node.",
+        ),
+        (  # "a variety of internal considerations": a quantifier, an adjective, a vague noun
+            "Why does our query use a sequential scan even with an index?",
+            "Query planners make decisions based on a variety of internal considerations.",
+            "Query planners pick a sequential scan when the statistics are stale: run ANALYZE.",
+        ),
+        (  # "your trust means everything to us" is filler, also on a ticket that asks why
+            "Why did our invoice go up when we didn't add users?",
+            "Invoices are just numbers on a page, but your trust means everything to us!",
+            "Usage over the plan's allowance is billed on top, under Overage on the invoice.",
+        ),
+    ],
+    ids=["trade-offs", "variety-of-adjective-noun", "trust-means-everything"],
+)
+def test_vague_and_filler_answers_in_other_words_are_no_answer(
+    ticket: str, no_answer: str, answer: str
+) -> None:
+    assert relevance_signals(ticket, no_answer)["no answer"] == 1
+    assert relevance_signals(ticket, answer)["no answer"] == 0
+    assert score_relevance(ticket, no_answer)[0] <= 2 < score_relevance(ticket, answer)[0]
 
 
 def test_on_topic_praise_without_a_step_is_no_answer_and_with_one_it_is() -> None:
@@ -501,12 +549,44 @@ def test_ignore_it_beside_what_it_is_about_instructs_and_alone_dismisses() -> No
     assert score_tone(dismissing)[0] <= 3 < score_tone(instructing)[0]
 
 
+def test_emphasis_lectures_in_a_statement_and_not_in_a_step() -> None:
+    step = "Test the port with nc -vz and run mtr to see where packets really get lost."
+    assert tone_signals(step)["emphatic factuality"] == 0
+    assert tone_signals("Obviously your DNS is broken.")["emphatic factuality"] == 1
+    assert score_tone(step)[0] >= 4
+
+
+def test_a_setting_named_forbid_and_missed_runs_name_the_problem() -> None:
+    setting = "Set concurrencyPolicy: Forbid so missed runs after a restart don't pile up."
+    assert tone_signals(setting)["negative words"] == 0
+    assert tone_signals("We forbid that. You missed the point.")["negative words"] > 0
+    assert score_tone(setting)[0] >= 4
+
+
+@pytest.mark.parametrize(
+    ("locating", "blaming"),
+    [
+        ("That's on their side: their mailbox is over its quota.", "That's on them. Not ours."),
+        ("EKS needs the node role in aws-auth.", "EKS is fiddly like that."),
+        ("Most people move to managed node groups.", "Most people give up and use something."),
+    ],
+    ids=["their-side", "fiddly-like-that", "give-up"],
+)
+def test_blame_and_giving_up_dismiss_and_saying_where_the_fault_is_does_not(
+    locating: str, blaming: str
+) -> None:
+    assert tone_signals(locating)["dismissal or blame"] == 0
+    assert tone_signals(blaming)["dismissal or blame"] >= 1
+
+
 def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
     assert tone_signals("Read journalctl -u docker for the error.")["slang in an answer"] == 0
     assert tone_signals("u should read the log for the error.")["slang in an answer"] >= 1
     qualifying = "Each user counts once, whatever the number of workspaces they belong to."
     assert tone_signals(qualifying)["insult"] == 0
     assert tone_signals("Each user counts once. Whatever.")["insult"] >= 1
+    regardless = "Gmail sorts bulk mail there whatever you do."
+    assert tone_signals(regardless)["insult"] == 0
 
 
 @pytest.mark.parametrize(
