@@ -41,12 +41,13 @@ _DISMISSAL = (
     "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
     "knows best", "is bloated", "doesn't matter", "don't matter", "nothing you can do",
     "sorts itself out", "isn't that", "rarely need", "is everywhere",
-    "isn't for you", "aren't for you", "if you can't", "would have saved", "anyway",
+    "isn't for you", "aren't for you", "if you can't", "would have saved",
     "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
     "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
-    "give up and",
+    "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
+    "play nice", "tell your people",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
@@ -55,7 +56,8 @@ _LEAVE_ALONE = ("ignore it", "ignore them")
 # "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
 # and "if a few minutes of downtime are fine" sets a condition.
 _SHRUG = re.compile(
-    r"\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))", re.IGNORECASE
+    r"\banyway\b|\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))",
+    re.IGNORECASE,
 )
 _CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
 # "whatever the number of workspaces" qualifies; "Whatever." shrugs.
@@ -63,9 +65,12 @@ _WHATEVER_OF = re.compile(
     r"\bwhatever (?:the|its|their|your|our|kind|type|number|size|you do|happens)\b", re.I
 )
 # "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
-# that" shrugs, as "Wi-Fi is like that" does.
+# that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
+# can't share a cluster nicely" talks down to them.
 _BLAME_OR_SHRUG = re.compile(
-    r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b",
+    r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
+    r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
+    r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b",
     re.IGNORECASE,
 )
 

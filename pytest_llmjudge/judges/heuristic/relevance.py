@@ -19,6 +19,7 @@ from .text import (
     Rarity,
     content_terms,
     normalise,
+    ordinary,
     rarity,
     related_groups,
     sentences,
@@ -90,10 +91,14 @@ _STOCK = (
 
 
 def matches(term: str, others: set[str]) -> bool:
-    """Same stem, a shared prefix of 5+ letters (deploy ~ deployment, expired ~ expiry), or
-    one word of 4+ letters starting the other (shar(ed) ~ share, file ~ fileserver)."""
+    """Same stem or singular (pods ~ pod), a shared prefix of 5+ letters (deploy ~ deployment,
+    expired ~ expiry), or one word of 4+ letters starting the other (shar(ed) ~ share, file ~
+    fileserver)."""
     if term in others:
         return True
+    single = term.removesuffix("s")
+    if not ordinary(single) and (f"{single}s" in others or single in others):
+        return True  # "pods" ~ "pod" (the stem keeps the "s" of short words), not "uses" ~ "use"
     if len(term) >= 5 and any(len(o) >= 5 and o[:5] == term[:5] for o in others):
         return True
     return len(term) >= 4 and any(
@@ -284,6 +289,7 @@ _EVERYDAY = frozenset(
 # Adjectives of age and size that any two texts may share: a "new access card" takes up
 # nothing of "new queue messages".
 _COMMON_ADJECTIVES = frozenset(("new", "old", "big", "small"))
+
 
 # An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")

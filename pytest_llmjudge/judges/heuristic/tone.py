@@ -60,6 +60,8 @@ _INSTRUCTING = (
     "read", "look", "go", "get", "leave", "mind", "answer", "explain", "tell me", "give me",
     "don't", "do not",
 )  # fmt: skip
+# "Look in spam" and "Look for the error" send the reader somewhere; "Look, ..." confronts.
+_LOOK_IN = re.compile(r"\W*look (?:in|inside|under|for)\b", re.IGNORECASE)
 # ... and these instruct only with a command, setting or path ("Stop the wuauserv service,
 # rename C:\\Windows\\SoftwareDistribution"); with a plain object they confront.
 _INSTRUCTING_WITH_CODE = ("stop", "wait")
@@ -104,7 +106,7 @@ _PROBLEM_WORDS = frozenset(
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
     cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
-    worst poor missed
+    worst poor missed lag lags lagging
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -190,7 +192,7 @@ def tone_signals(response: str) -> Signals:
     plain = [s for s in sents if " > " not in s and not technical_tokens(s) and not _steps(s)]
     confronting = (
         starts_with(sents, _CONFRONTING)
-        + starts_with(bare, _INSTRUCTING)
+        + starts_with([s for s in bare if not _LOOK_IN.match(s)], _INSTRUCTING)
         + starts_with(plain, _INSTRUCTING_WITH_CODE)
     )
     signals.add("confronting imperative", confronting, cap=2)

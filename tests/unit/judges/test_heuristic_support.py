@@ -268,6 +268,16 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "hsts",
         ),
         (
+            "Someone is trying to log into my account",
+            "Change your password now and turn on two-factor authentication under Security.",
+            "account",
+        ),
+        (
+            "Our external hard drive isn't recognized",
+            "Try another cable and USB port, then look for it in Disk Management.",
+            "drive",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -283,6 +293,8 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "spa~router",
         "bandwidth~netflow",
         "hsts~strict-transport-security",
+        "account~password",
+        "drive~disk",
         "contract~signed",
     ],
 )
@@ -324,6 +336,16 @@ def test_one_answer_word_takes_up_one_ticket_word_by_relation() -> None:
     # "restart" relates to both "pod" and "crashloopbackoff": it counts for one of them
     shared = relevance_signals(ticket, "just restart it").by_name["ticket terms taken up"]
     assert [e for e in shared.evidence if "~" in e] == ["pod~restart"]
+
+
+def test_a_plural_takes_up_its_singular_unless_it_is_an_ordinary_word() -> None:
+    pods = "A deployment's new pods never become Ready"
+    shared = relevance_signals(pods, "Run kubectl describe pod to see the probe's error.")
+    assert "pods" in shared.by_name["ticket terms taken up"].evidence
+    uses = "Google Drive for desktop uses 100 GB of local disk"
+    off_topic = "Use point-in-time recovery to restore the database."
+    assert relevance_signals(uses, off_topic).by_name["ticket terms taken up"].evidence == ()
+    assert score_relevance(uses, off_topic)[0] <= 3
 
 
 def test_the_words_inside_an_error_code_are_taken_up() -> None:
@@ -556,6 +578,19 @@ def test_emphasis_lectures_in_a_statement_and_not_in_a_step() -> None:
     assert score_tone(step)[0] >= 4
 
 
+def test_look_in_sends_the_reader_somewhere_and_look_alone_confronts() -> None:
+    assert (
+        tone_signals("Look in spam and in any Promotions tab first.")["confronting imperative"] == 0
+    )
+    assert tone_signals("Look, it is in the docs.")["confronting imperative"] == 1
+
+
+def test_a_lagging_replica_names_the_problem() -> None:
+    lag = "If replay lags, a long query blocks it, so set max_standby_streaming_delay."
+    assert tone_signals(lag)["negative words"] == 0
+    assert score_tone(lag)[0] >= 4
+
+
 def test_a_setting_named_forbid_and_missed_runs_name_the_problem() -> None:
     setting = "Set concurrencyPolicy: Forbid so missed runs after a restart don't pile up."
     assert tone_signals(setting)["negative words"] == 0
@@ -600,8 +635,12 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
             "Use pg_upgrade --link if a few minutes of downtime are fine.",
             "A few minutes of downtime are fine.",
         ),
+        (
+            "Save form drafts in local storage, so nothing is lost if the session ends anyway.",
+            "Sessions end. Users log in again anyway.",
+        ),
     ],
-    ids=["normal", "fine"],
+    ids=["normal", "fine", "anyway"],
 )
 def test_a_shrug_dismisses_and_an_explanation_or_a_condition_does_not(
     explaining: str, shrugging: str
@@ -686,6 +725,18 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Caching login pages leaks user data.", "Caching login pages is a rookie mistake."),
         ("The first-year discount ended.", "Prices go up. Welcome to the real world."),
         ("Cross-zone traffic is billed per GB.", "Cross-zone is the cost of doing business."),
+        ("Random failures come from a flaky mirror.", "Random failures are random."),
+        (
+            "They run fine once the JVM has warmed up.",
+            "They run fine afterwards, what's the problem?",
+        ),
+        ("Retry the download with --retries 5.", "Press retry and get on with your day."),
+        ("Streaming video fills the line at 3pm.", "Tell your people to stop streaming videos."),
+        (
+            "Give each team its own namespace quota.",
+            "If your teams can't share a cluster nicely, quit.",
+        ),
+        ("A 502 means the proxy can't reach the app.", "502s come and go. Refresh the page."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -712,6 +763,12 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "rookie",
         "real-world",
         "cost-of-doing-business",
+        "x-are-x",
+        "what-is-the-problem",
+        "get-on-with-your-day",
+        "tell-your-people",
+        "share-nicely",
+        "come-and-go",
         "bold-choice",
         "not-one-of-them",
     ],
