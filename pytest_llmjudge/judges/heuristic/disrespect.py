@@ -47,7 +47,7 @@ _DISMISSAL = (
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
-    "play nice", "tell your people",
+    "play nice", "tell your people", "enjoy it", "like normal people",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
@@ -66,11 +66,13 @@ _WHATEVER_OF = re.compile(
 )
 # "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
 # that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
-# can't share a cluster nicely" talks down to them.
+# can't share a cluster nicely", "Who names files like that?" and "Write faster code" talk down
+# to the asker.
 _BLAME_OR_SHRUG = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
-    r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b",
+    r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
+    r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b",
     re.IGNORECASE,
 )
 

@@ -13,7 +13,7 @@ import math
 import re
 
 from .signals import Signals, phrases, starts_with
-from .steps import STEP_VERBS, gives_something_to_act_on, technical_tokens
+from .steps import STEP_VERBS, concrete_tokens, gives_something_to_act_on, technical_tokens
 from .text import (
     STOPWORDS,
     Rarity,
@@ -51,8 +51,11 @@ _REFERRAL = (
 # Without a step, a command or a setting, the first kind is no answer; the second ("it
 # depends on the plan") only beside a referral.
 _VAGUE = re.compile(
-    r"\b(?:many|various|numerous|several|a number of|a variety of|a range of|lots of|a lot of)"
-    r" (?:\w+ )?(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
+    r"\b(?:many|multiple|various|numerous|several|a number of|a variety of|a range of|lots of"
+    r"|a lot of) (?:\w+ ){0,3}"
+    r"(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
+    r"|\b(?:influenced|shaped|affected|determined) by (?:a (?:variety|range|number|mix"
+    r"|combination) of|multiple|many|various|several|numerous)\b"
     r"|\bunique to each\b|\bas appropriate\b|\bin (?:its|their) own way\b",
     re.IGNORECASE,
 )
@@ -192,7 +195,7 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     tokens = [w.lower() for w in words(response)]
     signals.add("evasive", (evasive + referral) if len(set(response_terms)) < 8 else [], cap=2)
     new_terms = set(response_terms) - set(ticket_terms)
-    no_answer = _no_answer(response, recall, new_terms, evasive, referral)
+    no_answer = _no_answer(ticket, response, recall, new_terms, evasive, referral)
     signals.add("no answer", [], value=float(no_answer), shown=_NO_ANSWER_SHOWN)
     signals.add("stock phrases", phrases(response, _STOCK), cap=3)
     function_words = sum(1 for w in tokens if w in STOPWORDS) / max(1, len(tokens))
@@ -238,7 +241,12 @@ _NO_ANSWER_SHOWN = "no answer: it only sends the asker elsewhere, asks them to w
 
 
 def _no_answer(
-    response: str, recall: float, new_terms: set[str], evasive: list[str], referral: list[str]
+    ticket: str,
+    response: str,
+    recall: float,
+    new_terms: set[str],
+    evasive: list[str],
+    referral: list[str],
 ) -> bool:
     """An answer with nothing in it but a referral, a request to wait, a shrug, "it depends on
     many factors", or thanks and empathy: few words of its own beyond the ticket's, or no
@@ -247,7 +255,7 @@ def _no_answer(
         return True
     if evasive and len(new_terms) < 3:  # "I have no clue, sorry." (a shrug with more is
         return True  # left to the fitted "evasive" signal: chit-chat is full of them)
-    if technical_tokens(response):
+    if concrete_tokens(response, ticket):
         return False
     steps = starts_with(sentences(response), STEP_VERBS)
     if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):

@@ -83,13 +83,9 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     """Steps (a step verb opening a sentence or a clause, more than a lone order of a few
     words), a command, setting or path that the ticket does not already name, a menu path,
     a figure or a quoted label: what a support answer gives the asker to act on."""
-    asked = {t.lower().rstrip(_TRAILING) for t in [*words(ticket), *technical_tokens(ticket)]}
-    for token in technical_tokens(response):
-        if token.lower().rstrip(_TRAILING) in asked:
-            continue  # the ticket's own term ("ASP.NET", "VPN") is its topic
-        word = _WORDLIKE.fullmatch(token)
-        if word is None or not _of_known_words(word.group(1), asked):
-            return True
+    asked = _asked(ticket)
+    if concrete_tokens(response, ticket):
+        return True
     if " > " in response or _figures(response, asked):
         return True
     if _QUOTED_LABEL.search(response):
@@ -99,17 +95,35 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
 
 
-_PREFIXES = frozenset(("anti", "co", "cross", "inter", "multi", "non", "pre", "re", "self", "sub"))
+def concrete_tokens(response: str, ticket: str = "") -> list[str]:
+    """The answer's own commands, settings and paths: its technical tokens other than those
+    the ticket already names ("ASP.NET", "VPN" are its topic), acronyms of everyday words and
+    hyphenated words of ordinary or the ticket's words ("ever-changing", "account-level")."""
+    asked = _asked(ticket)
+    found = []
+    for token in technical_tokens(response):
+        if token.lower().rstrip(_TRAILING) in asked:
+            continue
+        word = _WORDLIKE.fullmatch(token)
+        if word is None or not _of_known_words(word.group(1), asked):
+            found.append(token)
+    return found
+
+
+def _asked(ticket: str) -> set[str]:
+    tokens = [*words(ticket), *technical_tokens(ticket)]
+    return {t.lower().rstrip(_TRAILING).removesuffix("'s") for t in tokens}
 
 
 def _of_known_words(compound: str, asked: set[str]) -> bool:
-    """A hyphenated word made of ordinary words ("ever-changing", "long-running") or of the
-    ticket's own and a prefix ("cross-zone" on a ticket about zones)."""
+    """A hyphenated word made of ordinary words ("ever-changing", "long-running"), or of one of
+    the ticket's own and other plain words ("cross-zone" on a ticket about zones)."""
     parts = compound.lower().split("-")
-    return len(parts) > 1 and all(
-        ordinary(part) or part in _PREFIXES or part in asked or f"{part}s" in asked
-        for part in parts
-    )
+    if len(parts) < 2:
+        return False
+    if any(part in asked or f"{part}s" in asked for part in parts) and compound[1:].islower():
+        return True  # "account-level" on a ticket about an account
+    return all(ordinary(part) for part in parts)
 
 
 def _figures(response: str, asked: set[str]) -> bool:

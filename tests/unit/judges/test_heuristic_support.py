@@ -278,6 +278,16 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "drive",
         ),
         (
+            "How do I add a colleague to our workspace?",
+            "Go to Settings > Members > Invite, enter their email and choose a role.",
+            "colleague",
+        ),
+        (
+            "Should we use a framework for our new web app?",
+            "Yes: pick one your team knows, such as Next.js or Django.",
+            "framework",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -295,6 +305,8 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "hsts~strict-transport-security",
         "account~password",
         "drive~disk",
+        "colleague~invite",
+        "framework~django",
         "contract~signed",
     ],
 )
@@ -402,8 +414,30 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Invoices are just numbers on a page, but your trust means everything to us!",
             "Usage over the plan's allowance is billed on top, under Overage on the invoice.",
         ),
+        (  # "account-level" is the ticket's own word and a plain one: no setting
+            "My colleague's account shows my name",
+            "Profile information is influenced by multiple account-level factors.",
+            "Their profile was copied from yours: fix the name under Admin > Members.",
+        ),
+        (
+            "Why is our OneDrive folder using space on the laptop?",
+            "Local storage usage can be influenced by a variety of settings and behaviours.",
+            "Files On-Demand is off: turn it on and choose 'Free up space' on big folders.",
+        ),
+        (
+            "Should we use a framework for our new web app?",
+            "Framework decisions involve a variety of technical and organisational considerations.",
+            "For more than a few pages, yes: pick one your team knows, such as Django.",
+        ),
     ],
-    ids=["trade-offs", "variety-of-adjective-noun", "trust-means-everything"],
+    ids=[
+        "trade-offs",
+        "variety-of-adjective-noun",
+        "trust-means-everything",
+        "multiple-ticket-word-level-factors",
+        "influenced-by-a-variety",
+        "variety-of-two-adjectives",
+    ],
 )
 def test_vague_and_filler_answers_in_other_words_are_no_answer(
     ticket: str, no_answer: str, answer: str
@@ -585,6 +619,12 @@ def test_look_in_sends_the_reader_somewhere_and_look_alone_confronts() -> None:
     assert tone_signals("Look, it is in the docs.")["confronting imperative"] == 1
 
 
+def test_a_worse_fallback_names_the_problem() -> None:
+    fallback = "If UDP is blocked the app falls back to TCP 443, which works with worse quality."
+    assert tone_signals(fallback)["negative words"] == 0
+    assert score_tone(fallback)[0] >= 4
+
+
 def test_a_lagging_replica_names_the_problem() -> None:
     lag = "If replay lags, a long query blocks it, so set max_standby_streaming_delay."
     assert tone_signals(lag)["negative words"] == 0
@@ -737,6 +777,16 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "If your teams can't share a cluster nicely, quit.",
         ),
         ("A 502 means the proxy can't reach the app.", "502s come and go. Refresh the page."),
+        ("The default timeout is 3 seconds; raise it.", "Write faster code and it won't time out."),
+        ("The sync client stops at 260 characters.", "Who names files like that? Keep it short."),
+        (
+            "Banners are off under Settings > Notifications.",
+            "Fewer notifications, less stress. Enjoy it.",
+        ),
+        (
+            "Browsers cache the old logo file.",
+            "Tell users to clear their cache like normal people.",
+        ),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -769,6 +819,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "tell-your-people",
         "share-nicely",
         "come-and-go",
+        "write-faster-code",
+        "who-does-that-like-that",
+        "enjoy-it",
+        "like-normal-people",
         "bold-choice",
         "not-one-of-them",
     ],
