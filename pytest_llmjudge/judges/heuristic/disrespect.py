@@ -47,7 +47,7 @@ _DISMISSAL = (
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
-    "play nice", "tell your people", "enjoy it", "like normal people",
+    "play nice", "tell your people", "enjoy it", "like normal people", "you don't care",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore

@@ -52,7 +52,7 @@ _REFERRAL = (
 # depends on the plan") only beside a referral.
 _VAGUE = re.compile(
     r"\b(?:many|multiple|various|numerous|several|a number of|a variety of|a range of|lots of"
-    r"|a lot of) (?:\w+ ){0,3}"
+    r"|a lot of) (?:[\w-]+ ){0,3}"
     r"(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
     r"|\b(?:influenced|shaped|affected|determined) by (?:a (?:variety|range|number|mix"
     r"|combination) of|multiple|many|various|several|numerous)\b"
@@ -76,7 +76,8 @@ _FILLER = (
     "we're excited", "we are excited", "we're so excited", "we're always", "we find that",
     "at the heart of", "our mission", "unsung heroes", "we salute", "sharing is caring",
     "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
-    "great to hear", "cheering you on", "means everything", "your trust",
+    "great to hear", "cheering you on", "means everything", "your trust", "trust is everything",
+    "is all about",
 )  # fmt: skip
 # Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
 # or a reaction ("yeah", "wow"): chit-chat is made of these.
@@ -255,8 +256,8 @@ def _no_answer(
         return True
     if evasive and len(new_terms) < 3:  # "I have no clue, sorry." (a shrug with more is
         return True  # left to the fitted "evasive" signal: chit-chat is full of them)
-    if concrete_tokens(response, ticket):
-        return False
+    if concrete_tokens(_VAGUE.sub("", response), ticket):
+        return False  # not "platform-level" of "many platform-level factors"
     steps = starts_with(sentences(response), STEP_VERBS)
     if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
         return True  # "it depends on many factors; consult the documentation"
@@ -275,8 +276,8 @@ def nothing_to_act_on(ticket: str, response: str) -> bool:
     named = any(_support_term(term) for term in content_terms(last_message))
     if not named and not _ERROR_CODE.search(last_message):
         return False
-    if re.search(r"\bwhy\b", last_message, re.IGNORECASE):
-        return False  # asked why, a cause is the answer ("Removed seats are billed until...")
+    if _ASKS_TO_EXPLAIN.search(last_message):
+        return False  # asked why or how it works: a cause is the answer ("Seats are billed...")
     text = normalise(response)
     if "?" in text or _TALK.search(text):
         return False
@@ -298,6 +299,10 @@ _EVERYDAY = frozenset(
 # nothing of "new queue messages".
 _COMMON_ADJECTIVES = frozenset(("new", "old", "big", "small"))
 
+
+# A ticket that asks for an explanation, not a fix: "Why...?", "How is the price calculated?",
+# "How does the trial work?" ("How do I..." asks for steps).
+_ASKS_TO_EXPLAIN = re.compile(r"\bwhy\b|\bhow (?:is|are|does|was|were)\b", re.IGNORECASE)
 
 # An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")

@@ -30,7 +30,7 @@ STEP_VERBS = (
     "rerun", "resend", "reserve", "reset", "resize", "restart", "restore", "restrict",
     "resume", "retry", "revoke", "roll", "rotate", "run", "save", "schedule", "select", "send",
     "serve", "set", "share", "ship", "show", "sign", "split", "start", "stop", "store", "submit",
-    "switch", "take", "tap", "tell", "test", "trim", "trust", "turn", "unblock", "unlock",
+    "switch", "take", "tap", "tell", "test", "track", "trim", "trust", "turn", "unblock", "unlock",
     "unplug", "update", "upgrade", "upload", "use", "verify", "wipe", "write",
 )  # fmt: skip
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
@@ -44,8 +44,9 @@ _CLAUSE_START = re.compile(
 # act on, nor is any token the ticket already names.
 _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
 _TRAILING = ".,;:!?'\")"
-# A step verb that is a noun of a statement: "Open rates are...", "Test results show...".
-_NOUN_OF_A_STATEMENT = re.compile(r"\w+ \w+ (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
+# A step verb that is a noun of a statement: "Open rates are...", "Test results show...",
+# "... and trust is everything".
+_NOUN_OF_A_STATEMENT = re.compile(r"\w+(?: \w+)? (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
 # "Check back next week" asks the asker to wait, "move on" to give up, and "cards come and
 # go" is an idiom: not steps.
 _NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b|\bcome and go\b", re.IGNORECASE)

@@ -59,6 +59,9 @@ def test_nothing_to_act_on_spares_a_question_back_talk_a_why_ticket_and_chit_cha
         "Removed seats are billed until the end of the period; the credit is on the next invoice."
     )
     assert score_relevance(why, cause)[0] >= 4
+    how = "How is the price calculated when we add users mid-month?"
+    explained = "New users are charged pro rata for the rest of the billing period."
+    assert score_relevance(how, explained)[0] >= 4
     # no support term in the ticket ("team" and "call" are everyday words too): chit-chat
     chat = "did you see the game last night? the team had a great call at the end"
     assert "nothing to act on" not in score_relevance(chat, "the coach is a genius")[1]
@@ -175,6 +178,12 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "Can two services share one database?",
             "They can, but keep each service to its own schema and database user.",
         ),
+        (  # "trust is" is a noun of a statement, "trust the" a step
+            "Emails from our partner go to junk",
+            "Junk filtering is a matter of trust, and trust is earned over time.",
+            "Emails from our partner go to junk",
+            "Junk filtering is a matter of trust, and trust the partner in Safe Senders.",
+        ),
         (
             "Our site breaks in Internet Explorer",
             "Internet Explorer is out of support and doesn't run modern JavaScript.",
@@ -199,6 +208,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         "prefix-and-ticket-word",
         "figure-of-the-ticket",
         "but-keep-is-a-step",
+        "trust-is-a-noun",
         "show-is-a-step",
     ],
 )
@@ -288,6 +298,16 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "framework",
         ),
         (
+            "Our DynamoDB table is throttled",
+            "Switch to on-demand capacity, or raise the capacity with auto scaling.",
+            "throttl",
+        ),
+        (
+            "How often should we run phishing simulations?",
+            "Once a month, with short training after a click. Track the click rates over time.",
+            "phish",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -307,6 +327,8 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "drive~disk",
         "colleague~invite",
         "framework~django",
+        "throttled~capacity",
+        "phishing~training",
         "contract~signed",
     ],
 )
@@ -429,6 +451,21 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Framework decisions involve a variety of technical and organisational considerations.",
             "For more than a few pages, yes: pick one your team knows, such as Django.",
         ),
+        (  # the words of the vague phrase ("platform-level") are no setting either
+            "Our scheduled pipeline didn't run last night",
+            "Scheduling behaviour depends on many platform-level factors.",
+            "Scheduled workflows stop after 60 days without activity: re-enable it.",
+        ),
+        (
+            "Our DKIM check fails for emails from our helpdesk tool",
+            "DKIM is a handshake of trust between servers, and trust is everything!",
+            "The helpdesk signs with its own domain: add its DKIM CNAME records.",
+        ),
+        (
+            "Teams keeps signing me out",
+            "Teams is all about togetherness, even when it signs you out!",
+            "Quit Teams, clear its cache folder and sign in again.",
+        ),
     ],
     ids=[
         "trade-offs",
@@ -437,6 +474,9 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "multiple-ticket-word-level-factors",
         "influenced-by-a-variety",
         "variety-of-two-adjectives",
+        "many-hyphenated-factors",
+        "trust-is-everything",
+        "is-all-about",
     ],
 )
 def test_vague_and_filler_answers_in_other_words_are_no_answer(
@@ -619,6 +659,12 @@ def test_look_in_sends_the_reader_somewhere_and_look_alone_confronts() -> None:
     assert tone_signals("Look, it is in the docs.")["confronting imperative"] == 1
 
 
+def test_advice_against_blaming_names_no_blame() -> None:
+    advice = "Track the click rates over time rather than blaming individuals."
+    assert tone_signals(advice)["negative words"] == 0
+    assert score_tone(advice)[0] >= 4
+
+
 def test_a_worse_fallback_names_the_problem() -> None:
     fallback = "If UDP is blocked the app falls back to TCP 443, which works with worse quality."
     assert tone_signals(fallback)["negative words"] == 0
@@ -787,6 +833,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "Browsers cache the old logo file.",
             "Tell users to clear their cache like normal people.",
         ),
+        (
+            "Sharing with outsiders needs admin consent.",
+            "Sharing is risky, but I guess you don't care.",
+        ),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -823,6 +873,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "who-does-that-like-that",
         "enjoy-it",
         "like-normal-people",
+        "you-do-not-care",
         "bold-choice",
         "not-one-of-them",
     ],
