@@ -54,9 +54,9 @@ _DISMISSAL = (
 # it").
 _LEAVE_ALONE = ("ignore it", "ignore them")
 # "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
-# and "if a few minutes of downtime are fine" sets a condition.
+# "if a few minutes of downtime are fine" sets a condition and "unsubscribing is fine" allows.
 _SHRUG = re.compile(
-    r"\banyway\b|\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))",
+    r"\banyway\b|(?<!ing )\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))",
     re.IGNORECASE,
 )
 _CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
@@ -77,6 +77,10 @@ _BLAME_OR_SHRUG = re.compile(
 )
 
 
+# A one-word verdict as a sentence: "Use your work laptop for work. Simple."
+_CURT = re.compile(r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved)[.!]", re.IGNORECASE)
+
+
 def insults(text: str) -> list[str]:
     """Insults of the asker: "rtfm", "pathetic", "... shouldn't be developers"."""
     found = phrases(_WHATEVER_OF.sub("", text), _INSULTS)
@@ -88,6 +92,7 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     else (``bare_sentences``)."""
     leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _BLAME_OR_SHRUG.finditer(text)]
+    found += _CURT.findall(text)
     return found + leave_alone + _shrugs(text)
 
 

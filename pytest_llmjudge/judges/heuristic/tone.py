@@ -90,8 +90,10 @@ _SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
 # Laughing at the asker's problem ("outage credits lol") is overly casual at best.
 _LAUGHTER = frozenset(("lol", "lmao", "lmfao", "rofl", "haha", "hahaha"))
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
+# "You know, it's..." fills; "companies you know" does not.
+_YOU_KNOW = re.compile(r"(?:^|(?<=[,.!?]) ?)you know(?=\s*(?:[,.!?]|$))", re.IGNORECASE)
 _FILLER = (
-    "basically", "literally", "honestly", "kind of", "sort of", "you know",
+    "basically", "literally", "honestly", "kind of", "sort of",
     "as a matter of fact", "at the end of the day", "needless to say", "it is important to note",
     "it's worth noting", "in today's world", "when you think about it",
 )  # fmt: skip
@@ -133,6 +135,7 @@ _TECHNICAL_WORDS = frozenset(
 _ACRONYMS = frozenset(
     "url api cpu ram dns vpn ssl tls ssh aws faq pdf csv id ip it os".split()  # noqa: SIM905
 )
+_STEPS = frozenset(STEP_VERBS)
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
 _WE = re.compile(r"\b(we|us|our|let's)\b", re.IGNORECASE)
 _YOU = re.compile(r"\b(you|your|yours|yourself|u|ur)\b", re.IGNORECASE)
@@ -201,10 +204,13 @@ def tone_signals(response: str) -> Signals:
     signals.add("you-words", _YOU.findall(text), cap=6)
     signals.add("we-words", _WE.findall(text), cap=3)
     lexicon = sentiment()
-    technical = {w.lower() for s in instructing for w in words(s)} & _TECHNICAL_WORDS
+    instructed = {w.lower() for s in instructing for w in words(s)}
+    technical = instructed & _TECHNICAL_WORDS
+    # "Restrict recursion", "Block port 53": a step's verb is no threat ("Restore" stays warm)
+    harsh_steps = {w for w in instructed & _STEPS if lexicon.get(w, 0.0) < 0}
     # "lol" in an answer is counted as slang, not as warmth; in a request it may be friendly
     casual = {w.lower() for s in sents if not is_request(s) for w in words(s)} & _SLANG_WORDS
-    neutral = technical | casual
+    neutral = technical | harsh_steps | casual
     valences = [
         (w, 0.0 if _neutral(w) or w.lower() in neutral else lexicon.get(w.lower(), 0.0))
         for w in tokens
@@ -232,7 +238,7 @@ def tone_signals(response: str) -> Signals:
         (in_request if is_request(sentence) else in_answer).extend(found)
     signals.add("slang", in_request, cap=4)
     signals.add("slang in an answer", in_answer, cap=4)
-    signals.add("filler", phrases(text, _FILLER), cap=4)
+    signals.add("filler", phrases(text, _FILLER) + _YOU_KNOW.findall(text), cap=4)
     signals.add("lower-case start", [tokens[0]] if tokens and tokens[0].islower() else [], cap=1)
     signals.add("words", [], value=math.log1p(len(tokens)), shown=f"{len(tokens)} words")
     return signals
@@ -273,10 +279,12 @@ def _steps(sentence: str) -> bool:
 
 def _neutral(word: str) -> bool:
     """Words whose lexicon valence says nothing of an answer's tone: a problem's name ("error",
-    "fail") and an acronym ("PO", "DMARC")."""
+    "attacks") and an acronym ("PO", "DMARC")."""
     lowered = word.lower()
-    return lowered in _PROBLEM_WORDS or (
-        word.isupper() and len(word) > 1 and not _common_word(word)
+    return (
+        lowered in _PROBLEM_WORDS
+        or lowered.removesuffix("s") in _PROBLEM_WORDS
+        or (word.isupper() and len(word) > 1 and not _common_word(word))
     )
 
 

@@ -178,6 +178,12 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "Can two services share one database?",
             "They can, but keep each service to its own schema and database user.",
         ),
+        (  # "route" opens a step
+            "Can we use a catch-all address for our domain?",
+            "You can, but it collects a lot of spam sent to made-up addresses.",
+            "Can we use a catch-all address for our domain?",
+            "You can; route the catch-all address to a shared mailbox with spam filtering.",
+        ),
         (  # "trust is" is a noun of a statement, "trust the" a step
             "Emails from our partner go to junk",
             "Junk filtering is a matter of trust, and trust is earned over time.",
@@ -208,6 +214,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         "prefix-and-ticket-word",
         "figure-of-the-ticket",
         "but-keep-is-a-step",
+        "route-is-a-step",
         "trust-is-a-noun",
         "show-is-a-step",
     ],
@@ -308,6 +315,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "phish",
         ),
         (
+            "The meeting room TV doesn't turn on",
+            "Check the power strip, then use the remote in the drawer, not the projector one.",
+            "room",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -329,6 +341,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "framework~django",
         "throttled~capacity",
         "phishing~training",
+        "room~projector",
         "contract~signed",
     ],
 )
@@ -659,6 +672,21 @@ def test_look_in_sends_the_reader_somewhere_and_look_alone_confronts() -> None:
     assert tone_signals("Look, it is in the docs.")["confronting imperative"] == 1
 
 
+def test_a_harsh_verb_that_opens_a_step_and_a_plural_problem_word_are_neutral() -> None:
+    step = "Restrict recursion to your own networks (allow-recursion in BIND) to stop attacks."
+    assert tone_signals(step)["negative words"] == 0
+    assert tone_signals("We restrict people like you.")["negative words"] > 0
+    assert score_tone(step)[0] >= 4
+
+
+def test_permission_is_no_shrug_and_you_know_in_a_clause_is_no_filler() -> None:
+    allowed = "In newsletters from companies you know, unsubscribing is fine."
+    assert tone_signals(allowed)["dismissal or blame"] == 0
+    assert tone_signals(allowed)["filler"] == 0
+    assert tone_signals("Slow is fine.")["dismissal or blame"] == 1
+    assert tone_signals("It's slow, you know.")["filler"] == 1
+
+
 def test_advice_against_blaming_names_no_blame() -> None:
     advice = "Track the click rates over time rather than blaming individuals."
     assert tone_signals(advice)["negative words"] == 0
@@ -837,6 +865,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "Sharing with outsiders needs admin consent.",
             "Sharing is risky, but I guess you don't care.",
         ),
+        ("Phones get work mail through the Outlook app.", "Use your work laptop for work. Simple."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -874,6 +903,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "enjoy-it",
         "like-normal-people",
         "you-do-not-care",
+        "simple",
         "bold-choice",
         "not-one-of-them",
     ],
