@@ -47,7 +47,7 @@ _DISMISSAL = (
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
-    "play nice", "tell your people", "enjoy it", "like normal people", "you don't care",
+    "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
 )  # fmt: skip
 # Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
 # it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
@@ -60,6 +60,8 @@ _SHRUG = re.compile(
     re.IGNORECASE,
 )
 _CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
+# "... so stale entries expire anyway" gives the purpose of a step, "Merge anyway." shrugs
+_PURPOSE = re.compile(r"\b(?:if|when|unless|as long as|so|in case)\b", re.IGNORECASE)
 # "whatever the number of workspaces" qualifies; "Whatever." shrugs.
 _WHATEVER_OF = re.compile(
     r"\bwhatever (?:the|its|their|your|our|kind|type|number|size|you do|happens)\b", re.I
@@ -101,6 +103,7 @@ def _shrugs(text: str) -> list[str]:
     found = []
     for match in _SHRUG.finditer(text):
         clause = re.split(r"[.,;!?]", text[: match.start()])[-1]
-        if not _CONDITION.search(clause):
+        allowed = _PURPOSE if match.group(0).lower() == "anyway" else _CONDITION
+        if not allowed.search(clause):
             found.append(match.group(0))
     return found

@@ -12,8 +12,8 @@ import itertools
 import math
 import re
 
-from .signals import Signals, phrases, starts_with
-from .steps import STEP_VERBS, concrete_tokens, gives_something_to_act_on, technical_tokens
+from .signals import Signals, phrases
+from .steps import concrete_tokens, gives_something_to_act_on, opens_a_step, technical_tokens
 from .text import (
     STOPWORDS,
     Rarity,
@@ -25,6 +25,13 @@ from .text import (
     sentences,
     stem,
     words,
+)
+from .tickets import (
+    answers_yes_or_no,
+    asks_to_choose,
+    asks_to_explain,
+    is_support_ticket,
+    last_message,
 )
 
 _EVASIVE = (
@@ -98,8 +105,8 @@ def matches(term: str, others: set[str]) -> bool:
     """Same stem or singular (pods ~ pod), a shared prefix of 5+ letters (deploy ~ deployment,
     expired ~ expiry), or one word of 4+ letters starting the other (shar(ed) ~ share, file ~
     fileserver)."""
-    if term in others:
-        return True
+    if term in others or _undoubled(term) in others:
+        return True  # "logg(ed)" ~ "log"
     single = term.removesuffix("s")
     if not ordinary(single) and (f"{single}s" in others or single in others):
         return True  # "pods" ~ "pod" (the stem keeps the "s" of short words), not "uses" ~ "use"
@@ -108,6 +115,12 @@ def matches(term: str, others: set[str]) -> bool:
     return len(term) >= 4 and any(
         len(o) >= 4 and (o.startswith(term) or term.startswith(o)) for o in others
     )
+
+
+def _undoubled(term: str) -> str:
+    """The stem without the doubled consonant a suffix left: logg(ed) -> log, dropp -> drop."""
+    doubled = len(term) > 3 and term[-1] == term[-2] and term[-1] not in "aeiouls"
+    return term[:-1] if doubled else term
 
 
 # A ticket's word taken up by a related word ("email" by "spam folder") counts for less than
@@ -258,9 +271,12 @@ def _no_answer(
         return True  # left to the fitted "evasive" signal: chit-chat is full of them)
     if concrete_tokens(_VAGUE.sub("", response), ticket):
         return False  # not "platform-level" of "many platform-level factors"
-    steps = starts_with(sentences(response), STEP_VERBS)
+    steps = [s for s in sentences(response) if opens_a_step(s)]
     if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
         return True  # "it depends on many factors; consult the documentation"
+    exclaimed = all(s.endswith("!") for s in sentences(response))
+    if exclaimed and not steps and is_support_ticket(last_message(ticket)):
+        return True  # "Pricing is such a fascinating topic, and we're delighted...!"
     if not phrases(response, _FILLER):
         return False
     # thanks, empathy or praise: an answer only if it also gives a step, or is on topic
@@ -270,48 +286,23 @@ def _no_answer(
 def nothing_to_act_on(ticket: str, response: str) -> bool:
     """A statement about a support ticket's topic with nothing to act on: "Memory is a complex
     area. Results will vary.", "Old versions aren't a problem." Only where the ticket names a
-    support term or quotes an error code (chit-chat replies have no steps either) and does not
-    ask why, and the reply is not talk: a question back, "I think..." or "yeah"."""
-    last_message = normalise(ticket).strip().split("\n")[-1]
-    named = any(_support_term(term) for term in content_terms(last_message))
-    if not named and not _ERROR_CODE.search(last_message):
-        return False
-    if _ASKS_TO_EXPLAIN.search(last_message):
-        return False  # asked why or how it works: a cause is the answer ("Seats are billed...")
+    support term or quotes an error code (chit-chat replies have no steps either) and asks for
+    a fix (not why, how it works, which of two, or yes or no answered "Yes, ..."), and the
+    reply is not talk: a question back, "I think..." or "yeah"."""
+    message = last_message(ticket)
     text = normalise(response)
+    if not is_support_ticket(message) or asks_to_explain(message):
+        return False  # chit-chat has no steps either; for "why?" a cause is the answer
+    if asks_to_choose(message) or answers_yes_or_no(message, text):
+        return False  # "server or browser?": "On the server for...", "Do we need...?": "Yes, ..."
     if "?" in text or _TALK.search(text):
         return False
     return not gives_something_to_act_on(text, ticket)
 
 
-# Words of the support-term groups that are everyday words too ("a Teams call", CI "needs",
-# "admin rights"): alone they say nothing of a ticket's topic.
-_EVERYDAY = frozenset(
-    """
-    need right explain call review request word team sound claim sign fan state away record
-    listen character action language white space map full paid meet attempt former send job
-    office twice blank public library plan election join mistake audience size step power card
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
-
-
 # Adjectives of age and size that any two texts may share: a "new access card" takes up
 # nothing of "new queue messages".
 _COMMON_ADJECTIVES = frozenset(("new", "old", "big", "small"))
-
-
-# A ticket that asks for an explanation, not a fix: "Why...?", "How is the price calculated?",
-# "How does the trial work?" ("How do I..." asks for steps).
-_ASKS_TO_EXPLAIN = re.compile(r"\bwhy\b|\bhow (?:is|are|does|was|were)\b", re.IGNORECASE)
-
-# An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
-_ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
-
-
-def _support_term(term: str) -> bool:
-    groups = related_groups()
-    # the stem of "invoices" is "invoic", of "invoice" "invoice"
-    return any(form in groups and form not in _EVERYDAY for form in (term, f"{term}e"))
 
 
 def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | None:

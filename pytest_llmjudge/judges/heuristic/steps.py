@@ -45,8 +45,12 @@ _CLAUSE_START = re.compile(
 _WORDLIKE = re.compile(r"([A-Z]{3,}|[A-Za-z]+(?:-[A-Za-z]+)+)[.,;:!]?")
 _TRAILING = ".,;:!?'\")"
 # A step verb that is a noun of a statement: "Open rates are...", "Test results show...",
-# "... and trust is everything".
-_NOUN_OF_A_STATEMENT = re.compile(r"\w+(?: \w+)? (?:is|are|was|were|show|shows)\b", re.IGNORECASE)
+# "... and trust is everything", "Update reliability varies".
+_NOUN_OF_A_STATEMENT = re.compile(
+    r"\w+(?: \w+)? (?:is|are|was|were|show|shows|vary|varies|depend|depends|differ|differs"
+    r"|can|may|might|will)\b",
+    re.IGNORECASE,
+)
 # "Check back next week" asks the asker to wait, "move on" to give up, and "cards come and
 # go" is an idiom: not steps.
 _NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b|\bcome and go\b", re.IGNORECASE)

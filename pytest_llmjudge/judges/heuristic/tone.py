@@ -71,6 +71,7 @@ _CODE_WORDS = frozenset(
     select from where and or not null set names update delete insert into values create drop
     alter table index explain analyze join on group by order limit grant revoke begin commit
     rollback vacuum show use database if exists primary key get post put patch head options
+    to with as is valid validate constraint check header csv default column add outfile
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _PROFANITY = re.compile(

@@ -59,6 +59,13 @@ def test_nothing_to_act_on_spares_a_question_back_talk_a_why_ticket_and_chit_cha
         "Removed seats are billed until the end of the period; the credit is on the next invoice."
     )
     assert score_relevance(why, cause)[0] >= 4
+    choice = "Should we render our pages on the server or in the browser?"
+    chosen = "On the server for content pages that must be indexed; in the browser for app screens."
+    assert score_relevance(choice, chosen)[0] >= 4
+    yes_no = "Do we need a firewall if we're fully in the cloud?"
+    yes = "Yes, in a different form: security groups per service and a web application firewall."
+    assert score_relevance(yes_no, yes)[0] >= 4
+    assert "nothing to act on" in score_relevance(yes_no, "Firewalls are a classic topic.")[1]
     how = "How is the price calculated when we add users mid-month?"
     explained = "New users are charged pro rata for the rest of the billing period."
     assert score_relevance(how, explained)[0] >= 4
@@ -320,6 +327,16 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "room",
         ),
         (
+            "We lose internet every time it rains",
+            "Water gets into the cable. Have your ISP check the line and the connection box.",
+            "internet",
+        ),
+        (
+            "How do we stop our site from being shown in an iframe on other sites?",
+            "Send Content-Security-Policy: frame-ancestors 'self' on every page.",
+            "iframe",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -342,6 +359,8 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "throttled~capacity",
         "phishing~training",
         "room~projector",
+        "internet~isp",
+        "iframe~frame-ancestors",
         "contract~signed",
     ],
 )
@@ -383,6 +402,12 @@ def test_one_answer_word_takes_up_one_ticket_word_by_relation() -> None:
     # "restart" relates to both "pod" and "crashloopbackoff": it counts for one of them
     shared = relevance_signals(ticket, "just restart it").by_name["ticket terms taken up"]
     assert [e for e in shared.evidence if "~" in e] == ["pod~restart"]
+
+
+def test_a_doubled_consonant_before_a_suffix_is_the_same_word() -> None:
+    ticket = "How can I see who logged into our workspace?"
+    shared = relevance_signals(ticket, "Admins can see it under Admin > Audit log.")
+    assert "logg" in shared.by_name["ticket terms taken up"].evidence
 
 
 def test_a_plural_takes_up_its_singular_unless_it_is_an_ordinary_word() -> None:
@@ -479,6 +504,16 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Teams is all about togetherness, even when it signs you out!",
             "Quit Teams, clear its cache folder and sign in again.",
         ),
+        (  # "Update reliability varies": "Update" is the noun of a statement, not a step
+            "Windows update keeps failing with the same error",
+            "Update reliability varies based on many system factors.",
+            "Run the Windows Update troubleshooter, then reset the update components.",
+        ),
+        (  # nothing but an exclamation of praise on a support ticket
+            "Why is the invoice total different from the price on your website?",
+            "Prices are just the beginning of a beautiful relationship!",
+            "Website prices exclude tax; the invoice adds the VAT for your address.",
+        ),
     ],
     ids=[
         "trade-offs",
@@ -490,6 +525,8 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "many-hyphenated-factors",
         "trust-is-everything",
         "is-all-about",
+        "a-noun-that-is-a-step-verb",
+        "exclaimed-praise",
     ],
 )
 def test_vague_and_filler_answers_in_other_words_are_no_answer(
@@ -753,8 +790,12 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
             "Save form drafts in local storage, so nothing is lost if the session ends anyway.",
             "Sessions end. Users log in again anyway.",
         ),
+        (
+            "Delete the key on write, and set a TTL so stale entries expire anyway.",
+            "Stale entries are part of caching. Users refresh anyway.",
+        ),
     ],
-    ids=["normal", "fine", "anyway"],
+    ids=["normal", "fine", "anyway", "anyway-with-a-purpose"],
 )
 def test_a_shrug_dismisses_and_an_explanation_or_a_condition_does_not(
     explaining: str, shrugging: str
@@ -784,6 +825,13 @@ def test_product_words_are_neutral_in_an_instruction_not_in_a_threat(
 ) -> None:
     assert tone_signals(technical)["negative words"] == 0
     assert tone_signals(threat)["negative words"] > 0
+
+
+def test_sql_keywords_in_an_instruction_are_not_shouting() -> None:
+    export = "In psql run \\copy (SELECT * FROM orders) TO 'orders.csv' WITH CSV HEADER."
+    assert tone_signals(export)["shouting"] == 0
+    assert tone_signals("Add a CHECK (col IS NOT NULL) NOT VALID constraint.")["shouting"] == 0
+    assert tone_signals("Read the docs IS WHAT I SAID TO YOU.")["shouting"] > 0
 
 
 def test_acronyms_and_code_are_not_shouting_and_capitals_are() -> None:
@@ -866,6 +914,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "Sharing is risky, but I guess you don't care.",
         ),
         ("Phones get work mail through the Outlook app.", "Use your work laptop for work. Simple."),
+        ("IPv6 needs its own firewall rule.", "IPv6 is a fad. Remove the AAAA record."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -904,6 +953,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "like-normal-people",
         "you-do-not-care",
         "simple",
+        "a-fad",
         "bold-choice",
         "not-one-of-them",
     ],
