@@ -33,7 +33,7 @@ _DISMISSAL = (
     "happens every", "happens all the time", "happens to the best", "never work", "never works",
     "always slow", "be more careful", "been more careful", "pay them", "gl with",
     "whatever works", "no refunds", "live without", "don't make mistakes", "that's what you get",
-    "before complaining", "instead of complaining", "tell them to", "hope they",
+    "before complaining", "instead of complaining", "hope they",
     "seriously?", "leaving already", "dumb idea", "do your job", "close the ticket",
     "on your team", "not that hard", "should know", "their problem", "team's problem",
     "someone else's problem", "common sense", "probably fine", "without thinking",
@@ -48,11 +48,13 @@ _DISMISSAL = (
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
+    "fire them",
 )  # fmt: skip
-# Advice to leave something alone: dismissal in a bare sentence ("Scanners cry wolf. Ignore
-# it."), an instruction beside what it is about ("a router that answers ICMP slowly; ignore
-# it").
-_LEAVE_ALONE = ("ignore it", "ignore them")
+# Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
+# cry wolf. Ignore it.", "Tell them to upgrade."), an instruction beside what it is about ("a
+# router that answers ICMP slowly; ignore it", "Tell them to deny the prompt, reset the
+# password now").
+_LEAVE_ALONE = ("ignore it", "ignore them", "tell them to")
 # "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
 # "if a few minutes of downtime are fine" sets a condition and "unsubscribing is fine" allows.
 _SHRUG = re.compile(

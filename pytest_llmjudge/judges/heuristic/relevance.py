@@ -84,7 +84,7 @@ _FILLER = (
     "at the heart of", "our mission", "unsung heroes", "we salute", "sharing is caring",
     "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
     "great to hear", "cheering you on", "means everything", "your trust", "trust is everything",
-    "is all about",
+    "is all about", "rockstars", "superstars",
 )  # fmt: skip
 # Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
 # or a reaction ("yeah", "wow"): chit-chat is made of these.

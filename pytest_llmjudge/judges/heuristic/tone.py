@@ -71,7 +71,8 @@ _CODE_WORDS = frozenset(
     select from where and or not null set names update delete insert into values create drop
     alter table index explain analyze join on group by order limit grant revoke begin commit
     rollback vacuum show use database if exists primary key get post put patch head options
-    to with as is valid validate constraint check header csv default column add outfile
+    to with as is valid validate constraint check header csv default column add outfile all in
+    usage connect role login privileges schema tables for
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _PROFANITY = re.compile(
@@ -109,7 +110,7 @@ _PROBLEM_WORDS = frozenset(
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
     cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
-    worst worse poor missed lag lags lagging blaming
+    worst worse poor missed lag lags lagging blaming pressure blind
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 # Names of products, commands and technical events that the lexicon reads as threats
@@ -240,7 +241,9 @@ def tone_signals(response: str) -> Signals:
     signals.add("slang", in_request, cap=4)
     signals.add("slang in an answer", in_answer, cap=4)
     signals.add("filler", phrases(text, _FILLER) + _YOU_KNOW.findall(text), cap=4)
-    signals.add("lower-case start", [tokens[0]] if tokens and tokens[0].islower() else [], cap=1)
+    # "kubectl describe pod ..." opens with a command, "just restart it" with a casual word
+    casual_start = tokens and tokens[0].islower() and ordinary(tokens[0])
+    signals.add("lower-case start", [tokens[0]] if casual_start else [], cap=1)
     signals.add("words", [], value=math.log1p(len(tokens)), shown=f"{len(tokens)} words")
     return signals
 

@@ -185,6 +185,12 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "Can two services share one database?",
             "They can, but keep each service to its own schema and database user.",
         ),
+        (  # "profile", "paginate" and "cache" open steps
+            "Our web app is slow after login",
+            "The dashboard probably loads too much at once after login.",
+            "Our web app is slow after login",
+            "Profile the dashboard, paginate large lists, and cache per-user data.",
+        ),
         (  # "route" opens a step
             "Can we use a catch-all address for our domain?",
             "You can, but it collects a lot of spam sent to made-up addresses.",
@@ -221,6 +227,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         "prefix-and-ticket-word",
         "figure-of-the-ticket",
         "but-keep-is-a-step",
+        "profile-paginate-cache",
         "route-is-a-step",
         "trust-is-a-noun",
         "show-is-a-step",
@@ -509,6 +516,11 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Update reliability varies based on many system factors.",
             "Run the Windows Update troubleshooter, then reset the update components.",
         ),
+        (
+            "We need to run a GPU workload a few hours a week",
+            "GPUs are the rockstars of modern computing!",
+            "Start spot GPU instances only while it runs, from a script or AWS Batch.",
+        ),
         (  # nothing but an exclamation of praise on a support ticket
             "Why is the invoice total different from the price on your website?",
             "Prices are just the beginning of a beautiful relationship!",
@@ -526,6 +538,7 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "trust-is-everything",
         "is-all-about",
         "a-noun-that-is-a-step-verb",
+        "rockstars",
         "exclaimed-praise",
     ],
 )
@@ -827,10 +840,26 @@ def test_product_words_are_neutral_in_an_instruction_not_in_a_threat(
     assert tone_signals(threat)["negative words"] > 0
 
 
+def test_telling_others_to_act_instructs_beside_steps_and_dismisses_alone() -> None:
+    steps = "Tell them to deny the prompt, reset the password now and check the sign-in logs."
+    assert tone_signals(steps)["dismissal or blame"] == 0
+    assert tone_signals("Their network. Tell them to fix it.")["dismissal or blame"] == 1
+
+
+def test_a_command_may_open_an_answer_in_lower_case_and_a_casual_word_may_not() -> None:
+    command = "kubectl describe pod shows the reason under memory or disk pressure."
+    assert tone_signals(command)["lower-case start"] == 0
+    assert tone_signals(command)["negative words"] == 0
+    assert tone_signals("just restart it")["lower-case start"] == 1
+    assert score_tone(command)[0] >= 4
+
+
 def test_sql_keywords_in_an_instruction_are_not_shouting() -> None:
     export = "In psql run \\copy (SELECT * FROM orders) TO 'orders.csv' WITH CSV HEADER."
     assert tone_signals(export)["shouting"] == 0
     assert tone_signals("Add a CHECK (col IS NOT NULL) NOT VALID constraint.")["shouting"] == 0
+    grant = "Run GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader;"
+    assert tone_signals(grant)["shouting"] == 0
     assert tone_signals("Read the docs IS WHAT I SAID TO YOU.")["shouting"] > 0
 
 
@@ -915,6 +944,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ),
         ("Phones get work mail through the Outlook app.", "Use your work laptop for work. Simple."),
         ("IPv6 needs its own firewall rule.", "IPv6 is a fad. Remove the AAAA record."),
+        ("Someone wrote to the replica; make it read-only.", "Someone wrote to it. Fire them."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -954,6 +984,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "you-do-not-care",
         "simple",
         "a-fad",
+        "fire-them",
         "bold-choice",
         "not-one-of-them",
     ],
