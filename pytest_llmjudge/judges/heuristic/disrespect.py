@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from .signals import phrases
+from .steps import QUOTED_LABEL
 
 _INSULTS = (
     "rtfm", "google it", "not my problem", "figure it out", "your fault", "useless",
@@ -48,7 +49,7 @@ _DISMISSAL = (
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
-    "fire them",
+    "fire them", "like everyone else", "doesn't go down", "never goes down",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade."), an instruction beside what it is about ("a
@@ -82,7 +83,9 @@ _BLAME_OR_SHRUG = re.compile(
 
 
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."
-_CURT = re.compile(r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved)[.!]", re.IGNORECASE)
+_CURT = re.compile(
+    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow)[.!]", re.IGNORECASE
+)
 
 
 def insults(text: str) -> list[str]:
@@ -93,7 +96,8 @@ def insults(text: str) -> list[str]:
 
 def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     """Dismissal, blame and sarcasm; "ignore it" only in a sentence that instructs nothing
-    else (``bare_sentences``)."""
+    else (``bare_sentences``). A label quoted from a screen ('Edit anyway') says nothing."""
+    text = QUOTED_LABEL.sub("", text)
     leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _BLAME_OR_SHRUG.finditer(text)]
     found += _CURT.findall(text)

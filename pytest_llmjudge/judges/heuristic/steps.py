@@ -20,18 +20,18 @@ STEP_VERBS = (
     "cache", "call", "change", "check", "choose", "clear", "click", "close", "compare", "compress",
     "configure", "confirm", "connect", "copy", "create", "deactivate", "declare", "decrease",
     "delete", "deploy", "disable", "disconnect", "download", "drop", "edit", "empty", "enable",
-    "enrol", "enroll", "enter", "export", "extend", "find", "fix", "flush", "follow", "forward",
-    "free", "generate", "give", "go", "grant", "handle", "import", "increase", "install", "keep",
-    "limit", "list", "load", "lock", "log", "look", "lower", "make", "mark", "merge", "modify",
-    "mount", "move", "open", "order", "paginate", "patch", "pause", "pick", "pin", "plug", "point",
-    "prefer", "press", "profile", "protect", "prune", "put", "quarantine", "raise", "read",
-    "reboot", "rebuild", "reconnect", "redirect", "reduce", "register", "reinstall", "reload",
-    "remove", "rename", "renew", "repair", "replace", "replay", "reply", "report", "request",
-    "rerun", "resend", "reserve", "reset", "resize", "restart", "restore", "restrict", "resume",
-    "retry", "revoke", "roll", "rotate", "route", "run", "save", "schedule", "select", "send",
-    "serve", "set", "share", "ship", "show", "sign", "split", "start", "stop", "store", "submit",
-    "switch", "take", "tap", "tell", "test", "track", "trim", "trust", "turn", "unblock", "unlock",
-    "unplug", "update", "upgrade", "upload", "use", "verify", "wipe", "write",
+    "enrol", "enroll", "enter", "export", "extend", "filter", "find", "fix", "flush", "follow",
+    "forward", "free", "generate", "give", "go", "grant", "group", "handle", "import", "increase",
+    "install", "keep", "limit", "list", "load", "lock", "log", "look", "lower", "make", "mark",
+    "merge", "modify", "mount", "move", "open", "order", "paginate", "patch", "pause", "pick",
+    "pin", "plug", "point", "prefer", "press", "profile", "protect", "prune", "put", "quarantine",
+    "raise", "read", "reboot", "rebuild", "reconnect", "redirect", "reduce", "register",
+    "reinstall", "reload", "remove", "rename", "renew", "repair", "replace", "replay", "reply",
+    "report", "request", "rerun", "resend", "reserve", "reset", "resize", "restart", "restore",
+    "restrict", "resume", "retry", "revoke", "roll", "rotate", "route", "run", "save", "schedule",
+    "select", "send", "serve", "set", "share", "ship", "show", "sign", "split", "start", "stop",
+    "store", "submit", "switch", "take", "tap", "tell", "test", "track", "trim", "trust", "turn",
+    "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use", "verify", "wipe", "write",
 )  # fmt: skip
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
 # "..., or take the snapshot right before", "Never enable macros".
@@ -55,7 +55,7 @@ _NOUN_OF_A_STATEMENT = re.compile(
 # go" is an idiom: not steps.
 _NOT_A_STEP = re.compile(r"\b(?:check|come) back\b|\bmove on\b|\bcome and go\b", re.IGNORECASE)
 # A label quoted from a screen or a message: 'Run untagged jobs', "Forgot password".
-_QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
+QUOTED_LABEL = re.compile(r"['\"\u2018\u201c][A-Z][^'\"\u2019\u201d]{2,}['\"\u2019\u201d]")
 
 
 # Hyphenated words of plain English: no command or setting goes by these names.
@@ -93,7 +93,7 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
         return True
     if " > " in response or _figures(response, asked):
         return True
-    if _QUOTED_LABEL.search(response):
+    if QUOTED_LABEL.search(response):
         return True
     steps = [s for s in sentences(response) if opens_a_step(_NOT_A_STEP.sub("", s))]
     # a lone order of a few words ("Fix it.", "Use passwords.") is not a procedure

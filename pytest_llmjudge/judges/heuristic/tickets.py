@@ -28,7 +28,7 @@ _ASKS_TO_CHOOSE = re.compile(r"\bor\b[^?]*\?", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(
     r"\W*(?:do|does|should|is|are|can|could|will|would)\b[^?]*\?\s*$", re.IGNORECASE
 )
-_YES_OR_NO = re.compile(r"\W*(?:yes|no)\b", re.IGNORECASE)
+_YES_OR_NO = re.compile(r"\W*(?:yes|no|not (?:directly|yet|on|in|with|for|by|at))\b", re.IGNORECASE)
 
 # An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")

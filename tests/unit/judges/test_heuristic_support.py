@@ -62,6 +62,9 @@ def test_nothing_to_act_on_spares_a_question_back_talk_a_why_ticket_and_chit_cha
     choice = "Should we render our pages on the server or in the browser?"
     chosen = "On the server for content pages that must be indexed; in the browser for app screens."
     assert score_relevance(choice, chosen)[0] >= 4
+    paypal = "Can I pay with PayPal?"
+    not_directly = "Not directly. We take cards; a virtual card from PayPal works as a card."
+    assert score_relevance(paypal, not_directly)[0] >= 4
     yes_no = "Do we need a firewall if we're fully in the cloud?"
     yes = "Yes, in a different form: security groups per service and a web application firewall."
     assert score_relevance(yes_no, yes)[0] >= 4
@@ -191,6 +194,12 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "Our web app is slow after login",
             "Profile the dashboard, paginate large lists, and cache per-user data.",
         ),
+        (  # "filter" and "group" open steps
+            "How do we see what our AWS Lambda functions cost?",
+            "Lambda costs show up on the bill with the other functions each month.",
+            "How do we see what our AWS Lambda functions cost?",
+            "In Cost Explorer, filter by service Lambda and group by usage type.",
+        ),
         (  # "route" opens a step
             "Can we use a catch-all address for our domain?",
             "You can, but it collects a lot of spam sent to made-up addresses.",
@@ -228,6 +237,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         "figure-of-the-ticket",
         "but-keep-is-a-step",
         "profile-paginate-cache",
+        "filter-and-group",
         "route-is-a-step",
         "trust-is-a-noun",
         "show-is-a-step",
@@ -344,6 +354,21 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "iframe",
         ),
         (
+            "Can we run tests in parallel across several machines?",
+            "Yes: split the suite with a matrix of jobs and merge the reports.",
+            "parallel",
+        ),
+        (
+            "How can I see what we'll pay next month?",
+            "Billing > Overview shows the upcoming invoice with the current seats.",
+            "pay",
+        ),
+        (
+            "How do we handle a lost YubiKey?",
+            "Remove the key from the user's account now and let them register a new one.",
+            "yubikey",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -368,6 +393,9 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "room~projector",
         "internet~isp",
         "iframe~frame-ancestors",
+        "parallel~split",
+        "pay~billing",
+        "yubikey~key",
         "contract~signed",
     ],
 )
@@ -526,6 +554,26 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Prices are just the beginning of a beautiful relationship!",
             "Website prices exclude tax; the invoice adds the VAT for your address.",
         ),
+        (
+            "Should we use an ORM?",
+            "ORM adoption reflects a combination of team preferences and technical factors.",
+            "Yes for most app code; write raw SQL for reports and check for N+1 queries.",
+        ),
+        (
+            "Messages get stuck in our Outbox",
+            "Outbox behaviour can be influenced by numerous client-side factors.",
+            "A large attachment blocks the queue: move it to Drafts and send a link.",
+        ),
+        (
+            "Why do we pay for 12 months when we signed up in March?",
+            "Billing periods are a construct we all navigate together.",
+            "Annual plans are billed for 12 months from the start date, March to March.",
+        ),
+        (
+            "How do I rename a column without breaking the app?",
+            "Names matter, and your columns deserve beautiful ones!",
+            "Add the new column, write to both, backfill, switch reads, then drop the old one.",
+        ),
     ],
     ids=[
         "trade-offs",
@@ -540,6 +588,10 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "a-noun-that-is-a-step-verb",
         "rockstars",
         "exclaimed-praise",
+        "combination-of-four-words-factors",
+        "influenced-by-numerous-hyphenated-factors",
+        "a-construct",
+        "exclaimed-on-a-database-ticket",
     ],
 )
 def test_vague_and_filler_answers_in_other_words_are_no_answer(
@@ -840,6 +892,12 @@ def test_product_words_are_neutral_in_an_instruction_not_in_a_threat(
     assert tone_signals(threat)["negative words"] > 0
 
 
+def test_a_quoted_label_is_no_dismissal() -> None:
+    label = "Close it on other devices, or click 'Edit anyway' on the yellow bar."
+    assert tone_signals(label)["dismissal or blame"] == 0
+    assert tone_signals("Close it on other devices anyway.")["dismissal or blame"] == 1
+
+
 def test_telling_others_to_act_instructs_beside_steps_and_dismisses_alone() -> None:
     steps = "Tell them to deny the prompt, reset the password now and check the sign-in logs."
     assert tone_signals(steps)["dismissal or blame"] == 0
@@ -945,6 +1003,12 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Phones get work mail through the Outlook app.", "Use your work laptop for work. Simple."),
         ("IPv6 needs its own firewall rule.", "IPv6 is a fad. Remove the AAAA record."),
         ("Someone wrote to the replica; make it read-only.", "Someone wrote to it. Fire them."),
+        ("Cards and bank transfer work; PayPal doesn't.", "Use a card like everyone else."),
+        (
+            "One region loses data if the region fails.",
+            "One region is enough. AWS doesn't go down.",
+        ),
+        ("A shared mailbox needs no licence.", "You don't have a support inbox yet? Wow."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -985,6 +1049,9 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "simple",
         "a-fad",
         "fire-them",
+        "like-everyone-else",
+        "does-not-go-down",
+        "wow",
         "bold-choice",
         "not-one-of-them",
     ],
