@@ -19,7 +19,6 @@ from .text import (
     Rarity,
     content_terms,
     normalise,
-    ordinary,
     rarity,
     related_groups,
     sentences,
@@ -108,8 +107,8 @@ def matches(term: str, others: set[str]) -> bool:
     if term in others or _undoubled(term) in others:
         return True  # "logg(ed)" ~ "log"
     single = term.removesuffix("s")
-    if not ordinary(single) and (f"{single}s" in others or single in others):
-        return True  # "pods" ~ "pod" (the stem keeps the "s" of short words), not "uses" ~ "use"
+    if single in related_groups() and (f"{single}s" in others or single in others):
+        return True  # "pods" ~ "pod": the stem keeps the "s" of short words; support terms only
     if len(term) >= 5 and any(len(o) >= 5 and o[:5] == term[:5] for o in others):
         return True
     return len(term) >= 4 and any(

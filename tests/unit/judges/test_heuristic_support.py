@@ -445,7 +445,8 @@ def test_a_doubled_consonant_before_a_suffix_is_the_same_word() -> None:
     assert "logg" in shared.by_name["ticket terms taken up"].evidence
 
 
-def test_a_plural_takes_up_its_singular_unless_it_is_an_ordinary_word() -> None:
+def test_a_support_term_in_the_plural_takes_up_its_singular_and_other_words_do_not() -> None:
+    # chit-chat's "dogs" ~ "dog" is left to the fitted overlap, as before
     pods = "A deployment's new pods never become Ready"
     shared = relevance_signals(pods, "Run kubectl describe pod to see the probe's error.")
     assert "pods" in shared.by_name["ticket terms taken up"].evidence
@@ -453,6 +454,8 @@ def test_a_plural_takes_up_its_singular_unless_it_is_an_ordinary_word() -> None:
     off_topic = "Use point-in-time recovery to restore the database."
     assert relevance_signals(uses, off_topic).by_name["ticket terms taken up"].evidence == ()
     assert score_relevance(uses, off_topic)[0] <= 3
+    dogs = relevance_signals("my dogs love the park", "what a cute dog")
+    assert dogs.by_name["ticket terms taken up"].evidence == ()
 
 
 def test_the_words_inside_an_error_code_are_taken_up() -> None:
