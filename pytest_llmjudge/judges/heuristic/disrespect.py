@@ -73,7 +73,7 @@ _WHATEVER_OF = re.compile(
 # that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
 # can't share a cluster nicely", "Who names files like that?" and "Write faster code" talk down
 # to the asker.
-_BLAME_OR_SHRUG = re.compile(
+_DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
     r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
@@ -99,13 +99,14 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     else (``bare_sentences``). A label quoted from a screen ('Edit anyway') says nothing."""
     text = QUOTED_LABEL.sub("", text)
     leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
-    found = phrases(text, _DISMISSAL) + [m.group(0) for m in _BLAME_OR_SHRUG.finditer(text)]
+    found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
     found += _CURT.findall(text)
     return found + leave_alone + _shrugs(text)
 
 
 def _shrugs(text: str) -> list[str]:
-    """ "... is fine" or a closing "that's normal" in a clause that sets no condition."""
+    """ "... is fine", a closing "that's normal" or "anyway" in a clause that sets no condition
+    (for "anyway", no purpose either: "so stale entries expire anyway")."""
     found = []
     for match in _SHRUG.finditer(text):
         clause = re.split(r"[.,;!?]", text[: match.start()])[-1]

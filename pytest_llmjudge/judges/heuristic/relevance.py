@@ -117,7 +117,8 @@ def matches(term: str, others: set[str]) -> bool:
 
 
 def _undoubled(term: str) -> str:
-    """The stem without the doubled consonant a suffix left: logg(ed) -> log, dropp -> drop."""
+    """The stem without the doubled consonant a suffix left: logg(ed) -> log, dropp -> drop
+    ("install" and "pass" end in a double letter of their own)."""
     doubled = len(term) > 3 and term[-1] == term[-2] and term[-1] not in "aeiouls"
     return term[:-1] if doubled else term
 
@@ -250,7 +251,10 @@ def _share(recall: float, covered: list[str]) -> str:
     )
 
 
-_NO_ANSWER_SHOWN = "no answer: it only sends the asker elsewhere, asks them to wait or thanks them"
+_NO_ANSWER_SHOWN = (
+    "no answer: it only sends the asker elsewhere, asks them to wait, says the problem has"
+    " many causes, or thanks and praises"
+)
 
 
 def _no_answer(
@@ -312,7 +316,8 @@ def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | N
     little (replies there often bring new topics), in a support answer it is the off-topic
     reply. So is a statement on the ticket's topic that gives no step, command, setting or
     figure: it misses the key aspect, a way out of the problem. A reply that only refers the
-    asker elsewhere, asks them to wait, or thanks them does not solve the problem (rubric 2).
+    asker elsewhere, asks them to wait, says the problem has many causes, or only thanks and
+    praises does not solve the problem (rubric 2).
     """
     if signals["no answer"]:
         return 2, f"at most 2: {_NO_ANSWER_SHOWN}"
