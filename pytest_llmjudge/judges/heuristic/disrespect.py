@@ -49,7 +49,7 @@ _DISMISSAL = (
     "is like that", "are like that", "the real world", "cost of doing business", "bold choice",
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
-    "fire them", "like everyone else", "doesn't go down", "never goes down",
+    "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade."), an instruction beside what it is about ("a
@@ -63,6 +63,8 @@ _SHRUG = re.compile(
     re.IGNORECASE,
 )
 _CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
+# "The network path is fine; something on port 443 isn't." rules one thing out
+_CONTRAST = re.compile(r"\b(?:but|isn't|is not|aren't|are not)\b", re.IGNORECASE)
 # "... so stale entries expire anyway" gives the purpose of a step, "Merge anyway." shrugs
 _PURPOSE = re.compile(r"\b(?:if|when|unless|as long as|so|in case)\b", re.IGNORECASE)
 # "whatever the number of workspaces" qualifies; "Whatever." shrugs.
@@ -84,7 +86,7 @@ _DISRESPECT = re.compile(
 
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."
 _CURT = re.compile(
-    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow)[.!]", re.IGNORECASE
+    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard)[.!]", re.IGNORECASE
 )
 
 
@@ -111,6 +113,7 @@ def _shrugs(text: str) -> list[str]:
     for match in _SHRUG.finditer(text):
         clause = re.split(r"[.,;!?]", text[: match.start()])[-1]
         allowed = _PURPOSE if match.group(0).lower() == "anyway" else _CONDITION
-        if not allowed.search(clause):
+        rest = re.split(r"[.!?]", text[match.end() :])[0]
+        if not allowed.search(clause) and not _CONTRAST.search(rest):
             found.append(match.group(0))
     return found

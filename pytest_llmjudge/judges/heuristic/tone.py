@@ -72,7 +72,8 @@ _CODE_WORDS = frozenset(
     alter table index explain analyze join on group by order limit grant revoke begin commit
     rollback vacuum show use database if exists primary key get post put patch head options
     to with as is valid validate constraint check header csv default column add outfile all in
-    usage connect role login privileges schema tables for
+    usage connect role login privileges schema tables for character collate convert charset
+    run user copy env expose cmd entrypoint workdir arg
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _PROFANITY = re.compile(

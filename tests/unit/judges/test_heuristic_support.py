@@ -200,6 +200,12 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "How do we see what our AWS Lambda functions cost?",
             "In Cost Explorer, filter by service Lambda and group by usage type.",
         ),
+        (  # "try" and "print" open steps
+            "My PDF won't print",
+            "Complex PDFs are heavy for printers and drivers alike.",
+            "My PDF won't print",
+            "Try Print as image in the advanced print settings of the reader.",
+        ),
         (  # "route" opens a step
             "Can we use a catch-all address for our domain?",
             "You can, but it collects a lot of spam sent to made-up addresses.",
@@ -238,6 +244,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         "but-keep-is-a-step",
         "profile-paginate-cache",
         "filter-and-group",
+        "try-and-print",
         "route-is-a-step",
         "trust-is-a-noun",
         "show-is-a-step",
@@ -369,6 +376,26 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "yubikey",
         ),
         (
+            "My computer's clock is wrong",
+            "Open Settings > Date & time, turn on 'Set time automatically' and click Sync now.",
+            "clock",
+        ),
+        (
+            "Our site breaks when users paste emojis",
+            "Use utf8mb4 in MySQL and make sure the page declares charset utf-8.",
+            "emoji",
+        ),
+        (
+            "Can we stop people from creating fake accounts?",
+            "Add a CAPTCHA such as Turnstile to the sign-up form and block disposable domains.",
+            "fake",
+        ),
+        (
+            "Is it OK to let the marketing agency log in with our account?",
+            "No. Give them their own accounts with only the access they need; remove them later.",
+            "log",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -396,6 +423,10 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "parallel~split",
         "pay~billing",
         "yubikey~key",
+        "clock~time",
+        "emoji~utf8mb4",
+        "fake~captcha",
+        "log-in~access",
         "contract~signed",
     ],
 )
@@ -862,8 +893,12 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
             "Delete the key on write, and set a TTL so stale entries expire anyway.",
             "Stale entries are part of caching. Users refresh anyway.",
         ),
+        (
+            "The network path is fine; something on port 443 isn't. Test it with curl -v.",
+            "The network path is fine. Test it with curl -v.",
+        ),
     ],
-    ids=["normal", "fine", "anyway", "anyway-with-a-purpose"],
+    ids=["normal", "fine", "anyway", "anyway-with-a-purpose", "fine-against-what-is-not"],
 )
 def test_a_shrug_dismisses_and_an_explanation_or_a_condition_does_not(
     explaining: str, shrugging: str
@@ -921,6 +956,10 @@ def test_sql_keywords_in_an_instruction_are_not_shouting() -> None:
     assert tone_signals("Add a CHECK (col IS NOT NULL) NOT VALID constraint.")["shouting"] == 0
     grant = "Run GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader;"
     assert tone_signals(grant)["shouting"] == 0
+    dockerfile = "Add a user in the Dockerfile (RUN adduser -D app, then USER app)."
+    assert tone_signals(dockerfile)["shouting"] == 0
+    charset = "Run ALTER TABLE t CONVERT TO CHARACTER SET utf8mb4 on each table."
+    assert tone_signals(charset)["shouting"] == 0
     assert tone_signals("Read the docs IS WHAT I SAID TO YOU.")["shouting"] > 0
 
 
@@ -1012,6 +1051,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "One region is enough. AWS doesn't go down.",
         ),
         ("A shared mailbox needs no licence.", "You don't have a support inbox yet? Wow."),
+        ("VAT is charged until the number validates.", "Check your number before blaming us."),
+        ("Add them under Members > Distribution lists.", "It's a list. Add them. Not hard."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -1055,6 +1096,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "like-everyone-else",
         "does-not-go-down",
         "wow",
+        "blaming-us",
+        "not-hard",
         "bold-choice",
         "not-one-of-them",
     ],
