@@ -50,6 +50,7 @@ _DISMISSAL = (
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
+    "for a reason", "try reading",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade."), an instruction beside what it is about ("a
@@ -73,20 +74,23 @@ _WHATEVER_OF = re.compile(
 )
 # "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
 # that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
-# can't share a cluster nicely", "Who names files like that?" and "Write faster code" talk down
-# to the asker.
+# can't share a cluster nicely", "Who names files like that?", "Write faster code", "like a
+# grown-up", "Check your statement properly" and "..., genius" talk down to the asker.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
     r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
-    r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b",
+    r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b"
+    r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
+    r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b",
     re.IGNORECASE,
 )
 
 
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."
 _CURT = re.compile(
-    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard)[.!]", re.IGNORECASE
+    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard|come on)[.!]",
+    re.IGNORECASE,
 )
 
 

@@ -396,6 +396,21 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "log",
         ),
         (
+            "How do I find our customer ID?",
+            "It's at the top of every invoice and under Billing > Overview, next to the name.",
+            "customer",
+        ),
+        (
+            "Our site loads slowly the first time each morning",
+            "Keep one instance running and warm the cache with a scheduled request.",
+            "slowly",
+        ),
+        (
+            "How do we make our site accessible?",
+            "Run axe, then fix contrast, add alt text and test with a screen reader.",
+            "accessible",
+        ),
+        (
             "Can I get a copy of our contract?",
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
@@ -427,6 +442,9 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "emoji~utf8mb4",
         "fake~captcha",
         "log-in~access",
+        "customer~invoice",
+        "slowly~cache",
+        "accessible~contrast",
         "contract~signed",
     ],
 )
@@ -1053,6 +1071,14 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("A shared mailbox needs no licence.", "You don't have a support inbox yet? Wow."),
         ("VAT is charged until the number validates.", "Check your number before blaming us."),
         ("Add them under Members > Distribution lists.", "It's a list. Add them. Not hard."),
+        (
+            "Add a labeled trigger to the workflow.",
+            "Labels exist for a reason, try reading about them.",
+        ),
+        ("Grow the EBS volume and the file system.", "Maybe monitor your disks like a grown-up."),
+        ("Delete the pod; the deployment replaces it.", "Restarting pods one by one? Come on."),
+        ("One charge is a pre-authorisation.", "Check your bank statement properly first."),
+        ("Upload its hash to VirusTotal.", "Just don't download suspicious files, genius."),
         ("Only 'latest' leaves nothing to roll back to.", "Only 'latest'? Bold choice."),
         (
             "Developers who paste code into ChatGPT send it to OpenAI.",
@@ -1098,6 +1124,11 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "wow",
         "blaming-us",
         "not-hard",
+        "for-a-reason",
+        "like-a-grown-up",
+        "come-on",
+        "properly",
+        "genius",
         "bold-choice",
         "not-one-of-them",
     ],
