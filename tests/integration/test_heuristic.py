@@ -64,3 +64,28 @@ def test_nothing_to_act_on_and_laughter_cap_the_score_and_say_why(
     assert general["score"] == 3 and "nothing to act on" in general["reasoning"]
     laughing = items["laughing"]["tone"]
     assert laughing["score"] <= 3 and 'laughs at the problem ("lol")' in laughing["reasoning"]
+
+
+def test_what_the_ticket_asks_and_disrespect_without_a_rude_word_show_in_the_results(
+    pytester: pytest.Pytester,
+) -> None:
+    answers = {
+        "yes": "Yes, in a different form: security groups per service and a web application "
+        "firewall in front of public apps.",
+        "praise": "Firewalls are the rockstars of the cloud, and we love them!",
+        "sarcasm": "Firewalls in the cloud? Bold choice. Wow.",
+    }
+    write_evals(pytester, answering("Do we need a firewall if we are fully in the cloud?", answers))
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, failed=2)
+    items = {item["id"]: item for item in read_results(pytester)["results"]}
+    # a yes-or-no ticket answered "Yes, ..." needs no steps
+    assert items["yes"]["outcome"] == "passed"
+    assert "nothing to act on" not in items["yes"]["relevance"]["reasoning"]
+    praise = items["praise"]["relevance"]
+    assert praise["score"] == 2 and "at most 2: no answer" in praise["reasoning"]
+    sarcasm = items["sarcasm"]["tone"]
+    assert sarcasm["score"] <= 3
+    assert 'dismissal or blame ("bold choice, wow.")' in sarcasm["reasoning"]
+    shown = " ".join(line.strip() for line in result.stdout.lines)  # reasoning wraps
+    assert "says the problem has many causes, or thanks and praises" in shown

@@ -63,11 +63,12 @@ _SHRUG = re.compile(
     r"\banyway\b|(?<!ing )\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))",
     re.IGNORECASE,
 )
-_CONDITION = re.compile(r"\b(?:if|when|unless|as long as)\b", re.IGNORECASE)
+_CONDITION_WORDS = r"if|when|unless|as long as"
+_CONDITION = re.compile(rf"\b(?:{_CONDITION_WORDS})\b", re.IGNORECASE)
 # "The network path is fine; something on port 443 isn't." rules one thing out
 _CONTRAST = re.compile(r"\b(?:but|isn't|is not|aren't|are not)\b", re.IGNORECASE)
 # "... so stale entries expire anyway" gives the purpose of a step, "Merge anyway." shrugs
-_PURPOSE = re.compile(r"\b(?:if|when|unless|as long as|so|in case)\b", re.IGNORECASE)
+_PURPOSE = re.compile(rf"\b(?:{_CONDITION_WORDS}|so|in case)\b", re.IGNORECASE)
 # "whatever the number of workspaces" qualifies; "Whatever." shrugs.
 _WHATEVER_OF = re.compile(
     r"\bwhatever (?:the|its|their|your|our|kind|type|number|size|you do|happens)\b", re.I
@@ -106,7 +107,7 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     text = QUOTED_LABEL.sub("", text)
     leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
-    found += _CURT.findall(text)
+    found += [hit.strip() for hit in _CURT.findall(text)]
     return found + leave_alone + _shrugs(text)
 
 

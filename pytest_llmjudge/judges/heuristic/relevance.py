@@ -274,10 +274,11 @@ def _no_answer(
         return True  # left to the fitted "evasive" signal: chit-chat is full of them)
     if concrete_tokens(_VAGUE.sub("", response), ticket):
         return False  # not "platform-level" of "many platform-level factors"
-    steps = [s for s in sentences(response) if opens_a_step(s)]
+    sents = sentences(response)
+    steps = [s for s in sents if opens_a_step(s)]
     if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
         return True  # "it depends on many factors; consult the documentation"
-    exclaimed = all(s.endswith("!") for s in sentences(response))
+    exclaimed = all(s.endswith("!") for s in sents)
     if exclaimed and not steps and is_support_ticket(last_message(ticket)):
         return True  # "Pricing is such a fascinating topic, and we're delighted...!"
     if not phrases(response, _FILLER):

@@ -34,6 +34,7 @@ STEP_VERBS = (
     "trust", "try", "turn", "unblock", "unlock", "unplug", "update", "upgrade", "upload", "use",
     "verify", "wipe", "write",
 )  # fmt: skip
+STEP_VERB_SET = frozenset(STEP_VERBS)
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
 # "..., or take the snapshot right before", "Never enable macros".
 _CONNECTIVE = r"(?:then|and|or|but|first|also|finally|otherwise|don't|do not|never)\s+"
@@ -90,7 +91,7 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     words), a command, setting or path that the ticket does not already name, a menu path,
     a figure or a quoted label: what a support answer gives the asker to act on."""
     asked = _asked(ticket)
-    if concrete_tokens(response, ticket):
+    if _concrete(response, asked):
         return True
     if " > " in response or _figures(response, asked):
         return True
@@ -105,7 +106,10 @@ def concrete_tokens(response: str, ticket: str = "") -> list[str]:
     """The answer's own commands, settings and paths: its technical tokens other than those
     the ticket already names ("ASP.NET", "VPN" are its topic), acronyms of everyday words and
     hyphenated words of ordinary or the ticket's words ("ever-changing", "account-level")."""
-    asked = _asked(ticket)
+    return _concrete(response, _asked(ticket))
+
+
+def _concrete(response: str, asked: set[str]) -> list[str]:
     found = []
     for token in technical_tokens(response):
         if token.lower().rstrip(_TRAILING) in asked:
@@ -143,6 +147,6 @@ def _figures(response: str, asked: set[str]) -> bool:
 def opens_a_step(sentence: str) -> bool:
     """A verb of ``STEP_VERBS`` opens the sentence or one of its clauses."""
     return any(
-        m.group(1).lower() in STEP_VERBS and not _NOUN_OF_A_STATEMENT.match(sentence, m.start(1))
+        m.group(1).lower() in STEP_VERB_SET and not _NOUN_OF_A_STATEMENT.match(sentence, m.start(1))
         for m in _CLAUSE_START.finditer(sentence)
     )

@@ -15,7 +15,7 @@ import re
 
 from .disrespect import dismissals, insults
 from .signals import Signals, phrases, starts_with
-from .steps import STEP_VERBS, opens_a_step, technical_tokens
+from .steps import STEP_VERB_SET, STEP_VERBS, opens_a_step, technical_tokens
 from .text import (
     STOPWORDS,
     content_terms,
@@ -138,7 +138,6 @@ _TECHNICAL_WORDS = frozenset(
 _ACRONYMS = frozenset(
     "url api cpu ram dns vpn ssl tls ssh aws faq pdf csv id ip it os".split()  # noqa: SIM905
 )
-_STEPS = frozenset(STEP_VERBS)
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
 _WE = re.compile(r"\b(we|us|our|let's)\b", re.IGNORECASE)
 _YOU = re.compile(r"\b(you|your|yours|yourself|u|ur)\b", re.IGNORECASE)
@@ -210,7 +209,7 @@ def tone_signals(response: str) -> Signals:
     instructed = {w.lower() for s in instructing for w in words(s)}
     technical = instructed & _TECHNICAL_WORDS
     # "Restrict recursion", "Block port 53": a step's verb is no threat ("Restore" stays warm)
-    harsh_steps = {w for w in instructed & _STEPS if lexicon.get(w, 0.0) < 0}
+    harsh_steps = {w for w in instructed & STEP_VERB_SET if lexicon.get(w, 0.0) < 0}
     # "lol" in an answer is counted as slang, not as warmth; in a request it may be friendly
     casual = {w.lower() for s in sents if not is_request(s) for w in words(s)} & _SLANG_WORDS
     neutral = technical | harsh_steps | casual
