@@ -16,6 +16,7 @@ from .relevance import ceiling as relevance_ceiling
 from .relevance import relevance_signals
 from .signals import Signals
 from .tone import ceiling as tone_ceiling
+from .tone import floor as tone_floor
 from .tone import tone_signals
 
 PREFIX = "[heuristic judge, no LLM]"
@@ -52,13 +53,21 @@ def score_relevance(
 def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:
     signals = tone_signals(response)
     score, reason = explain(model or fitted("tone"), signals)
-    return capped(score, reason, tone_ceiling(response, signals))
+    score, reason = capped(score, reason, tone_ceiling(response, signals))
+    return raised(score, reason, tone_floor(response, signals))
 
 
 def capped(score: int, reason: str, ceiling: tuple[int, str] | None) -> tuple[int, str]:
     """The score held under a ceiling the signals set, with the ceiling's reason added."""
     if ceiling is not None and score > ceiling[0]:
         return ceiling[0], f"{reason} | {ceiling[1]}"
+    return score, reason
+
+
+def raised(score: int, reason: str, floor: tuple[int, str] | None) -> tuple[int, str]:
+    """The score lifted to a floor the signals set, with the floor's reason added."""
+    if floor is not None and score < floor[0]:
+        return floor[0], f"{reason} | {floor[1]}"
     return score, reason
 
 

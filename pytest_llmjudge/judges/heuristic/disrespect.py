@@ -15,7 +15,9 @@ _INSULTS = (
     "rtfm", "google it", "not my problem", "figure it out", "your fault", "useless",
     "shut up", "duh", "whatever", "obviously you", "get a life", "grow up", "who the hell",
     "what the hell", "are you blind", "can't you read", "nonsense", "ridiculous", "pathetic",
-    "garbage", "rookie",
+    "garbage", "rookie", "careless", "sloppy", "incompetent", "clueless", "own mess",
+    "your mess", "too lazy", "are lazy", "being lazy", "lazy teams", "lazy people",
+    "lazy users",
 )  # fmt: skip
 # Denying the asker their trade: "Developers who need ChatGPT shouldn't be developers."
 _NOT_ONE_OF_THEM = re.compile(
@@ -50,17 +52,19 @@ _DISMISSAL = (
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
-    "for a reason", "try reading",
+    "for a reason", "try reading", "always have problems",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade."), an instruction beside what it is about ("a
 # router that answers ICMP slowly; ignore it", "Tell them to deny the prompt, reset the
 # password now").
 _LEAVE_ALONE = ("ignore it", "ignore them", "tell them to")
-# "That's normal." and "Slow is fine." shrug; "That is normal wear for a year of use" explains,
-# "if a few minutes of downtime are fine" sets a condition and "unsubscribing is fine" allows.
+# "That's normal.", "Slow is fine." and "Accidents happen." shrug; "That is normal wear for a
+# year of use" explains, "if a few minutes of downtime are fine" sets a condition and
+# "unsubscribing is fine" allows.
 _SHRUG = re.compile(
-    r"\banyway\b|(?<!ing )\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))",
+    r"\banyway\b|(?<!ing )\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))"
+    r"|\b\w+s happen(?=\s*(?:[.;!]|$))",
     re.IGNORECASE,
 )
 _CONDITION_WORDS = r"if|when|unless|as long as"
@@ -69,21 +73,29 @@ _CONDITION = re.compile(rf"\b(?:{_CONDITION_WORDS})\b", re.IGNORECASE)
 _CONTRAST = re.compile(r"\b(?:but|isn't|is not|aren't|are not)\b", re.IGNORECASE)
 # "... so stale entries expire anyway" gives the purpose of a step, "Merge anyway." shrugs
 _PURPOSE = re.compile(rf"\b(?:{_CONDITION_WORDS}|so|in case)\b", re.IGNORECASE)
-# "whatever the number of workspaces" qualifies; "Whatever." shrugs.
+# "whatever the number of workspaces" and "whatever plan you were on" qualify; "Whatever.",
+# "do whatever" and "use whatever DNS they get" shrug.
 _WHATEVER_OF = re.compile(
-    r"\bwhatever (?:the|its|their|your|our|kind|type|number|size|you do|happens)\b", re.I
+    r"\bwhatever (?:the|its|their|your|our|kind|type|number|size|you do|happens)\b"
+    r"|(?<!use )(?<!do )\bwhatever \w+ (?:you|they|we|it)\b",
+    re.IGNORECASE,
 )
 # "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
 # that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
 # can't share a cluster nicely", "Who names files like that?", "Write faster code", "like a
-# grown-up", "Check your statement properly" and "..., genius" talk down to the asker.
+# grown-up", "Check your statement properly", "..., genius", "use a real login" and "Just don't
+# ..." talk down to the asker; "someone on your side messed up" blames, and "Stop spamming the
+# API and you won't get throttled" blames the asker's habit for the problem.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
     r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
     r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b"
     r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
-    r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b",
+    r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b"
+    r"|\b(?:get|buy|use) a real\b|(?:^|[.!?]\s+)just don't\b"
+    r"|\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b"
+    r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b",
     re.IGNORECASE,
 )
 

@@ -258,6 +258,37 @@ def ceiling(response: str, signals: Signals) -> tuple[int, str] | None:
     return None
 
 
+# What makes an answer talk down, shrug, joke, lecture or shout. An answer of steps with none
+# of these is "professional, clear, direct" (rubric 4-5), however a word or an imperative of
+# it reads to the politeness data, which learned from requests.
+_UNPROFESSIONAL = (
+    "insult", "dismissal or blame", "profanity", "slang", "slang in an answer", "filler",
+    "shouting", "exclamations", "repeated ?!", "emphatic factuality", "questions",
+    "starts with you", "lower-case start",
+)  # fmt: skip
+
+
+def floor(response: str, signals: Signals) -> tuple[int, str] | None:
+    """The least a response's tone scores whatever its words, and why: an answer that gives
+    steps in most of its sentences (or names what they act on) and shows no sign of
+    disrespect is at least "mostly professional" (rubric 4). Not a request: there "please"
+    and hedges decide."""
+    sents = sentences(normalise(response))
+    if not sents or any(is_request(s) for s in sents):
+        return None
+    if any(signals[name] for name in _UNPROFESSIONAL):
+        return None
+    steps = [s for s in sents if opens_a_step(s)]
+    if not steps or 2 * sum(opens_a_step(s) or instructs(s) for s in sents) < len(sents):
+        return None
+    # "Stop using and charging it now, ... Bring it to the IT desk" is a procedure; "Stop
+    # clicking on shady sites." and "Go learn it." are orders
+    orders = signals["confronting imperative"]
+    if orders and (len(steps) < 2 or starts_with(sents, _CONFRONTING)):
+        return None
+    return 4, "at least 4: it gives steps and shows no sign of disrespect"
+
+
 def instructs(sentence: str) -> bool:
     """Whether a sentence carries an instruction's object: a command, setting, path or
     identifier, a menu path (``Settings > Security``), or a support term (``token``, ``DNS``)

@@ -890,6 +890,9 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
     assert tone_signals("Each user counts once. Whatever.")["insult"] >= 1
     regardless = "Gmail sorts bulk mail there whatever you do."
     assert tone_signals(regardless)["insult"] == 0
+    any_plan = "All invoices stay under Billing > Invoices, whatever plan you were on."
+    assert tone_signals(any_plan)["insult"] == 0
+    assert tone_signals("Sure, do whatever you want with the invoices.")["insult"] >= 1
 
 
 @pytest.mark.parametrize(
@@ -915,8 +918,19 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
             "The network path is fine; something on port 443 isn't. Test it with curl -v.",
             "The network path is fine. Test it with curl -v.",
         ),
+        (
+            "Deleted keys go to the audit log. Make a new one.",
+            "Accidents happen. Make a new one.",
+        ),
     ],
-    ids=["normal", "fine", "anyway", "anyway-with-a-purpose", "fine-against-what-is-not"],
+    ids=[
+        "normal",
+        "fine",
+        "anyway",
+        "anyway-with-a-purpose",
+        "fine-against-what-is-not",
+        "accidents-happen",
+    ],
 )
 def test_a_shrug_dismisses_and_an_explanation_or_a_condition_does_not(
     explaining: str, shrugging: str
@@ -1084,6 +1098,15 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "Developers who paste code into ChatGPT send it to OpenAI.",
             "Developers who need ChatGPT shouldn't be developers.",
         ),
+        (
+            "Spread the calls with exponential backoff to stay under the API's rate.",
+            "Stop spamming the API and you won't get throttled.",
+        ),
+        ("Apple sign-in needs the Services ID in the login settings.", "Use a real login."),
+        ("Give developers masked copies of the data.", "Just don't give developers data."),
+        ("Apple sign-in fails without the Services ID.", "Apple users always have problems."),
+        ("The key was deleted on your side.", "Someone on your side messed up."),
+        ("Flagged apps belong to two teams.", "Flagged apps belong to lazy teams."),
     ],
     ids=[
         "try-harder",
@@ -1131,6 +1154,12 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "genius",
         "bold-choice",
         "not-one-of-them",
+        "stop-and-you-will-not",
+        "a-real",
+        "just-do-not",
+        "always-have-problems",
+        "messed-up",
+        "lazy",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
@@ -1154,3 +1183,39 @@ def test_laughing_at_the_problem_caps_the_tone_and_a_friendly_lol_in_a_request_d
     assert 'laughs at the problem ("lol")' in reason
     # in a text that asks for something, "lol" may be friendly: no ceiling
     assert "laughs" not in score_tone("lol thanks, could you send me the invoice?")[1]
+
+
+@pytest.mark.parametrize(
+    ("procedure", "statement"),
+    [
+        (
+            "Clicking means a disk is failing. Check the disk health in the storage manager "
+            "and replace the disk before the array degrades.",
+            "Clicking means a disk is failing and the array degrades.",
+        ),
+        (
+            "Walk the office with a survey app, then add access points in the weak areas.",
+            "Offices have weak areas where access points don't reach.",
+        ),
+    ],
+    ids=["degrades", "weak"],
+)
+def test_steps_without_disrespect_are_professional_whatever_their_words(
+    procedure: str, statement: str
+) -> None:
+    score, reason = score_tone(procedure)
+    assert score >= 4
+    assert "at least 4: it gives steps" in reason
+    assert score_tone(statement)[0] <= 3
+    # the same steps with a jab get no floor
+    assert score_tone(procedure.removesuffix(".") + ", genius.")[0] <= 3
+
+
+def test_an_order_of_one_step_confronts_and_a_procedure_that_opens_with_stop_does_not() -> None:
+    procedure = (
+        "Stop using and charging it now, as swollen batteries can catch fire. "
+        "Bring it to the IT desk in person."
+    )
+    assert score_tone(procedure)[0] >= 4
+    assert score_tone("Stop clicking on shady sites.")[0] <= 3
+    assert score_tone("Read the manual instead of guessing. Artifacts are documented.")[0] <= 3
