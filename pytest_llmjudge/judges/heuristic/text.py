@@ -64,9 +64,15 @@ def stem(word: str) -> str:
 
 
 def content_terms(text: str) -> list[str]:
-    """Lower-cased, stemmed words that carry content (no stopwords, no 1-2 letter words)."""
-    lowered = (w.lower().strip(".-/'") for w in words(text))
-    return [stem(w) for w in lowered if len(w) >= 3 and w not in STOPWORDS]
+    """Lower-cased, stemmed words that carry content: no stopwords, no 1-2 letter words but
+    for acronyms of two capitals ("TV", "VM", "PC"; not "IT" or "US", which are stopwords)."""
+    lowered = (w.strip(".-/'") for w in words(text))
+    return [
+        stem(w.lower())
+        for w in lowered
+        if (len(w) >= 3 or (len(w) == 2 and w.isupper() and w.isalpha()))
+        and w.lower() not in STOPWORDS
+    ]
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,16 @@ _EVERYDAY = frozenset(
 _ASKS_TO_EXPLAIN = re.compile(r"\bwhy\b|\bhow (?:is|are|does|was|were)\b", re.IGNORECASE)
 
 # A ticket that asks to choose ("...on the server or in the browser?") or asks yes or no, and a
-# reply that answers it ("Yes, in a different form: ...").
+# reply that answers it ("Yes, in a different form: ...", "They can, but ...").
 _ASKS_TO_CHOOSE = re.compile(r"\bor\b[^?]*\?", re.IGNORECASE)
 _YES_NO_QUESTION = re.compile(
     r"\W*(?:do|does|should|is|are|can|could|will|would)\b[^?]*\?\s*$", re.IGNORECASE
 )
-_YES_OR_NO = re.compile(r"\W*(?:yes|no|not (?:directly|yet|on|in|with|for|by|at))\b", re.IGNORECASE)
+_YES_OR_NO = re.compile(
+    r"\W*(?:yes|no|not (?:directly|yet|on|in|with|for|by|at)"
+    r"|(?:you|they|we|it) (?:can|can't|cannot|do|don't|does|doesn't|should|shouldn't|need))\b",
+    re.IGNORECASE,
+)
 
 # An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
@@ -53,7 +57,8 @@ def asks_to_choose(message: str) -> bool:
 
 
 def answers_yes_or_no(message: str, reply: str) -> bool:
-    """A yes-or-no question ("Do we need a firewall...?") and a reply that starts "Yes" or "No"."""
+    """A yes-or-no question ("Do we need a firewall...?") and a reply that starts "Yes", "No" or
+    with what the asker can or need do ("You can, but ...", "You don't need to")."""
     return bool(_YES_NO_QUESTION.match(message) and _YES_OR_NO.match(reply))
 
 

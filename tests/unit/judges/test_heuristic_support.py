@@ -69,6 +69,10 @@ def test_nothing_to_act_on_spares_a_question_back_talk_a_why_ticket_and_chit_cha
     yes = "Yes, in a different form: security groups per service and a web application firewall."
     assert score_relevance(yes_no, yes)[0] >= 4
     assert "nothing to act on" in score_relevance(yes_no, "Firewalls are a classic topic.")[1]
+    catch_all = "Can we use a catch-all address for our domain?"
+    spam = "it collects a lot of spam sent to addresses nobody uses."
+    assert score_relevance(catch_all, f"You can, but {spam}")[0] >= 4
+    assert "nothing to act on" in score_relevance(catch_all, spam.capitalize())[1]
     how = "How is the price calculated when we add users mid-month?"
     explained = "New users are charged pro rata for the rest of the billing period."
     assert score_relevance(how, explained)[0] >= 4
@@ -183,8 +187,8 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "HTTP/2 needs TLS 1.2 on every site.",
         ),
         (  # a step after "but"
-            "Can two services share one database?",
-            "They can, though each service then depends on the other's tables.",
+            "Our two services share one database",
+            "Each service then depends on the other's tables.",
             "Can two services share one database?",
             "They can, but keep each service to its own schema and database user.",
         ),
@@ -207,8 +211,8 @@ HTTP2 = "How do I serve our site over HTTP/2?"
             "Try Print as image in the advanced print settings of the reader.",
         ),
         (  # "route" opens a step
-            "Can we use a catch-all address for our domain?",
-            "You can, but it collects a lot of spam sent to made-up addresses.",
+            "We use a catch-all address for our domain",
+            "A catch-all collects a lot of spam sent to made-up addresses.",
             "Can we use a catch-all address for our domain?",
             "You can; route the catch-all address to a shared mailbox with spam filtering.",
         ),
@@ -1219,3 +1223,13 @@ def test_an_order_of_one_step_confronts_and_a_procedure_that_opens_with_stop_doe
     assert score_tone(procedure)[0] >= 4
     assert score_tone("Stop clicking on shady sites.")[0] <= 3
     assert score_tone("Read the manual instead of guessing. Artifacts are documented.")[0] <= 3
+
+
+def test_an_acronym_of_two_capitals_is_a_term_the_answer_takes_up() -> None:
+    lobby = "The TV in the lobby shows no picture"
+    with_tv = score_relevance(lobby, "Switch the TV input to HDMI 2 with the remote in the drawer.")
+    without = score_relevance(lobby, "Switch the input to HDMI 2 with the remote in the drawer.")
+    assert "(tv)" in with_tv[1]
+    assert with_tv[0] > without[0]
+    # "IT" and "US" are the stopwords "it" and "us", not terms
+    assert "takes up 0%" in score_relevance("IT said US staff", "Restart the router.")[1]
