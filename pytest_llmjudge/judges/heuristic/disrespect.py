@@ -52,13 +52,14 @@ _DISMISSAL = (
     "give up and", "come and go", "get on with", "what's the problem", "what's the big deal",
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
-    "for a reason", "try reading", "always have problems",
+    "for a reason", "try reading", "always have problems", "waste my time", "wasting my time",
+    "waste our time",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
-# cry wolf. Ignore it.", "Tell them to upgrade."), an instruction beside what it is about ("a
-# router that answers ICMP slowly; ignore it", "Tell them to deny the prompt, reset the
-# password now").
-_LEAVE_ALONE = ("ignore it", "ignore them", "tell them to")
+# cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
+# instruction beside what it is about ("a router that answers ICMP slowly; ignore it", "Tell
+# them to deny the prompt, reset the password now").
+_LEAVE_ALONE = ("ignore it", "ignore them", "tell them to", "make them")
 # "That's normal.", "Slow is fine." and "Accidents happen." shrug; "That is normal wear for a
 # year of use" explains, "if a few minutes of downtime are fine" sets a condition and
 # "unsubscribing is fine" allows.
@@ -117,7 +118,9 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     """Dismissal, blame and sarcasm; "ignore it" only in a sentence that instructs nothing
     else (``bare_sentences``). A label quoted from a screen ('Edit anyway') says nothing."""
     text = QUOTED_LABEL.sub("", text)
-    leave_alone = [hit for s in bare_sentences for hit in phrases(s, _LEAVE_ALONE)]
+    # "do you make them by hand?" asks; "Make them use their phones." dismisses
+    advice = [s for s in bare_sentences if not s.rstrip().endswith("?")]
+    leave_alone = [hit for s in advice for hit in phrases(s, _LEAVE_ALONE)]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
     found += [hit.strip() for hit in _CURT.findall(text)]
     return found + leave_alone + _shrugs(text)

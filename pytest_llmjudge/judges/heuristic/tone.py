@@ -276,7 +276,7 @@ def floor(response: str, signals: Signals) -> tuple[int, str] | None:
     sents = sentences(normalise(response))
     if not sents or any(is_request(s) for s in sents):
         return None
-    if any(signals[name] for name in _UNPROFESSIONAL):
+    if any(signals[name] for name in _UNPROFESSIONAL) or _negative_about_you(response, signals):
         return None
     steps = [s for s in sents if opens_a_step(s)]
     if not steps or 2 * sum(opens_a_step(s) or instructs(s) for s in sents) < len(sents):
@@ -287,6 +287,14 @@ def floor(response: str, signals: Signals) -> tuple[int, str] | None:
     if orders and (len(steps) < 2 or starts_with(sents, _CONFRONTING)):
         return None
     return 4, "at least 4: it gives steps and shows no sign of disrespect"
+
+
+def _negative_about_you(response: str, signals: Signals) -> bool:
+    """A negative word in a clause about the reader: "before you waste my time" speaks of the
+    asker, "mesh points work where you can't run cables" of the office."""
+    negative = {w.lower() for w in signals.by_name["negative words"].evidence}
+    clauses = re.split(r"[.,;:!?]", response)
+    return any(_YOU.search(c) and negative & {w.lower() for w in words(c)} for c in clauses)
 
 
 def instructs(sentence: str) -> bool:

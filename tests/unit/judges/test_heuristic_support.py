@@ -976,6 +976,9 @@ def test_telling_others_to_act_instructs_beside_steps_and_dismisses_alone() -> N
     steps = "Tell them to deny the prompt, reset the password now and check the sign-in logs."
     assert tone_signals(steps)["dismissal or blame"] == 0
     assert tone_signals("Their network. Tell them to fix it.")["dismissal or blame"] == 1
+    guests = "Make them sign in on the guest SSID, which has its own VLAN."
+    assert tone_signals(guests)["dismissal or blame"] == 0
+    assert tone_signals("Guests can wait. Make them use their phones.")["dismissal or blame"] == 1
 
 
 def test_a_command_may_open_an_answer_in_lower_case_and_a_casual_word_may_not() -> None:
@@ -1111,6 +1114,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Apple sign-in fails without the Services ID.", "Apple users always have problems."),
         ("The key was deleted on your side.", "Someone on your side messed up."),
         ("Flagged apps belong to two teams.", "Flagged apps belong to lazy teams."),
+        (
+            "Read the AWS docs on Lambda in a VPC.",
+            "Read the AWS docs before you waste my time with this.",
+        ),
     ],
     ids=[
         "try-harder",
@@ -1164,6 +1171,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "always-have-problems",
         "messed-up",
         "lazy",
+        "waste-my-time",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
@@ -1223,6 +1231,15 @@ def test_an_order_of_one_step_confronts_and_a_procedure_that_opens_with_stop_doe
     assert score_tone(procedure)[0] >= 4
     assert score_tone("Stop clicking on shady sites.")[0] <= 3
     assert score_tone("Read the manual instead of guessing. Artifacts are documented.")[0] <= 3
+
+
+def test_a_negative_word_about_the_reader_keeps_steps_from_the_floor() -> None:
+    about_the_office = (
+        "Add access points in the weak areas; mesh points work where you can't run cables."
+    )
+    about_you = "Add access points, since your weak planning left the areas without them."
+    assert "at least 4" in score_tone(about_the_office)[1]
+    assert "at least 4" not in score_tone(about_you)[1]
 
 
 def test_an_acronym_of_two_capitals_is_a_term_the_answer_takes_up() -> None:
