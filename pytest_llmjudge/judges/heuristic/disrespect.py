@@ -101,6 +101,11 @@ _DISRESPECT = re.compile(
 )
 
 
+# Praise after a question is sarcasm: "A NAS without backups? Brilliant planning."
+_SARCASTIC_PRAISE = re.compile(
+    r"(?<=\?)\s+(?:brilliant|great|nice|smart|genius|excellent|good|clever) \w+[.!]",
+    re.IGNORECASE,
+)
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."
 _CURT = re.compile(
     r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard|come on)[.!]",
@@ -114,6 +119,11 @@ def insults(text: str) -> list[str]:
     return found + [m.group(0) for m in _NOT_ONE_OF_THEM.finditer(text)]
 
 
+def without_sarcasm(text: str) -> str:
+    """The text without its sarcastic praise, whose words praise nothing."""
+    return _SARCASTIC_PRAISE.sub("", text)
+
+
 def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     """Dismissal, blame and sarcasm; "ignore it" only in a sentence that instructs nothing
     else (``bare_sentences``). A label quoted from a screen ('Edit anyway') says nothing."""
@@ -122,7 +132,7 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     advice = [s for s in bare_sentences if not s.rstrip().endswith("?")]
     leave_alone = [hit for s in advice for hit in phrases(s, _LEAVE_ALONE)]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
-    found += [hit.strip() for hit in _CURT.findall(text)]
+    found += [hit.strip() for hit in _CURT.findall(text) + _SARCASTIC_PRAISE.findall(text)]
     return found + leave_alone + _shrugs(text)
 
 

@@ -62,7 +62,11 @@ _VAGUE = re.compile(
     r"(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
     r"|\b(?:influenced|shaped|affected|determined) by (?:a (?:variety|range|number|mix"
     r"|combination) of|multiple|many|various|several|numerous)\b(?: [\w-]+){0,3}"
-    r"|\bunique to each\b|\bas appropriate\b|\bin (?:its|their) own way\b|\ba construct\b",
+    r"|\bunique to each\b|\bas appropriate\b|\bin (?:its|their) own way\b|\ba construct\b"
+    # "depends on the recipient's environment", "...on your usage patterns"
+    r"|\bdepend(?:s|ing)? (?:up)?on (?:your|the|each|their)(?: [\w'-]+){0,3}? (?:environment"
+    r"|setup|configuration|situation|needs|requirements|organi[sz]ation|use case|circumstances"
+    r"|architecture|tooling|practices|usage patterns|platform|context)s?\b",
     re.IGNORECASE,
 )
 _HEDGED = re.compile(

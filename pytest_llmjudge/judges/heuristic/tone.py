@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 
-from .disrespect import dismissals, insults
+from .disrespect import dismissals, insults, without_sarcasm
 from .signals import Signals, phrases, starts_with
 from .steps import STEP_VERB_SET, STEP_VERBS, opens_a_step, technical_tokens
 from .text import (
@@ -26,6 +26,7 @@ from .text import (
     sentiment,
     words,
 )
+from .tone_words import ACRONYMS, CODE_WORDS, PROBLEM_WORDS, TECHNICAL_WORDS
 
 _GRATITUDE = ("thank", "thanks", "thank you", "appreciate", "appreciated", "grateful")
 _DEFERENCE = (
@@ -65,17 +66,6 @@ _LOOK_IN = re.compile(r"\W*look (?:in|inside|under|for)\b", re.IGNORECASE)
 # ... and these instruct only with a command, setting or path ("Stop the wuauserv service,
 # rename C:\\Windows\\SoftwareDistribution"); with a plain object they confront.
 _INSTRUCTING_WITH_CODE = ("stop", "wait")
-# Keywords written in capitals by convention (SQL, HTTP): code, not shouting.
-_CODE_WORDS = frozenset(
-    """
-    select from where and or not null set names update delete insert into values create drop
-    alter table index explain analyze join on group by order limit grant revoke begin commit
-    rollback vacuum show use database if exists primary key get post put patch head options
-    to with as is valid validate constraint check header csv default column add outfile all in
-    usage connect role login privileges schema tables for character collate convert charset
-    run user copy env expose cmd entrypoint workdir arg
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
 _PROFANITY = re.compile(
     r"\b(fuck\w*|shit\w*|damn\w*|hell|bitch\w*|crap\w*|ass|asshole\w*|bastard\w*|wtf|stfu|"
     r"piss\w*|dick\w*|bullshit|idiot\w*|moron\w*|stupid\w*|dumb\w*|retard\w*|"
@@ -100,44 +90,6 @@ _FILLER = (
     "as a matter of fact", "at the end of the day", "needless to say", "it is important to note",
     "it's worth noting", "in today's world", "when you think about it",
 )  # fmt: skip
-# Words the sentiment lexicon scores negative that, in a support answer, name the problem
-# rather than colour the tone: "the job fails with an error" is not a rude sentence.
-_PROBLEM_WORDS = frozenset(
-    """
-    error errors fail fails failed failing failure failures crash crashes crashed reject
-    rejects rejected rejecting block blocked blocks kill killed kills lost lose missing miss
-    broken problem problems issue issues wrong stuck delay delayed leak leaks expired denied
-    deny lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
-    drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
-    fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
-    cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned
-    worst worse poor missed lag lags lagging blaming pressure blind
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
-# Names of products, commands and technical events that the lexicon reads as threats
-# ("kill", "ban", "spam", "eviction"): neutral in a sentence that instructs or names a
-# system ("fail2ban bans repeat offenders"), not in a bare one ("you will be banned").
-_TECHNICAL_WORDS = frozenset(
-    """
-    evict evicted eviction evictions dump dumps dumped spam junk abort aborted aborts kill
-    killing killer terminate terminated terminates destroy destroyed delete deleted purge
-    prune force forced forcing ban banned bans offenders revoke revoked quarantine
-    quarantined malware virus viruses phishing ransomware threat threats vulnerability
-    vulnerabilities suspend suspended distrust lock locked locks deadlock deadlocks stale
-    dead orphan orphaned corrupt corrupted damaged damage loss bounce bounced bounces poison
-    hang hangs freeze freezes frozen defaced exploit exploits leaked leak breach infected
-    infection spoof spoofed spoofing blocklist blacklist penalty expire expires expiring
-    crashing wipe wiped erase erased reject lockout unauthorized forbidden invalid stolen
-    theft steal abuse abused abuser abusers attacker attackers malicious fraud fraudulent fake
-    compromise compromised hostile intruder unwanted suspicious scam isolation isolated ignore
-    forbid forbids
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
-# Acronyms of computing that are also frequent words of ordinary text: in capitals they are
-# the acronym (URL, API), not shouting.
-_ACRONYMS = frozenset(
-    "url api cpu ram dns vpn ssl tls ssh aws faq pdf csv id ip it os".split()  # noqa: SIM905
-)
 _WHY = re.compile(r"\bwhy\b", re.IGNORECASE)
 _WE = re.compile(r"\b(we|us|our|let's)\b", re.IGNORECASE)
 _YOU = re.compile(r"\b(you|your|yours|yourself|u|ur)\b", re.IGNORECASE)
@@ -158,7 +110,8 @@ def tone_signals(response: str) -> Signals:
     sents = sentences(text) or [text]
     signals = Signals()
     signals.add("gratitude", phrases(text, _GRATITUDE), cap=2)
-    signals.add("deference", phrases(text, _DEFERENCE), cap=2)
+    sincere = without_sarcasm(text)  # "...? Brilliant planning." praises nothing
+    signals.add("deference", phrases(sincere, _DEFERENCE), cap=2)
     signals.add("greeting", starts_with(sents[:1], _GREETING), cap=1)
     signals.add("apology", phrases(text, _APOLOGY), cap=2)
     please = phrases(text, ("please",))
@@ -207,7 +160,7 @@ def tone_signals(response: str) -> Signals:
     signals.add("we-words", _WE.findall(text), cap=3)
     lexicon = sentiment()
     instructed = {w.lower() for s in instructing for w in words(s)}
-    technical = instructed & _TECHNICAL_WORDS
+    technical = instructed & TECHNICAL_WORDS
     # "Restrict recursion", "Block port 53": a step's verb is no threat ("Restore" stays warm)
     harsh_steps = {w for w in instructed & STEP_VERB_SET if lexicon.get(w, 0.0) < 0}
     # "lol" in an answer is counted as slang, not as warmth; in a request it may be friendly
@@ -215,7 +168,7 @@ def tone_signals(response: str) -> Signals:
     neutral = technical | harsh_steps | casual
     valences = [
         (w, 0.0 if _neutral(w) or w.lower() in neutral else lexicon.get(w.lower(), 0.0))
-        for w in tokens
+        for w in words(sincere)
     ]
     negative = [w for w, v in valences if v <= -1.0]
     positive = [w for w, v in valences if v >= 1.0]
@@ -224,7 +177,7 @@ def tone_signals(response: str) -> Signals:
     signals.add("profanity", _PROFANITY.findall(text), cap=3)
     signals.add("insult", insults(text), cap=3)
     # keywords of code (SELECT, WHERE) in capitals beside a command or setting: not shouting
-    code = {w for s in instructing for w in words(s) if w.lower() in _CODE_WORDS}
+    code = {w for s in instructing for w in words(s) if w.lower() in CODE_WORDS}
     shouting = [
         w for w in tokens if w.isalpha() and w.isupper() and _common_word(w) and w not in code
     ]
@@ -311,7 +264,7 @@ def names_a_system(sentence: str, strict: bool = False) -> bool:
     if " > " in sentence or technical_tokens(sentence):
         return True
     groups = related_groups()
-    terms = {t for t in content_terms(sentence) if t in groups and t not in _TECHNICAL_WORDS}
+    terms = {t for t in content_terms(sentence) if t in groups and t not in TECHNICAL_WORDS}
     return len(terms) >= (2 if strict else 1)
 
 
@@ -325,8 +278,8 @@ def _neutral(word: str) -> bool:
     "attacks") and an acronym ("PO", "DMARC")."""
     lowered = word.lower()
     return (
-        lowered in _PROBLEM_WORDS
-        or lowered.removesuffix("s") in _PROBLEM_WORDS
+        lowered in PROBLEM_WORDS
+        or lowered.removesuffix("s") in PROBLEM_WORDS
         or (word.isupper() and len(word) > 1 and not _common_word(word))
     )
 
@@ -337,7 +290,7 @@ def _common_word(word: str) -> bool:
     lowered = word.lower()
     if len(lowered) < 2 or (len(lowered) < 3 and lowered not in STOPWORDS):
         return False
-    if lowered in _ACRONYMS:
+    if lowered in ACRONYMS:
         return False
     return ordinary(lowered)
 

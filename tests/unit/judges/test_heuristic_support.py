@@ -419,6 +419,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "Account owners can download the signed order form under Billing > Documents.",
             "contract",
         ),
+        (
+            "A flaky test fails one build in ten",
+            "Run it 100 times in a loop to reproduce, and quarantine it with a marker.",
+            "flaky",
+        ),
     ],
     ids=[
         "not-secure~https",
@@ -450,6 +455,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "slowly~cache",
         "accessible~contrast",
         "contract~signed",
+        "flaky~quarantine",
     ],
 )
 def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
@@ -626,6 +632,11 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Annual plans are billed for 12 months from the start date, March to March.",
         ),
         (
+            "Why are our emails showing 'via sendgrid.net'?",
+            "Email display behaviour depends on the recipient's environment.",
+            "Gmail shows 'via' when DKIM is not from your domain: set up domain authentication.",
+        ),
+        (
             "How do I rename a column without breaking the app?",
             "Names matter, and your columns deserve beautiful ones!",
             "Add the new column, write to both, backfill, switch reads, then drop the old one.",
@@ -647,6 +658,7 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "combination-of-four-words-factors",
         "influenced-by-numerous-hyphenated-factors",
         "a-construct",
+        "depends-on-the-environment",
         "exclaimed-on-a-database-ticket",
     ],
 )
@@ -1115,6 +1127,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("The key was deleted on your side.", "Someone on your side messed up."),
         ("Flagged apps belong to two teams.", "Flagged apps belong to lazy teams."),
         (
+            "A NAS needs backups: schedule Hyper Backup.",
+            "A NAS without backups? Brilliant planning.",
+        ),
+        (
             "Read the AWS docs on Lambda in a VPC.",
             "Read the AWS docs before you waste my time with this.",
         ),
@@ -1171,6 +1187,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "always-have-problems",
         "messed-up",
         "lazy",
+        "brilliant-after-a-question",
         "waste-my-time",
     ],
 )
