@@ -106,9 +106,18 @@ _SARCASTIC_PRAISE = re.compile(
     r"(?<=\?)\s+(?:brilliant|great|nice|smart|genius|excellent|good|clever) \w+[.!]",
     re.IGNORECASE,
 )
-# A one-word verdict as a sentence: "Use your work laptop for work. Simple."
+# A one-word verdict as a sentence: "Use your work laptop for work. Simple."; a grudging
+# "Fine, ..." to open a reply.
 _CURT = re.compile(
-    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard|come on)[.!]",
+    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard|come on)[.!]"
+    r"|^\W*fine(?=[,.!])",
+    re.IGNORECASE,
+)
+# A reply that opens by echoing the problem as a question without a verb: "Forty minutes?",
+# "Restarting pods one by one?" (incredulity); "Does it happen on every node?" asks.
+_ECHO = re.compile(
+    r"^\W*(?!(?:what|why|how|when|where|which|who|is|are|do|does|did|can|could|have|has)\b)"
+    r"[\w' -]{1,40}\?(?=\s+\S)",
     re.IGNORECASE,
 )
 
@@ -133,6 +142,7 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     leave_alone = [hit for s in advice for hit in phrases(s, _LEAVE_ALONE)]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
     found += [hit.strip() for hit in _CURT.findall(text) + _SARCASTIC_PRAISE.findall(text)]
+    found += [hit.strip() for hit in _ECHO.findall(text) if len(hit.split()) <= 5]
     return found + leave_alone + _shrugs(text)
 
 

@@ -66,13 +66,19 @@ def stem(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Lower-cased, stemmed words that carry content: no stopwords, no 1-2 letter words but
     for acronyms of two capitals ("TV", "VM", "PC"; not "IT" or "US", which are stopwords)."""
-    lowered = (w.strip(".-/'") for w in words(text))
+    # a possessive is its noun: "the NAS's disks" names the NAS
+    # the possessive of a name is the name: "the NAS's disks", "Have I Been Pwned's search"
+    lowered = (_unpossessive(w.strip(".-/'")) for w in words(text))
     return [
         stem(w.lower())
         for w in lowered
         if (len(w) >= 3 or (len(w) == 2 and w.isupper() and w.isalpha()))
         and w.lower() not in STOPWORDS
     ]
+
+
+def _unpossessive(word: str) -> str:
+    return word.removesuffix("'s") if word[:1].isupper() else word
 
 
 @dataclass(frozen=True)

@@ -424,6 +424,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "Run it 100 times in a loop to reproduce, and quarantine it with a marker.",
             "flaky",
         ),
+        (
+            "How do we check if our email addresses are in a data breach?",
+            "Search your domain on Have I Been Pwned's domain search and reset the passwords.",
+            "breach",
+        ),
     ],
     ids=[
         "not-secure~https",
@@ -456,6 +461,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "accessible~contrast",
         "contract~signed",
         "flaky~quarantine",
+        "breach~pwned",
     ],
 )
 def test_a_related_word_takes_up_a_ticket_that_shares_no_word(
@@ -1134,6 +1140,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
             "Read the AWS docs on Lambda in a VPC.",
             "Read the AWS docs before you waste my time with this.",
         ),
+        ("Forty minutes is long: cache the dependencies.", "Forty minutes? Write fewer tests."),
+        ("Profile > Delete account.", "Fine, leave. Profile > Delete account."),
     ],
     ids=[
         "try-harder",
@@ -1189,6 +1197,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "lazy",
         "brilliant-after-a-question",
         "waste-my-time",
+        "echo-question",
+        "fine-leave",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
@@ -1267,3 +1277,14 @@ def test_an_acronym_of_two_capitals_is_a_term_the_answer_takes_up() -> None:
     assert with_tv[0] > without[0]
     # "IT" and "US" are the stopwords "it" and "us", not terms
     assert "takes up 0%" in score_relevance("IT said US staff", "Restart the router.")[1]
+
+
+def test_a_question_back_asks_and_an_echo_of_the_problem_is_incredulous() -> None:
+    asking = "Does it happen on every node? Then check the kernel log."
+    assert tone_signals(asking)["dismissal or blame"] == 0
+    assert tone_signals("Every node? Then check the kernel log.")["dismissal or blame"] == 1
+
+
+def test_the_possessive_of_a_name_is_the_name() -> None:
+    shared = relevance_signals("Our NAS is full", "Delete old snapshots in the NAS's manager.")
+    assert "nas" in shared.by_name["ticket terms taken up"].evidence
