@@ -86,6 +86,8 @@ def test_what_the_ticket_asks_and_disrespect_without_a_rude_word_show_in_the_res
     assert praise["score"] == 2 and "at most 2: no answer" in praise["reasoning"]
     sarcasm = items["sarcasm"]["tone"]
     assert sarcasm["score"] <= 3
-    assert 'dismissal or blame ("bold choice, wow.")' in sarcasm["reasoning"]
+    assert (
+        'dismissal or blame ("bold choice, wow., firewalls in the cloud?")' in sarcasm["reasoning"]
+    )
     shown = " ".join(line.strip() for line in result.stdout.lines)  # reasoning wraps
     assert "says the problem has many causes, or thanks and praises" in shown

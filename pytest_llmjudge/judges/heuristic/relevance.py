@@ -17,12 +17,14 @@ from .steps import concrete_tokens, gives_something_to_act_on, opens_a_step, tec
 from .text import (
     STOPWORDS,
     Rarity,
+    camel_initials,
+    camel_parts,
+    compound_parts,
     content_terms,
     normalise,
     rarity,
     related_groups,
     sentences,
-    stem,
     words,
 )
 from .tickets import (
@@ -186,11 +188,11 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     table = rarity()
     ticket_terms, response_terms = content_terms(ticket), content_terms(response)
     signals = Signals()
-    answered = set(response_terms) | _parts(response_terms)
+    # an answer's identifier stands for its initials only: "ServerAliveInterval" is no server
+    answered = set(response_terms) | compound_parts(response_terms) | camel_initials(response)
     # the parts in a fixed order: the reasoning names them in that order, in every process
-    recall, covered = _weighted_share(
-        [*ticket_terms, *sorted(_parts(ticket_terms))], answered, table
-    )
+    parts = compound_parts(ticket_terms) | camel_parts(ticket) | camel_initials(ticket)
+    recall, covered = _weighted_share([*ticket_terms, *sorted(parts)], answered, table)
     signals.add("ticket terms taken up", covered, value=recall, shown=_share(recall, covered))
     last_message = ticket.strip().split("\n")[-1]
     last_recall, last_covered = _weighted_share(content_terms(last_message), answered, table)
@@ -231,21 +233,6 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     concrete = technical_tokens(response)
     signals.add("concrete commands/settings", concrete, value=math.log1p(len(concrete)))
     return signals
-
-
-_COMPOUND = re.compile(r"[_\-./:]+")
-
-
-def _parts(terms: list[str]) -> set[str]:
-    """The words inside compound tokens (``err_cert_date_invalid``: ``cert``, ``date``...),
-    so that an error code can be taken up by the words of its fix."""
-    return {
-        stem(part)
-        for term in terms
-        if _COMPOUND.search(term)
-        for part in _COMPOUND.split(term)
-        if len(part) >= 3 and part.isalpha() and part not in STOPWORDS
-    }
 
 
 def _share(recall: float, covered: list[str]) -> str:
@@ -327,7 +314,10 @@ def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | N
     if signals["no answer"]:
         return 2, f"at most 2: {_NO_ANSWER_SHOWN}"
     taken_up = signals.by_name["ticket terms taken up"].evidence
-    if all(term in _COMMON_ADJECTIVES for term in taken_up) and content_terms(normalise(ticket)):
+    # "Do we need a penetration test?" - "Yes, once a year...": the reply takes up the question
+    answered = answers_yes_or_no(last_message(ticket), normalise(response))
+    shares_nothing = all(term in _COMMON_ADJECTIVES for term in taken_up)
+    if shares_nothing and not answered and content_terms(normalise(ticket)):
         return 3, "at most 3: it takes up none of the ticket's terms, nor a related one"
     if nothing_to_act_on(ticket, response):
         return 3, "at most 3: nothing to act on (no step, command, setting or figure)"

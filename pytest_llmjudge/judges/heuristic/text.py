@@ -81,6 +81,40 @@ def _unpossessive(word: str) -> str:
     return word.removesuffix("'s") if word[:1].isupper() else word
 
 
+_COMPOUND = re.compile(r"[_\-./:]+")
+
+
+def compound_parts(terms: list[str]) -> set[str]:
+    """The words inside compound tokens (``err_cert_date_invalid``: ``cert``, ``date``...),
+    so that an error code can be taken up by the words of its fix."""
+    return {
+        stem(part)
+        for term in terms
+        if _COMPOUND.search(term)
+        for part in _COMPOUND.split(term)
+        if len(part) >= 3 and part.isalpha() and part not in STOPWORDS
+    }
+
+
+_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
+
+
+def camel_parts(text: str) -> set[str]:
+    """The words of identifiers in CamelCase: ``PersistentVolumeClaim`` is taken up by
+    "volume" or "claim"."""
+    found = {stem(w.lower()) for name in _CAMEL.findall(text) for w in _capitalised(name)}
+    return {w for w in found if len(w) >= 3} - STOPWORDS
+
+
+def camel_initials(text: str) -> set[str]:
+    """The initials of identifiers in CamelCase: ``PersistentVolumeClaim`` is "pvc"."""
+    return {"".join(w[0] for w in _capitalised(name)).lower() for name in _CAMEL.findall(text)}
+
+
+def _capitalised(name: str) -> list[str]:
+    return re.findall(r"[A-Z][a-z]+", name)
+
+
 @dataclass(frozen=True)
 class Rarity:
     """Inverse document frequency from a shipped table; unseen words count as rare."""

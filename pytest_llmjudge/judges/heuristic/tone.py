@@ -82,6 +82,8 @@ _SLANG = (
 _SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
 # Laughing at the asker's problem ("outage credits lol") is overly casual at best.
 _LAUGHTER = frozenset(("lol", "lmao", "lmfao", "rofl", "haha", "hahaha"))
+# "restore from backup i guess": "I" in lower case is chat, not an answer's register
+_LOWER_I = re.compile(r"(?<![\w'./-])i(?=\s+\w)(?![\w'-])")
 _EMOTICON = re.compile(r"(?<!\S)[:;]-?[()DPp](?!\w)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 # "You know, it's..." fills; "companies you know" does not.
 _YOU_KNOW = re.compile(r"(?:^|(?<=[,.!?]) ?)you know(?=\s*(?:[,.!?]|$))", re.IGNORECASE)
@@ -190,7 +192,10 @@ def tone_signals(response: str) -> Signals:
     in_answer: list[str] = []
     for sentence in sents:
         found = phrases(sentence, _SLANG) + _EMOTICON.findall(sentence)
-        (in_request if is_request(sentence) else in_answer).extend(found)
+        if is_request(sentence):
+            in_request.extend(found)
+        else:
+            in_answer.extend(found + _LOWER_I.findall(sentence))
     signals.add("slang", in_request, cap=4)
     signals.add("slang in an answer", in_answer, cap=4)
     signals.add("filler", phrases(text, _FILLER) + _YOU_KNOW.findall(text), cap=4)

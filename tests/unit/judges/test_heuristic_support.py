@@ -1288,3 +1288,29 @@ def test_a_question_back_asks_and_an_echo_of_the_problem_is_incredulous() -> Non
 def test_the_possessive_of_a_name_is_the_name() -> None:
     shared = relevance_signals("Our NAS is full", "Delete old snapshots in the NAS's manager.")
     assert "nas" in shared.by_name["ticket terms taken up"].evidence
+
+
+def test_an_identifier_in_camel_case_is_taken_up_by_its_words_or_its_initials() -> None:
+    ticket = "A PersistentVolumeClaim is stuck"
+    by_initials = relevance_signals(ticket, "Run kubectl describe pvc for the event.")
+    assert "pvc" in by_initials.by_name["ticket terms taken up"].evidence
+    by_words = relevance_signals(ticket, "No volume can be made for the claim yet.")
+    assert {"volume", "claim"} <= set(by_words.by_name["ticket terms taken up"].evidence)
+    # the words of an answer's identifier are not words of the answer
+    setting = relevance_signals("Our cloud bill is high", "Set ServerAliveInterval in the config.")
+    assert setting.by_name["ticket terms taken up"].evidence == ()
+
+
+def test_a_direct_yes_to_a_yes_or_no_question_takes_it_up_without_sharing_a_word() -> None:
+    question = "Do we need a penetration test?"
+    answer = (
+        "once a year and after big changes, if you handle customer data or a customer asks for"
+        " it. Scope it to your public apps and cloud, and fix what it finds before the next one."
+    )
+    assert score_relevance(question, f"Yes, {answer}")[0] >= 4
+    assert "takes up none" in score_relevance(question, answer.capitalize())[1]
+
+
+def test_i_in_lower_case_is_chat_in_an_answer() -> None:
+    assert tone_signals("Restore from backup i guess.")["slang in an answer"] == 1
+    assert tone_signals("Restore from backup, I guess.")["slang in an answer"] == 0
