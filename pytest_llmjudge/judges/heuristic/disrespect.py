@@ -53,7 +53,7 @@ _DISMISSAL = (
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
     "for a reason", "try reading", "always have problems", "waste my time", "wasting my time",
-    "waste our time",
+    "waste our time", "stop asking", "that's what happens", "fix your own",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -70,8 +70,12 @@ _SHRUG = re.compile(
 )
 _CONDITION_WORDS = r"if|when|unless|as long as"
 _CONDITION = re.compile(rf"\b(?:{_CONDITION_WORDS})\b", re.IGNORECASE)
-# "The network path is fine; something on port 443 isn't." rules one thing out
-_CONTRAST = re.compile(r"\b(?:but|isn't|is not|aren't|are not)\b", re.IGNORECASE)
+# "The network path is fine; something on port 443 isn't." and "The Wi-Fi link is fine, so the
+# problem is after it" rule one thing out
+_CONTRAST = re.compile(
+    r"\b(?:but|isn't|is not|aren't|are not)\b|\bthe (?:problem|issue|fault) is (?!you)",
+    re.IGNORECASE,
+)
 # "... so stale entries expire anyway" gives the purpose of a step, "Merge anyway." shrugs
 _PURPOSE = re.compile(rf"\b(?:{_CONDITION_WORDS}|so|in case)\b", re.IGNORECASE)
 # "whatever the number of workspaces" and "whatever plan you were on" qualify; "Whatever.",
@@ -109,7 +113,8 @@ _SARCASTIC_PRAISE = re.compile(
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."; a grudging
 # "Fine, ..." to open a reply.
 _CURT = re.compile(
-    r"(?:^|(?<=[.!?]) )(?:simple|easy|obviously|problem solved|wow|not hard|come on)[.!]"
+    r"(?:^|(?<=[.!?]) )"
+    r"(?:simple|easy|obviously|problem solved|wow|not hard|come on|basic stuff)[.!]"
     r"|^\W*fine(?=[,.!])",
     re.IGNORECASE,
 )

@@ -68,7 +68,8 @@ _VAGUE = re.compile(
     # "depends on the recipient's environment", "...on your usage patterns"
     r"|\bdepend(?:s|ing)? (?:up)?on (?:your|the|each|their)(?: [\w'-]+){0,3}? (?:environment"
     r"|setup|configuration|situation|needs|requirements|organi[sz]ation|use case|circumstances"
-    r"|architecture|tooling|practices|usage patterns|platform|context)s?\b",
+    r"|architecture|tooling|practices|usage patterns|platform|context)s?\b"
+    r"|\bvar(?:y|ies) (?:by|between|across|from)\b",  # "options vary by meeting type"
     re.IGNORECASE,
 )
 _HEDGED = re.compile(

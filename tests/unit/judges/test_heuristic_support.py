@@ -152,7 +152,7 @@ HTTP2 = "How do I serve our site over HTTP/2?"
         ),
         (
             "Our site got slow after we added a chat widget",
-            "Chat widgets weigh on a page in ways that vary from site to site.",
+            "Chat widgets weigh on a page, and heavy ones slow the whole site down.",
             "Our site got slow after we added a chat widget",
             "Load the widget's script with the async attribute.",
         ),
@@ -425,6 +425,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "flaky",
         ),
         (
+            "Our Cloud Run service returns 503 under load",
+            "Instances are at their concurrency limit: raise max instances.",
+            "load",
+        ),
+        (
             "How do we check if our email addresses are in a data breach?",
             "Search your domain on Have I Been Pwned's domain search and reset the passwords.",
             "breach",
@@ -461,6 +466,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "accessible~contrast",
         "contract~signed",
         "flaky~quarantine",
+        "load~concurrency",
         "breach~pwned",
     ],
 )
@@ -638,6 +644,11 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Annual plans are billed for 12 months from the start date, March to March.",
         ),
         (
+            "How do I record a Teams meeting?",
+            "Recording options vary by meeting type and settings.",
+            "Click More > Record and transcribe > Start recording in the meeting.",
+        ),
+        (
             "Why are our emails showing 'via sendgrid.net'?",
             "Email display behaviour depends on the recipient's environment.",
             "Gmail shows 'via' when DKIM is not from your domain: set up domain authentication.",
@@ -664,6 +675,7 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "combination-of-four-words-factors",
         "influenced-by-numerous-hyphenated-factors",
         "a-construct",
+        "vary-by",
         "depends-on-the-environment",
         "exclaimed-on-a-database-ticket",
     ],
@@ -944,6 +956,10 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
             "Deleted keys go to the audit log. Make a new one.",
             "Accidents happen. Make a new one.",
         ),
+        (
+            "The Wi-Fi link is fine, so the problem is after it: check that DNS answers.",
+            "The Wi-Fi link is fine, so check that DNS answers.",
+        ),
     ],
     ids=[
         "normal",
@@ -952,6 +968,7 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
         "anyway-with-a-purpose",
         "fine-against-what-is-not",
         "accidents-happen",
+        "fine-so-the-problem-is-elsewhere",
     ],
 )
 def test_a_shrug_dismisses_and_an_explanation_or_a_condition_does_not(
@@ -1142,6 +1159,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ),
         ("Forty minutes is long: cache the dependencies.", "Forty minutes? Write fewer tests."),
         ("Profile > Delete account.", "Fine, leave. Profile > Delete account."),
+        ("Add nodes or lower the CPU requests.", "Add nodes or stop asking for so much CPU."),
+        ("Check the DNS records first.", "Check the DNS records first. Basic stuff."),
+        ("The new IdP sends another email.", "That's what happens when you change SSO."),
+        ("Add the server to the SPF record.", "Your SPF is broken. Fix your own DNS."),
     ],
     ids=[
         "try-harder",
@@ -1199,6 +1220,10 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "waste-my-time",
         "echo-question",
         "fine-leave",
+        "stop-asking",
+        "basic-stuff",
+        "that-is-what-happens",
+        "fix-your-own",
     ],
 )
 def test_condescension_without_a_rude_word_lowers_the_tone(plain: str, condescending: str) -> None:
