@@ -19,6 +19,8 @@ _INSULTS = (
     "your mess", "too lazy", "are lazy", "being lazy", "lazy teams", "lazy people",
     "lazy users",
 )  # fmt: skip
+# A term of the trade that holds an insult's word: "garbage collection"
+_NOT_AN_INSULT = re.compile(r"\bgarbage[- ]collect\w*", re.IGNORECASE)
 # Denying the asker their trade: "Developers who need ChatGPT shouldn't be developers."
 _NOT_ONE_OF_THEM = re.compile(
     r"\b([a-z]{4,}?)s? who\b[^.?!]*\bshould(?:n't| not) be (?:an? )?\1s?\b", re.IGNORECASE
@@ -98,7 +100,7 @@ _DISRESPECT = re.compile(
     r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b"
     r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
     r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b"
-    r"|\b(?:get|buy|use) a real\b|(?:^|[.!?]\s+)just don't\b"
+    r"|\b(?:get|buy|use) a real(?: [\w-]+){1,2}[.!]|(?:^|[.!?]\s+)just don't\b"
     r"|\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b"
     r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b",
     re.IGNORECASE,
@@ -129,7 +131,7 @@ _ECHO = re.compile(
 
 def insults(text: str) -> list[str]:
     """Insults of the asker: "rtfm", "pathetic", "... shouldn't be developers"."""
-    found = phrases(_WHATEVER_OF.sub("", text), _INSULTS)
+    found = phrases(_NOT_AN_INSULT.sub("", _WHATEVER_OF.sub("", text)), _INSULTS)
     return found + [m.group(0) for m in _NOT_ONE_OF_THEM.finditer(text)]
 
 

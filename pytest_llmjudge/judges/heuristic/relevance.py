@@ -68,7 +68,7 @@ _VAGUE = re.compile(
     # "depends on the recipient's environment", "...on your usage patterns"
     r"|\bdepend(?:s|ing)? (?:up)?on (?:your|the|each|their)(?: [\w'-]+){0,3}? (?:environment"
     r"|setup|configuration|situation|needs|requirements|organi[sz]ation|use case|circumstances"
-    r"|architecture|tooling|practices|usage patterns|platform|context)s?\b"
+    r"|architecture|tooling|practices|usage patterns|platform|context|account type)s?\b"
     r"|\bvar(?:y|ies) (?:by|between|across|from)\b",  # "options vary by meeting type"
     re.IGNORECASE,
 )
@@ -264,15 +264,15 @@ def _no_answer(
         return True
     if evasive and len(new_terms) < 3:  # "I have no clue, sorry." (a shrug with more is
         return True  # left to the fitted "evasive" signal: chit-chat is full of them)
-    if concrete_tokens(_VAGUE.sub("", response), ticket):
-        return False  # not "platform-level" of "many platform-level factors"
     sents = sentences(response)
     steps = [s for s in sents if opens_a_step(s)]
-    if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
-        return True  # "it depends on many factors; consult the documentation"
     exclaimed = all(s.endswith("!") for s in sents)
     if exclaimed and not steps and is_support_ticket(last_message(ticket)):
-        return True  # "Pricing is such a fascinating topic, and we're delighted...!"
+        return True  # "Pricing is such a fascinating topic...!", "Azure is a world-class...!"
+    if concrete_tokens(_VAGUE.sub("", response), ticket):
+        return False  # not "platform-level" of "many platform-level factors"
+    if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
+        return True  # "it depends on many factors; consult the documentation"
     if not phrases(response, _FILLER):
         return False
     # thanks, empathy or praise: an answer only if it also gives a step, or is on topic

@@ -29,7 +29,7 @@ _YES_NO_QUESTION = re.compile(
     r"\W*(?:do|does|should|is|are|can|could|will|would)\b[^?]*\?\s*$", re.IGNORECASE
 )
 _YES_OR_NO = re.compile(
-    r"\W*(?:yes|no|not (?:directly|yet|on|in|with|for|by|at)"
+    r"\W*(?:yes|no|(?:not|only) (?:directly|yet|on|in|with|for|by|at|if|when|through)"
     r"|(?:you|they|we|it) (?:can|can't|cannot|do|don't|does|doesn't|should|shouldn't|need))\b",
     re.IGNORECASE,
 )

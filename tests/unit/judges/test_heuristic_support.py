@@ -425,6 +425,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "flaky",
         ),
         (
+            "Our new access point doesn't get an IP",
+            "Check that the DHCP scope for its VLAN has free addresses.",
+            "ip",
+        ),
+        (
             "Our Cloud Run service returns 503 under load",
             "Instances are at their concurrency limit: raise max instances.",
             "load",
@@ -466,6 +471,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "accessible~contrast",
         "contract~signed",
         "flaky~quarantine",
+        "ip~dhcp",
         "load~concurrency",
         "breach~pwned",
     ],
@@ -644,6 +650,16 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Annual plans are billed for 12 months from the start date, March to March.",
         ),
         (
+            "How do I export all my data?",
+            "Data export options depend on your account type.",
+            "Profile > Privacy > Export my data sends you a link to a ZIP.",
+        ),
+        (
+            "Can we get a fixed outbound IP for our Azure App Service?",
+            "Azure is a world-class cloud platform!",
+            "Route outbound traffic through a NAT gateway with a static public IP.",
+        ),
+        (
             "How do I record a Teams meeting?",
             "Recording options vary by meeting type and settings.",
             "Click More > Record and transcribe > Start recording in the meeting.",
@@ -675,6 +691,8 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "combination-of-four-words-factors",
         "influenced-by-numerous-hyphenated-factors",
         "a-construct",
+        "account-type",
+        "exclaimed-with-a-compound",
         "vary-by",
         "depends-on-the-environment",
         "exclaimed-on-a-database-ticket",
@@ -1339,3 +1357,22 @@ def test_a_direct_yes_to_a_yes_or_no_question_takes_it_up_without_sharing_a_word
 def test_i_in_lower_case_is_chat_in_an_answer() -> None:
     assert tone_signals("Restore from backup i guess.")["slang in an answer"] == 1
     assert tone_signals("Restore from backup, I guess.")["slang in an answer"] == 0
+
+
+def test_a_trade_term_and_a_qualified_noun_are_no_insult() -> None:
+    gc = "Set the kubelet's image garbage collection thresholds and limit log size."
+    assert tone_signals(gc)["insult"] == 0
+    assert tone_signals("That config is garbage.")["insult"] == 1
+    cron = "WP-Cron publishes it on a visit, so use a real cron job for exact timing."
+    assert tone_signals(cron)["dismissal or blame"] == 0
+    assert tone_signals("Apple sign-in breaks, use a real login.")["dismissal or blame"] == 1
+
+
+def test_only_with_answers_a_yes_or_no_question() -> None:
+    question = "Can we see if a recipient opened our email?"
+    only = "Only with read receipts or a tracking pixel in a newsletter tool, which clients block."
+    assert "nothing to act on" not in score_relevance(question, only)[1]
+    plain = (
+        "That needs read receipts or a tracking pixel in a newsletter tool, which clients block."
+    )
+    assert "nothing to act on" in score_relevance(question, plain)[1]
