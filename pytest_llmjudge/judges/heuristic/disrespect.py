@@ -46,7 +46,7 @@ _DISMISSAL = (
     "do your homework", "everyone knows", "who cares", "bad idea", "real problems",
     "knows best", "is bloated", "doesn't matter", "don't matter", "nothing you can do",
     "sorts itself out", "isn't that", "rarely need", "is everywhere",
-    "isn't for you", "aren't for you", "if you can't", "would have saved",
+    "isn't for you", "aren't for you", "your thing", "would have saved",
     "part of life", "won't notice", "isn't a problem", "aren't a problem", "break sometimes",
     "breaks sometimes", "could tell you", "any beginner", "any first-year", "a smarter",
     "start fresh", "for everyone else", "always broken", "always like this", "always like that",
@@ -62,6 +62,10 @@ _DISMISSAL = (
 # instruction beside what it is about ("a router that answers ICMP slowly; ignore it", "Tell
 # them to deny the prompt, reset the password now").
 _LEAVE_ALONE = ("ignore it", "ignore them", "tell them to", "make them")
+# "If you can't respond here, ..." talks down; "if you can't open Settings, the admins are
+# listed on ..." gives a way round something named in the product
+_IF_YOU_CANT = re.compile(r"\bif you can't\b([^,.;!?]*)", re.IGNORECASE)
+_NAMED = re.compile(r"\b[A-Z][a-z]+\b")
 # "That's normal.", "Slow is fine." and "Accidents happen." shrug; "That is normal wear for a
 # year of use" explains, "if a few minutes of downtime are fine" sets a condition and
 # "unsubscribing is fine" allows.
@@ -90,9 +94,10 @@ _WHATEVER_OF = re.compile(
 # "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
 # that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
 # can't share a cluster nicely", "Who names files like that?", "Write faster code", "like a
-# grown-up", "Check your statement properly", "..., genius", "use a real login" and "Just don't
-# ..." talk down to the asker; "someone on your side messed up" blames, and "Stop spamming the
-# API and you won't get throttled" blames the asker's habit for the problem.
+# grown-up", "Check your statement properly", "..., genius", "use a real login", "Google
+# 'share AMI'. Took me five seconds." and "Just don't ..." talk down to the asker; "someone on
+# your side messed up" blames, and "Stop spamming the API and you won't get throttled" blames
+# the asker's habit for the problem.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
@@ -100,6 +105,7 @@ _DISRESPECT = re.compile(
     r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b"
     r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
     r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b"
+    r"|(?:^|[.!?]\s+)google (?:it|for|['\"])|\btook me (?:\w+ )?(?:seconds?|minutes?)\b"
     r"|\b(?:get|buy|use) a real(?: [\w-]+){1,2}[.!]|(?:^|[.!?]\s+)just don't\b"
     r"|\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b"
     r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b",
@@ -147,6 +153,8 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     # "do you make them by hand?" asks; "Make them use their phones." dismisses
     advice = [s for s in bare_sentences if not s.rstrip().endswith("?")]
     leave_alone = [hit for s in advice for hit in phrases(s, _LEAVE_ALONE)]
+    unable = [m for m in _IF_YOU_CANT.finditer(text) if not _NAMED.search(m.group(1))]
+    leave_alone += ["if you can't" for _ in unable]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
     found += [hit.strip() for hit in _CURT.findall(text) + _SARCASTIC_PRAISE.findall(text)]
     found += [hit.strip() for hit in _ECHO.findall(text) if len(hit.split()) <= 5]

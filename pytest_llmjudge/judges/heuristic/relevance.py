@@ -72,6 +72,10 @@ _VAGUE = re.compile(
     r"|\bvar(?:y|ies) (?:by|between|across|from)\b",  # "options vary by meeting type"
     re.IGNORECASE,
 )
+# "Read cert-manager's docs.": a referral, as "refer to the documentation" is
+_READ_THE_DOCS = re.compile(
+    r"\bread (?:the |their |its |[\w'-]+'s )?(?:docs|documentation|manual)\b", re.IGNORECASE
+)
 _HEDGED = re.compile(
     r"\b(?:can|may) (?:vary|change|differ|be complex|be risky)\b|\bdepend(?:s|ing)? on\b",
     re.IGNORECASE,
@@ -212,7 +216,7 @@ def relevance_signals(ticket: str, response: str) -> Signals:
         shown=f"{len(set(response_terms))} distinct content words",
     )
     evasive = phrases(response, _EVASIVE)
-    referral = phrases(response, _REFERRAL)
+    referral = phrases(response, _REFERRAL) + _READ_THE_DOCS.findall(response)
     tokens = [w.lower() for w in words(response)]
     signals.add("evasive", (evasive + referral) if len(set(response_terms)) < 8 else [], cap=2)
     new_terms = set(response_terms) - set(ticket_terms)

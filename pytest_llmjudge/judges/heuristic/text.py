@@ -107,8 +107,11 @@ def camel_parts(text: str) -> set[str]:
 
 
 def camel_initials(text: str) -> set[str]:
-    """The initials of identifiers in CamelCase: ``PersistentVolumeClaim`` is "pvc"."""
-    return {"".join(w[0] for w in _capitalised(name)).lower() for name in _CAMEL.findall(text)}
+    """The initials of identifiers of three or more words in CamelCase:
+    ``PersistentVolumeClaim`` is "pvc"."""
+    names = [_capitalised(name) for name in _CAMEL.findall(text)]
+    # two words' initials ("od" of OneDrive) name nothing
+    return {"".join(w[0] for w in parts).lower() for parts in names if len(parts) >= 3}
 
 
 def _capitalised(name: str) -> list[str]:

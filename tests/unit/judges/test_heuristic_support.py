@@ -650,6 +650,11 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Annual plans are billed for 12 months from the start date, March to March.",
         ),
         (
+            "Our ingress certificate isn't renewed by cert-manager",
+            "Read cert-manager's docs. All of them.",
+            "Describe the Certificate and its Order: the ACME challenge fails.",
+        ),
+        (
             "How do I export all my data?",
             "Data export options depend on your account type.",
             "Profile > Privacy > Export my data sends you a link to a ZIP.",
@@ -691,6 +696,7 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "combination-of-four-words-factors",
         "influenced-by-numerous-hyphenated-factors",
         "a-construct",
+        "read-the-docs",
         "account-type",
         "exclaimed-with-a-compound",
         "vary-by",
@@ -1177,6 +1183,11 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ),
         ("Forty minutes is long: cache the dependencies.", "Forty minutes? Write fewer tests."),
         ("Profile > Delete account.", "Fine, leave. Profile > Delete account."),
+        ("Share the AMI with the account ID.", "Google 'share AMI'. Took me five seconds."),
+        (
+            "A file can't be saved while it's locked.",
+            "If you can't save, computers aren't your thing.",
+        ),
         ("Add nodes or lower the CPU requests.", "Add nodes or stop asking for so much CPU."),
         ("Check the DNS records first.", "Check the DNS records first. Basic stuff."),
         ("The new IdP sends another email.", "That's what happens when you change SSO."),
@@ -1238,6 +1249,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "waste-my-time",
         "echo-question",
         "fine-leave",
+        "google-it",
+        "your-thing",
         "stop-asking",
         "basic-stuff",
         "that-is-what-happens",
@@ -1376,3 +1389,21 @@ def test_only_with_answers_a_yes_or_no_question() -> None:
         "That needs read receipts or a tracking pixel in a newsletter tool, which clients block."
     )
     assert "nothing to act on" in score_relevance(question, plain)[1]
+
+
+def test_if_you_cant_talks_down_and_if_you_cant_open_a_named_page_gives_a_way_round() -> None:
+    way_round = "Settings > Members; if you can't open Settings, the admins are listed under Help."
+    assert tone_signals(way_round)["dismissal or blame"] == 0
+    assert tone_signals("If you can't respond here, leave me a note.")["dismissal or blame"] == 1
+
+
+def test_hover_opens_a_step() -> None:
+    ticket = "Our OneDrive shows files with a red X"
+    hover = "Red X means the file can't sync: hover over it to see why. Rename it."
+    assert "nothing to act on" not in score_relevance(ticket, hover)[1]
+    assert "nothing to act on" in score_relevance(ticket, "Red X means the file can't sync.")[1]
+
+
+def test_the_initials_of_two_words_name_nothing() -> None:
+    shared = relevance_signals("OneDrive is full", "Run od -c on the file.")
+    assert shared.by_name["ticket terms taken up"].evidence == ()
