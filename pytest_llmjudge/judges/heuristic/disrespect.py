@@ -55,7 +55,7 @@ _DISMISSAL = (
     "play nice", "tell your people", "enjoy it", "like normal people", "you don't care", "a fad",
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
     "for a reason", "try reading", "always have problems", "waste my time", "wasting my time",
-    "waste our time", "stop asking", "that's what happens", "fix your own",
+    "waste our time", "stop asking", "that's what happens", "fix your own", "every tutorial",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an

@@ -17,10 +17,10 @@ from .steps import concrete_tokens, gives_something_to_act_on, opens_a_step, tec
 from .text import (
     STOPWORDS,
     Rarity,
-    camel_initials,
     camel_parts,
     compound_parts,
     content_terms,
+    initials,
     normalise,
     rarity,
     related_groups,
@@ -194,9 +194,9 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     ticket_terms, response_terms = content_terms(ticket), content_terms(response)
     signals = Signals()
     # an answer's identifier stands for its initials only: "ServerAliveInterval" is no server
-    answered = set(response_terms) | compound_parts(response_terms) | camel_initials(response)
+    answered = set(response_terms) | compound_parts(response_terms) | initials(response)
     # the parts in a fixed order: the reasoning names them in that order, in every process
-    parts = compound_parts(ticket_terms) | camel_parts(ticket) | camel_initials(ticket)
+    parts = compound_parts(ticket_terms) | camel_parts(ticket) | initials(ticket)
     recall, covered = _weighted_share([*ticket_terms, *sorted(parts)], answered, table)
     signals.add("ticket terms taken up", covered, value=recall, shown=_share(recall, covered))
     last_message = ticket.strip().split("\n")[-1]

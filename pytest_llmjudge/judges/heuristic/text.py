@@ -106,12 +106,18 @@ def camel_parts(text: str) -> set[str]:
     return {w for w in found if len(w) >= 3} - STOPWORDS
 
 
-def camel_initials(text: str) -> set[str]:
-    """The initials of identifiers of three or more words in CamelCase:
-    ``PersistentVolumeClaim`` is "pvc"."""
+# A name of capitalised words: "Internet Explorer", "Google Cloud Platform"
+_NAME_OF_WORDS = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")
+
+
+def initials(text: str) -> set[str]:
+    """The initials of names: of identifiers of three or more words in CamelCase
+    (``PersistentVolumeClaim`` is "pvc"; "od" of OneDrive names nothing) and of names of
+    capitalised words ("Internet Explorer" is "ie")."""
     names = [_capitalised(name) for name in _CAMEL.findall(text)]
-    # two words' initials ("od" of OneDrive) name nothing
-    return {"".join(w[0] for w in parts).lower() for parts in names if len(parts) >= 3}
+    found = {"".join(w[0] for w in parts).lower() for parts in names if len(parts) >= 3}
+    found |= {"".join(w[0] for w in m.split()).lower() for m in _NAME_OF_WORDS.findall(text)}
+    return found - STOPWORDS
 
 
 def _capitalised(name: str) -> list[str]:

@@ -425,6 +425,16 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "flaky",
         ),
         (
+            "How do we find unused resources that still cost money?",
+            "Look for unattached EBS volumes and idle load balancers, and delete them.",
+            "unus",  # the stem of "unused"
+        ),
+        (
+            "How do we move a large file share to new hardware?",
+            "Copy with robocopy /MIR while the old server is live and point DFS at the new one.",
+            "share",
+        ),
+        (
             "Our new access point doesn't get an IP",
             "Check that the DHCP scope for its VLAN has free addresses.",
             "ip",
@@ -471,6 +481,8 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "accessible~contrast",
         "contract~signed",
         "flaky~quarantine",
+        "unused~idle",
+        "share~dfs",
         "ip~dhcp",
         "load~concurrency",
         "breach~pwned",
@@ -1184,6 +1196,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Forty minutes is long: cache the dependencies.", "Forty minutes? Write fewer tests."),
         ("Profile > Delete account.", "Fine, leave. Profile > Delete account."),
         ("Share the AMI with the account ID.", "Google 'share AMI'. Took me five seconds."),
+        ("Set memory limits on the container.", "Set limits. It's in every tutorial."),
         (
             "A file can't be saved while it's locked.",
             "If you can't save, computers aren't your thing.",
@@ -1250,6 +1263,7 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "echo-question",
         "fine-leave",
         "google-it",
+        "every-tutorial",
         "your-thing",
         "stop-asking",
         "basic-stuff",
@@ -1407,3 +1421,9 @@ def test_hover_opens_a_step() -> None:
 def test_the_initials_of_two_words_name_nothing() -> None:
     shared = relevance_signals("OneDrive is full", "Run od -c on the file.")
     assert shared.by_name["ticket terms taken up"].evidence == ()
+
+
+def test_the_initials_of_a_name_of_capitalised_words_take_it_up() -> None:
+    ticket = "Our site doesn't work in Internet Explorer"
+    shared = relevance_signals(ticket, "IE doesn't run modern JavaScript: tell users to use Edge.")
+    assert "ie" in shared.by_name["ticket terms taken up"].evidence
