@@ -26,6 +26,7 @@ from .text import (
     related_groups,
     sentences,
     words,
+    written_forms,
 )
 from .tickets import (
     answers_yes_or_no,
@@ -198,7 +199,8 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     # the parts in a fixed order: the reasoning names them in that order, in every process
     parts = compound_parts(ticket_terms) | camel_parts(ticket) | initials(ticket)
     recall, covered = _weighted_share([*ticket_terms, *sorted(parts)], answered, table)
-    signals.add("ticket terms taken up", covered, value=recall, shown=_share(recall, covered))
+    shown = _share(recall, covered, written_forms(ticket, response))
+    signals.add("ticket terms taken up", covered, value=recall, shown=shown)
     last_message = ticket.strip().split("\n")[-1]
     last_recall, last_covered = _weighted_share(content_terms(last_message), answered, table)
     signals.add(
@@ -240,8 +242,9 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     return signals
 
 
-def _share(recall: float, covered: list[str]) -> str:
-    shown = ", ".join(covered[:5]) + (", ..." if len(covered) > 5 else "")
+def _share(recall: float, covered: list[str], forms: dict[str, str]) -> str:
+    named = ["~".join(forms.get(term, term) for term in hit.split("~")) for hit in covered]
+    shown = ", ".join(named[:5]) + (", ..." if len(named) > 5 else "")
     return f"takes up {recall:.0%} of the ticket's terms by weight" + (
         f" ({shown})" if covered else ""
     )

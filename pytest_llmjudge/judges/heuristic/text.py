@@ -66,12 +66,25 @@ def stem(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Lower-cased, stemmed words that carry content: no stopwords, no 1-2 letter words but
     for acronyms of two capitals ("TV", "VM", "PC"; not "IT" or "US", which are stopwords)."""
-    # a possessive is its noun: "the NAS's disks" names the NAS
+    return [stem(w) for w in _content_words(text)]
+
+
+def written_forms(*texts: str) -> dict[str, str]:
+    """Stem -> the word as first written in the texts ("invoic" -> "invoices"): a reason
+    names words, not stems."""
+    forms: dict[str, str] = {}
+    for text in texts:
+        for word in _content_words(text):
+            forms.setdefault(stem(word), word)
+    return forms
+
+
+def _content_words(text: str) -> list[str]:
     # the possessive of a name is the name: "the NAS's disks", "Have I Been Pwned's search"
-    lowered = (_unpossessive(w.strip(".-/'")) for w in words(text))
+    cleaned = (_unpossessive(w.strip(".-/'")) for w in words(text))
     return [
-        stem(w.lower())
-        for w in lowered
+        w.lower()
+        for w in cleaned
         if (len(w) >= 3 or (len(w) == 2 and w.isupper() and w.isalpha()))
         and w.lower() not in STOPWORDS
     ]

@@ -1427,3 +1427,11 @@ def test_the_initials_of_a_name_of_capitalised_words_take_it_up() -> None:
     ticket = "Our site doesn't work in Internet Explorer"
     shared = relevance_signals(ticket, "IE doesn't run modern JavaScript: tell users to use Edge.")
     assert "ie" in shared.by_name["ticket terms taken up"].evidence
+
+
+def test_the_reason_names_the_words_as_written_not_their_stems() -> None:
+    ticket = "Can I see invoices from before we changed plans?"
+    reason = score_relevance(ticket, "All invoices stay under Billing > Invoices.")[1]
+    assert "(invoices)" in reason and "invoic," not in reason and "(invoic)" not in reason
+    related = score_relevance("Find unused resources", "Delete idle load balancers.")[1]
+    assert "unused~idle" in related
