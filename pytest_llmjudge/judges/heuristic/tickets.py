@@ -42,10 +42,15 @@ def last_message(ticket: str) -> str:
     return normalise(ticket).strip().split("\n")[-1]
 
 
+# "How do I change my Teams background?": asking how to do something is a support request
+_HOW_DO_I = re.compile(r"\W*how (?:do|can|should) (?:i|we)\b", re.IGNORECASE)
+
+
 def is_support_ticket(message: str) -> bool:
-    """A message that names a support term or quotes an error code: not chit-chat."""
+    """A message that names a support term, quotes an error code or asks how to do something:
+    not chit-chat."""
     named = any(_support_term(term) for term in content_terms(message))
-    return named or bool(_ERROR_CODE.search(message))
+    return named or bool(_ERROR_CODE.search(message) or _HOW_DO_I.match(message))
 
 
 def asks_to_explain(message: str) -> bool:

@@ -1435,3 +1435,10 @@ def test_the_reason_names_the_words_as_written_not_their_stems() -> None:
     assert "(invoices)" in reason and "invoic," not in reason and "(invoic)" not in reason
     related = score_relevance("Find unused resources", "Delete idle load balancers.")[1]
     assert "unused~idle" in related
+
+
+def test_asking_how_to_do_something_is_a_support_ticket() -> None:
+    praise = "Backgrounds let your personality shine!"
+    assert score_relevance("How do I change my Teams background?", praise)[0] <= 2
+    # chit-chat about backgrounds is not held to an answer
+    assert score_relevance("I love your Teams background!", praise)[0] >= 3
