@@ -2,11 +2,11 @@
 
     python benchmarks/support_set.py           # judged through the plugin, per split and area
 
-``data/support_answers.jsonl`` holds 2388 support tickets from 12 areas, each with a correct
+``data/support_answers.jsonl`` holds 2460 support tickets from 12 areas, each with a correct
 answer and one bad answer (rude, dismissive, too casual, evasive, off-topic or filler),
 written for this project (``data/README.md``). Its splits: ``development`` (fitted and tuned
-on); ``held-out-1`` to ``held-out-31`` (each measured once untouched, then used to find
-faults: development data since); ``held-out-32`` (written before the next change, never
+on); ``held-out-1`` to ``held-out-32`` (each measured once untouched, then used to find
+faults: development data since); ``held-out-33`` (written before the next change, never
 tuned on): the measure.
 """
 
@@ -55,6 +55,7 @@ SPLITS = (
     "held-out-30",
     "held-out-31",
     "held-out-32",
+    "held-out-33",
 )
 
 
