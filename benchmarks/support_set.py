@@ -5,9 +5,9 @@
 ``data/support_answers.jsonl`` holds 2460 support tickets from 12 areas, each with a correct
 answer and one bad answer (rude, dismissive, too casual, evasive, off-topic or filler),
 written for this project (``data/README.md``). Its splits: ``development`` (fitted and tuned
-on); ``held-out-1`` to ``held-out-32`` (each measured once untouched, then used to find
-faults: development data since); ``held-out-33`` (written before the next change, never
-tuned on): the measure.
+on); ``held-out-1`` to ``held-out-32`` (each measured once untouched; all but
+``held-out-32`` then used to find faults: development data since); ``held-out-33`` (written
+after the last change, never tuned on): the measure.
 """
 
 from __future__ import annotations
