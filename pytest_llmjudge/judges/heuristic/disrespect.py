@@ -56,6 +56,7 @@ _DISMISSAL = (
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
     "for a reason", "try reading", "always have problems", "waste my time", "wasting my time",
     "waste our time", "stop asking", "that's what happens", "fix your own", "every tutorial",
+    "ever thought of", "isn't for work", "aren't for work",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -66,12 +67,12 @@ _LEAVE_ALONE = ("ignore it", "ignore them", "tell them to", "make them")
 # listed on ..." gives a way round something named in the product
 _IF_YOU_CANT = re.compile(r"\bif you can't\b([^,.;!?]*)", re.IGNORECASE)
 _NAMED = re.compile(r"\b[A-Z][a-z]+\b")
-# "That's normal.", "Slow is fine." and "Accidents happen." shrug; "That is normal wear for a
-# year of use" explains, "if a few minutes of downtime are fine" sets a condition and
-# "unsubscribing is fine" allows.
+# "That's normal.", "Slow is fine.", "Accidents happen." and "Memory is cheap." shrug; "That
+# is normal wear for a year of use" explains, "if a few minutes of downtime are fine" sets a
+# condition and "unsubscribing is fine" allows.
 _SHRUG = re.compile(
     r"\banyway\b|(?<!ing )\b(?:is|are) fine\b|\b(?:is|are|that's|it's) normal(?=\s*(?:[.,;!]|$))"
-    r"|\b\w+s happen(?=\s*(?:[.;!]|$))",
+    r"|\b\w+s happen(?=\s*(?:[.;!]|$))|\b(?:is|are) cheap(?=\s*(?:[.;!]|$))",
     re.IGNORECASE,
 )
 _CONDITION_WORDS = r"if|when|unless|as long as"

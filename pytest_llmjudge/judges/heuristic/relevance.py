@@ -70,7 +70,9 @@ _VAGUE = re.compile(
     r"|\bdepend(?:s|ing)? (?:up)?on (?:your|the|each|their)(?: [\w'-]+){0,3}? (?:environment"
     r"|setup|configuration|situation|needs|requirements|organi[sz]ation|use case|circumstances"
     r"|architecture|tooling|practices|usage patterns|platform|context|account type)s?\b"
-    r"|\bvar(?:y|ies) (?:by|between|across|from)\b",  # "options vary by meeting type"
+    r"|\bvar(?:y|ies) (?:by|between|across|from)\b"  # "options vary by meeting type"
+    r"|\bdepend(?:s|ing)? on (?:various|many|several|numerous|multiple|a (?:variety|range|number)"
+    r" of)(?: [\w-]+){1,3}",  # "depends on various app interactions"
     re.IGNORECASE,
 )
 # "Read cert-manager's docs.": a referral, as "refer to the documentation" is

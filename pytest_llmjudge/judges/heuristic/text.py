@@ -91,7 +91,12 @@ def _content_words(text: str) -> list[str]:
 
 
 def _unpossessive(word: str) -> str:
-    return word.removesuffix("'s") if word[:1].isupper() else word
+    """A name's or a support term's possessive is the word ("NAS's", "certificate's"). Other
+    words keep theirs: stripping every possessive cost relevance 0.007 on the human ratings."""
+    bare = word.removesuffix("'s")
+    if bare != word and (word[:1].isupper() or stem(bare.lower()) in related_groups()):
+        return bare
+    return word
 
 
 _COMPOUND = re.compile(r"[_\-./:]+")

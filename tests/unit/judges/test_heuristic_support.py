@@ -435,6 +435,11 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
             "share",
         ),
         (
+            "How do we check our SSL certificate's expiry date?",
+            "Run openssl x509 -noout -enddate on it, or click the padlock in the browser.",
+            "certificate",
+        ),
+        (
             "Our new access point doesn't get an IP",
             "Check that the DHCP scope for its VLAN has free addresses.",
             "ip",
@@ -483,6 +488,7 @@ def test_praise_of_the_asker_is_filler_and_a_region_ticket_is_a_support_ticket()
         "flaky~quarantine",
         "unused~idle",
         "share~dfs",
+        "certificate~openssl",
         "ip~dhcp",
         "load~concurrency",
         "breach~pwned",
@@ -667,6 +673,11 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
             "Describe the Certificate and its Order: the ACME challenge fails.",
         ),
         (
+            "My Teams status is stuck on 'Out of office'",
+            "Status behaviour depends on various app interactions.",
+            "Turn off automatic replies in Outlook and the status clears.",
+        ),
+        (
             "How do I export all my data?",
             "Data export options depend on your account type.",
             "Profile > Privacy > Export my data sends you a link to a ZIP.",
@@ -709,6 +720,7 @@ def test_an_answer_that_only_refers_waits_or_thanks_fails_relevance(
         "influenced-by-numerous-hyphenated-factors",
         "a-construct",
         "read-the-docs",
+        "depends-on-various",
         "account-type",
         "exclaimed-with-a-compound",
         "vary-by",
@@ -993,6 +1005,10 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
             "Accidents happen. Make a new one.",
         ),
         (
+            "Memory is cheap on this plan, so raise the limit to 2 GB.",
+            "Buy more RAM. Memory is cheap.",
+        ),
+        (
             "The Wi-Fi link is fine, so the problem is after it: check that DNS answers.",
             "The Wi-Fi link is fine, so check that DNS answers.",
         ),
@@ -1004,6 +1020,7 @@ def test_a_flag_is_not_slang_and_a_qualifying_whatever_is_no_insult() -> None:
         "anyway-with-a-purpose",
         "fine-against-what-is-not",
         "accidents-happen",
+        "cheap-with-a-purpose",
         "fine-so-the-problem-is-elsewhere",
     ],
 )
@@ -1197,6 +1214,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         ("Profile > Delete account.", "Fine, leave. Profile > Delete account."),
         ("Share the AMI with the account ID.", "Google 'share AMI'. Took me five seconds."),
         ("Set memory limits on the container.", "Set limits. It's in every tutorial."),
+        ("The site may be slow: run mtr to it.", "Maybe the site is slow. Ever thought of that?"),
+        ("Enrol the iPad in Company Portal.", "iPads aren't for work. Use your laptop."),
         (
             "A file can't be saved while it's locked.",
             "If you can't save, computers aren't your thing.",
@@ -1264,6 +1283,8 @@ def test_slang_in_an_answer_lowers_the_tone() -> None:
         "fine-leave",
         "google-it",
         "every-tutorial",
+        "ever-thought-of",
+        "not-for-work",
         "your-thing",
         "stop-asking",
         "basic-stuff",
@@ -1442,3 +1463,8 @@ def test_asking_how_to_do_something_is_a_support_ticket() -> None:
     assert score_relevance("How do I change my Teams background?", praise)[0] <= 2
     # chit-chat about backgrounds is not held to an answer
     assert score_relevance("I love your Teams background!", praise)[0] >= 3
+
+
+def test_the_possessive_of_a_support_term_is_the_term() -> None:
+    shared = relevance_signals("Our certificate's chain is wrong", "Renew the certificate.")
+    assert "certificate" in shared.by_name["ticket terms taken up"].evidence
