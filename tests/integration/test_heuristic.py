@@ -91,3 +91,25 @@ def test_what_the_ticket_asks_and_disrespect_without_a_rude_word_show_in_the_res
     )
     shown = " ".join(line.strip() for line in result.stdout.lines)  # reasoning wraps
     assert "says the problem has many causes, or thanks and praises" in shown
+
+
+def test_steps_without_disrespect_pass_on_tone_and_the_floor_shows_in_the_results(
+    pytester: pytest.Pytester,
+) -> None:
+    answers = {
+        "steps": "Clicking means a disk is failing. Check the disk health in the storage "
+        "manager, back up now, and replace the disk before the array degrades.",
+        "jab": "Clicking means a disk is failing. Check the disk health in the storage "
+        "manager and replace the disk before the array degrades, genius.",
+    }
+    write_evals(pytester, answering("Our NAS is making clicking noises", answers))
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, failed=1)
+    items = {item["id"]: item for item in read_results(pytester)["results"]}
+    steps = items["steps"]["tone"]
+    assert items["steps"]["outcome"] == "passed" and steps["score"] == 4
+    assert "at least 4: it gives steps and shows no sign of disrespect" in steps["reasoning"]
+    jab = items["jab"]["tone"]
+    assert jab["score"] <= 3 and "at least 4" not in jab["reasoning"]
+    shown = " ".join(line.strip() for line in result.stdout.lines)  # reasoning wraps
+    assert 'dismissal or blame (", genius")' in shown

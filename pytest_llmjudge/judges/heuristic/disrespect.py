@@ -65,7 +65,7 @@ _DISMISSAL = (
 _LEAVE_ALONE = ("ignore it", "ignore them", "tell them to", "make them")
 # "If you can't respond here, ..." talks down; "if you can't open Settings, the admins are
 # listed on ..." gives a way round something named in the product
-_IF_YOU_CANT = re.compile(r"\bif you can't\b([^,.;!?]*)", re.IGNORECASE)
+_IF_YOU_CANT = re.compile(r"\b(if you can't)\b([^,.;!?]*)", re.IGNORECASE)
 _NAMED = re.compile(r"\b[A-Z][a-z]+\b")
 # "That's normal.", "Slow is fine.", "Accidents happen." and "Memory is cheap." shrug; "That
 # is normal wear for a year of use" explains, "if a few minutes of downtime are fine" sets a
@@ -154,12 +154,11 @@ def dismissals(text: str, bare_sentences: list[str]) -> list[str]:
     # "do you make them by hand?" asks; "Make them use their phones." dismisses
     advice = [s for s in bare_sentences if not s.rstrip().endswith("?")]
     leave_alone = [hit for s in advice for hit in phrases(s, _LEAVE_ALONE)]
-    unable = [m for m in _IF_YOU_CANT.finditer(text) if not _NAMED.search(m.group(1))]
-    leave_alone += ["if you can't" for _ in unable]
+    unable = [m[1] for m in _IF_YOU_CANT.finditer(text) if not _NAMED.search(m[2])]
     found = phrases(text, _DISMISSAL) + [m.group(0) for m in _DISRESPECT.finditer(text)]
     found += [hit.strip() for hit in _CURT.findall(text) + _SARCASTIC_PRAISE.findall(text)]
     found += [hit.strip() for hit in _ECHO.findall(text) if len(hit.split()) <= 5]
-    return found + leave_alone + _shrugs(text)
+    return found + leave_alone + unable + _shrugs(text)
 
 
 def _shrugs(text: str) -> list[str]:

@@ -203,8 +203,8 @@ def relevance_signals(ticket: str, response: str) -> Signals:
     recall, covered = _weighted_share([*ticket_terms, *sorted(parts)], answered, table)
     shown = _share(recall, covered, written_forms(ticket, response))
     signals.add("ticket terms taken up", covered, value=recall, shown=shown)
-    last_message = ticket.strip().split("\n")[-1]
-    last_recall, last_covered = _weighted_share(content_terms(last_message), answered, table)
+    message = last_message(ticket)
+    last_recall, last_covered = _weighted_share(content_terms(message), answered, table)
     signals.add(
         "last message taken up",
         last_covered,

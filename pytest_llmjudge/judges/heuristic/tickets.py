@@ -34,16 +34,15 @@ _YES_OR_NO = re.compile(
     re.IGNORECASE,
 )
 
+# "How do I change my Teams background?": asking how to do something is a support request
+_HOW_DO_I = re.compile(r"\W*how (?:do|can|should) (?:i|we)\b", re.IGNORECASE)
+
 # An error code or status quoted in a ticket: UPDATE_ROLLBACK_FAILED, ERR_SSL_PROTOCOL_ERROR.
 _ERROR_CODE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
 
 
 def last_message(ticket: str) -> str:
     return normalise(ticket).strip().split("\n")[-1]
-
-
-# "How do I change my Teams background?": asking how to do something is a support request
-_HOW_DO_I = re.compile(r"\W*how (?:do|can|should) (?:i|we)\b", re.IGNORECASE)
 
 
 def is_support_ticket(message: str) -> bool:

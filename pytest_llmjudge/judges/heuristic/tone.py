@@ -237,7 +237,7 @@ def floor(response: str, signals: Signals) -> tuple[int, str] | None:
     if any(signals[name] for name in _UNPROFESSIONAL) or _negative_about_you(response, signals):
         return None
     steps = [s for s in sents if opens_a_step(s)]
-    if not steps or 2 * sum(opens_a_step(s) or instructs(s) for s in sents) < len(sents):
+    if not steps or 2 * sum(s in steps or instructs(s) for s in sents) < len(sents):
         return None
     # "Stop using and charging it now, ... Bring it to the IT desk" is a procedure; "Stop
     # clicking on shady sites." and "Go learn it." are orders
