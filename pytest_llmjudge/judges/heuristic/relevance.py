@@ -144,11 +144,12 @@ RELATED_WEIGHT = 0.75
 
 def related_hit(term: str, others: set[str]) -> str | None:
     """A word of the answer related to the ticket's ``term`` (shipped support-term groups):
-    the same stem, or another form of it (a shared start of 6+ letters that leaves at most
-    2 letters of the shorter word: deployment ~ deploying, not serverless ~ serveralive)."""
+    the same stem, its plural ("urls": short words keep their "s"), or another form of it (a
+    shared start of 6+ letters that leaves at most 2 letters of the shorter word: deployment ~
+    deploying, not serverless ~ serveralive)."""
     for near in sorted(related_groups().get(term, ())):
         for other in sorted(others):
-            if other == near or _same_word(near, other):
+            if other in (near, f"{near}s") or _same_word(near, other):
                 return other
     return None
 

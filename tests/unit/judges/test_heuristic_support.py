@@ -8,7 +8,8 @@ import pytest
 
 from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
 from pytest_llmjudge.judges.heuristic.model import fitted
-from pytest_llmjudge.judges.heuristic.relevance import relevance_signals
+from pytest_llmjudge.judges.heuristic.relevance import nothing_to_act_on, relevance_signals
+from pytest_llmjudge.judges.heuristic.steps import technical_tokens
 from pytest_llmjudge.judges.heuristic.tone import tone_signals
 
 RESET = "Password reset email never arrives"
@@ -1468,3 +1469,42 @@ def test_asking_how_to_do_something_is_a_support_ticket() -> None:
 def test_the_possessive_of_a_support_term_is_the_term() -> None:
     shared = relevance_signals("Our certificate's chain is wrong", "Renew the certificate.")
     assert "certificate" in shared.by_name["ticket terms taken up"].evidence
+
+
+def test_an_identifier_of_three_capitalised_parts_is_a_setting_and_a_product_name_is_not() -> None:
+    assert technical_tokens("Allow PutLogEvents on SharePoint.") == ["PutLogEvents"]
+    ticket = "Our Lambda function's logs don't appear"
+    assert not nothing_to_act_on(ticket, "The role needs logs:PutLogEvents for the function.")
+    assert nothing_to_act_on(ticket, "The role needs SharePoint for the function.")
+
+
+def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
+    shared = relevance_signals("Our site is blocked", "Check the URLs in the report.")
+    assert "site~urls" in shared.by_name["ticket terms taken up"].evidence
+
+
+@pytest.mark.parametrize(
+    ("ticket", "answer", "taken_up"),
+    [
+        ("Our web app is slow to start", "It's unloaded when idle: turn on Always On.", "start~"),
+        ("Chrome says our site is deceptive", "Remove the phishing pages.", "deceptive~phish"),
+    ],
+)
+def test_a_cold_start_and_a_deceptive_site_warning_are_taken_up_by_related_words(
+    ticket: str, answer: str, taken_up: str
+) -> None:
+    evidence = relevance_signals(ticket, answer).by_name["ticket terms taken up"].evidence
+    assert any(hit.startswith(taken_up) for hit in evidence), evidence
+
+
+def test_just_do_it_its_fine_waves_the_ask_away() -> None:
+    waved_away = "Just use the default URL, it's fine."
+    assert tone(waved_away) < tone("Just use the default URL, it works.")
+    assert score_tone(waved_away)[0] <= 3
+
+
+def test_a_cache_key_is_not_a_restore_of_a_database() -> None:
+    # "restore-keys" of a CI cache relates to caching; a database restore has nothing to do
+    # with access keys
+    shared = relevance_signals("We need to restore the database", "Rotate the access keys.")
+    assert shared.by_name["ticket terms taken up"].evidence == ()
