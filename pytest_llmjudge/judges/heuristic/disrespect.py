@@ -98,7 +98,8 @@ _WHATEVER_OF = re.compile(
 # grown-up", "Check your statement properly", "..., genius", "use a real login", "Google
 # 'share AMI'. Took me five seconds." and "Just don't ..." talk down to the asker; "someone on
 # your side messed up" blames, and "Stop spamming the API and you won't get throttled" blames
-# the asker's habit for the problem. "Just use the default URL, it's fine." waves the ask away.
+# the asker's habit for the problem. "Just use the default URL, it's fine." waves the ask
+# away, and "the pricing page, which nobody reads" jabs (a "slot that nobody reads" is a fact).
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
@@ -110,7 +111,8 @@ _DISRESPECT = re.compile(
     r"|\b(?:get|buy|use) a real(?: [\w-]+){1,2}[.!]|(?:^|[.!?]\s+)just don't\b"
     r"|\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b"
     r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b"
-    r"|(?:^|[.!?]\s+)just [^.!?]*\b(?:it's|that's) fine\b",
+    r"|(?:^|[.!?]\s+)just [^.!?]*\b(?:it's|that's) fine\b"
+    r"|,\s*which (?:nobody|no one) (?:reads|checks|looks at)\b",
     re.IGNORECASE,
 )
 

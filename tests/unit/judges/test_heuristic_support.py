@@ -1508,3 +1508,13 @@ def test_a_cache_key_is_not_a_restore_of_a_database() -> None:
     # with access keys
     shared = relevance_signals("We need to restore the database", "Rotate the access keys.")
     assert shared.by_name["ticket terms taken up"].evidence == ()
+
+
+def test_saying_nobody_reads_the_page_talks_down() -> None:
+    jab = "It's on the pricing page, which nobody reads. I can switch it at renewal."
+    plain = "It's on the pricing page, under Currency. I can switch it at renewal."
+    assert tone(jab) < tone(plain)
+    assert score_tone(jab)[0] <= 3
+    # a restrictive clause states a fact about the thing
+    fact = "A replication slot that nobody reads holds the WAL. Drop the inactive slot."
+    assert score_tone(fact)[0] >= 4
