@@ -56,7 +56,8 @@ _DISMISSAL = (
     "fire them", "like everyone else", "doesn't go down", "never goes down", "blaming us",
     "for a reason", "try reading", "always have problems", "waste my time", "wasting my time",
     "waste our time", "stop asking", "that's what happens", "fix your own", "every tutorial",
-    "ever thought of", "isn't for work", "aren't for work",
+    "ever thought of", "isn't for work", "aren't for work", "has existed since",
+    "have existed since",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -92,17 +93,17 @@ _WHATEVER_OF = re.compile(
     r"|(?<!use )(?<!do )\bwhatever \w+ (?:you|they|we|it)\b",
     re.IGNORECASE,
 )
-# "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
-# that" shrugs, as "Wi-Fi is like that" and "Random failures are random." do; "if your teams
-# can't share a cluster nicely", "Who names files like that?", "Write faster code", "like a
-# grown-up", "Check your statement properly", "..., genius", "use a real login", "Google
-# 'share AMI'. Took me five seconds." and "Just don't ..." talk down to the asker; "someone on
-# your side messed up" blames, and "Stop spamming the API and you won't get throttled" blames
-# the asker's habit for the problem. "Just use the default URL, it's fine." waves the ask
-# away, and "the pricing page, which nobody reads" jabs (a "slot that nobody reads" is a fact).
+# "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like that"
+# shrugs, as "Wi-Fi is like that", "Random failures are random." and "Private means private." do;
+# "if your teams can't share a cluster nicely", "Who names files like that?", "Write faster code",
+# "like a grown-up", "Check your statement properly", "..., genius", "use a real login", "Google
+# 'share AMI'. Took me five seconds." and "Just don't ..." talk down to the asker; "someone on your
+# side messed up" blames, and "Stop spamming the API and you won't get throttled" blames the asker's
+# habit for the problem. "Just use the default URL, it's fine." waves the ask away, and "the pricing
+# page, which nobody reads" jabs (a "slot that nobody reads" is a fact).
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
-    r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are) (?:just )?\1(?=[.,;!]|$)"
+    r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
     r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
     r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b"
     r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
@@ -117,9 +118,11 @@ _DISRESPECT = re.compile(
 )
 
 
-# Praise after a question is sarcasm: "A NAS without backups? Brilliant planning."
+# Praise after a question is sarcasm: "A NAS without backups? Brilliant planning.", "Designing
+# tables without keys? Impressive." ("Is it connected? Good." checks).
 _SARCASTIC_PRAISE = re.compile(
-    r"(?<=\?)\s+(?:brilliant|great|nice|smart|genius|excellent|good|clever) \w+[.!]",
+    r"(?<=\?)\s+(?:(?:brilliant|great|nice|smart|genius|excellent|good|clever|impressive) \w+"
+    r"|brilliant|genius|impressive)[.!]",
     re.IGNORECASE,
 )
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."; a grudging

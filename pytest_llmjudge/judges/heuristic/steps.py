@@ -16,7 +16,7 @@ _TECHNICAL_TOKEN = re.compile(
     r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
     r"|\b(?:[A-Z]+[a-z0-9]+){3,}\b"
 )
-_PLAIN = re.compile(r"[\d,.']*s?|\W+")
+_PLAIN = re.compile(r"[\d,.']*s?[.,;:!?]?|\W+")  # "1995", "10,000", "the 70s."
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
 STEP_VERBS = (
     "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "build",

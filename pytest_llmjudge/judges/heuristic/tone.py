@@ -77,7 +77,7 @@ _SLANG = (
     "nope", "yep", "tbh", "u", "ur", "pls", "plz", "thx", "cuz", "dunno", "gotta", "ain't",
     "yo", "meh", "cranky", "super easy", "no worries", "gl", "oof", "yikes", "yolo", "lmfao",
     "rofl", "idk", "ngl", "smh", "hahaha", "ya know", "wing it", "nuke", "sucks", "a pain",
-    "classic",
+    "classic", "smth",
 )  # fmt: skip
 _SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
 # Laughing at the asker's problem ("outage credits lol") is overly casual at best.

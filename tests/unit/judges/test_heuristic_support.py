@@ -1488,9 +1488,11 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
     [
         ("Our web app is slow to start", "It's unloaded when idle: turn on Always On.", "start~"),
         ("Chrome says our site is deceptive", "Remove the phishing pages.", "deceptive~phish"),
+        ("Which devices are on our network?", "The router's lease table lists them.", "network~"),
+        ("Can I get a laptop charger?", "Order it under Hardware > Accessories.", "charger~"),
     ],
 )
-def test_a_cold_start_and_a_deceptive_site_warning_are_taken_up_by_related_words(
+def test_newer_related_terms_take_up_the_ticket_word(
     ticket: str, answer: str, taken_up: str
 ) -> None:
     evidence = relevance_signals(ticket, answer).by_name["ticket terms taken up"].evidence
@@ -1518,3 +1520,33 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
     # a restrictive clause states a fact about the thing
     fact = "A replication slot that nobody reads holds the WAL. Drop the inactive slot."
     assert score_tone(fact)[0] >= 4
+
+
+@pytest.mark.parametrize(
+    ("condescending", "plain"),
+    [
+        (
+            "Cron has existed since the 70s. Add a schedule trigger.",
+            "Cron runs jobs on a timer. Add a schedule trigger.",
+        ),
+        (
+            "Private means private. Create an imagePullSecret in the namespace.",
+            "Private registries need credentials. Create an imagePullSecret in the namespace.",
+        ),
+        (
+            "Designing tables without keys? Impressive. Query information_schema.",
+            "Tables without keys show up in information_schema. Query it.",
+        ),
+        ("filter by last login or smth", "Filter by last login in Admin > Users."),
+    ],
+)
+def test_an_old_tool_a_tautology_one_word_sarcasm_and_smth_lower_the_tone(
+    condescending: str, plain: str
+) -> None:
+    assert tone(condescending) < tone(plain)
+    assert score_tone(condescending)[0] <= 3 < score_tone(plain)[0]
+
+
+def test_a_decade_is_no_setting_and_a_check_after_a_question_is_no_sarcasm() -> None:
+    assert technical_tokens("It has run since the 70s.") == []
+    assert score_tone("Is the VPN connected? Good. Then open the share again.")[0] >= 4
