@@ -13,6 +13,7 @@ from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usa
 from .correctness import score_correctness
 from .model import DimensionModel, fitted
 from .relevance import ceiling as relevance_ceiling
+from .relevance import floor as relevance_floor
 from .relevance import relevance_signals
 from .signals import Signals
 from .tone import ceiling as tone_ceiling
@@ -47,7 +48,8 @@ def score_relevance(
 ) -> tuple[int, str]:
     signals = relevance_signals(ticket, response)
     score, reason = explain(model or fitted("relevance"), signals)
-    return capped(score, reason, relevance_ceiling(ticket, response, signals))
+    score, reason = capped(score, reason, relevance_ceiling(ticket, response, signals))
+    return raised(score, reason, relevance_floor(ticket, response))
 
 
 def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:

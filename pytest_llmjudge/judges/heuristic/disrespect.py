@@ -57,7 +57,8 @@ _DISMISSAL = (
     "for a reason", "try reading", "always have problems", "waste my time", "wasting my time",
     "waste our time", "stop asking", "that's what happens", "fix your own", "every tutorial",
     "ever thought of", "isn't for work", "aren't for work", "has existed since",
-    "have existed since",
+    "have existed since", "maybe stop", "been around forever", "been around for years",
+    "been around since",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -100,7 +101,8 @@ _WHATEVER_OF = re.compile(
 # 'share AMI'. Took me five seconds." and "Just don't ..." talk down to the asker; "someone on your
 # side messed up" blames, and "Stop spamming the API and you won't get throttled" blames the asker's
 # habit for the problem. "Just use the default URL, it's fine." waves the ask away, and "the pricing
-# page, which nobody reads" jabs (a "slot that nobody reads" is a fact).
+# page, which nobody reads" jabs (a "slot that nobody reads" is a fact); "Test before you ship
+# and you won't need to." calls the ask needless.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
@@ -113,7 +115,8 @@ _DISRESPECT = re.compile(
     r"|\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b"
     r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b"
     r"|(?:^|[.!?]\s+)just [^.!?]*\b(?:it's|that's) fine\b"
-    r"|,\s*which (?:nobody|no one) (?:reads|checks|looks at)\b",
+    r"|,\s*which (?:nobody|no one) (?:reads|checks|looks at)\b"
+    r"|\band you (?:won't|will not) (?:need|have) to[.!]",
     re.IGNORECASE,
 )
 

@@ -333,3 +333,13 @@ def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | N
     if nothing_to_act_on(ticket, response):
         return 3, "at most 3: nothing to act on (no step, command, setting or figure)"
     return None
+
+
+def floor(ticket: str, response: str) -> tuple[int, str] | None:
+    """The least a response scores: a direct yes or no to a yes-or-no ticket, with a step,
+    command or setting, answers it ("Can I get a standing desk?" - "Yes: request it under
+    Facilities > Furniture"), whatever words it shares."""
+    text = normalise(response)
+    if answers_yes_or_no(last_message(ticket), text) and gives_something_to_act_on(text, ticket):
+        return 4, "at least 4: it answers the yes-or-no question and says how"
+    return None

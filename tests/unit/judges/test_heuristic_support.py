@@ -1490,6 +1490,7 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Chrome says our site is deceptive", "Remove the phishing pages.", "deceptive~phish"),
         ("Which devices are on our network?", "The router's lease table lists them.", "network~"),
         ("Can I get a laptop charger?", "Order it under Hardware > Accessories.", "charger~"),
+        ("How do we stop our site showing in iframes?", "Send frame-ancestors 'self'.", "ifram~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1538,6 +1539,18 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "Tables without keys show up in information_schema. Query it.",
         ),
         ("filter by last login or smth", "Filter by last login in Admin > Users."),
+        (
+            "Maybe stop installing half the internet. Cache ~/.npm.",
+            "Installs fetch every package each time. Cache ~/.npm.",
+        ),
+        (
+            "Aliases have been around forever. Turn on SendFromAliasEnabled.",
+            "Aliases need one setting. Turn on SendFromAliasEnabled.",
+        ),
+        (
+            "Test before you ship and you won't need to. Promote the last deployment.",
+            "Rollbacks take one click. Promote the last deployment.",
+        ),
     ],
 )
 def test_an_old_tool_a_tautology_one_word_sarcasm_and_smth_lower_the_tone(
@@ -1550,3 +1563,16 @@ def test_an_old_tool_a_tautology_one_word_sarcasm_and_smth_lower_the_tone(
 def test_a_decade_is_no_setting_and_a_check_after_a_question_is_no_sarcasm() -> None:
     assert technical_tokens("It has run since the 70s.") == []
     assert score_tone("Is the VPN connected? Good. Then open the share again.")[0] >= 4
+
+
+def test_a_direct_yes_with_a_step_answers_a_yes_or_no_ticket_in_other_words() -> None:
+    ticket = "Can I get a standing desk?"
+    how = "order it in the portal under Workplace > Ergonomics; it takes two weeks."
+    assert score_relevance(ticket, f"Yes: {how}")[0] >= 4
+    assert "answers the yes-or-no question" in score_relevance(ticket, f"Yes: {how}")[1]
+    assert score_relevance(ticket, how.capitalize())[0] <= 3
+
+
+def test_you_wont_need_to_before_a_verb_is_advice() -> None:
+    advice = "Add a cache and you won't need to download every package. Cache ~/.npm."
+    assert score_tone(advice)[0] >= 4
