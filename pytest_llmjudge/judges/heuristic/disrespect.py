@@ -58,7 +58,7 @@ _DISMISSAL = (
     "waste our time", "stop asking", "that's what happens", "fix your own", "every tutorial",
     "ever thought of", "isn't for work", "aren't for work", "has existed since",
     "have existed since", "maybe stop", "been around forever", "been around for years",
-    "been around since",
+    "been around since", "you didn't read", "you never read", "you didn't bother",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -94,20 +94,21 @@ _WHATEVER_OF = re.compile(
     r"|(?<!use )(?<!do )\bwhatever \w+ (?:you|they|we|it)\b",
     re.IGNORECASE,
 )
-# "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like that"
-# shrugs, as "Wi-Fi is like that", "Random failures are random." and "Private means private." do;
-# "if your teams can't share a cluster nicely", "Who names files like that?", "Write faster code",
-# "like a grown-up", "Check your statement properly", "..., genius", "use a real login", "Google
-# 'share AMI'. Took me five seconds." and "Just don't ..." talk down to the asker; "someone on your
-# side messed up" blames, and "Stop spamming the API and you won't get throttled" blames the asker's
-# habit for the problem. "Just use the default URL, it's fine." waves the ask away, and "the pricing
-# page, which nobody reads" jabs (a "slot that nobody reads" is a fact); "Test before you ship
-# and you won't need to." calls the ask needless.
+# "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
+# that" shrugs, as "Wi-Fi is like that", "Random failures are random." and "Private means
+# private." do; "if your teams can't share a cluster nicely", "Who names files like that?", "Write
+# faster code", "Maybe write better queries", "like a grown-up", "Check your statement properly",
+# "..., genius", "use a real login", "Google 'share AMI'. Took me five seconds." and "Just don't
+# ..." talk down to the asker; "someone on your side messed up" blames, and "Stop spamming the API
+# and you won't get throttled" blames the asker's habit for the problem. "Just use the default
+# URL, it's fine." waves the ask away, and "the pricing page, which nobody reads" jabs (a "slot
+# that nobody reads" is a fact); "Test before you ship and you won't need to." calls the ask
+# needless.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
     r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
-    r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) code\b"
+    r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) \w+"
     r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
     r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b"
     r"|(?:^|[.!?]\s+)google (?:it|for|['\"])|\btook me (?:\w+ )?(?:seconds?|minutes?)\b"

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 
+from .relevance_words import (
+    EVASIVE,
+    FILLER,
+    HEDGED,
+    READ_THE_DOCS,
+    REFERRAL,
+    STOCK,
+    TALK,
+    VAGUE,
+)
 from .signals import Signals, phrases
 from .steps import concrete_tokens, gives_something_to_act_on, opens_a_step, technical_tokens
 from .text import (
@@ -35,83 +44,6 @@ from .tickets import (
     is_support_ticket,
     last_message,
 )
-
-_EVASIVE = (
-    "i don't know", "i dont know", "i do not know", "no idea", "not sure", "i'm not sure",
-    "i am not sure", "can't help", "cannot help", "contact support", "contact your administrator",
-    "reach out to support", "open a ticket", "try again later", "it depends", "hard to say",
-    "i have no clue", "who knows", "no clue", "not sure why", "many reasons", "lots of reasons",
-    "many factors", "a lot of things", "complex topic", "hard to debug", "can be unpredictable",
-    "can be tricky", "is tricky", "are tricky", "are complicated", "is complicated",
-    "can be slow", "can be strange", "are strange",
-)  # fmt: skip
-# Sending the asker elsewhere, or asking them to wait, instead of answering.
-_REFERRAL = (
-    "contact support", "contact your", "contact the", "try contacting", "reach out to",
-    "check with", "ask your", "ask someone", "ask a colleague", "refer to", "help center",
-    "help centre", "help desk", "open a ticket", "be patient", "try later", "try again later",
-    "fix itself", "sort itself out", "a question for", "maybe ask", "should ask", "ask their",
-    "ask the community", "community forum", "consult", "review our", "reviewing your",
-    "appropriate team", "relevant policies", "change management", "what can be done",
-    "check back",
-)  # fmt: skip
-# Saying that the problem has many causes instead of naming one: "Session behaviour is
-# influenced by numerous factors", "Performance can vary depending on workload".
-# Without a step, a command or a setting, the first kind is no answer; the second ("it
-# depends on the plan") only beside a referral.
-_VAGUE = re.compile(
-    r"\b(?:many|multiple|various|numerous|several|a number of|a variety of|a range of|lots of"
-    r"|a lot of|a combination of|a mix of|a multitude of|an interplay of) (?:[\w-]+ ){0,4}"
-    r"(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
-    r"|\b(?:influenced|shaped|affected|determined) by (?:a (?:variety|range|number|mix"
-    r"|combination) of|multiple|many|various|several|numerous)\b(?: [\w-]+){0,3}"
-    r"|\bunique to each\b|\bas appropriate\b|\bin (?:its|their) own way\b|\ba construct\b"
-    # "depends on the recipient's environment", "...on your usage patterns"
-    r"|\bdepend(?:s|ing)? (?:up)?on (?:your|the|each|their)(?: [\w'-]+){0,3}? (?:environment"
-    r"|setup|configuration|situation|needs|requirements|organi[sz]ation|use case|circumstances"
-    r"|architecture|tooling|practices|usage patterns|platform|context|account type)s?\b"
-    r"|\bvar(?:y|ies) (?:by|between|across|from)\b"  # "options vary by meeting type"
-    r"|\bdepend(?:s|ing)? on (?:various|many|several|numerous|multiple|a (?:variety|range|number)"
-    r" of)(?: [\w-]+){1,3}",  # "depends on various app interactions"
-    re.IGNORECASE,
-)
-# "Read cert-manager's docs.": a referral, as "refer to the documentation" is
-_READ_THE_DOCS = re.compile(
-    r"\bread (?:the |their |its |[\w'-]+'s )?(?:docs|documentation|manual)\b", re.IGNORECASE
-)
-_HEDGED = re.compile(
-    r"\b(?:can|may) (?:vary|change|differ|be complex|be risky)\b|\bdepend(?:s|ing)? on\b",
-    re.IGNORECASE,
-)
-# Words that fill an answer without answering: thanks, empathy, praise of the product.
-_FILLER = (
-    "thank you", "thanks for", "we appreciate", "we truly", "we really", "we value",
-    "we understand", "we hope", "we are so", "we're so", "we are always", "we are delighted",
-    "we are thrilled", "great question", "your satisfaction", "valued customer",
-    "it's worth noting",
-    "it is important to note", "it's important to note", "at the end of the day",
-    "in today's world", "is a journey", "we care", "care deeply", "means a lot",
-    "your experience", "your patience", "your feedback", "your continued", "reaching out",
-    "we believe", "we are proud", "we are committed", "committed to", "hope this message",
-    "we're excited", "we are excited", "we're so excited", "we're always", "we find that",
-    "at the heart of", "our mission", "unsung heroes", "we salute", "sharing is caring",
-    "a wonderful thing", "bring teams together", "deeply appreciate", "so important these days",
-    "great to hear", "cheering you on", "means everything", "your trust", "trust is everything",
-    "is all about", "rockstars", "superstars",
-)  # fmt: skip
-# Talk rather than an answer: a question (a fair reply to an unclear ticket), "I...",
-# or a reaction ("yeah", "wow"): chit-chat is made of these.
-_TALK = re.compile(
-    r"^\W*(?:yeah|yep|oh|wow|haha|lol|that's|thats|i agree|agreed|true|cool|nice|hello|"
-    r"hi|hey|really|interesting|well|nope|right)\b|\b(?:i|i'm|im|i've|i'd|"
-    r"i'll|my|me|mine)\b",
-    re.IGNORECASE,
-)
-_STOCK = (
-    "i think it's interesting", "that's interesting", "that's cool", "that is cool",
-    "i think so", "me too", "i agree", "good question", "that's a good question",
-    "sounds good", "i see", "interesting",
-)  # fmt: skip
 
 
 def matches(term: str, others: set[str]) -> bool:
@@ -147,11 +79,20 @@ def related_hit(term: str, others: set[str]) -> str | None:
     the same stem, its plural ("urls": short words keep their "s"), or another form of it (a
     shared start of 6+ letters that leaves at most 2 letters of the shorter word: deployment ~
     deploying, not serverless ~ serveralive)."""
-    for near in sorted(related_groups().get(term, ())):
+    groups = related_groups()
+    for near in sorted(next((groups[form] for form in _forms(term) if form in groups), ())):
         for other in sorted(others):
-            if other in (near, f"{near}s") or _same_word(near, other):
+            if other in (near, f"{near}s", *_forms(near)) or _same_word(near, other):
                 return other
     return None
+
+
+def _forms(term: str) -> tuple[str, ...]:
+    """A stem and the form it has in the other number: "vulnerabiliti" (of "vulnerabilities")
+    and "vulnerability", "query" and "queri"."""
+    if term.endswith("i"):
+        return term, f"{term[:-1]}y"
+    return (term, f"{term[:-1]}i") if term.endswith("y") else (term,)
 
 
 def _same_word(one: str, other: str) -> bool:
@@ -220,14 +161,14 @@ def relevance_signals(ticket: str, response: str) -> Signals:
         value=math.log1p(substance),
         shown=f"{len(set(response_terms))} distinct content words",
     )
-    evasive = phrases(response, _EVASIVE)
-    referral = phrases(response, _REFERRAL) + _READ_THE_DOCS.findall(response)
+    evasive = phrases(response, EVASIVE)
+    referral = phrases(response, REFERRAL) + READ_THE_DOCS.findall(response)
     tokens = [w.lower() for w in words(response)]
     signals.add("evasive", (evasive + referral) if len(set(response_terms)) < 8 else [], cap=2)
     new_terms = set(response_terms) - set(ticket_terms)
     no_answer = _no_answer(ticket, response, recall, new_terms, evasive, referral)
     signals.add("no answer", [], value=float(no_answer), shown=_NO_ANSWER_SHOWN)
-    signals.add("stock phrases", phrases(response, _STOCK), cap=3)
+    signals.add("stock phrases", phrases(response, STOCK), cap=3)
     function_words = sum(1 for w in tokens if w in STOPWORDS) / max(1, len(tokens))
     signals.add(
         "function-word share",
@@ -279,11 +220,11 @@ def _no_answer(
     exclaimed = all(s.endswith("!") for s in sents)
     if exclaimed and not steps and is_support_ticket(last_message(ticket)):
         return True  # "Pricing is such a fascinating topic...!", "Azure is a world-class...!"
-    if concrete_tokens(_VAGUE.sub("", response), ticket):
+    if concrete_tokens(VAGUE.sub("", response), ticket):
         return False  # not "platform-level" of "many platform-level factors"
-    if (_VAGUE.search(response) and not steps) or (_HEDGED.search(response) and referral):
+    if (VAGUE.search(response) and not steps) or (HEDGED.search(response) and referral):
         return True  # "it depends on many factors; consult the documentation"
-    if not phrases(response, _FILLER):
+    if not phrases(response, FILLER):
         return False
     # thanks, empathy or praise: an answer only if it also gives a step, or is on topic
     return recall < 0.25 or not steps
@@ -301,7 +242,7 @@ def nothing_to_act_on(ticket: str, response: str) -> bool:
         return False  # chit-chat has no steps either; for "why?" a cause is the answer
     if asks_to_choose(message) or answers_yes_or_no(message, text):
         return False  # "server or browser?": "On the server for...", "Do we need...?": "Yes, ..."
-    if "?" in text or _TALK.search(text):
+    if "?" in text or TALK.search(text):
         return False
     return not gives_something_to_act_on(text, ticket)
 

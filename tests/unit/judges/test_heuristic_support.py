@@ -9,7 +9,7 @@ import pytest
 from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
 from pytest_llmjudge.judges.heuristic.model import fitted
 from pytest_llmjudge.judges.heuristic.relevance import nothing_to_act_on, relevance_signals
-from pytest_llmjudge.judges.heuristic.steps import technical_tokens
+from pytest_llmjudge.judges.heuristic.steps import concrete_tokens, technical_tokens
 from pytest_llmjudge.judges.heuristic.tone import tone_signals
 
 RESET = "Password reset email never arrives"
@@ -1491,6 +1491,9 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Which devices are on our network?", "The router's lease table lists them.", "network~"),
         ("Can I get a laptop charger?", "Order it under Hardware > Accessories.", "charger~"),
         ("How do we stop our site showing in iframes?", "Send frame-ancestors 'self'.", "ifram~"),
+        ("Postgres says too many clients", "Put PgBouncer in front of it.", "client~"),
+        ("Our network goes down when it rains", "Water gets into the cable.", "rain~"),
+        ("Our site has known vulnerabilities", "Run a scanner like OWASP ZAP.", "vulnerabiliti~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1551,6 +1554,14 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "Test before you ship and you won't need to. Promote the last deployment.",
             "Rollbacks take one click. Promote the last deployment.",
         ),
+        (
+            "It's in the onboarding email you didn't read. Install the client from the Portal.",
+            "It's in the onboarding email you got. Install the client from the Portal.",
+        ),
+        (
+            "Maybe write better queries. Check pg_locks.",
+            "Blocking queries show up there. Check pg_locks.",
+        ),
     ],
 )
 def test_an_old_tool_a_tautology_one_word_sarcasm_and_smth_lower_the_tone(
@@ -1576,3 +1587,17 @@ def test_a_direct_yes_with_a_step_answers_a_yes_or_no_ticket_in_other_words() ->
 def test_you_wont_need_to_before_a_verb_is_advice() -> None:
     advice = "Add a cache and you won't need to download every package. Cache ~/.npm."
     assert score_tone(advice)[0] >= 4
+
+
+def test_the_singular_of_a_ticket_word_is_no_setting_of_the_answer() -> None:
+    ticket = "Our auto-replies go to every newsletter"
+    shrug = "Auto-reply behaviour can be unpredictable."
+    assert concrete_tokens(shrug, ticket) == []
+    assert score_relevance(ticket, shrug)[0] <= 3
+
+
+def test_saying_that_behaviour_differs_between_devices_is_vague() -> None:
+    ticket = "My Teams notifications don't show"
+    assert score_relevance(ticket, "Notification behaviour differs between devices.")[0] <= 3
+    fix = "Turn on notifications for Teams in Settings > System > Notifications."
+    assert score_relevance(ticket, fix)[0] >= 4
