@@ -103,7 +103,8 @@ _WHATEVER_OF = re.compile(
 # and you won't get throttled" blames the asker's habit for the problem. "Just use the default
 # URL, it's fine." waves the ask away, and "the pricing page, which nobody reads" jabs (a "slot
 # that nobody reads" is a fact); "Test before you ship and you won't need to." calls the ask
-# needless.
+# needless; "Stop sending so many marketing mails." blames a habit, "The firewall has a reason,
+# usually." defends the block, and "Use the laptop's mic then." shrugs the problem off.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
@@ -117,7 +118,9 @@ _DISRESPECT = re.compile(
     r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b"
     r"|(?:^|[.!?]\s+)just [^.!?]*\b(?:it's|that's) fine\b"
     r"|,\s*which (?:nobody|no one) (?:reads|checks|looks at)\b"
-    r"|\band you (?:won't|will not) (?:need|have) to[.!]",
+    r"|\band you (?:won't|will not) (?:need|have) to[.!]"
+    r"|\bstop \w+ing (?:so (?:many|much)|every|all those)\b|\b(?:has|had) a reason(?=[.,;])"
+    r"|(?:^|[.!?]\s+)(?:use|buy|get|try) [^.!?]{1,40}\bthen[.!]",
     re.IGNORECASE,
 )
 

@@ -1494,6 +1494,8 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Postgres says too many clients", "Put PgBouncer in front of it.", "client~"),
         ("Our network goes down when it rains", "Water gets into the cable.", "rain~"),
         ("Our site has known vulnerabilities", "Run a scanner like OWASP ZAP.", "vulnerabiliti~"),
+        ("My laptop won't turn on", "Plug in the charger.", "laptop~"),
+        ("How do we prepare for ransomware?", "Keep offline backups.", "ransomware~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1562,9 +1564,18 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "Maybe write better queries. Check pg_locks.",
             "Blocking queries show up there. Check pg_locks.",
         ),
+        (
+            "The firewall has a reason, usually. Add it to the allow list.",
+            "The firewall blocks the category. Add it to the allow list.",
+        ),
+        (
+            "Stop sending so many marketing mails. Use another address for receipts.",
+            "Marketing mail lowers your standing. Use another address for receipts.",
+        ),
+        ("Use the laptop's mic then.", "Use the laptop's mic for now."),
     ],
 )
-def test_an_old_tool_a_tautology_one_word_sarcasm_and_smth_lower_the_tone(
+def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
     condescending: str, plain: str
 ) -> None:
     assert tone(condescending) < tone(plain)
