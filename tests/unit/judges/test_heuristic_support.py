@@ -1496,6 +1496,8 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Our site has known vulnerabilities", "Run a scanner like OWASP ZAP.", "vulnerabiliti~"),
         ("My laptop won't turn on", "Plug in the charger.", "laptop~"),
         ("How do we prepare for ransomware?", "Keep offline backups.", "ransomware~"),
+        ("Our site shows old content", "Purge the cached HTML.", "site~"),
+        ("Undo the last deployment", "Use Instant Rollback.", "deployment~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1573,6 +1575,14 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "Marketing mail lowers your standing. Use another address for receipts.",
         ),
         ("Use the laptop's mic then.", "Use the laptop's mic for now."),
+        (
+            "Running builds on the controller was never a good idea. Set its executors to 0.",
+            "Builds on the controller slow its UI down. Set its executors to 0.",
+        ),
+        (
+            "It's shown before you confirm, if you look. Billing > Seats > Add.",
+            "It's shown before you confirm. Billing > Seats > Add.",
+        ),
     ],
 )
 def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
@@ -1585,6 +1595,8 @@ def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
 def test_a_decade_is_no_setting_and_a_check_after_a_question_is_no_sarcasm() -> None:
     assert technical_tokens("It has run since the 70s.") == []
     assert score_tone("Is the VPN connected? Good. Then open the share again.")[0] >= 4
+    # "if you look" that guides, not one that jabs
+    assert score_tone("If you look at the logs, you will see the error. Check the logs.")[0] >= 4
 
 
 def test_a_direct_yes_with_a_step_answers_a_yes_or_no_ticket_in_other_words() -> None:
