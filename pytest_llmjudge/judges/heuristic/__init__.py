@@ -49,7 +49,7 @@ def score_relevance(
     signals = relevance_signals(ticket, response)
     score, reason = explain(model or fitted("relevance"), signals)
     score, reason = capped(score, reason, relevance_ceiling(ticket, response, signals))
-    return raised(score, reason, relevance_floor(ticket, response))
+    return raised(score, reason, relevance_floor(ticket, response, signals))
 
 
 def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:

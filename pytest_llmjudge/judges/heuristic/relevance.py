@@ -82,7 +82,7 @@ def related_hit(term: str, others: set[str]) -> str | None:
     groups = related_groups()
     for near in sorted(next((groups[form] for form in _forms(term) if form in groups), ())):
         for other in sorted(others):
-            if other in (near, f"{near}s", *_forms(near)) or _same_word(near, other):
+            if other in (f"{near}s", *_forms(near)) or _same_word(near, other):
                 return other
     return None
 
@@ -276,10 +276,13 @@ def ceiling(ticket: str, response: str, signals: Signals) -> tuple[int, str] | N
     return None
 
 
-def floor(ticket: str, response: str) -> tuple[int, str] | None:
+def floor(ticket: str, response: str, signals: Signals) -> tuple[int, str] | None:
     """The least a response scores: a direct yes or no to a yes-or-no ticket, with a step,
     command or setting, answers it ("Can I get a standing desk?" - "Yes: request it under
-    Facilities > Furniture"), whatever words it shares."""
+    Facilities > Furniture"), whatever words it shares. Not a referral or a shrug ("Yes,
+    contact support")."""
+    if signals["no answer"] or signals["evasive"]:
+        return None
     text = normalise(response)
     if answers_yes_or_no(last_message(ticket), text) and gives_something_to_act_on(text, ticket):
         return 4, "at least 4: it answers the yes-or-no question and says how"

@@ -125,10 +125,10 @@ def _concrete(response: str, asked: set[str]) -> list[str]:
 
 def _asked(ticket: str) -> set[str]:
     """The ticket's words and tokens, also in the singular ("auto-replies": "auto-reply")."""
-    tokens = {t.lower().rstrip(_TRAILING).removesuffix("'s") for t in words(ticket)}
-    tokens |= {t.lower().rstrip(_TRAILING).removesuffix("'s") for t in technical_tokens(ticket)}
-    singular = {f"{t[:-3]}y" for t in tokens if t.endswith("ies")}
-    return tokens | singular | {t[:-1] for t in tokens if t.endswith("s")}
+    tokens = [*words(ticket), *technical_tokens(ticket)]
+    asked = {t.lower().rstrip(_TRAILING).removesuffix("'s") for t in tokens}
+    singular = {f"{t[:-3]}y" for t in asked if t.endswith("ies")}
+    return asked | singular | {t[:-1] for t in asked if t.endswith("s")}
 
 
 def _of_known_words(compound: str, asked: set[str]) -> bool:

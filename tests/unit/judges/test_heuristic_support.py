@@ -1605,6 +1605,8 @@ def test_a_direct_yes_with_a_step_answers_a_yes_or_no_ticket_in_other_words() ->
     assert score_relevance(ticket, f"Yes: {how}")[0] >= 4
     assert "answers the yes-or-no question" in score_relevance(ticket, f"Yes: {how}")[1]
     assert score_relevance(ticket, how.capitalize())[0] <= 3
+    # a yes that only sends the asker elsewhere gets no floor
+    assert score_relevance(ticket, "Yes, contact support and open a ticket.")[0] <= 2
 
 
 def test_you_wont_need_to_before_a_verb_is_advice() -> None:
