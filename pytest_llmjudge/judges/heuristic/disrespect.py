@@ -86,8 +86,9 @@ _CONTRAST = re.compile(
     r"\b(?:but|isn't|is not|aren't|are not)\b|\bthe (?:problem|issue|fault) is (?!you)",
     re.IGNORECASE,
 )
-# "... so stale entries expire anyway" gives the purpose of a step, "Merge anyway." shrugs
-_PURPOSE = re.compile(rf"\b(?:{_CONDITION_WORDS}|so|in case)\b", re.IGNORECASE)
+# "... so stale entries expire anyway" gives the purpose of a step and "..., and make the app
+# retry connections anyway" adds one; "Merge anyway." shrugs
+_PURPOSE = re.compile(rf"\b(?:{_CONDITION_WORDS}|so|in case)\b|^\s*and\b", re.IGNORECASE)
 # "whatever the number of workspaces" and "whatever plan you were on" qualify; "Whatever.",
 # "do whatever" and "use whatever DNS they get" shrug.
 _WHATEVER_OF = re.compile(
@@ -136,11 +137,13 @@ _SARCASTIC_PRAISE = re.compile(
     re.IGNORECASE,
 )
 # A one-word verdict as a sentence: "Use your work laptop for work. Simple."; a grudging
-# "Fine, ..." to open a reply.
+# "Fine, ..." to open a reply; "Shocking, I know.", "Upgrading without reading the notes, I
+# see." and "Should have been unique from the start." (no subject: a verdict on the asker).
 _CURT = re.compile(
     r"(?:^|(?<=[.!?]) )"
     r"(?:simple|easy|obviously|problem solved|wow|not hard|come on|basic stuff)[.!]"
-    r"|^\W*fine(?=[,.!])",
+    r"|^\W*fine(?=[,.!])|\b(?:shocking|surprising|amazing|crazy|wild), I know[.!]"
+    r"|,\s*I see(?=[.!])|(?:^|(?<=[.!?]) )should(?:'ve| have)\b",
     re.IGNORECASE,
 )
 # A reply that opens by echoing the problem as a question without a verb: "Forty minutes?",

@@ -1583,6 +1583,18 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "It's shown before you confirm, if you look. Billing > Seats > Add.",
             "It's shown before you confirm. Billing > Seats > Add.",
         ),
+        (
+            "Coverage needs to know where your code is. Shocking, I know. Set source.",
+            "Coverage needs to know where your code is. Set source in .coveragerc.",
+        ),
+        (
+            "Upgrading without reading the notes, I see. Check the kubelet logs.",
+            "The kubelet may not have come back. Check the kubelet logs.",
+        ),
+        (
+            "Should have been unique from the start. Find the duplicates with GROUP BY.",
+            "Duplicates block the constraint. Find the duplicates with GROUP BY.",
+        ),
     ],
 )
 def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
@@ -1626,3 +1638,9 @@ def test_saying_that_behaviour_differs_between_devices_is_vague() -> None:
     assert score_relevance(ticket, "Notification behaviour differs between devices.")[0] <= 3
     fix = "Turn on notifications for Teams in Settings > System > Notifications."
     assert score_relevance(ticket, fix)[0] >= 4
+
+
+def test_anyway_after_and_adds_a_step_and_alone_shrugs() -> None:
+    steps = "Add an initContainer that waits for the port, and make the app retry anyway."
+    assert score_tone(steps)[0] >= 4
+    assert score_tone("The check fails on old runners. Merge anyway.")[0] <= 3
