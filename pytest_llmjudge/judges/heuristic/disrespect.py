@@ -59,7 +59,7 @@ _DISMISSAL = (
     "ever thought of", "isn't for work", "aren't for work", "has existed since",
     "have existed since", "maybe stop", "been around forever", "been around for years",
     "been around since", "you didn't read", "you never read", "you didn't bother",
-    "was never a good idea",
+    "was never a good idea", "surely you",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -107,7 +107,8 @@ _WHATEVER_OF = re.compile(
 # that nobody reads" is a fact); "Test before you ship and you won't need to." calls the ask
 # needless; "Stop sending so many marketing mails." blames a habit, "The firewall has a reason,
 # usually." defends the block, "Use the laptop's mic then." shrugs the problem off, and "It's
-# shown before you confirm, if you look." jabs ("if you look at the logs, ..." guides).
+# shown before you confirm, if you look." jabs ("if you look at the logs, ..." guides); "Seats
+# don't cancel themselves." mocks and "should have been isolated years ago" blames.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
@@ -124,7 +125,9 @@ _DISRESPECT = re.compile(
     r"|\band you (?:won't|will not) (?:need|have) to[.!]"
     r"|\bstop \w+ing (?:so (?:many|much)|every|all those)\b|\b(?:has|had) a reason(?=[.,;])"
     r"|(?:^|[.!?]\s+)(?:use|buy|get|try) [^.!?]{1,40}\bthen[.!]"
-    r"|,\s*if you (?:look|looked|read|bothered)(?=[.!])",
+    r"|,\s*if you (?:look|looked|read|bothered)(?=[.!])"
+    r"|(?:^|[.!?]\s+)\w+(?: \w+)? (?:don't|doesn't|won't) \w+ (?:themselves|itself)[.!]"
+    r"|\bshould(?:'ve| have) been \w+ (?:years ago|long ago|from day one|from the start)\b",
     re.IGNORECASE,
 )
 

@@ -34,7 +34,7 @@ REFERRAL = (
 VAGUE = re.compile(
     r"\b(?:many|multiple|various|numerous|several|a number of|a variety of|a range of|lots of"
     r"|a lot of|a combination of|a mix of|a multitude of|an interplay of) (?:[\w-]+ ){0,4}"
-    r"(?:factors|reasons|considerations|things|variables|causes|conditions|aspects)\b"
+    r"(?:factors|reasons|considerations|things|variables|causes|conditions|aspects|sources)\b"
     r"|\b(?:influenced|shaped|affected|determined) by (?:a (?:variety|range|number|mix"
     r"|combination) of|multiple|many|various|several|numerous)\b(?: [\w-]+){0,3}"
     r"|\bunique to each\b|\bas appropriate\b|\bin (?:its|their) own way\b|\ba construct\b"

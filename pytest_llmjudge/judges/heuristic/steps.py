@@ -20,29 +20,30 @@ _PLAIN = re.compile(r"[\d,.']*s?[.,;:!?]?|\W+")  # "1995", "10,000", "the 70s."
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").
 STEP_VERBS = (
     "add", "allow", "apply", "approve", "ask", "assign", "attach", "block", "bring", "build",
-    "cache", "call", "change", "check", "choose", "clear", "click", "close", "compare",
-    "compress", "configure", "confirm", "connect", "copy", "create", "deactivate", "declare",
+    "cache", "call", "change", "check", "choose", "clear", "click", "close", "compare", "compress",
+    "configure", "confirm", "connect", "convert", "copy", "create", "deactivate", "declare",
     "decrease", "delete", "deploy", "disable", "disconnect", "download", "drop", "edit", "empty",
-    "enable", "enrol", "enroll", "enter", "export", "extend", "filter", "find", "fix", "flush",
-    "follow", "forward", "free", "generate", "give", "go", "grant", "group", "handle", "hover",
-    "import", "increase", "install", "keep", "limit", "list", "load", "lock", "log", "look",
-    "lower", "make", "mark", "merge", "modify", "mount", "move", "open", "order", "paginate",
-    "patch", "pause", "pick", "pin", "plug", "point", "prefer", "press", "print", "profile",
-    "protect", "prune", "put", "quarantine", "raise", "read", "reboot", "rebuild", "reconnect",
-    "redirect", "reduce", "register", "reinstall", "reload", "remove", "rename", "renew",
-    "repair", "replace", "replay", "reply", "report", "request", "rerun", "resend", "reserve",
-    "reset", "resize", "restart", "restore", "restrict", "resume", "retry", "revoke", "roll",
-    "rotate", "route", "run", "save", "schedule", "select", "send", "serve", "set", "share",
-    "ship", "show", "sign", "split", "start", "stop", "store", "submit", "switch", "take", "tap",
-    "tell", "test", "track", "trim", "trust", "try", "turn", "unblock", "unlock", "unplug",
+    "enable", "enrol", "enroll", "enter", "exclude", "export", "extend", "filter", "find", "fix",
+    "flush", "follow", "forward", "free", "generate", "give", "go", "grant", "group", "handle",
+    "hover", "import", "increase", "install", "keep", "limit", "list", "load", "lock", "log",
+    "look", "lower", "make", "mark", "merge", "modify", "mount", "move", "open", "order",
+    "paginate", "patch", "pause", "pick", "pin", "plug", "point", "prefer", "press", "print",
+    "profile", "protect", "prune", "put", "quarantine", "raise", "read", "reboot", "rebuild",
+    "reconnect", "redirect", "reduce", "register", "reinstall", "reload", "remove", "rename",
+    "renew", "repair", "replace", "replay", "reply", "report", "request", "rerun", "resend",
+    "reserve", "reset", "resize", "restart", "restore", "restrict", "resume", "retry", "revoke",
+    "roll", "rotate", "route", "run", "save", "schedule", "select", "send", "serve", "set",
+    "share", "ship", "show", "sign", "split", "start", "stop", "store", "submit", "switch", "take",
+    "tap", "tell", "test", "track", "trim", "trust", "try", "turn", "unblock", "unlock", "unplug",
     "update", "upgrade", "upload", "use", "verify", "wipe", "write",
 )  # fmt: skip
 STEP_VERB_SET = frozenset(STEP_VERBS)
 # A step opens a sentence or a clause: "If it does not, add it by hand", "..., then restart",
-# "..., or take the snapshot right before", "Never enable macros".
+# "..., or take the snapshot right before", "Never enable macros". "Sign-in issues ..." opens
+# with a noun.
 _CONNECTIVE = r"(?:then|and|or|but|first|also|finally|otherwise|don't|do not|never)\s+"
 _CLAUSE_START = re.compile(
-    rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)", re.IGNORECASE
+    rf"(?:(?:^|[,;:])\s*(?:{_CONNECTIVE})?|\b{_CONNECTIVE})([A-Za-z]+)(?!-)", re.IGNORECASE
 )
 # Tokens that look technical and are words: an acronym ("VPN") or a hyphenated word
 # ("read-only"). A hyphenated word of ordinary words ("ever-changing") is not something to

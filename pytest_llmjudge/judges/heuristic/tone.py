@@ -66,6 +66,7 @@ _LOOK_IN = re.compile(r"\W*look (?:in|inside|under|for)\b", re.IGNORECASE)
 # ... and these instruct only with a command, setting or path ("Stop the wuauserv service,
 # rename C:\\Windows\\SoftwareDistribution"); with a plain object they confront.
 _INSTRUCTING_WITH_CODE = ("stop", "wait")
+_DOCUMENTS = frozenset(("doc", "docs", "documentation", "readme", "manual", "markdown", "md"))
 _PROFANITY = re.compile(
     r"\b(fuck\w*|shit\w*|damn\w*|hell|bitch\w*|crap\w*|ass|asshole\w*|bastard\w*|wtf|stfu|"
     r"piss\w*|dick\w*|bullshit|idiot\w*|moron\w*|stupid\w*|dumb\w*|retard\w*|"
@@ -77,7 +78,7 @@ _SLANG = (
     "nope", "yep", "tbh", "u", "ur", "pls", "plz", "thx", "cuz", "dunno", "gotta", "ain't",
     "yo", "meh", "cranky", "super easy", "no worries", "gl", "oof", "yikes", "yolo", "lmfao",
     "rofl", "idk", "ngl", "smh", "hahaha", "ya know", "wing it", "nuke", "sucks", "a pain",
-    "classic", "smth",
+    "classic", "smth", "oops",
 )  # fmt: skip
 _SLANG_WORDS = frozenset(w for w in _SLANG if " " not in w)
 # Laughing at the asker's problem ("outage credits lol") is overly casual at best.
@@ -265,11 +266,15 @@ def instructs(sentence: str) -> bool:
 def names_a_system(sentence: str, strict: bool = False) -> bool:
     """A command, setting, path or menu path in the sentence, or a support term (two with
     ``strict``: "You added four seats on the 12th" names the account, "You broke it" does
-    not)."""
+    not). The docs are where a reader is sent, not a system: "Read the docs." confronts."""
     if " > " in sentence or technical_tokens(sentence):
         return True
     groups = related_groups()
-    terms = {t for t in content_terms(sentence) if t in groups and t not in TECHNICAL_WORDS}
+    terms = {
+        t
+        for t in content_terms(sentence)
+        if t in groups and t not in TECHNICAL_WORDS and t not in _DOCUMENTS
+    }
     return len(terms) >= (2 if strict else 1)
 
 

@@ -1498,6 +1498,7 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("How do we prepare for ransomware?", "Keep offline backups.", "ransomware~"),
         ("Our site shows old content", "Purge the cached HTML.", "site~"),
         ("Undo the last deployment", "Use Instant Rollback.", "deployment~"),
+        ("Skip CI on documentation changes", "Ignore the docs folder.", "documentation~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1595,6 +1596,19 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "Should have been unique from the start. Find the duplicates with GROUP BY.",
             "Duplicates block the constraint. Find the duplicates with GROUP BY.",
         ),
+        ("oops, fix it in billing", "Fix it in Billing > Company details."),
+        (
+            "Seats don't cancel themselves. Billing > Seats > Remove.",
+            "Seats are removed here: Billing > Seats > Remove.",
+        ),
+        (
+            "Printers should have been isolated years ago. Make a VLAN.",
+            "Printers belong on their own network. Make a VLAN.",
+        ),
+        (
+            "Docs don't need tests, surely you knew. Add paths-ignore.",
+            "Docs don't need tests. Add paths-ignore.",
+        ),
     ],
 )
 def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
@@ -1644,3 +1658,11 @@ def test_anyway_after_and_adds_a_step_and_alone_shrugs() -> None:
     steps = "Add an initContainer that waits for the port, and make the app retry anyway."
     assert score_tone(steps)[0] >= 4
     assert score_tone("The check fails on old runners. Merge anyway.")[0] <= 3
+
+
+def test_exclude_and_convert_open_steps_and_a_hyphenated_noun_does_not() -> None:
+    ticket = "Our VPN is slow for video calls"
+    assert not nothing_to_act_on(ticket, "Exclude Teams traffic from the tunnel.")
+    assert not nothing_to_act_on(ticket, "Convert the profile to split tunnelling.")
+    shrug = "Sign-in issues can stem from many sources."
+    assert score_relevance("A user's email changed and they can't sign in", shrug)[0] <= 2
