@@ -59,7 +59,8 @@ _DISMISSAL = (
     "ever thought of", "isn't for work", "aren't for work", "has existed since",
     "have existed since", "maybe stop", "been around forever", "been around for years",
     "been around since", "you didn't read", "you never read", "you didn't bother",
-    "was never a good idea", "surely you",
+    "was never a good idea", "surely you", "like everything else", "beginner mistake",
+    "beginner's mistake", "newbie",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an
@@ -108,7 +109,8 @@ _WHATEVER_OF = re.compile(
 # needless; "Stop sending so many marketing mails." blames a habit, "The firewall has a reason,
 # usually." defends the block, "Use the laptop's mic then." shrugs the problem off, and "It's
 # shown before you confirm, if you look." jabs ("if you look at the logs, ..." guides); "Seats
-# don't cancel themselves." mocks and "should have been isolated years ago" blames.
+# don't cancel themselves." mocks and "should have been isolated years ago" blames; "Caching is
+# CI 101.", "..., bold." and a bare "Read the router's manual." talk down.
 _DISRESPECT = re.compile(
     r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
     r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
@@ -127,7 +129,9 @@ _DISRESPECT = re.compile(
     r"|(?:^|[.!?]\s+)(?:use|buy|get|try) [^.!?]{1,40}\bthen[.!]"
     r"|,\s*if you (?:look|looked|read|bothered)(?=[.!])"
     r"|(?:^|[.!?]\s+)\w+(?: \w+)? (?:don't|doesn't|won't) \w+ (?:themselves|itself)[.!]"
-    r"|\bshould(?:'ve| have) been \w+ (?:years ago|long ago|from day one|from the start)\b",
+    r"|\bshould(?:'ve| have) been \w+ (?:years ago|long ago|from day one|from the start)\b"
+    r"|(?:^|\s)[A-Za-z][\w/]* 101(?=[.!,]|$)|,\s*bold[.!]"
+    r"|(?:^|[.!?]\s+)read (?:the |their |its )?(?:[\w'-]+'s )?(?:manual|docs|documentation)[.!]",
     re.IGNORECASE,
 )
 

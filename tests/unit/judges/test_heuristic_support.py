@@ -1499,6 +1499,10 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Our site shows old content", "Purge the cached HTML.", "site~"),
         ("Undo the last deployment", "Use Instant Rollback.", "deployment~"),
         ("Skip CI on documentation changes", "Ignore the docs folder.", "documentation~"),
+        ("Our rolling update causes errors", "Add a readiness probe.", "roll~"),
+        ("Our wired connection is slow", "Check the cable.", "wired~"),
+        ("A laptop shows a ransom note", "Call the incident response team.", "ransom~"),
+        ("An employee forgot the PIN", "Reset it for the user.", "employee~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1608,6 +1612,23 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
         (
             "Docs don't need tests, surely you knew. Add paths-ignore.",
             "Docs don't need tests. Add paths-ignore.",
+        ),
+        ("Caching is CI 101. Cache ~/.m2.", "Maven fetches every dependency. Cache ~/.m2."),
+        (
+            "Renaming in production without a plan, bold. Add the new column first.",
+            "Renaming in place breaks the app. Add the new column first.",
+        ),
+        (
+            "It's on the pricing page like everything else. Apply under Billing > Discounts.",
+            "It's on the pricing page. Apply under Billing > Discounts.",
+        ),
+        (
+            "Read the router's manual. Turn on failback.",
+            "Failback is off by default. Turn on failback.",
+        ),
+        (
+            "Leaking versions is a beginner mistake. Set server_tokens off.",
+            "Leaking versions helps attackers. Set server_tokens off.",
         ),
     ],
 )
