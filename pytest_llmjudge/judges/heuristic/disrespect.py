@@ -60,7 +60,7 @@ _DISMISSAL = (
     "have existed since", "maybe stop", "been around forever", "been around for years",
     "been around since", "you didn't read", "you never read", "you didn't bother",
     "was never a good idea", "surely you", "like everything else", "beginner mistake",
-    "beginner's mistake", "newbie",
+    "beginner's mistake", "newbie", "who knew", "unsurprisingly", "just part of",
 )  # fmt: skip
 # Advice to leave something alone or to someone else: dismissal in a bare sentence ("Scanners
 # cry wolf. Ignore it.", "Tell them to upgrade.", "Make them use their phones."), an

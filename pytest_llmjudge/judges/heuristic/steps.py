@@ -95,7 +95,7 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     words), a command, setting or path that the ticket does not already name, a menu path,
     a figure or a quoted label: what a support answer gives the asker to act on."""
     asked = _asked(ticket)
-    if _concrete(response, asked):
+    if _concrete(response, asked) or any(_opens_with_a_command(s) for s in sentences(response)):
         return True
     if " > " in response or _figures(response, asked):
         return True
@@ -104,6 +104,14 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     steps = [s for s in sentences(response) if opens_a_step(_NOT_A_STEP.sub("", s))]
     # a lone order of a few words ("Fix it.", "Use passwords.") is not a procedure
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
+
+
+def _opens_with_a_command(sentence: str) -> bool:
+    """ "kubeadm certs check-expiration": a lower-case word no dictionary has, with a flag,
+    path or setting among its arguments ("emojis r hard" has none)."""
+    tokens = words(sentence)
+    command = len(tokens) >= 2 and tokens[0].islower() and not ordinary(tokens[0])
+    return command and bool(technical_tokens(sentence))
 
 
 def concrete_tokens(response: str, ticket: str = "") -> list[str]:

@@ -1503,6 +1503,9 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Our wired connection is slow", "Check the cable.", "wired~"),
         ("A laptop shows a ransom note", "Call the incident response team.", "ransom~"),
         ("An employee forgot the PIN", "Reset it for the user.", "employee~"),
+        ("Our firewall CPU is at 100%", "Exempt backup traffic from inspection.", "firewall~"),
+        ("Our contact form returns 500", "Read the stack trace in the log.", "500~"),
+        ("Login gets stuck in a redirect loop", "Set X-Forwarded-Proto on the proxy.", "redirect~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1630,6 +1633,18 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "Leaking versions is a beginner mistake. Set server_tokens off.",
             "Leaking versions helps attackers. Set server_tokens off.",
         ),
+        (
+            "It's under Billing, unsurprisingly. Company details > Address.",
+            "It's under Billing. Company details > Address.",
+        ),
+        (
+            "Fancy signatures break, who knew. Use a simple HTML one.",
+            "Image-heavy signatures break on phones. Use a simple HTML one.",
+        ),
+        (
+            "500s are just part of updates. Roll back the release.",
+            "500s after an update come from the release. Roll back the release.",
+        ),
     ],
 )
 def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
@@ -1687,3 +1702,9 @@ def test_exclude_and_convert_open_steps_and_a_hyphenated_noun_does_not() -> None
     assert not nothing_to_act_on(ticket, "Convert the profile to split tunnelling.")
     shrug = "Sign-in issues can stem from many sources."
     assert score_relevance("A user's email changed and they can't sign in", shrug)[0] <= 2
+
+
+def test_a_command_line_in_lower_case_is_something_to_act_on_and_casual_words_are_not() -> None:
+    ticket = "How do we check a cluster's certificate expiry?"
+    assert not nothing_to_act_on(ticket, "kubeadm certs check-expiration on a control node.")
+    assert nothing_to_act_on("Our MySQL tables break emojis", "emojis r hard")
