@@ -97,43 +97,48 @@ _WHATEVER_OF = re.compile(
     r"|(?<!use )(?<!do )\bwhatever \w+ (?:you|they|we|it)\b",
     re.IGNORECASE,
 )
-# "That's on them" blames; "That's on their side" says where the fault is. "EKS is fiddly like
-# that" shrugs, as "Wi-Fi is like that", "Random failures are random." and "Private means
-# private." do; "if your teams can't share a cluster nicely", "Who names files like that?", "Write
-# faster code", "Maybe write better queries", "like a grown-up", "Check your statement properly",
-# "..., genius", "use a real login", "Google 'share AMI'. Took me five seconds." and "Just don't
-# ..." talk down to the asker; "someone on your side messed up" blames, and "Stop spamming the API
-# and you won't get throttled" blames the asker's habit for the problem. "Just use the default
-# URL, it's fine." waves the ask away, and "the pricing page, which nobody reads" jabs (a "slot
-# that nobody reads" is a fact); "Test before you ship and you won't need to." calls the ask
-# needless; "Stop sending so many marketing mails." blames a habit, "The firewall has a reason,
-# usually." defends the block, "Use the laptop's mic then." shrugs the problem off, and "It's
-# shown before you confirm, if you look." jabs ("if you look at the logs, ..." guides); "Seats
-# don't cancel themselves." mocks and "should have been isolated years ago" blames; "Caching is
-# CI 101.", "..., bold." and a bare "Read the router's manual." talk down.
-_DISRESPECT = re.compile(
-    r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)|\b(?:is|are) \w+ like that\b"
-    r"|(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)"
-    r"|\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b"
-    r"|\bwho \w+(?: \w+){0,3} like that\b|\bwrite (?:faster|better|cleaner|smarter) \w+"
-    r"|\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b"
-    r"|\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b|,\s*(?:genius|einstein|sherlock)\b"
-    r"|(?:^|[.!?]\s+)google (?:it|for|['\"])|\btook me (?:\w+ )?(?:seconds?|minutes?)\b"
-    r"|\b(?:get|buy|use) a real(?: [\w-]+){1,2}[.!]|(?:^|[.!?]\s+)just don't\b"
-    r"|\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b"
-    r"|\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b"
-    r"|(?:^|[.!?]\s+)just [^.!?]*\b(?:it's|that's) fine\b"
-    r"|,\s*which (?:nobody|no one) (?:reads|checks|looks at)\b"
-    r"|\band you (?:won't|will not) (?:need|have) to[.!]"
-    r"|\bstop \w+ing (?:so (?:many|much)|every|all those)\b|\b(?:has|had) a reason(?=[.,;])"
-    r"|(?:^|[.!?]\s+)(?:use|buy|get|try) [^.!?]{1,40}\bthen[.!]"
-    r"|,\s*if you (?:look|looked|read|bothered)(?=[.!])"
-    r"|(?:^|[.!?]\s+)\w+(?: \w+)? (?:don't|doesn't|won't) \w+ (?:themselves|itself)[.!]"
-    r"|\bshould(?:'ve| have) been \w+ (?:years ago|long ago|from day one|from the start)\b"
-    r"|(?:^|\s)[A-Za-z][\w/]* 101(?=[.!,]|$)|,\s*bold[.!]"
-    r"|(?:^|[.!?]\s+)read (?:the |their |its )?(?:[\w'-]+'s )?(?:manual|docs|documentation)[.!]",
-    re.IGNORECASE,
+# Talking down to the asker, blaming them or waving the ask away, each with an example. The
+# tautology ("Random failures are random.") refers to its word as \1: no pattern before it may
+# capture a group.
+_DISRESPECT_PATTERNS = (
+    # "That's on them" blames; "That's on their side" says where the fault is
+    r"\bthat's on\b(?! (?:their|our|your|the|its) (?:side|end)\b)",
+    r"\b(?:is|are) \w+ like that\b",  # "EKS is fiddly like that", "Wi-Fi is like that"
+    # "Random failures are random.", "Private means private."
+    r"(?:^|[.!?;]\s+)(\w{3,})(?: \w+){0,2} (?:is|are|means) (?:just )?\1(?=[.,;!]|$)",
+    r"\b(?:share|play|behave)\b[^.,;]{0,30}\bnicely\b",  # "if your teams can't share nicely"
+    r"\bwho \w+(?: \w+){0,3} like that\b",  # "Who names files like that?"
+    r"\bwrite (?:faster|better|cleaner|smarter) \w+",  # "Maybe write better queries."
+    r"\blike (?:a |an )?(?:grown-ups?|adults?|professionals?)\b",
+    r"\b(?:check|read|look at)\b[^.!?]{0,40}\bproperly\b",  # "Check your statement properly"
+    r",\s*(?:genius|einstein|sherlock)\b",
+    r"(?:^|[.!?]\s+)google (?:it|for|['\"])",  # "Google 'share AMI'. Took me five seconds."
+    r"\btook me (?:\w+ )?(?:seconds?|minutes?)\b",
+    r"\b(?:get|buy|use) a real(?: [\w-]+){1,2}[.!]",  # "use a real login."
+    r"(?:^|[.!?]\s+)just don't\b",
+    r"\b(?:you|someone|they)\b[^.!?]{0,20}\bmessed up\b",  # "someone on your side messed up"
+    # "Stop spamming the API and you won't get throttled" blames the asker's habit
+    r"\bstop \w+ing\b[^.!?;]*\band (?:you|it|they) (?:won't|will not)\b",
+    r"(?:^|[.!?]\s+)just [^.!?]*\b(?:it's|that's) fine\b",  # "Just use the default URL, it's fine."
+    # "the pricing page, which nobody reads" jabs; "a slot that nobody reads" is a fact
+    r",\s*which (?:nobody|no one) (?:reads|checks|looks at)\b",
+    # "Test before you ship and you won't need to." calls the ask needless
+    r"\band you (?:won't|will not) (?:need|have) to[.!]",
+    r"\bstop \w+ing (?:so (?:many|much)|every|all those)\b",  # "Stop sending so many mails."
+    r"\b(?:has|had) a reason(?=[.,;])",  # "The firewall has a reason, usually."
+    r"(?:^|[.!?]\s+)(?:use|buy|get|try) [^.!?]{1,40}\bthen[.!]",  # "Use the laptop's mic then."
+    # "It's shown before you confirm, if you look."; "if you look at the logs, ..." guides
+    r",\s*if you (?:look|looked|read|bothered)(?=[.!])",
+    # "Seats don't cancel themselves."
+    r"(?:^|[.!?]\s+)\w+(?: \w+)? (?:don't|doesn't|won't) \w+ (?:themselves|itself)[.!]",
+    # "Printers should have been isolated years ago."
+    r"\bshould(?:'ve| have) been \w+ (?:years ago|long ago|from day one|from the start)\b",
+    r"(?:^|\s)[A-Za-z][\w/]* 101(?=[.!,]|$)",  # "Caching is CI 101."
+    r",\s*bold[.!]",  # "Renaming in production without a plan, bold."
+    # a bare "Read the router's manual."
+    r"(?:^|[.!?]\s+)read (?:the |their |its )?(?:[\w'-]+'s )?(?:manual|docs|documentation)[.!]",
 )
+_DISRESPECT = re.compile("|".join(_DISRESPECT_PATTERNS), re.IGNORECASE)
 
 
 # Praise after a question is sarcasm: "A NAS without backups? Brilliant planning.", "Designing
