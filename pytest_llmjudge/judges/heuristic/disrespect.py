@@ -137,6 +137,10 @@ _DISRESPECT_PATTERNS = (
     r",\s*bold[.!]",  # "Renaming in production without a plan, bold."
     # a bare "Read the router's manual."
     r"(?:^|[.!?]\s+)read (?:the |their |its )?(?:[\w'-]+'s )?(?:manual|docs|documentation)[.!]",
+    # "Regions aren't a buffet."
+    r"\b(?:isn't|aren't|is not|are not) a (?:buffet|playground|toy|game|joke|charity)\b",
+    r",\s*wow[.!]",  # "Admins without MFA in 2026, wow."
+    r"\b(?:nobody|no one) \w+[^.!?]*\banymore\b",  # "Nobody runs mail servers anymore."
 )
 _DISRESPECT = re.compile("|".join(_DISRESPECT_PATTERNS), re.IGNORECASE)
 

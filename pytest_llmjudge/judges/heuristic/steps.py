@@ -11,10 +11,11 @@ import re
 from .text import ordinary, sentences, words
 
 # An identifier of three or more capitalised parts ("PutLogEvents", "CrashLoopBackOff") is a
-# setting; two ("GitHub", "SharePoint") is a product's name.
+# setting, and so is a service's key or action ("aws:RequestedRegion", "s3:GetObject"); two
+# capitalised parts ("GitHub", "SharePoint") are a product's name.
 _TECHNICAL_TOKEN = re.compile(
     r"`[^`]+`|\S*[=_/\\]\S*|\S+-\S+|\b[a-z]+[A-Z]\w+|\b[A-Z]{3,}\b|\S*\d\S*"
-    r"|\b(?:[A-Z]+[a-z0-9]+){3,}\b"
+    r"|\b(?:[A-Z]+[a-z0-9]+){3,}\b|\b[a-z0-9-]+:[A-Z]\w+"
 )
 _PLAIN = re.compile(r"[\d,.']*s?[.,;:!?]?|\W+")  # "1995", "10,000", "the 70s."
 # The verbs that open a step of an answer ("Open Settings", "Run kubectl logs").

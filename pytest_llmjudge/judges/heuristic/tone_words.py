@@ -24,7 +24,7 @@ PROBLEM_WORDS = frozenset(
     error errors fail fails failed failing failure failures crash crashes crashed reject
     rejects rejected rejecting block blocked blocks kill killed kills lost lose missing miss
     broken problem problems issue issues wrong stuck delay delayed leak leaks expired denied
-    deny lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
+    deny denies lower no not stop stops stopped cut avoid interrupted fault bug bugs warning fatal
     drop dropped dropping slow exhausted low limit limits risk alert alerts critical fire
     fired trouble bad disable disabled lack lacks pain hard panic attack vulnerable cancel
     cancels cancelled canceled cancellation charged conflict conflicts conflicting abandoned

@@ -1506,6 +1506,7 @@ def test_the_plural_of_a_related_short_term_takes_up_the_ticket_word() -> None:
         ("Our firewall CPU is at 100%", "Exempt backup traffic from inspection.", "firewall~"),
         ("Our contact form returns 500", "Read the stack trace in the log.", "500~"),
         ("Login gets stuck in a redirect loop", "Set X-Forwarded-Proto on the proxy.", "redirect~"),
+        ("Who deleted the file?", "Turn on auditing.", "delet~"),
     ],
 )
 def test_newer_related_terms_take_up_the_ticket_word(
@@ -1645,6 +1646,12 @@ def test_saying_nobody_reads_the_page_talks_down() -> None:
             "500s are just part of updates. Roll back the release.",
             "500s after an update come from the release. Roll back the release.",
         ),
+        ("Regions aren't a buffet. Use an SCP.", "Regions are limited by policy. Use an SCP."),
+        ("Admins without MFA in 2026, wow. Require it now.", "Admins need MFA. Require it now."),
+        (
+            "Nobody runs mail servers anymore. Use an email API.",
+            "A mail server isn't needed. Use an email API.",
+        ),
     ],
 )
 def test_jabs_blame_and_shrugs_from_later_sets_lower_the_tone(
@@ -1708,3 +1715,10 @@ def test_a_command_line_in_lower_case_is_something_to_act_on_and_casual_words_ar
     ticket = "How do we check a cluster's certificate expiry?"
     assert not nothing_to_act_on(ticket, "kubeadm certs check-expiration on a control node.")
     assert nothing_to_act_on("Our MySQL tables break emojis", "emojis r hard")
+
+
+def test_a_services_key_is_a_setting_and_denies_names_what_a_policy_does() -> None:
+    policy = "A policy that denies actions when aws:RequestedRegion is not in your list."
+    assert "aws:RequestedRegion" in technical_tokens(policy)
+    assert not nothing_to_act_on("How do we limit the regions our team can use?", policy)
+    assert score_tone(policy)[0] >= 4
