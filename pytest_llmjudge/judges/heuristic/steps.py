@@ -96,13 +96,14 @@ def gives_something_to_act_on(response: str, ticket: str = "") -> bool:
     words), a command, setting or path that the ticket does not already name, a menu path,
     a figure or a quoted label: what a support answer gives the asker to act on."""
     asked = _asked(ticket)
-    if _concrete(response, asked) or any(_opens_with_a_command(s) for s in sentences(response)):
+    sents = sentences(response)
+    if _concrete(response, asked) or any(_opens_with_a_command(s) for s in sents):
         return True
     if " > " in response or _figures(response, asked):
         return True
     if QUOTED_LABEL.search(response):
         return True
-    steps = [s for s in sentences(response) if opens_a_step(_NOT_A_STEP.sub("", s))]
+    steps = [s for s in sents if opens_a_step(_NOT_A_STEP.sub("", s))]
     # a lone order of a few words ("Fix it.", "Use passwords.") is not a procedure
     return sum(len(words(step)) for step in steps) >= ORDER_WORDS
 

@@ -26,7 +26,7 @@ from .text import (
     sentiment,
     words,
 )
-from .tone_words import ACRONYMS, CODE_WORDS, PROBLEM_WORDS, TECHNICAL_WORDS
+from .tone_words import ACRONYMS, CODE_WORDS, DOCUMENT_WORDS, PROBLEM_WORDS, TECHNICAL_WORDS
 
 _GRATITUDE = ("thank", "thanks", "thank you", "appreciate", "appreciated", "grateful")
 _DEFERENCE = (
@@ -66,7 +66,6 @@ _LOOK_IN = re.compile(r"\W*look (?:in|inside|under|for)\b", re.IGNORECASE)
 # ... and these instruct only with a command, setting or path ("Stop the wuauserv service,
 # rename C:\\Windows\\SoftwareDistribution"); with a plain object they confront.
 _INSTRUCTING_WITH_CODE = ("stop", "wait")
-_DOCUMENTS = frozenset(("doc", "docs", "documentation", "readme", "manual", "markdown", "md"))
 _PROFANITY = re.compile(
     r"\b(fuck\w*|shit\w*|damn\w*|hell|bitch\w*|crap\w*|ass|asshole\w*|bastard\w*|wtf|stfu|"
     r"piss\w*|dick\w*|bullshit|idiot\w*|moron\w*|stupid\w*|dumb\w*|retard\w*|"
@@ -273,7 +272,7 @@ def names_a_system(sentence: str, strict: bool = False) -> bool:
     terms = {
         t
         for t in content_terms(sentence)
-        if t in groups and t not in TECHNICAL_WORDS and t not in _DOCUMENTS
+        if t in groups and t not in TECHNICAL_WORDS and t not in DOCUMENT_WORDS
     }
     return len(terms) >= (2 if strict else 1)
 

@@ -55,3 +55,6 @@ TECHNICAL_WORDS = frozenset(
 ACRONYMS = frozenset(
     "url api cpu ram dns vpn ssl tls ssh aws faq pdf csv id ip it os".split()  # noqa: SIM905
 )
+# The docs are where a reader is sent, not a system an instruction acts on: "Read the docs."
+# confronts.
+DOCUMENT_WORDS = frozenset(("doc", "docs", "documentation", "readme", "manual", "markdown", "md"))
