@@ -148,7 +148,18 @@ def extract(data: Any, path: str) -> str:
         elif isinstance(value, dict) and part in value:
             value = value[part]
         else:
-            raise TargetError(f"reply has no field '{path}' (missing '{part}')")
+            raise TargetError(f"reply has no field '{path}' (missing '{part}'; {_has(value)})")
     if not isinstance(value, str) or not value.strip():
         raise TargetError(f"reply field '{path}' is not a non-empty string: {value!r:.60}")
     return value
+
+
+def _has(value: Any) -> str:
+    """What the reply had where a field was missing, so the user can fix the field path."""
+    if isinstance(value, dict):
+        keys = ", ".join(repr(key) for key in list(value)[:12])
+        more = f" and {len(value) - 12} more" if len(value) > 12 else ""
+        return f"its keys there: {keys}{more}" if value else "an empty object there"
+    if isinstance(value, list):
+        return f"a list of {len(value)} there"
+    return f"a {type(value).__name__} there, not an object"

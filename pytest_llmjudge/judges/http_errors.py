@@ -83,8 +83,9 @@ def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
 
 
-def status_error(exc: Any) -> JudgeCallError:
-    """Map an HTTP error status: retryable, this request's problem, or the session's."""
+def status_error(exc: Any, key_given: bool = True) -> JudgeCallError:
+    """Map an HTTP error status: retryable, this request's problem, or the session's.
+    ``key_given``: whether the user set a key (a 401 to no key asks for one, not a new one)."""
     status = exc.status_code
     names = {
         401: "authentication failed",
@@ -103,13 +104,15 @@ def status_error(exc: Any) -> JudgeCallError:
             throttled=status == 429,
         )
     if status in SESSION_WIDE:
-        return FatalJudgeError(f"{message} ({SESSION_WIDE[status]})", short=f"{status} {label}")
+        meaning = SESSION_WIDE[status] if key_given or status != 401 else _NO_KEY_GIVEN
+        return FatalJudgeError(f"{message} ({meaning})", short=f"{status} {label}")
     return RejectedRequestError(message)  # e.g. 400 context_length_exceeded: this item only
 
 
 # Statuses that no later request of the session can escape, and what they mean.
 SESSION_WIDE = {
-    401: "the API key was refused",
+    401: "the API key was refused: check OPENAI_API_KEY",
     403: "the key may not use this model or endpoint",
     404: "the model or the base URL does not exist",
 }
+_NO_KEY_GIVEN = "no API key was given and this server wants one: set OPENAI_API_KEY"

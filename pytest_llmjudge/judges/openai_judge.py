@@ -74,6 +74,11 @@ class OpenAIJudge:
         self._limit_param = "max_completion_tokens"
 
     @property
+    def key_given(self) -> bool:
+        """Whether the user set OPENAI_API_KEY (a local server may take none)."""
+        return bool(os.environ.get("OPENAI_API_KEY", "").strip())
+
+    @property
     def shown_url(self) -> str:
         """The judge's base URL for messages, without credentials."""
         return safe_url(self.base_url or "https://api.openai.com/v1") or ""
@@ -285,7 +290,7 @@ class OpenAIJudge:
         except openai.APIConnectionError as exc:
             raise UnreachableJudgeError(self.unreachable(exc)) from None
         except openai.APIStatusError as exc:
-            raise status_error(exc) from None
+            raise status_error(exc, self.key_given) from None
 
     def _check_logprobs(self, choices: list[Any]) -> None:
         """A server that answers a logprobs request without them cannot weight scores: say

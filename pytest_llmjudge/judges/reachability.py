@@ -16,6 +16,9 @@ class ServedJudge(Protocol):
     timeout: float
     base_url: str | None
 
+    @property
+    def key_given(self) -> bool: ...
+
     def client(self) -> Any: ...
 
     def unreachable(self, exc: Exception) -> str: ...
@@ -43,7 +46,7 @@ async def preflight(judge: ServedJudge, usage: Usage) -> str | None:
         await client.models.retrieve(judge.model, timeout=min(judge.timeout, LOOKUP_TIMEOUT))
         return None
     except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-        return str(status_error(exc))
+        return str(status_error(exc, judge.key_given))
     except openai.APITimeoutError:
         return None
     except openai.APIConnectionError as exc:
@@ -62,7 +65,7 @@ async def preflight(judge: ServedJudge, usage: Usage) -> str | None:
     except openai.APIConnectionError as exc:
         return judge.unreachable(exc)
     except openai.APIStatusError as exc:
-        error = status_error(exc)
+        error = status_error(exc, judge.key_given)
         return str(error) if isinstance(error, FatalJudgeError) else None
     if completion.usage is not None:
         usage.prompt_tokens += completion.usage.prompt_tokens

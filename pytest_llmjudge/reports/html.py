@@ -243,16 +243,18 @@ def _item_row(
     ]
     if with_targets:
         cells.append(
-            f'<td data-sort="{escape(item.target or "")}">{escape(item.target or "-")}</td>'
+            f'<td data-label="target" data-sort="{escape(item.target or "")}">'
+            f"{escape(item.target or '-')}</td>"
         )
     cells.append(
-        f'<td data-sort="{escape(item.outcome)}"><span class="outcome {escape(item.outcome)}">'
+        f'<td data-label="outcome" data-sort="{escape(item.outcome)}">'
+        f'<span class="outcome {escape(item.outcome)}">'
         f"{escape(item.outcome)}</span></td>"
     )
     for name in names:
         dim = item.dimensions.get(name)
         if dim is None:
-            cells.append('<td data-sort="-1">-</td>')
+            cells.append(f'<td data-label="{escape(name)}" data-sort="-1">-</td>')
             continue
         runs = ", ".join(score_text(r) for r in dim.runs)
         mark = "pass" if dim.passed else "fail"
@@ -260,14 +262,15 @@ def _item_row(
         if dim.threshold != session.get(name, dim.threshold):  # the entry's own
             threshold = f'<span class="own" title="set by the entry">{threshold}</span>'
         cells.append(
-            f'<td data-sort="{dim.score:.4f}"><span class="{mark}">{dim.score:.2f}</span>'
+            f'<td data-label="{escape(name)}" data-sort="{dim.score:.4f}">'
+            f'<span class="{mark}">{dim.score:.2f}</span>'
             f"<small>{threshold} · runs {escape(runs)} · sd {dim.std:.2f}</small></td>"
         )
     if with_checks:
         cells.append(checks_cell(item))
     flags = _flags(item)
     cells.append(
-        f'<td data-sort="{len(flags)}">'
+        f'<td data-label="flags" data-sort="{len(flags)}">'
         + "".join(f'<span class="flag">{escape(f)}</span>' for f in flags)
         + "</td>"
     )

@@ -43,6 +43,18 @@ border-radius:3px;background:#ddf4ff;font-size:.8rem}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.4rem;border-radius:4px;max-width:60rem}
 .filters{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 td{overflow-wrap:break-word}td small .own{font-weight:700;color:#1b1f24}
+svg{max-width:100%;height:auto}
+@media (max-width:640px){
+body{margin:.6rem}
+#item-table,#item-table thead,#item-table tbody,#item-table tr,#item-table td{display:block}
+#item-table thead tr{display:flex;flex-wrap:wrap;gap:.3rem}
+#item-table th{border:1px solid #d0d7de;border-radius:4px}
+#item-table tbody tr{border-bottom:2px solid #d0d7de;padding:.3rem 0}
+#item-table td{border:0;padding:.1rem .3rem}
+#item-table td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.8rem}
+#item-table td[data-label] small{display:inline;margin-left:.4rem}
+th,td{overflow-wrap:anywhere}
+}
 @media print{.filters{display:none}details>*{display:block}tr[hidden]{display:none}}
 """
 
@@ -135,6 +147,13 @@ def histogram(
     label = f"threshold {threshold:g}" + (f" ({others})" if own else "")
     anchor = "end" if line > WIDTH / 2 else "start"
     label_x = line - 3 if anchor == "end" else line + 3
+    # the note on own thresholds goes on a line of its own: beside the number it ran past
+    # the chart's edge on the side with the most room
+    shown = [f"threshold {threshold:g}", *([f"({others})"] if own else [])]
+    label_lines = "".join(
+        f'<tspan x="{label_x:.1f}" dy="{0 if n == 0 else 11}">{escape(text)}</tspan>'
+        for n, text in enumerate(shown)
+    )
     return (
         f'<svg role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'aria-label="{escape(name)} distribution">'
@@ -144,7 +163,7 @@ def histogram(
         f'{ticks}<line x1="{line:.1f}" x2="{line:.1f}" y1="{TOP - 12}" y2="{floor}" '
         f'stroke="#1b1f24" stroke-dasharray="4 3"><title>{escape(label)}</title></line>'
         f'<text x="{label_x:.1f}" y="30" font-size="10" text-anchor="{anchor}">'
-        f"{escape(label)}</text></svg>"
+        f"{label_lines}</text></svg>"
     )
 
 

@@ -110,7 +110,7 @@ def checks_cell(item: ItemResult) -> str:
     """``2/3`` and the names of the checks that failed; ``-`` without checks."""
     decided = [check for check in item.checks if check.passed is not None]
     if not decided:
-        return '<td data-sort="-1">-</td>'
+        return '<td data-label="checks" data-sort="-1">-</td>'
     passed = sum(1 for check in decided if check.passed)
     failed = "".join(
         f'<small class="fail">{escape(check.name)}</small>'
@@ -119,7 +119,7 @@ def checks_cell(item: ItemResult) -> str:
     )
     mark = "pass" if passed == len(decided) else "fail"
     return (
-        f'<td data-sort="{passed / len(decided):.4f}"><span class="{mark}">'
+        f'<td data-label="checks" data-sort="{passed / len(decided):.4f}"><span class="{mark}">'
         f"{passed}/{len(decided)}</span>{failed}</td>"
     )
 

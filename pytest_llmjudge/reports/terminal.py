@@ -50,6 +50,24 @@ def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
     return lines
 
 
+SKIPPED_SHOWN = 5  # skipped items named in the summary; ``-rs`` lists them all
+
+
+def skipped_lines(results: ResultsFile) -> list[str]:
+    """``2 skipped:`` and the first few items with their reasons (pytest shows them only
+    under ``-rs``; a skip whose reason nobody reads hides a gap in the suite)."""
+    skipped = [item for item in results.results if item.outcome == "skipped"]
+    if not skipped:
+        return []
+    lines = [f"{counted(len(skipped), 'item')} skipped:"]
+    lines += [
+        f"  {item.nodeid}: {item.reason or 'no reason given'}" for item in skipped[:SKIPPED_SHOWN]
+    ]
+    if len(skipped) > SKIPPED_SHOWN:
+        lines.append(f"  and {len(skipped) - SKIPPED_SHOWN} more (-rs lists them all)")
+    return lines
+
+
 def terminal_summary(results: ResultsFile, output: str | None, strict: bool = False) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
     s, meta = results.summary, results.meta
@@ -60,6 +78,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
         f"{counted(s.total, 'eval item')}: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"
     ]
     lines += invalid_lines(results, strict)
+    lines += skipped_lines(results)
     means = suite_means(results.results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))

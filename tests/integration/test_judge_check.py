@@ -77,11 +77,25 @@ def test_a_refused_key_stops_the_session_and_is_never_shown(
         [
             "ERROR: pytest-llmjudge: the judge cannot serve this session (model gpt-4o-mini at "
             "http://127.0.0.1:*/v1): 401 authentication failed: Incorrect API key provided. "
-            "(the API key was refused)"
+            "(the API key was refused: check OPENAI_API_KEY)"
         ]
     )
     assert API_KEY not in result.stdout.str() + result.stderr.str()
     assert judge_server.count() == 0  # the lookup was refused: no chat request
+
+
+def test_a_server_that_wants_a_key_when_none_was_given_asks_for_one(
+    pytester: pytest.Pytester, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge_server.api_key = "sk-the-right-one-0000"
+    monkeypatch.delenv("OPENAI_API_KEY")  # a base URL alone: a local server may take no key
+    write_evals(pytester, THREE)
+    result = run(pytester, "evals/")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*401 authentication failed*(no API key was given and this server wants one: set *"]
+    )
+    assert "was refused" not in result.stderr.str()
 
 
 def test_a_model_the_key_may_not_use(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:

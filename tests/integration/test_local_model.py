@@ -9,11 +9,16 @@ Skipped, with the install line as the reason, where the packages are missing.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from docs_blocks import block
 from helpers import read_results, run, write_evals
 from llama_server import LlamaServer, missing
 
@@ -135,3 +140,35 @@ def test_one_request_per_item_against_llama_cpp(
     meta = read_results(pytester)["meta"]
     assert meta["judgments"] == 2 * len(scored) == len(ENTRIES) * DIMENSIONS * RUNS
     assert meta["calls"] == len(sent) + 1  # and the judge check
+
+
+def test_the_docs_llama_cpp_script_serves_a_judge(pytester: pytest.Pytester) -> None:
+    """docs/local-models.md's script, as a user saves and runs it: what an installed package
+    has, nothing from this repository's tests/."""
+    script = pytester.path / "serve_llama.py"
+    script.write_text(block("serve_llama"), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=pytester.path,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("OPENAI_BASE_URL=http://127.0.0.1:"), line
+        url = line.strip().removeprefix("OPENAI_BASE_URL=")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2) as reply:
+                    models = json.load(reply)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the docs' server never answered"
+                time.sleep(0.2)
+        assert models["data"], models
+    finally:
+        proc.terminate()
+        proc.wait(10)

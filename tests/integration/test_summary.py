@@ -140,3 +140,27 @@ def test_the_summary_names_every_file_written(
     )
     for name in ("results.json", "report.html", "report.md"):
         assert (pytester.path / "out" / name).is_file()
+
+
+def test_skip_reasons_show_without_rs_and_say_how_to_see_them_all(
+    pytester: pytest.Pytester,
+) -> None:
+    skipped = [
+        {**entry(f"s{i}", "answer {{relevance=5 tone=5}}", ticket=f"t{i}"),
+         "marks": [{"name": "skip", "reason": f"tracking API down {i}"}]}
+        for i in range(7)
+    ]  # fmt: skip
+    bare = {**entry("bare", ticket="tb"), "marks": ["skip"]}
+    write_evals(pytester, [entry("ok", "answer {{relevance=5 tone=5}}"), bare, *skipped])
+    result = run(pytester, "evals/")  # no -rs
+    result.assert_outcomes(passed=1, skipped=8)
+    result.stdout.fnmatch_lines(
+        [
+            "8 items skipped:",
+            "  evals/support.json::bare: unconditional skip",  # pytest's own reason
+            "  evals/support.json::s0: tracking API down 0",
+            "  evals/support.json::s3: tracking API down 3",
+            "  and 3 more (-rs lists them all)",
+        ]
+    )
+    assert "tracking API down 4" not in result.stdout.str()

@@ -228,7 +228,9 @@ def test_a_reply_without_the_field_is_an_error(pytester: pytest.Pytester, bots: 
     write_evals(pytester, TICKETS[:1])
     result = run(pytester, "evals/", targets(live=bot))
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*target live: reply has no field 'answer' (missing 'answer')*"])
+    result.stdout.fnmatch_lines(
+        ["*target live: reply has no field 'answer' (missing 'answer'; its keys there: 'reply')*"]
+    )
     bot2 = bots(lambda ticket: (200, {"choices": [{"message": {"content": "nested answer"}}]}))
     result = run(
         pytester,

