@@ -158,7 +158,7 @@ def test_checks_add_up_from_the_ini_the_file_defaults_and_the_entry(
             {"containz": "x"},
             "checks.0: unknown check 'containz' (did you mean 'contains'? known: *",
         ),
-        ({"regex": "(unclosed"}, "checks.0: regex '(unclosed' is not a valid regex: missing ), *"),
+        ({"regex": "(unclosed"}, "checks.0: regex '(unclosed' is not a valid regex: missing ) *"),
         (
             {"json_schema": {"type": "nothing"}},
             "checks.0: json_schema is not a valid JSON Schema (type: 'nothing' is not valid *",
@@ -250,11 +250,25 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
     rows = by_id(read_results(pytester))
     took = float(rows["slow"]["checks"][0]["detail"].split()[1])
     assert took >= 400  # the bot's own time, as it slept
-    # a stored answer has no latency: the check does not apply (neither passes nor fails)
-    write_evals(pytester, [entry("stored", checks=[{"max_latency_ms": 300}], judge=False)])
-    run(pytester, "evals/").assert_outcomes(passed=1)
-    (row,) = read_results(pytester)["results"]
-    assert row["checks"][0]["passed"] is None
+    # a stored answer has no latency: never a silent pass, but an error of its item, said
+    # once before the items too
+    write_evals(
+        pytester,
+        [entry(f"stored{i}", checks=[{"max_latency_ms": 300}], judge=False) for i in (1, 2)],
+    )
+    stored = run(pytester, "evals/")
+    stored.assert_outcomes(errors=2)
+    stored.stdout.fnmatch_lines(
+        [
+            "llmjudge: 2 items have a latency check (max_latency_ms) but this session has no "
+            "live target (--judge-targets): a stored answer has no latency, so those items are "
+            "errors",
+            "*check error: max_latency_ms 300: no latency was measured: a stored answer has none*",
+        ]
+    )
+    assert stored.stdout.str().count("have a latency check") == 1
+    rows = read_results(pytester)["results"]
+    assert [r["checks"][0]["error"] for r in rows] == [True, True]
 
 
 def test_checks_reach_junit_markdown_html_baseline_and_the_dry_run(
