@@ -131,6 +131,8 @@ def _family(kind: str) -> str:
 def default_name(kind: str, value: Any) -> str:
     """``contains "reset link"``, ``max_words 120``, ``words 3-7``, ``python checks:no_apology``."""
     if kind in TEXT_KINDS or kind in PATTERN_KINDS:
+        if kind in SPLIT_KINDS and isinstance(value, str):
+            value = split_texts(value)  # valid by now
         if isinstance(value, list):
             shown = ", ".join(str(as_text(v) or v) for v in value)
         elif isinstance(value, dict):

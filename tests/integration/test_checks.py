@@ -42,6 +42,14 @@ KINDS: list[tuple[dict[str, Any], str, str, str]] = [
         '{"action": 3}',
         "$.action: 3 is not of type*",
     ),
+    ({"not_equals": "No."}, "Yes.", "No.", 'got "No."'),
+    ({"not_starts_with": "Sorry"}, OK, "Sorry, no.", 'got "Sorry, no."'),
+    ({"not_is_json": True}, OK, '{"a": 1}', "is JSON"),
+    ({"not_contains_all": "spam, link"}, "Check spam.", OK, "found every one"),
+    ({"words": {"min": 2, "max": 5}}, "Check spam.", OK, "got 12"),
+    ({"not_chars": {"max": 20}}, OK, "Check spam.", "got 11"),
+    ({"contains_json": SCHEMA}, 'Done:\n```json\n{"action": "reset"}\n```', "Done.", "no JSON*"),
+    ({"is_refusal": True}, "Sorry, I can't help with that.", OK, "no refusal found"),
 ]
 
 
@@ -168,9 +176,13 @@ def test_checks_add_up_from_the_ini_the_file_defaults_and_the_entry(
             "checks.0: python check 'no_such_module:f' cannot be used: No module named *",
         ),
         ({"max_words": "ten"}, "checks.0: max_words must be a whole number >= 0, got 'ten'"),
+        (
+            {"json_schema": {"type": "string", "format": "x-custom"}},
+            "checks.0: json_schema schema: format 'x-custom' cannot be checked here *",
+        ),
         ({"contains": "x", "max_words": 3}, "checks.0: a check has exactly one kind *"),
     ],
-    ids=["unknown", "regex", "schema", "python", "count", "two-kinds"],
+    ids=["unknown", "regex", "schema", "python", "count", "format", "two-kinds"],
 )
 def test_a_bad_check_makes_an_invalid_entry_naming_it(
     pytester: pytest.Pytester, check: dict[str, Any], message: str
@@ -318,3 +330,36 @@ def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester)
     result.stdout.fnmatch_lines(["  good: *; checks passed 2/2", "  bad: *; checks passed 0/2"])
     overall = read_results(pytester)["comparison"]["overall"]
     assert (overall["bad"]["checks_passed"], overall["bad"]["checks"]) == (0, 2)
+
+
+def test_promptfoo_values_carry_over(pytester: pytest.Pytester) -> None:
+    """Values as promptfoo's assertions write them mean the same in an eval file: a
+    comma-separated string of texts, a number, a JSON value to equal, a word range, a module
+    whose get_assert returns a score (and one under its threshold)."""
+    pytester.makepyfile(
+        scored="def get_assert(output, context):\n    return {'pass': True, 'score': 0.4}\n"
+    )
+    checks = [
+        {"contains_any": '"reset link", "new link"'},
+        {"contains": 5},
+        {"words": {"min": 3, "max": 20}},
+        {"python": "scored"},
+    ]
+    write_evals(
+        pytester,
+        [
+            entry("carried", "Request a new link within 5 minutes.", checks=checks, judge=False),
+            entry(
+                "json", '{"action": "reset"}', checks=[{"equals": {"action": "reset"}}], judge=False
+            ),
+            entry("low", OK, checks=[{"python": "scored", "threshold": 0.5}], judge=False),
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        ["check failed: python scored: score 0.4 is below the threshold 0.5"]
+    )
+    rows = by_id(read_results(pytester))
+    assert [c["passed"] for c in rows["carried"]["checks"]] == [True] * 4
+    assert rows["carried"]["checks"][0]["name"] == 'contains_any "reset link, new link"'
