@@ -183,9 +183,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     state = session.config.stash[STATE_KEY]
     if any(EVAL_ITEM_KEY in item.stash for item in session.items):
         state.has_evals = True
-        from .session.item_checks import say_latency_without_target
-
-        say_latency_without_target(session)
     warn_of_files_outside_paths(session.config, state.settings.written_files)
 
 

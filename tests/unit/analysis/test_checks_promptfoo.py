@@ -25,7 +25,7 @@ def check(spec: dict[str, Any], answer: str, rootdir: Path | None = None) -> Che
     return result
 
 
-def verdicts(cases: list[tuple[dict[str, Any], str, bool]]) -> Any:
+def verdicts(cases: list[tuple[dict[str, Any], str, bool]]) -> pytest.MarkDecorator:
     return pytest.mark.parametrize(("spec", "answer", "passes"), cases)
 
 
