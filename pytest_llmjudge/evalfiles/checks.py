@@ -81,8 +81,7 @@ def _parse(raw: Any, position: int, rootdir: Path | None) -> CheckSpec:
     kinds = [key for key in raw if key in KINDS]
     unknown = [key for key in raw if key not in KINDS and key not in _OPTIONS]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], KINDS, n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
+        hint = _hint(unknown[0])
         raise ValueError(f"{where}: unknown check '{unknown[0]}' ({hint}known: {', '.join(KINDS)})")
     if len(kinds) != 1:
         found = ", ".join(kinds) or "none"
@@ -107,6 +106,20 @@ def _parse(raw: Any, position: int, rootdir: Path | None) -> CheckSpec:
     return CheckSpec(
         kind, written, name or default_name(kind, written), case == "insensitive", value, threshold
     )
+
+
+def _hint(unknown: str) -> str:
+    """``did you mean 'not_words'? `` for a near miss or a promptfoo name."""
+    name = unknown.replace("-", "_")
+    base = name.removeprefix("not_")
+    if base.startswith("icontains"):  # promptfoo's case-insensitive forms
+        plain = name.replace("icontains", "contains")
+        return f'did you mean \'{plain}\' with "case": "insensitive"? '
+    renamed = {"word_count": "words", "character_count": "chars"}.get(base)
+    if renamed:
+        return f"did you mean '{name.replace(base, renamed)}'? "
+    close = difflib.get_close_matches(name, KINDS, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
 
 
 def _finite(value: Any) -> bool:

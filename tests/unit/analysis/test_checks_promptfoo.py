@@ -111,6 +111,23 @@ def test_contains_values_promptfoo_rejects_are_invalid(spec: dict[str, Any], mes
         parse_checks([spec])
 
 
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("not-word-count", "did you mean 'not_words'?"),
+        ("character-count", "did you mean 'chars'?"),
+        ("icontains-any", 'did you mean \'contains_any\' with "case": "insensitive"?'),
+        ("not-icontains", 'did you mean \'not_contains\' with "case": "insensitive"?'),
+        ("starts-with", "did you mean 'starts_with'?"),
+        ("latency", "did you mean 'max_latency_ms'?"),
+    ],
+)
+def test_a_promptfoo_name_gets_the_name_here(written: str, hint: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        parse_checks([{written: 3}])
+    assert f"unknown check '{written}' ({hint} known: " in str(raised.value)
+
+
 def test_comma_separated_texts_are_split_as_promptfoo_splits_them() -> None:
     assert split_texts(",WORLD,,") == ["WORLD"]
     assert split_texts('"",WORLD') == ["", "WORLD"]
