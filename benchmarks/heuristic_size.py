@@ -90,7 +90,11 @@ def measure_python(path: Path) -> dict[str, int]:
 def measure_data(folder: Path) -> tuple[int, list[str]]:
     """Entries of hand-written data files, and the names of the third-party or generated ones."""
     entries, apart = 0, []
-    readme = (folder / "README.md").read_text(encoding="utf-8") if (folder / "README.md").exists() else ""
+    readme = (
+        (folder / "README.md").read_text(encoding="utf-8")
+        if (folder / "README.md").exists()
+        else ""
+    )
     for path in sorted(folder.iterdir()):
         if path.name.startswith("LICENSE") or path.name == "README.md":
             continue
@@ -110,7 +114,9 @@ def main() -> int:
     for path in sorted(folder.glob("*.py")):
         for key, value in measure_python(path).items():
             totals[key] += value
-    data_entries, apart = (0, []) if not (folder / "data").is_dir() else measure_data(folder / "data")
+    data_entries, apart = (
+        (0, []) if not (folder / "data").is_dir() else measure_data(folder / "data")
+    )
     print(f"folder: {folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder}")
     print(f"lines of code (no blank or comment lines): {totals['lines']}")
     print(f"  of which not docstrings: {totals['lines without docstrings']}")
@@ -118,7 +124,9 @@ def main() -> int:
     print(f"hand-written entries in data files: {data_entries}")
     print(f"list entries in all: {totals['list entries'] + data_entries}")
     print(f"regexes: {totals['regexes']}")
-    print(f"data not counted (third-party with its licence, or generated): {', '.join(apart) or '-'}")
+    print(
+        f"data not counted (third-party with its licence, or generated): {', '.join(apart) or '-'}"
+    )
     return 0
 
 
