@@ -17,14 +17,18 @@ from collections.abc import Iterable
 from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
 
 _I = r"(?:i|we)(?:'m| am|'re| are)?"
+# someone else to ask: a service, a person or a place ("the clinic", "your bank", "us")
 _WHO = (
-    r"(?:our |your |the |a |an )?(?:\w+ )?(?:support|customer (?:service|care)|help ?desk|"
-    r"service desk|administrator|admin|it department|team|department|someone|specialist|"
-    r"expert|bank|provider|vendor|manufacturer|professional|technician|agent|representative)"
+    r"(?:us|someone|(?:our |your |the |a |an )(?:\w+ ){0,2}?(?:support|customer (?:service|care)|"
+    r"help ?desk|service desk|administrator|admin|department|team|specialist|expert|bank|"
+    r"provider|vendor|manufacturer|professional|technician|agent|representative|office|branch|"
+    r"store|shop|company|clinic|surgery|practice|reception|helpline|hotline|centre|center|"
+    r"staff|manager|doctor|school))"
 )
 _DOCS = (
-    r"(?:our |the |your )?(?:\w+ )?(?:documentation|docs|faqs?|help (?:center|centre|pages?|"
-    r"articles?)|knowledge ?base|manual|user guide|website|web ?site|terms|polic(?:y|ies))"
+    r"(?:our |the |your )?(?:\w+ )?(?:documentation|docs|faqs?|help (?:center|centre)|pages?|"
+    r"articles?|knowledge ?base|manual|(?:hand|guide)book|guide|guidelines|website|web ?site|"
+    r"terms|polic(?:y|ies)|leaflet|brochure|intranet)"
 )
 REFUSAL = re.compile(
     rf"\b{_I} (?:not able|unable|not allowed|not permitted) to\b"
@@ -38,8 +42,9 @@ DEFLECTION = re.compile(
     rf"\b(?:contact|reach out to|call|e-?mail|ask|get in touch with|speak (?:to|with)|talk to|"
     rf"message|write to) {_WHO}\b"
     rf"|\b(?:see|check|read|consult|refer to|visit|look (?:at|through)|review|search) {_DOCS}\b"
-    r"|\b(?:we|someone|our team|an agent|they)(?:'ll| will)? (?:get back to you|be in touch|"
-    r"contact you|reach out|look into (?:it|this)|follow up)\b"
+    r"|\b(?:we|someone|somebody|our team|a member of (?:our|the) team|an agent|they)"
+    r"(?:'ll| will| may| might| should| shall)? (?:get back to you|be in touch|contact you|"
+    r"call you|reach out|look into (?:it|this)|follow up)\b"
     rf"|\b{_I} (?:looking into|investigating|aware of|working on) "
     r"(?:it|this|the (?:issue|problem))\b"
     r"|\b(?:try|check) (?:again |back )?(?:later|soon|another time)\b"
@@ -67,7 +72,11 @@ COURTESY = re.compile(
     r"|have a (?:great|good|nice) \w+|(?:best|kind) regards|cheers)\b"
     r"|\b(?:great|good|excellent|interesting) question\b"
     r"|\b(?:understand|frustrating|inconvenience|patience|important to us|rest assured|"
-    r"satisfaction|priority|committed to|we value)\b",
+    r"satisfaction|priority|committed to|we value)\b"
+    # the company praising itself: "we're proud of our service", "thank you for choosing us"
+    r"|\b(?:we(?:'re| are) (?:proud|delighted|thrilled|passionate|dedicated)|we love|"
+    r"we pride ourselves|we strive|our (?:commitment|mission|passion)|for choosing us|"
+    r"valued (?:customer|member)s?|part of our (?:community|family))\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer

@@ -15,7 +15,8 @@ from .tone import CONTEMPT, MOCKERY
 # "{{response}}", "<answer>".
 PLACEHOLDER = re.compile(
     r"\W*(?:todo|tbd|tba|n/?a|none|null|nil|undefined|placeholder|test|x+|answer|response)?\W*"
-    r"|.*\blorem ipsum\b.*|.*\{\{.*\}\}.*|\W*\[[^\]]*\]\W*|\W*<[^>]*>\W*"
+    r"|.*\blorem ipsum\b.*|\W*\{\{.*\}\}\W*|\W*\[[^\]]*\]\W*|\W*<[^>]*>\W*"
+    r"|\W*(?:no|empty|blank|missing) (?:reply|response|answer|text|content|output)\W*"
     r"|\W*(?:insert|add|write|your) (?:\w+ )?(?:answer|response|reply|text)(?: here)?\W*",
     re.IGNORECASE | re.DOTALL,
 )
@@ -23,6 +24,18 @@ PLACEHOLDER = re.compile(
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
 _OFF_TOPIC_WORDS = 8
+# ... and so does a direct answer to a yes-or-no question: "We do. Delivery takes 4-6 days."
+_DIRECT = re.compile(
+    r"\W*(?:yes|no|yeah|yep|nope|sure|of course|certainly|absolutely|not yet|"
+    r"(?:we|you|it|they|i) (?:do|does|can|are|is|will|don't|doesn't|can't|aren't|isn't|won't)"
+    r"(?:\W*$|\W*[.,;:!]))",
+    re.IGNORECASE,
+)
+_YES_NO_QUESTION = re.compile(
+    r"(?:^|[.!?]\s+)(?:do|does|did|can|could|is|are|will|would|should|may|have|has)\b[^.!?]*\?",
+    re.IGNORECASE,
+)
+_KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = (
     ("a refusal", REFUSAL),
     ("a deflection", DEFLECTION),
@@ -39,6 +52,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     if PLACEHOLDER.fullmatch(response.strip()):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
+    if _keyboard_mash(response):
+        return 1, f'empty or placeholder text ("{response.strip()[:40]}")'
     found = empty_reply(response, ticket, (pattern for _, pattern in _KINDS))
     if found is not None:
         named = [
@@ -49,14 +64,20 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
         ]
         return 2, "nothing but " + " and ".join(named[:2])
     ticket_terms, own = content_terms(ticket), content_terms(response)
-    if (
-        len(ticket_terms) >= 2
-        and len(own) >= _OFF_TOPIC_WORDS
-        and not shared_terms(ticket, response)
-    ):
+    direct = _YES_NO_QUESTION.search(ticket) and _DIRECT.match(response)
+    unrelated = not shared_terms(ticket, response) and not direct
+    if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (
             2,
             f"nothing related to the ticket's subject (none of its {len(ticket_terms)} subject "
             "words, nor another form of one)",
         )
     return None
+
+
+def _keyboard_mash(text: str) -> bool:
+    """One "word" typed along one row of the keyboard ("asdfgh", "qwerty"), or without a vowel."""
+    token = text.strip(" .!?\n").lower()
+    if len(token) < 4 or not token.isalpha():
+        return False
+    return any(set(token) <= set(row) for row in _KEYBOARD_ROWS) or not set(token) & set("aeiouy")

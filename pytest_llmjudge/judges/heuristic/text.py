@@ -5,6 +5,7 @@ licences (``data/README.md``): a sentiment lexicon (VADER) and a profanity list
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import cache
 from importlib import resources
@@ -90,9 +91,26 @@ def same_subject(one: str, other: str) -> bool:
 
 
 def shared_terms(ticket: str, response: str) -> list[str]:
-    """The ticket's subject words that the response takes up, itself or in another form."""
-    answered = content_terms(response)
-    return sorted(t for t in content_terms(ticket) if any(same_subject(t, a) for a in answered))
+    """The ticket's subject words that the response takes up, itself or in another form:
+    also written together or apart ("log in" ~ "login", "Wi-Fi" ~ "wifi") or by initials
+    ("horizontal pod autoscaler" ~ "HPA")."""
+    answered = content_terms(response) | _other_forms(response)
+    asked = content_terms(ticket) | _other_forms(ticket)
+    return sorted(t for t in asked if any(same_subject(t, a) for a in answered))
+
+
+def _other_forms(text: str) -> set[str]:
+    """Words written together or without hyphens, and the initials of two to four words."""
+    tokens = [w.lower() for w in words(text)]
+    joined = {a + b for a, b in itertools.pairwise(tokens) if len(a + b) >= 5}
+    joined |= {t.replace("-", "") for t in tokens if "-" in t}
+    initials = {
+        "".join(w[0] for w in tokens[i : i + n])
+        for n in (2, 3, 4)
+        for i in range(len(tokens) - n + 1)
+        if all(len(w) >= 3 and w not in STOPWORDS for w in tokens[i : i + n])
+    }
+    return {stem(w) for w in joined} | initials
 
 
 def _data(name: str) -> str:
