@@ -86,8 +86,8 @@ def tone_signals(response: str) -> list[tuple[int, str]]:
     if swore:
         found.append((1, f'profanity ("{_listed(swore)}")'))
     shouted = shouting(response)
-    singled_out = [] if shouted else _AT_YOU.findall(response)
-    signals = (
+    singled_out: list[str] = [] if shouted else _AT_YOU.findall(response)
+    signals: tuple[tuple[str, re.Pattern[str] | None, list[str]], ...] = (
         ("contempt", CONTEMPT, singled_out),
         ("mockery", MOCKERY, []),
         ("shouting", None, shouted),
