@@ -6,6 +6,7 @@ every other answer keeps the benefit of the doubt.
 from __future__ import annotations
 
 import re
+import sys
 
 from .refusal import COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply
 from .text import content_terms, normalise, shared_terms
@@ -14,25 +15,24 @@ from .tone import CONTEMPT, MOCKERY
 # Text left where an answer should be: "TODO", "N/A", "lorem ipsum", "[insert answer]",
 # "{{response}}", "<answer>".
 PLACEHOLDER = re.compile(
-    r"\W*(?:todo|tbd|tba|n/?a|none|null|nil|undefined|placeholder|test|x+|answer|response)?\W*"
+    r"\W*(?:todo|tbd|n/?a|none|null|undefined|placeholder|test|x+|answer|response)?\W*"
     r"|.*\blorem ipsum\b.*|\W*\{\{.*\}\}\W*|\W*\[[^\]]*\]\W*|\W*<[^>]*>\W*"
-    r"|\W*(?:no|empty|blank|missing) (?:reply|response|answer|text|content|output)\W*"
-    r"|\W*(?:insert|add|write|your) (?:\w+ )?(?:answer|response|reply|text)(?: here)?\W*",
+    r"|\W*(?:no|empty|blank|missing) (?:reply|response|answer|text|output)\W*"
+    r"|\W*(?:insert|your) (?:\w+ )?(?:answer|response|reply|text)(?: here)?\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
-_OFF_TOPIC_WORDS = 8
+_OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a yes-or-no question: "We do. Delivery takes 4-6 days."
 _DIRECT = re.compile(
-    r"\W*(?:yes|no|yeah|yep|nope|sure|of course|certainly|absolutely|not yet|"
-    r"(?:we|you|it|they|i) (?:do|does|can|are|is|will|don't|doesn't|can't|aren't|isn't|won't)"
-    r"(?:\W*$|\W*[.,;:!]))",
+    r"\W*(?:yes|no|yeah|yep|nope|sure|of course|certainly|not yet|"
+    r"(?:we|you|it|they|i) (?:do|does|can|are|is|will)(?: not)?\W*(?:$|[.,;:!]))",
     re.IGNORECASE,
 )
 _YES_NO_QUESTION = re.compile(
-    r"(?:^|[.!?]\s+)(?:do|does|did|can|could|is|are|will|would|should|may|have|has)\b[^.!?]*\?",
+    r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will|would|should|may)\b[^.!?]*\?",
     re.IGNORECASE,
 )
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -54,7 +54,12 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
     if _keyboard_mash(response):
         return 1, f'empty or placeholder text ("{response.strip()[:40]}")'
-    found = empty_reply(response, ticket, (pattern for _, pattern in _KINDS))
+    classes = [pattern for _, pattern in _KINDS]
+    found = empty_reply(response, ticket, classes)
+    if found is None and not shared_terms(ticket, response):
+        # a reply of thanks and praise that does not touch the ticket says nothing, however
+        # many words of its own it has ("We are proud of our friendly drivers.")
+        found = empty_reply(response, ticket, [COURTESY], own_words=sys.maxsize)
     if found is not None:
         named = [
             f'{kind} ("{match.group(0).strip()}")'

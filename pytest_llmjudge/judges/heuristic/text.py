@@ -1,6 +1,6 @@
-"""Words, sentences and the two tables the offline judge reads, shipped as data with their
-licences (``data/README.md``): a sentiment lexicon (VADER) and a profanity list
-(better-profanity). Both load once, on first use, from package data: nothing is downloaded.
+"""Words, sentences and the three tables the offline judge reads, shipped as data with their
+licences (``data/README.md``): a sentiment lexicon (VADER), a profanity list (better-profanity)
+and a stop-word list (stop-words). They load once, on first use: nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -16,32 +16,24 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # path, a quoted label, an identifier or a command ("Settings > Billing", "support@shop.com",
 # "'Card settings'", "MAX_CONNECTIONS", "kubectl get pods").
 SPECIFIC = re.compile(
-    r"\d|@|https?://|\w/\w|\s>\s|→|[\"'][^\"']{2,40}[\"']|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
+    r"\d|@|https?://|\w/\w|\s>\s|\u2192|[\"'][^\"']{2,40}[\"']|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
 )
-
-# Words that carry no subject: function words, and the words any support reply uses
-# whatever it is about. Words of one or two letters are dropped as well, bar acronyms.
-STOPWORDS = frozenset(
-    """
-    about above after again against also although among another anything because been
-    before being below between both cannot could does doing done down during each either
-    every from further have having here into itself just more most much must need needs
-    only other over please same should since some something still such than thank thanks
-    that their them then there these they thing things this those though through under
-    until very want were what whatever when where whether which while will with within
-    without would your yours yourself hello dear sorry really know like make sure help
-    able the and for you can how why not are was has had but our get got any all its may
-    too out off yes now who did let via per his her him she yet nor own
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
-
-
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+# Contractions written out, so that a pattern names one form: "we'll" is "we will".
+_CONTRACTION = re.compile(r"\b(can|won|\w+)n't\b|'(re|m|ll|ve|d)\b", re.IGNORECASE)
+_FULL = {"re": " are", "m": " am", "ll": " will", "ve": " have", "d": " would"}
 
 
 def normalise(text: str) -> str:
-    """Typographic quotes as plain ones ("don\u2019t" is "don't"), so the patterns need one form."""
-    return text.translate(_TYPOGRAPHIC)
+    """Plain quotes for typographic ones, contractions written out ("don\u2019t" is "do not")."""
+    return _CONTRACTION.sub(_written_out, text.translate(_TYPOGRAPHIC))
+
+
+def _written_out(match: re.Match[str]) -> str:
+    if match.group(1) is None:
+        return _FULL[match.group(2).lower()]
+    stem = match.group(1)
+    return {"can": "can", "won": "will"}.get(stem.lower(), stem) + " not"
 
 
 def words(text: str) -> list[str]:
@@ -71,7 +63,7 @@ def content_terms(text: str) -> set[str]:
         bare = word.strip(".-/'").removesuffix("'s")
         if "'" in bare:
             continue  # don't, we're, I'll
-        if (len(bare) >= 3 and bare.lower() not in STOPWORDS) or (
+        if (len(bare) >= 3 and bare.lower() not in stopwords()) or (
             len(bare) >= 2 and bare.isupper() and bare.isalpha()
         ):
             found.add(stem(bare))
@@ -108,7 +100,7 @@ def _other_forms(text: str) -> set[str]:
         "".join(w[0] for w in tokens[i : i + n])
         for n in (2, 3, 4)
         for i in range(len(tokens) - n + 1)
-        if all(len(w) >= 3 and w not in STOPWORDS for w in tokens[i : i + n])
+        if all(len(w) >= 3 and w not in stopwords() for w in tokens[i : i + n])
     }
     return {stem(w) for w in joined} | initials
 
@@ -128,6 +120,12 @@ def sentiment() -> dict[str, float]:
         w: float(v)
         for w, v in (line.split("\t") for line in _data("sentiment_lexicon.tsv").splitlines())
     }
+
+
+@cache
+def stopwords() -> frozenset[str]:
+    """English function words and the words any text uses whatever it is about."""
+    return frozenset(line.strip() for line in _data("stopwords_english.txt").splitlines())
 
 
 @cache
