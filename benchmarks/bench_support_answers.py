@@ -42,8 +42,10 @@ def table(rows: list[dict[str, Any]], outcomes: dict[str, bool], key: str) -> li
     lines = [f"by {key}:", f"  {'':16} {'correct passed':>18} {'bad failed':>14}"]
     for value in sorted(groups):
         correct, bad = groups[value]["correct"], groups[value]["bad"]
-        lines.append(f"  {value:16} {_rate(sum(correct), len(correct)):>18} "
-                     f"{_rate(len(bad) - sum(bad), len(bad)):>14}")
+        lines.append(
+            f"  {value:16} {_rate(sum(correct), len(correct)):>18} "
+            f"{_rate(len(bad) - sum(bad), len(bad)):>14}"
+        )
     return lines
 
 

@@ -17,58 +17,52 @@ from collections.abc import Iterable
 from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
 
 # someone else to ask: a service, a person or a place ("the clinic", "your bank", "us")
-_WHO = (
-    r"(?:us|someone|(?:our|your|the|a|an) (?:\w+ ){0,2}?(?:support|customer (?:service|care)|"
-    r"help ?desk|administrator|admin|department|team|specialist|bank|provider|vendor|agent|"
-    r"office|branch|store|company|clinic|surgery|reception|helpline|cent(?:er|re)|staff|manager))"
+_WHO = (  # someone else: "us", "your bank", "the clinic", "our support team"
+    r"(?:us|someone|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
+    r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
 )
-_DOCS = (
-    r"(?:our|the|your) (?:\w+ )?(?:documentation|docs|faqs?|help cent(?:er|re)|pages?|articles?|"
-    r"knowledge ?base|manual|(?:hand|guide)?book|guide(?:lines)?|website|terms|polic(?:y|ies))"
+_DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"
+    r"(?:our|the|your) (?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|pages?|articles?|"
+    r"manual|\w*book|guide\w*|website|terms|polic\w+)"
 )
 REFUSAL = re.compile(
     r"\b(?:i|we) (?:am|are) (?:not able|unable|not allowed) to\b"
-    r"|\b(?:i|we) (?:can|will) not (?:help|assist|answer|provide|share|discuss|do|give|advise)\b"
-    r"|\bas an ai\b|\b(?:outside|beyond) (?:my|our|the) scope\b",
+    r"|\b(?:i|we) (?:can|will) not (?:help|assist|answer|provide|share|discuss|advise)\b"
+    r"|\bas an ai\b|\boutside (?:my|our) scope\b",
     re.IGNORECASE,
 )
 DEFLECTION = re.compile(
-    rf"\b(?:contact|reach out to|call|e-?mail|ask|get in touch with|speak to|talk to) {_WHO}\b"
-    rf"|\b(?:see|check|read|consult|refer to|visit|look at|review) {_DOCS}\b"
-    r"|\b(?:we|someone|our team|a member of (?:our|the) team|an agent|they)"
-    r"(?: will| may| might| should)? (?:get back to you|be in touch|contact you|call you|"
-    r"reach out|look into (?:it|this)|follow up)\b"
-    r"|\b(?:we are|i am) (?:looking into|investigating|aware of|working on) (?:it|this|the issue)\b"
-    r"|\b(?:try|check) (?:again |back )?(?:later|soon)\b|\b(?:google|search online)\b"
-    r"|\b(?:open|submit|file|raise) (?:a |an )?(?:support |new )?(?:ticket|request|case)\b",
+    rf"\b(?:contact|reach out to|call|e-?mail|ask|get in touch with|speak to) {_WHO}\b"
+    rf"|\b(?:see|check|read|consult|refer to|visit) {_DOCS}\b"
+    r"|\b(?:we|someone|our team|a member of our team|they)(?: will| may)? (?:get back to you|"
+    r"be in touch|contact you|reach out|look into (?:it|this)|follow up)\b"
+    r"|\b(?:we are|i am) (?:looking into|investigating) (?:it|this)\b"
+    r"|\btry (?:again )?later\b|\bgoogle\b|\b(?:open|raise) (?:a )?(?:support )?ticket\b",
     re.IGNORECASE,
 )
 # "It depends on many factors", "hard to say", "no idea": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\bit (?:all )?depends\b|\b(?:can|may|will) (?:vary|differ)\b"
-    r"|\b(?:many|various|several|multiple|different|a (?:number|variety|range) of) (?:\w+ )?"
-    r"(?:factors|reasons|causes|things|possibilities)\b|\bhard to (?:say|tell)\b"
-    r"|\b(?:not sure|no idea|no clue|do not know)\b|\bcould be (?:anything|many things)\b"
-    r"|\bit(?:'s| is) complicated\b|\bevery (?:case|situation) is (?:different|unique)\b"
-    r"|^\W*(?:maybe|perhaps|possibly)\b[^.!]*\?$",  # a guess put as a question
+    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b"
+    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?"
+    r"(?:factors|reasons|causes|things)\b"
+    r"|\bhard to (?:say|tell)\b|\b(?:not sure|no idea|do not know)\b|\bcould be anything\b"
+    r"|\bevery (?:case|situation) is (?:different|unique)\b"
+    r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
 # Thanks, apologies, greetings, sign-offs, empathy and assurances: polite, and no answer alone.
 COURTESY = re.compile(
-    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+|regret)\b"
-    r"|^\W*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b"
-    r"|\b(?:hope (?:this|that|it) helps|(?:happy|glad|here) to help|let (?:us|me) know"
-    r"|have a (?:great|good|nice) \w+|regards|cheers)\b|\b(?:great|good) question\b"
-    r"|\b(?:understand|frustrating|inconvenience|patience|important to us|rest assured|"
-    r"satisfaction|priority|we value)\b"
+    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b|^\W*(?:hi|hello|hey|dear)\b"
+    r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|regards)\b"
+    r"|\b(?:great|good) question\b|\b(?:understand|frustrating|inconvenience|patience|"
+    r"important to us|rest assured|we value)\b"
     # the company praising itself: "we are proud of our service", "thank you for choosing us"
-    r"|\b(?:we are (?:proud|delighted|thrilled|committed|dedicated)|we love|we pride ourselves|"
-    r"we strive|our (?:commitment|mission)|choosing us|valued (?:customer|member)s?|"
-    r"part of our (?:community|family))\b",
+    r"|\b(?:we are (?:proud|delighted|committed)|we love|we strive|our commitment|choosing us|"
+    r"valued (?:customer|member)s?|part of our (?:community|family))\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer
-_WAIT = re.compile(r"\b(?:\d+|a few) (?:working )?(?:hours?|days?|weeks?)\b", re.IGNORECASE)
+_WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
 
 

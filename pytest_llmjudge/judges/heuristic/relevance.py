@@ -15,10 +15,9 @@ from .tone import CONTEMPT, MOCKERY
 # Text left where an answer should be: "TODO", "N/A", "lorem ipsum", "[insert answer]",
 # "{{response}}", "<answer>".
 PLACEHOLDER = re.compile(
-    r"\W*(?:todo|tbd|n/?a|none|null|undefined|placeholder|test|x+|answer|response)?\W*"
-    r"|.*\blorem ipsum\b.*|\W*\{\{.*\}\}\W*|\W*\[[^\]]*\]\W*|\W*<[^>]*>\W*"
-    r"|\W*(?:no|empty|blank|missing) (?:reply|response|answer|text|output)\W*"
-    r"|\W*(?:insert|your) (?:\w+ )?(?:answer|response|reply|text)(?: here)?\W*",
+    r"\W*(?:todo|tbd|n/?a|none|null|placeholder|test|x+)?\W*|.*\blorem ipsum\b.*"
+    r"|\W*\{\{.*\}\}\W*|\W*\[[^\]]*\]\W*|\W*<[^>]*>\W*"  # {{answer}}, [answer], <answer>
+    r"|\W*(?:no|empty) (?:reply|response|answer)\W*|\W*insert \w+ here\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
@@ -27,12 +26,12 @@ PLACEHOLDER = re.compile(
 _OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a yes-or-no question: "We do. Delivery takes 4-6 days."
 _DIRECT = re.compile(
-    r"\W*(?:yes|no|yeah|yep|nope|sure|of course|certainly|not yet|"
-    r"(?:we|you|it|they|i) (?:do|does|can|are|is|will)(?: not)?\W*(?:$|[.,;:!]))",
+    r"\W*(?:yes|no|sure|of course|not yet|(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?"
+    r"\W*(?:$|[.,;:!]))",
     re.IGNORECASE,
 )
 _YES_NO_QUESTION = re.compile(
-    r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will|would|should|may)\b[^.!?]*\?",
+    r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
     re.IGNORECASE,
 )
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
