@@ -18,7 +18,7 @@ from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
 
 # someone else to ask: a service, a person or a place ("the clinic", "your bank", "us")
 _WHO = (  # someone else: "us", "your bank", "the clinic", "our support team"
-    r"(?:us|someone|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
+    r"(?:us|someone|support|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
     r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
 )
 _DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"
@@ -63,7 +63,7 @@ COURTESY = re.compile(
 )
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
-_OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
+_OWN_WORDS = 1  # subject words of its own a sentence of a class may have and still be empty
 
 
 def empty_sentence(
@@ -79,7 +79,9 @@ def empty_sentence(
         rest = rest.replace(match.group(0), " ")
     if SPECIFIC.search(_WAIT.sub(" ", rest)):
         return False
-    own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in ticket_terms)]
+    # neither the ticket's words nor the class's own ("billing questions ... the billing team")
+    known = ticket_terms | {t for m in hits for t in content_terms(m.group(0))}
+    own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
     return len(own) <= own_words
 
 

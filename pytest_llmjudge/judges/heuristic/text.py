@@ -20,7 +20,7 @@ SPECIFIC = re.compile(
 )
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # Contractions written out, so that a pattern names one form: "we'll" is "we will".
-_CONTRACTION = re.compile(r"\b(can|won|\w+)n't\b|'(re|m|ll|ve|d)\b", re.IGNORECASE)
+_CONTRACTION = re.compile(r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b", re.IGNORECASE)
 _FULL = {"re": " are", "m": " am", "ll": " will", "ve": " have", "d": " would"}
 
 
@@ -33,7 +33,7 @@ def _written_out(match: re.Match[str]) -> str:
     if match.group(1) is None:
         return _FULL[match.group(2).lower()]
     stem = match.group(1)
-    return {"can": "can", "won": "will"}.get(stem.lower(), stem) + " not"
+    return {"ca": "can", "wo": "will"}.get(stem.lower(), stem) + " not"  # can't, won't
 
 
 def words(text: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .text import normalise, profanity, sentences, stopwords, words
+from .text import normalise, profanity, sentences, stem, stopwords, words
 
 # Words that judge the reader or what they wrote: said of the reader ("you are clueless",
 # "your lazy question") or as a verdict ("What a silly question.").
@@ -62,7 +62,7 @@ def tone_signals(response: str) -> list[tuple[int, str]]:
     response = normalise(response)
     found: list[tuple[int, str]] = []
     swearing = profanity()
-    swore = [w for w in words(response) if w.lower() in swearing]
+    swore = [w for w in words(response) if w.lower() in swearing or stem(w) in swearing]
     if swore:
         found.append((1, f'profanity ("{_listed(swore)}")'))
     shouted = shouting(response)
