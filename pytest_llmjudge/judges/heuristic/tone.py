@@ -18,7 +18,8 @@ CONTEMPT = re.compile(
     r"|\bobviously you\b|\brtfm\b|\bduh\b|\bcan you (?:not )?read\?"
     r"|\b(?:did|do) you (?:even|ever|not) (?:read|try|look|check)\b"
     r"|\b(?:i|we) already (?:said|told)\b"
-    r"|\brocket science\b|\bcommon sense\b|\b(?:everyone|everybody) else\b"
+    r"|\brocket science\b|\bcommon sense\b"
+    r"|\beveryone else (?:manages|copes|gets it)\b|\blike everyone else\b"
     # it is the reader's fault, never ours
     r"|\byour (?:own )?fault\b|\bon you[.!]|(?:^|[.!?]\s+)should have\b"
     r"|\byou (?:probably|must have) (?:misread|misunderstood|messed up|broke)\b"
