@@ -4,7 +4,8 @@
     python benchmarks/bench_support_answers.py FILE --failures   # also list what went wrong
 
 FILE is a JSON list of ``{id, area, register, kind: correct|bad, bad_class, ticket,
-response}``. Each answer is judged on relevance and tone at the default thresholds (3.5
+response}``, or the older JSONL set (``data/support_answers.jsonl``: a correct and a bad
+answer per ticket line). Each answer is judged on relevance and tone at the default thresholds (3.5
 each); an answer passes when both meet them. Prints, for correct answers, the share that
 pass (the target: at least 97%) and, for bad ones, the share that fail (at least 85%), by
 kind, area, register and bad class. Always exits 0: a measure, not a test.
@@ -20,6 +21,23 @@ from typing import Any
 
 from pytest_llmjudge.config.options import DEFAULT_THRESHOLD
 from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The rows of a set in either format."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".jsonl":
+        rows: list[dict[str, Any]] = json.loads(text)
+        return rows
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    common = ("area", "ticket")
+    return [
+        {"id": f"{line['id']}.{kind}", "kind": kind, "register": "-", "response": line[field]}
+        | {"bad_class": line["kind"] if kind == "bad" else None}
+        | {key: line[key] for key in common}
+        for line in lines
+        for kind, field in (("correct", "correct"), ("bad", "bad"))
+    ]
 
 
 def judged(row: dict[str, Any]) -> tuple[bool, str]:
@@ -57,7 +75,7 @@ def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
         return 0
-    rows: list[dict[str, Any]] = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    rows = load(Path(argv[0]))
     outcomes, reasons = {}, {}
     for row in rows:
         outcomes[row["id"]], reasons[row["id"]] = judged(row)

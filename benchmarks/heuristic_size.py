@@ -88,11 +88,11 @@ def measure_python(path: Path) -> dict[str, int]:
                 continue  # "|".join(NAME_PATTERNS): counted with its list
             regexes += 1
     for node in ast.walk(tree):
-        found = None if id(node) in pattern_lists | dunder_lists else _strings(node)
-        entries += len(found or [])
-        regex = isinstance(node, ast.Constant) and isinstance(node.value, str)
-        if regex and ("\\b" in node.value or "(?:" in node.value):
-            alternatives += node.value.count("|")
+        listed = None if id(node) in pattern_lists | dunder_lists else _strings(node)
+        entries += len(listed or [])
+        text = node.value if isinstance(node, ast.Constant) else None
+        if isinstance(text, str) and ("\\b" in text or "(?:" in text):
+            alternatives += text.count("|")
     return {
         "lines": len(code),
         "lines without docstrings": len([i for i in code if i not in docstring_lines]),

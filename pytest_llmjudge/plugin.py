@@ -154,6 +154,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
     settings = config.stash[STATE_KEY].settings
+    if not settings.uses_llm:  # the first run without a key: say what this judge is
+        from .judges.heuristic import ABOUT
+
+        return [settings.header(), f"llmjudge: {ABOUT}"]
     if not settings.needs_api_key:
         return [settings.header()]
     from .session.judge_check import missing_key_line

@@ -30,6 +30,12 @@ _DIRECT = re.compile(
     r"\W*(?:$|[.,;:!]))",
     re.IGNORECASE,
 )
+# ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
+# file name or acronym): "The HPA cannot read metrics. Install metrics-server." may answer
+# "autoscaler never scales up" in words this judge cannot relate.
+_TECHNICAL = re.compile(
+    r"\w/\w|\s>\s|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*|(?:^|\s)--?\w|\b\w+\.[a-z]{2,4}\b|\b[A-Z]{2,}\d*\b"
+)
 _YES_NO_QUESTION = re.compile(
     r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
     re.IGNORECASE,
@@ -69,7 +75,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
         return 2, "nothing but " + " and ".join(named[:2])
     ticket_terms, own = content_terms(ticket), content_terms(response)
     direct = _YES_NO_QUESTION.search(ticket) and _DIRECT.match(response)
-    unrelated = not shared_terms(ticket, response) and not direct
+    unrelated = not (shared_terms(ticket, response) or direct or _TECHNICAL.search(response))
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (
             2,
