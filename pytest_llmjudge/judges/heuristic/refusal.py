@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
+from .text import (
+    SPECIFIC,
+    content_terms,
+    normalise,
+    same_subject,
+    sentences,
+    sentiment,
+    stem,
+    words,
+)
 
 # someone else to ask: a service, a person or a place ("the clinic", "your bank", "us")
 _WHO = (  # someone else: "us", "your bank", "the clinic", "our support team"
@@ -25,9 +34,10 @@ _DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handboo
     r"(?:our|the|your) (?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|pages?|articles?|"
     r"manual|\w*book|guide\w*|website|terms|polic\w+)"
 )
+# (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 REFUSAL = re.compile(
-    r"\b(?:i|we) (?:am|are) (?:not able|unable|not allowed) to\b"
-    r"|\b(?:i|we) (?:can|will) not (?:help|assist|answer|provide|share|discuss|advise)\b"
+    r"\b(?:i|we) (?:(?:am|are) (?:not able|unable|not allowed) to|(?:can|will) not) "
+    r"(?:help|assist|answer|provide|share|discuss|advise)\b(?: (?:you )?with [^.!?;]*)?"
     r"|\bas an ai\b|\boutside (?:my|our) scope\b",
     re.IGNORECASE,
 )
@@ -51,8 +61,12 @@ SHRUG = re.compile(
     re.IGNORECASE,
 )
 # Thanks, apologies, greetings, sign-offs, empathy and assurances: polite, and no answer alone.
-COURTESY = re.compile(
-    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b|^\W*(?:hi|hello|hey|dear)\b"
+COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
+    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b(?: \w+){0,2}? (?:for|about) "
+    r"(?:the |your |this )?(?:trouble|inconvenience|wait|delay|getting in touch|reaching out|"
+    r"contacting us|message|interest)\b"
+    r"|\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b"
+    r"|^\W*(?:hi|hello|hey|dear)\b(?: [A-Z]\w*)?|\b(?:please note|just so you know)\b"
     r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|regards)\b"
     r"|\b(?:great|good) question\b|\b(?:understand|frustrating|inconvenience|patience|"
     r"important to us|rest assured|we value)\b"
@@ -79,8 +93,11 @@ def empty_sentence(
         rest = rest.replace(match.group(0), " ")
     if SPECIFIC.search(_WAIT.sub(" ", rest)):
         return False
-    # neither the ticket's words nor the class's own ("billing questions ... the billing team")
-    known = ticket_terms | {t for m in hits for t in content_terms(m.group(0))}
+    # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
+    # nor words of praise, which name no subject ("a brilliant service", "the best experience")
+    lexicon = sentiment()
+    praise = {stem(w) for w in words(rest) if lexicon.get(w.lower(), 0.0) >= 1}
+    known = ticket_terms | praise | {t for m in hits for t in content_terms(m.group(0))}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
     return len(own) <= own_words
 

@@ -6,10 +6,9 @@ every other answer keeps the benefit of the doubt.
 from __future__ import annotations
 
 import re
-import sys
 
-from .refusal import COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply
-from .text import content_terms, normalise, shared_terms
+from .refusal import COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply, empty_sentence
+from .text import content_terms, normalise, sentences, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
 # Text left where an answer should be: "TODO", "N/A", "lorem ipsum", "[insert answer]",
@@ -26,8 +25,8 @@ PLACEHOLDER = re.compile(
 _OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a yes-or-no question: "We do. Delivery takes 4-6 days."
 _DIRECT = re.compile(
-    r"\W*(?:yes|no|sure|of course|not yet|(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?"
-    r"\W*(?:$|[.,;:!]))",
+    r"(?:^|.*[.!?,:;]\s)\W*(?:yes|no|sure|of course|not yet|"
+    r"(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;:!]))",
     re.IGNORECASE,
 )
 # ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
@@ -40,6 +39,7 @@ _YES_NO_QUESTION = re.compile(
     r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
     re.IGNORECASE,
 )
+_PRAISE_WORDS = 3
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = (
     ("a refusal", REFUSAL),
@@ -62,9 +62,9 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     classes = [pattern for _, pattern in _KINDS]
     found = empty_reply(response, ticket, classes)
     if found is None and not shared_terms(ticket, response):
-        # a reply of thanks and praise that does not touch the ticket says nothing, however
-        # many words of its own it has ("We are proud of our friendly drivers.")
-        found = empty_reply(response, ticket, [COURTESY], own_words=sys.maxsize)
+        # a reply of thanks and praise that does not touch the ticket says nothing, even with
+        # a few words of its own ("We are proud of our friendly drivers and great service.")
+        found = empty_reply(response, ticket, [COURTESY], own_words=_PRAISE_WORDS)
     if found is not None:
         named = [
             f'{kind} ("{match.group(0).strip()}")'
@@ -73,7 +73,9 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
             if match is not None
         ]
         return 2, "nothing but " + " and ".join(named[:2])
-    ticket_terms, own = content_terms(ticket), content_terms(response)
+    # thanks and greetings around an answer add no words of a subject of its own
+    said = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
+    ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(said)))
     direct = _YES_NO_QUESTION.search(ticket) and _DIRECT.match(response)
     unrelated = not (shared_terms(ticket, response) or direct or _TECHNICAL.search(response))
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
