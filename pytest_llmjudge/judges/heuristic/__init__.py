@@ -30,11 +30,10 @@ LABEL = "offline heuristic judge"
 PREFIX = f"[{LABEL}, no LLM]"
 # What it can and cannot see, and how to switch: shown wherever its scores are.
 ABOUT = (
-    "offline heuristic judge (no LLM): it catches only the blatant (empty or placeholder "
-    "answers, refusals and deflections, answers unrelated to the ticket, insults, profanity, "
-    "mockery, shouting) and passes everything else, so it cannot tell a good answer from a "
-    "poor one; to judge with a model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a local "
-    "server such as Ollama or llama.cpp"
+    "offline heuristic judge (no LLM): it fails only the blatant (empty, refusal or deflection, "
+    "off-topic, insults, profanity, mockery, shouting) and passes the rest, so it cannot tell a "
+    "good answer from a poor one; for a model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a "
+    "local server (Ollama, llama.cpp)"
 )
 BENEFIT_OF_THE_DOUBT = 4  # the score of an answer with no clear evidence against it
 _NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fault)"

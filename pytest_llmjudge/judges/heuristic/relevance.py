@@ -30,10 +30,10 @@ _DIRECT = re.compile(
     re.IGNORECASE,
 )
 # ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
-# file name or acronym): "The HPA cannot read metrics. Install metrics-server." may answer
-# "autoscaler never scales up" in words this judge cannot relate.
+# file name, acronym of three letters or more): "The HPA cannot read metrics. Install
+# metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
 _TECHNICAL = re.compile(
-    r"\w/\w|\s>\s|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*|(?:^|\s)--?\w|\b\w+\.[a-z]{2,4}\b|\b[A-Z]{2,}\d*\b"
+    r"\w/\w|\s>\s|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*|(?:^|\s)--?\w|\b\w+\.[a-z]{2,4}\b|\b[A-Z]{3,}\d*\b"
 )
 _YES_NO_QUESTION = re.compile(
     r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
