@@ -2,11 +2,11 @@
 
 One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
 check. A sentence is empty when it belongs to one of the classes below and, once the class's
-words are taken out, says nothing of its own (no figure, address, path or quoted label, and at
-most two subject words that the ticket did not already use). A reply is a refusal when every
-sentence is empty and one of them refuses or deflects: "Sorry, I can't help with that.",
-"Please contact support.", "We'll get back to you." - "Contact support at help@shop.com and
-quote the order number" says something.
+words are taken out, says nothing of its own: no figure, address, path or quoted label, and at
+most one subject word that the ticket did not already use (words of praise name none). A reply
+is a refusal when every sentence is empty and one of them refuses or deflects: "Sorry, I can't
+help with that.", "Please contact support.", "We'll get back to you." - "Contact support at
+help@shop.com and quote the order number" says something.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from .text import (
     words,
 )
 
-# someone else to ask: a service, a person or a place ("the clinic", "your bank", "us")
-_WHO = (  # someone else: "us", "your bank", "the clinic", "our support team"
+_WHO = (  # someone else to ask: "us", "your bank", "the clinic", "our support team"
     r"(?:us|someone|support|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
     r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
 )

@@ -39,7 +39,7 @@ _YES_NO_QUESTION = re.compile(
     r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
     re.IGNORECASE,
 )
-_PRAISE_WORDS = 3
+_PRAISE_WORDS = 3  # words of its own a sentence of thanks and praise may have and say nothing
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = (
     ("a refusal", REFUSAL),
