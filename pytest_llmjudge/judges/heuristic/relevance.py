@@ -61,7 +61,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
         return 1, f'empty or placeholder text ("{response.strip()[:40]}")'
     classes = [pattern for _, pattern in _KINDS]
     found = empty_reply(response, ticket, classes)
-    if found is None and not shared_terms(ticket, response):
+    shared = shared_terms(ticket, response)
+    if found is None and not shared:
         # a reply of thanks and praise that does not touch the ticket says nothing, even with
         # a few words of its own ("We are proud of our friendly drivers and great service.")
         found = empty_reply(response, ticket, [COURTESY], own_words=_PRAISE_WORDS)
@@ -77,7 +78,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     said = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(said)))
     direct = _YES_NO_QUESTION.search(ticket) and _DIRECT.match(response)
-    unrelated = not (shared_terms(ticket, response) or direct or _TECHNICAL.search(response))
+    unrelated = not (shared or direct or _TECHNICAL.search(response))
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (
             2,

@@ -88,7 +88,18 @@ def shared_terms(ticket: str, response: str) -> list[str]:
     ("horizontal pod autoscaler" ~ "HPA")."""
     answered = content_terms(response) | _other_forms(response)
     asked = content_terms(ticket) | _other_forms(ticket)
-    return sorted(t for t in asked if any(same_subject(t, a) for a in answered))
+    # same_subject against every answered word, by set look-ups: the prefixes (4 letters or
+    # more) of the answer's words, and their first five letters
+    starts = {a[:k] for a in answered for k in range(4, len(a) + 1)}
+    fives = {a[:5] for a in answered if len(a) >= 5}
+    return sorted(
+        t
+        for t in asked
+        if t in answered
+        or t in starts
+        or (len(t) >= 5 and t[:5] in fives)
+        or any(t[:k] in answered for k in range(4, len(t)))
+    )
 
 
 def _other_forms(text: str) -> set[str]:
