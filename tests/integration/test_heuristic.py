@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import read_results, run, write_evals
 from pytest_llmjudge.judges.heuristic import ABOUT
+
+from helpers import read_results, run, write_evals
 
 TICKET = "My card was declined when paying abroad"
 ANSWER = "Turn on travel use in the app under Card settings, then try the payment again."
