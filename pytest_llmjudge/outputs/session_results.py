@@ -22,6 +22,7 @@ from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.settings import Settings
 from ..judges.base import Usage
+from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
 from ..judging.planned import split_notice
 from ..reports.markdown import github_annotations
 from ..reports.terminal import terminal_summary
@@ -40,7 +41,6 @@ from ..schema.results import (
     Tokens,
 )
 
-HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 # pytest's exit codes, without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
 

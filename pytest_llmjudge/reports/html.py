@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ..analysis.gates import dimension_names, suite_means
 from ..basics.wording import counted
+from ..judges.heuristic import LABEL
 from ..schema.results import ItemResult, ResultsFile
 from .html_parts import SCRIPT, STYLE, escape, histogram
 from .html_sections import baseline_section, checks_cell, checks_detail, comparison_section
@@ -93,7 +94,7 @@ def _settings(results: ResultsFile) -> str:
     meta = results.meta
     judge = meta.judge
     facts = [
-        ("judge", f"{meta.provider} {meta.model or '(no LLM)'}"),
+        ("judge", f"{meta.provider} {meta.model}" if meta.llm else f"{LABEL} (no LLM)"),
         ("server", judge.base_url_host if judge and judge.base_url_host else "-"),
         ("scoring", judge.scoring if judge else "text"),
         ("prompt", judge.prompt_version if judge else "-"),

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from ..analysis.checks import checks_sentence
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
+from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
 
 ORDER = {
@@ -29,13 +30,14 @@ def summary_markdown(results: ResultsFile) -> str:
     s, meta = results.summary, results.meta
     judge = f"{meta.provider} {meta.model or ''}".strip()
     if not meta.llm:
-        judge += " (no LLM)"
+        judge = f"{LABEL} (no LLM)"
     lines = [
         "## LLM judge evals",
         "",
         f"Judge: {judge}; runs: {meta.runs}; verdict: {meta.verdict}"
         + ("" if meta.complete else "; **session did not complete**"),
         "",
+        *([f"Note: {meta.note}.", ""] if meta.note else []),
         "| passed | failed | errors | flaky failed | unstable | skipped | xfailed | pass rate |",
         "|---|---|---|---|---|---|---|---|",
         f"| {s.passed} | {s.failed} | {s.errors} | {s.flaky_failed} | {s.unstable} | "

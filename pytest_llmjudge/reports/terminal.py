@@ -8,6 +8,7 @@ from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
 from ..basics.wording import counted
+from ..judges.heuristic import LABEL
 
 if TYPE_CHECKING:
     from ..schema.results import BaselineResult, Meta, ResultsFile, Summary
@@ -73,7 +74,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     s, meta = results.summary, results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
-        judge += " (no LLM)"
+        judge = f"{LABEL} (no LLM)"
     lines = [
         f"{counted(s.total, 'eval item')}: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"
     ]
@@ -96,7 +97,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"
     lines.append(usage)
     lines += batch_lines(meta)
-    lines += [f"note: {notice}" for notice in meta.notices]
+    lines += [f"note: {notice}" for notice in [*([meta.note] if meta.note else []), *meta.notices]]
     if s.not_applicable:
         lines.append(
             f"not applicable: {s.not_applicable} items have no reference answer (not judged "

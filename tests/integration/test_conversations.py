@@ -149,22 +149,23 @@ def test_bad_turns_name_the_entry_and_the_turn(
 def test_the_heuristic_judge_uses_the_conversation_and_the_reference(
     pytester: pytest.Pytester,
 ) -> None:
-    # the ticket alone says nothing the answer takes up; the earlier turn does
-    turns = [{"role": "user", "content": "Maven builds fail with OutOfMemoryError in Jenkins"}]
+    # the ticket alone names no subject; the earlier turn does, and the answer takes it up or not
+    maven = [{"role": "user", "content": "Maven builds fail with OutOfMemoryError in Jenkins"}]
+    printer = [{"role": "user", "content": "The office printer shows a paper jam in tray two"}]
+    answer = "Raise the Maven heap size for the Jenkins build agents."
     entries = [
-        {"id": "with", "ticket": "Any idea?", "conversation": turns,
-         "response": "Raise the Maven heap: MAVEN_OPTS=-Xmx2g for the Jenkins build.",
-         "reference": "Set MAVEN_OPTS=-Xmx2g so that Maven gets more heap."},
-        {"id": "without", "ticket": "Any idea?",
-         "response": "Raise the Maven heap: MAVEN_OPTS=-Xmx2g for the Jenkins build.",
-         "reference": "Reinstall the agent with the new image and restart it."},
+        {"id": "with", "ticket": "Any idea?", "conversation": maven, "response": answer,
+         "reference": "Give Maven more heap on the Jenkins agents."},
+        {"id": "without", "ticket": "Any idea?", "conversation": printer, "response": answer,
+         "reference": "Open tray two and pull the jammed paper out."},
     ]  # fmt: skip
     write_evals(pytester, entries)
     run(pytester, "evals/", "--judge-provider=heuristic", "--judge-dimensions=correctness")
     rows = by_id(read_results(pytester))
     assert rows["with"]["relevance"]["score"] > rows["without"]["relevance"]["score"]
+    assert "nothing related" in rows["without"]["relevance"]["reasoning"]
     assert rows["with"]["correctness"]["score"] > rows["without"]["correctness"]["score"]
-    assert "key terms of the reference" in rows["with"]["correctness"]["reasoning"]
+    assert "subject words of the reference" in rows["with"]["correctness"]["reasoning"]
 
 
 def test_a_hand_written_test_can_give_a_reference_and_turns(

@@ -81,6 +81,6 @@ def test_the_heuristic_judge_cannot_score_a_configured_dimension(
     result = run(pytester, "evals/")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*the heuristic judge cannot score configured dimension 'empathy'; use an LLM provider*"]
+        ["*heuristic judge cannot score configured dimension 'empathy'; use an LLM provider*"]
     )
     assert by_id(read_results(pytester))["a"]["relevance"]["score"] >= 1

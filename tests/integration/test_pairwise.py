@@ -138,6 +138,6 @@ def test_the_heuristic_judge_and_the_dry_run(
     heuristic.stdout.fnmatch_lines(["  pairwise (*", "    v2 vs v1 on relevance: *"])
     entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
     assert entry["verdict"] == "tie"  # equal heuristic scores: a tie in both orders
-    assert "[heuristic judge, no LLM]" in str(read_results(pytester)["meta"]["note"] or "") or (
+    assert "offline heuristic judge" in str(read_results(pytester)["meta"]["note"] or "") or (
         read_results(pytester)["meta"]["llm"] is False
     )

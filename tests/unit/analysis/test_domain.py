@@ -187,7 +187,8 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     assert end.exit_status == 1 and end.results.meta.exit_status == 1  # the gate failed
     assert end.results.summary.failed == 1 and end.results.summary.skipped == 1
     assert end.results.skipped[0].reason == "Missing 'ticket'"
-    assert "2 eval items: 1 failed, 1 skipped; judge: heuristic (no LLM), runs=1" in end.summary
+    summary = "2 eval items: 1 failed, 1 skipped; judge: offline heuristic judge (no LLM), runs=1"
+    assert summary in end.summary
     assert end.summary == terminal_summary(end.results, "results/output.json")
     row = end.results.results[0]
     assert row.outcome == "failed" and row.relevance is not None and row.relevance.score == 2.0
