@@ -84,9 +84,9 @@ def _evaluate(
     elif kind == "contains_json":
         return _contains_json(check, answer)
     elif kind in ("is_refusal", "not_is_refusal"):
-        from ..judges.heuristic.refusal import find_refusal
+        from ..judges.heuristic.refusal import refusal_in
 
-        found = find_refusal(answer)
+        found = refusal_in(answer)
         passed, detail = found is not None, found or "no refusal found"
     else:
         return _python(check, answer, entry, rootdir)

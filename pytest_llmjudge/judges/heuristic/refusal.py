@@ -34,10 +34,21 @@ _DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handboo
     r"manual|\w*book|guide\w*|website|terms|polic\w+)"
 )
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
+# The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
+# share", "I am afraid I must decline", "this request can not be fulfilled".
+_NOT_ALLOWED = (
+    r"(?:unable|not (?:able|allowed|permitted|authori[sz]ed|supposed)|prohibited|forbidden)"
+)
+_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|reveal|disclose|offer|give|fulfil+)"
 REFUSAL = re.compile(
-    r"\b(?:i|we) (?:(?:am|are) (?:not able|unable|not allowed) to|(?:can|will) not) "
-    r"(?:help|assist|answer|provide|share|discuss|advise)\b(?: (?:you )?with [^.!?;]*)?"
-    r"|\bas an ai\b|\boutside (?:my|our) scope\b",
+    rf"\b(?:i|we)(?: am| are)?(?: (?:unfortunately|afraid))*"
+    rf"(?: i| we)?(?: am| are)? (?:{_NOT_ALLOWED} (?:to|from)|(?:can ?not|could not|will not|"
+    rf"must not|may not|shall not)) (?:safely )?{_ACT}\w*\b"
+    r"(?: (?:you )?with [^.!?;]*)?"
+    r"|\b(?:i|we) (?:must |have to |will have to )?(?:refuse|decline|turn down)\b"
+    r"|\b(?:request|information|content|text) (?:can ?not|will not|may not) be \w+"
+    rf"|\b(?:it|that|this) (?:is|will) not (?:be )?possible (?:for (?:me|us) )?to {_ACT}\b"
+    r"|\b(?:has|have) been blocked\b|\bas an ai\b|\boutside (?:my|our) scope\b",
     re.IGNORECASE,
 )
 DEFLECTION = re.compile(
@@ -111,6 +122,13 @@ def empty_reply(
     if not parts or not all(empty_sentence(s, ticket_terms, patterns, own_words) for s in parts):
         return None
     return [m for s in parts for c in patterns for m in c.finditer(s)]
+
+
+def refusal_in(text: str) -> str | None:
+    """The first refusal a reply holds, whatever else it says ("I can not share that, but
+    ..."): the ``is_refusal`` check's question, as promptfoo's is-refusal asks it."""
+    match = REFUSAL.search(normalise(text))
+    return f'a refusal ("{match.group(0).strip()}")' if match else None
 
 
 def find_refusal(text: str, ticket: str = "") -> str | None:
