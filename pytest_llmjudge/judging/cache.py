@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..basics.fileio import write_atomically
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
+from ..config.settings import Settings
 from ..judges.base import PairVote, RunResult
 
 CACHE_FORMAT = 2
@@ -239,3 +240,18 @@ def _checksum(stored: dict[str, Any]) -> str:
 def clear_cache_dir(path: Path) -> None:
     """Remove a cache directory (``--cache-clear`` for a location outside .pytest_cache)."""
     shutil.rmtree(path, ignore_errors=True)
+
+
+def session_cache(s: Settings, directory: Callable[[], Path] | None) -> JudgeCache | None:
+    """The session's cache, its keys made for this judge; None when caching is off."""
+    if not s.cache or directory is None:
+        return None
+    identity = {
+        "provider": "heuristic" if not s.uses_llm else "openai-compatible",
+        "base_url": s.base_url,
+        "model": s.model,
+        "temperature": s.temperature,
+    }
+    if s.uses_llm and s.scoring == "logprobs":  # text entries keep their keys
+        identity["scoring"] = s.scoring
+    return JudgeCache(directory, identity)
