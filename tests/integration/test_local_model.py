@@ -155,6 +155,7 @@ def test_pairwise_ab_and_grouping_with_three_runs_against_llama_cpp(
         write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES[:1]])
         result = run(
             pytester, "evals/", f"--judge-runs={RUNS}", "--judge-grouping=item",
+            "--judge-timeout=300",  # a loaded machine: slow, not dead
             f"--judge-targets=good={bots[0].url} bad={bots[1].url}", "--judge-pairwise",
         )  # fmt: skip
     finally:
