@@ -36,6 +36,7 @@ from ..schema.results import (
     JudgeIdentity,
     Meta,
     ResultsFile,
+    ServerLearned,
     SkippedEntry,
     Summary,
     Tokens,
@@ -218,6 +219,9 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         if price is None
         else round(price.cost(direct.prompt, direct.completion) + _cost(batch), 6),
         price_source=None if price is None else price.source,
+        server=ServerLearned(**usage.learned)
+        if any(v is not None for v in usage.learned.values())
+        else None,
         batch=batch,
         verdict=settings.verdict,
         plugin_version=plugin_version(),

@@ -8,6 +8,7 @@ from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
 from ..basics.wording import counted
+from ..config.pricing import provider_host
 from ..judges.heuristic import LABEL
 
 if TYPE_CHECKING:
@@ -90,10 +91,11 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
             f"{meta.tokens.completion} completion)"
         )
     if meta.calls == 0 and meta.cached_runs:
-        usage += ", $0: every run from the cache"
+        usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
-    elif meta.llm and meta.calls:
+    elif meta.llm and meta.calls and provider_host(meta.base_url):
+        # another server (local, LAN, a proxy): tokens only, its price is not ours to guess
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"
     lines.append(usage)
     lines += batch_lines(meta)

@@ -68,7 +68,7 @@ def test_correctness_sees_the_reference_and_the_others_do_not(
     assert read_results(pytester)["summary"]["not_applicable"] == 1
     result.stdout.fnmatch_lines(
         [
-            "*correctness 1.00 < 3.5 (runs 1)*",
+            "*correctness 1.00 < 3.5 (1 run: 1)*",
             "not applicable: 1 items have no reference answer*",
         ]
     )

@@ -33,7 +33,7 @@ def test_v_lines_carry_the_scores_and_the_short_summary_keeps_pytests_shape(
         [
             "*short test summary info*",
             "PASSED evals/support.json::fine",
-            "FAILED evals/support.json::weak - relevance 2.00 < 3.5 (runs 2)",
+            "FAILED evals/support.json::weak - relevance 2.00 < 3.5 (1 run: 2)",
         ]
     )
     summary = result.stdout.str().split("short test summary info")[1]

@@ -248,6 +248,17 @@ def test_prices_from_table_families_and_ini() -> None:
         parse_price_lines(["three=1,2,3"])
 
 
+def test_the_built_in_table_prices_only_the_providers_own_host() -> None:
+    from pytest_llmjudge.config.pricing import configured_price
+
+    assert configured_price("gpt-4o-mini", [], True, None) is not None  # the SDK's default
+    assert configured_price("gpt-4o-mini", [], True, "https://api.openai.com/v1") is not None
+    for local in ("http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "http://10.0.0.7/v1"):
+        assert configured_price("gpt-4o-mini", [], True, local) is None  # tokens only
+        given = configured_price("gpt-4o-mini", ["gpt-4o-mini=1,2"], True, local)
+        assert given is not None and given.source == "ini llmjudge_prices"
+
+
 def test_batch_prices_are_half_unless_a_line_gives_them() -> None:
     mini = price_for("gpt-4o-mini", {})
     assert mini is not None
