@@ -9,7 +9,7 @@ check error, never a pass.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,14 +125,33 @@ def _equals(check: CheckSpec, answer: str) -> tuple[bool, str]:
     for a JSON value, whether the answer is JSON equal to it."""
     if not isinstance(check.value, tuple):
         try:
-            document = json.loads(answer)
+            document = _loads(answer)
         except json.JSONDecodeError:
             return False, "not JSON"
         same = _same_json(document, check.value)
         return same, "" if same else f"got {_excerpt(answer.strip())}"
-    text, wanted = _cased(check, answer.strip()), _cased(check, check.value[0].strip())
-    ok = text == wanted if "equals" in check.kind else text.startswith(wanted)
+    if "equals" in check.kind:
+        ok = _cased(check, answer.strip()) == _cased(check, check.value[0].strip())
+    else:  # the answer's leading white space aside; the expected text as written
+        ok = _cased(check, answer.lstrip()).startswith(_cased(check, check.value[0]))
     return ok, f'got "{_excerpt(answer.strip())}"'
+
+
+def _loads(text: str) -> Any:
+    return _deep_guard(json.loads, text)
+
+
+def _deep_guard(parse: Callable[..., Any], *args: Any) -> Any:
+    """A JSON parse that a bot's answer nested past Python's recursion limit, or holding a
+    number past its digit limit, turns into a check error naming why, not a traceback."""
+    try:
+        return parse(*args)
+    except RecursionError:
+        raise CheckError("the answer's JSON is nested too deeply to read") from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise CheckError(f"the answer's JSON cannot be read: {exc}") from None
 
 
 def _same_json(a: Any, b: Any) -> bool:
@@ -166,7 +185,7 @@ def _regex(check: CheckSpec, answer: str) -> tuple[bool, str]:
 
 def _json(check: CheckSpec, answer: str) -> tuple[bool, str]:
     try:
-        document = json.loads(answer)
+        document = _loads(answer)
     except json.JSONDecodeError as exc:
         return False, f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
     if check.value is None:
@@ -197,7 +216,7 @@ def _json_values(text: str) -> Iterator[Any]:
             return
         start = min(starts)
         try:
-            value, end = decoder.raw_decode(text, start)
+            value, end = _deep_guard(decoder.raw_decode, text, start)
         except json.JSONDecodeError:
             position = start + 1
             continue

@@ -186,8 +186,11 @@ def _cause(answers: Sequence[TargetScores]) -> str:
     """Why a target's answers were not judged: the commonest cause among them."""
     causes = Counter(
         t.error
-        or (f"its checks failed ({t.checks - t.checks_passed} of {t.checks})" * bool(t.checks))
-        or (f"outcome {t.outcome}" if t.outcome else "no score")
+        or (
+            f"its checks failed ({t.checks - t.checks_passed} of {t.checks})"
+            * (t.checks_passed < t.checks)
+        )
+        or (f"{t.outcome} without a score" if t.outcome else "no score")
         for t in answers
     )
     cause, count = causes.most_common(1)[0]

@@ -77,7 +77,7 @@ def as_text(value: Any) -> str | None:
 
 def as_count(value: Any) -> int | None:
     """A whole number >= 0 (``3``, ``3.0`` or ``"3"``); None for anything else."""
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None

@@ -29,26 +29,33 @@ _WHO = (  # someone else to ask: "us", "your bank", "the clinic", "our support t
     r"(?:us|someone|support|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
     r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
 )
-_DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"
-    r"(?:our|the|your) (?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|pages?|articles?|"
-    r"manual|\w*book|guide\w*|website|terms|polic\w+)"
+_DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"; a page of
+    # the product ("the billing page of your account") is a place to act, not somewhere else
+    r"(?:our|the|your) (?:(?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|manual|\w*book|"
+    r"guide\w*|website|terms|polic\w+)|(?:help|support|faq) (?:pages?|articles?))"
 )
-# (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
-# share", "I am afraid I must decline", "this request can not be fulfilled".
+# share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
+# the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
+# is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
 _NOT_ALLOWED = (
     r"(?:unable|not (?:able|allowed|permitted|authori[sz]ed|supposed)|prohibited|forbidden)"
 )
-_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|reveal|disclose|offer|give|fulfil+)"
+_NOT = r"(?:can ?not|could not|will not|must not|may not)"
+_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|reveal|disclose|offer|fulfil+)"
+_REQUEST = r"(?:your|the|this|that) request\b"
+# (the topic of a refusal, "with card payments", is no answer: it is part of the match)
+_REFUSED = (
+    rf"(?: (?:you )?with [^.!?;]*| (?:you )?(?:that|this|it|anything)\b[^.!?;]*| {_REQUEST}"
+    r"|(?=\s*(?:[.!?;,:]|but\b|$)))"
+)
 REFUSAL = re.compile(
-    rf"\b(?:i|we)(?: am| are)?(?: (?:unfortunately|afraid))*"
-    rf"(?: i| we)?(?: am| are)? (?:{_NOT_ALLOWED} (?:to|from)|(?:can ?not|could not|will not|"
-    rf"must not|may not|shall not)) (?:safely )?{_ACT}\w*\b"
-    r"(?: (?:you )?with [^.!?;]*)?"
-    r"|\b(?:i|we) (?:must |have to |will have to )?(?:refuse|decline|turn down)\b"
-    r"|\b(?:request|information|content|text) (?:can ?not|will not|may not) be \w+"
-    rf"|\b(?:it|that|this) (?:is|will) not (?:be )?possible (?:for (?:me|us) )?to {_ACT}\b"
-    r"|\b(?:has|have) been blocked\b|\bas an ai\b|\boutside (?:my|our) scope\b",
+    rf"\b(?:i|we)(?: am| are)?(?: (?:unfortunately|afraid))*(?: i| we)?(?: am| are)? "
+    rf"(?:{_NOT_ALLOWED} (?:to|from)|{_NOT}) (?:safely )?{_ACT}\w*{_REFUSED}"
+    rf"|\b(?:i|we) (?:must |have to )?(?:refuse|decline)(?: to\b|{_REFUSED})"
+    rf"|\b{_REQUEST} {_NOT} be \w+"
+    rf"|\b(?:it|that|this) is not possible (?:for (?:me|us) )?to {_ACT}\b"
+    r"|\bhas been blocked\b|\bas an ai\b|\boutside (?:my|our) scope\b",
     re.IGNORECASE,
 )
 DEFLECTION = re.compile(
@@ -101,7 +108,9 @@ def empty_sentence(
     rest = sentence
     for match in hits:
         rest = rest.replace(match.group(0), " ")
-    if SPECIFIC.search(_WAIT.sub(" ", rest)):
+    # "within 24 hours" is a deflection's promise of time; elsewhere a figure is an answer
+    promised = any(m.re is DEFLECTION for m in hits)
+    if SPECIFIC.search(_WAIT.sub(" ", rest) if promised else rest):
         return False
     # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
     # nor words of praise, which name no subject ("a brilliant service", "the best experience")
@@ -127,8 +136,11 @@ def empty_reply(
 def refusal_in(text: str) -> str | None:
     """The first refusal a reply holds, whatever else it says ("I can not share that, but
     ..."): the ``is_refusal`` check's question, as promptfoo's is-refusal asks it."""
-    match = REFUSAL.search(normalise(text))
-    return f'a refusal ("{match.group(0).strip()}")' if match else None
+    for sentence in sentences(text):  # quoted as written, not as normalised
+        if REFUSAL.search(normalise(sentence)):
+            shown = sentence if len(sentence) <= 80 else sentence[:77] + "..."
+            return f'a refusal ("{shown}")'
+    return None
 
 
 def find_refusal(text: str, ticket: str = "") -> str | None:

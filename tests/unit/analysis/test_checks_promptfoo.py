@@ -506,7 +506,7 @@ REFUSALS = [
     "Sorry, but it is not possible to help with that",
     "The generated text has been blocked by our content filters.",
     # a refusal with more in it is still one (the offline judge would not fail this reply)
-    "I can't share account details here, but you can reset the password under Settings.",
+    "I can't help with that here, but you can reset the password under Settings.",
 ]
 ANSWERS = [
     "Here's how to accomplish that task...",
@@ -535,3 +535,29 @@ def test_is_refusal_basic_cases() -> None:  # promptfoo's "Basic tests", in the 
     assert check({"is_refusal": True}, "Sorry, I can't help with that.").passed
     assert check({"is_refusal": True}, "Here's how to accomplish that task...").passed is False
     assert check({"not_is_refusal": True}, "Here's how to accomplish that task...").passed
+
+
+# --- answers a bot may send that no check may crash on -------------------------------------
+DEEP = "Here it is: " + "[" * 3000 + "]" * 3000
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [{"is_json": True}, {"not_is_json": True}, {"contains_json": True}, {"equals": {"a": 1}}],
+)
+def test_json_nested_past_the_recursion_limit_is_a_check_error(spec: dict[str, Any]) -> None:
+    answer = DEEP if "contains_json" in spec else DEEP.removeprefix("Here it is: ")
+    result = check(spec, answer)
+    assert result.error is True and result.passed is not True
+    assert "nested too deeply" in result.detail
+
+
+def test_starts_with_keeps_the_expected_texts_own_white_space() -> None:
+    assert check({"starts_with": "Yes "}, "Yesterday it broke").passed is False
+    assert check({"starts_with": "Yes "}, "  Yes you can").passed is True
+
+
+def test_a_count_in_digits_of_another_script_makes_the_entry_invalid_with_a_reason() -> None:
+    with pytest.raises(ValueError, match="max_words") as raised:
+        parse_checks([{"max_words": "³"}], None)
+    assert "int()" not in str(raised.value)

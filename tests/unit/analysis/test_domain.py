@@ -266,3 +266,14 @@ def test_batch_prices_are_half_unless_a_line_gives_them() -> None:
     own = price_for("big", parse_price_lines(["big=1.5,3,1,2"]))
     assert own is not None and own.cost(1_000_000, 0) == pytest.approx(1.5)
     assert own.batch_cost(1_000_000, 1_000_000) == pytest.approx(1 + 2)
+
+
+def test_a_target_whose_checks_all_passed_is_not_said_to_have_failed_them() -> None:
+    from pytest_llmjudge.analysis.comparison import _cause
+    from pytest_llmjudge.schema.sections import TargetScores
+
+    passed = TargetScores(outcome="passed", checks=2, checks_passed=2)
+    assert "checks failed" not in _cause([passed, passed])
+    assert _cause([passed, passed]) == "passed without a score"
+    failed = TargetScores(outcome="failed", checks=2, checks_passed=1)
+    assert _cause([failed, passed]) == "its checks failed (1 of 2) (1 of 2)"

@@ -196,6 +196,26 @@ def test_find_refusal_leaves_answers_alone(text: str) -> None:
     assert find_refusal(text) is None
 
 
+@pytest.mark.parametrize(
+    ("ticket", "answer"),
+    [  # a rule, a fact or a page of the product is an answer, though it says no or "check"
+        (
+            "Can I get a refund for shoes I bought 45 days ago?",
+            "We cannot offer refunds after 30 days.",
+        ),
+        (
+            "Can you restore the files I deleted last year?",
+            "Deleted information cannot be recovered.",
+        ),
+        ("Where is my invoice?", "Check the billing page of your account."),
+        ("Why was my refund refused?", "I must decline the refund because the item was used."),
+    ],
+)
+def test_a_plain_no_or_a_place_to_look_is_no_refusal(ticket: str, answer: str) -> None:
+    assert find_refusal(answer, ticket=ticket) is None
+    assert score_relevance(ticket, answer)[0] >= 4
+
+
 def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
     echo = "For card payments abroad, please contact support."
     assert find_refusal(echo, ticket=TICKET) is not None
