@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..checks.parse import CheckSpec
 from .entry_model import EvalCase, MarkSpec, TurnSpec
 from .entry_rules import check_id, check_mark, describe_error, oversize_reason
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
@@ -39,6 +40,7 @@ class ValidEntry:
     index: int
     case: EvalCase
     line: int | None
+    checks: tuple[CheckSpec, ...] = ()  # the entry's checks, as read when it was validated
 
 
 @dataclass
@@ -53,7 +55,15 @@ class EvalFile:
 def validate_entry(
     raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
 ) -> EvalCase:
-    """Validate one entry; raise ValueError with a one-line reason naming the field.
+    """Validate one entry; raise ValueError with a one-line reason naming the field."""
+    return read_entry(raw, dimensions, live, rootdir)[0]
+
+
+def read_entry(
+    raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
+) -> tuple[EvalCase, tuple[CheckSpec, ...]]:
+    """One entry validated, and its checks as read; ValueError with a one-line reason
+    naming the field.
 
     ``live``: answers come from targets (bots), so a stored ``response`` is optional.
     ``rootdir``: where ``python`` checks are imported from (as conftest modules are).
@@ -77,7 +87,7 @@ def validate_entry(
         raise ValueError(describe_error(first)) from None
     for position, spec in enumerate(case.mark_specs()):
         check_mark(position, spec.name)
-    case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
+    checks = case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
     if not case.judge and not case.checks:
         raise ValueError("'judge': false needs 'checks': nothing else would decide the outcome")
     if not live and case.response is None:
@@ -89,7 +99,7 @@ def validate_entry(
                 f"'{section}.{unknown[0]}' is not a known dimension "
                 f"(known: {', '.join(dimensions)})"
             )
-    return case
+    return case, checks
 
 
 def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
@@ -222,7 +232,7 @@ def _validate_all(
         name = _entry_name(entry, index, names)
         names.add(name)
         try:
-            case = validate_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
+            case, checks = read_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
         except ValueError as exc:
             result.entries.append(InvalidEntry(index, name, str(exc), line, where=where))
             continue
@@ -248,7 +258,7 @@ def _validate_all(
                 InvalidEntry(index, name, too_large, line, error=True, where=where)
             )
             continue
-        result.entries.append(ValidEntry(index, case, line))
+        result.entries.append(ValidEntry(index, case, line, checks))
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

@@ -217,8 +217,14 @@ def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
         return None
     assert record is not None
     record.flaky_failed = True
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "assertion failed"
+    first_line = exc.verdict if isinstance(exc, EvalFailed) else _first_line(exc)
     return f"flaky eval below threshold (not gating): {first_line}"
+
+
+def _first_line(error: BaseException) -> str:
+    """A hand-written test's assertion: the first line of its own message (not ours)."""
+    message = str(error).strip()
+    return message.splitlines()[0] if message else "assertion failed"
 
 
 def report_outcome(report: pytest.TestReport, row: JudgedItem) -> tuple[Outcome, str | None]:
