@@ -6,6 +6,7 @@ into ``checks/`` (``check_item``) with its answer and, from a live target, its l
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -55,18 +56,20 @@ def checked(item: pytest.Item, answer: str) -> Checked:
     """The item's checks run on its answer. A stored answer is checked once: the planner
     may have asked already, and a python check need not run twice."""
     plan = checks_of(item)
-    if not plan.checks:
-        return check_item(plan, answer, {}, None)
     latency = _latency(item) if plan.timed else None
     kept = item.stash.get(CHECKED_KEY, None)
     if latency is None and kept is not None and kept[0] == answer:
         return kept[1]
-    case: EvalCase = item.case  # type: ignore[attr-defined]  # an item with checks has one
-    entry = case.model_dump(mode="json", exclude_defaults=True)
-    found = check_item(plan, answer, entry, latency)
-    if latency is None:
+    found = check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
+    if latency is None and plan.checks:
         item.stash[CHECKED_KEY] = (answer, found)
     return found
+
+
+def _entry(item: pytest.Item) -> dict[str, Any]:
+    """The entry as a python check receives it (what the eval file set, defaults applied)."""
+    case: EvalCase = item.case  # type: ignore[attr-defined]  # an item with checks has one
+    return case.model_dump(mode="json", exclude_defaults=True)
 
 
 def _latency(item: pytest.Item) -> float | None:
