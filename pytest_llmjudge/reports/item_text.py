@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..analysis.judgment import Judgment
 from ..checks.report import checks_sentence, checks_table
 
 if TYPE_CHECKING:  # the results models load at the session's end, not before judging
-    from ..schema.results import CheckResult, DimensionResult, ItemResult
+    from ..schema.results import CheckResult, DimensionResult, ItemResult, JudgedItem
 
 
 def _runs(judgment: Judgment) -> str:
@@ -169,33 +169,24 @@ def passing_report(judgments: Sequence[Judgment], checks: Sequence[CheckResult] 
     return f"{tables(judgments, checks)}{reasoning}"
 
 
-def scores_line(
-    judgments: Sequence[Judgment],
-    injection: bool = False,
-    far_from_label: Mapping[str, float] | None = None,
-    checks: Sequence[CheckResult] = (),
-) -> str:
+def scores_line(row: JudgedItem, label_margin: float) -> str:
     """``relevance 4.33, tone 5.00 (2 of 3 runs), checks 2/3``: the scores on an item's -v
-    line, with the human label of a dimension judged far from it (``relevance 2.00 (label
-    5)``) and how many of its deterministic checks passed."""
-    far = far_from_label or {}
-    parts = ["injection suspected"] if injection else []
-    for j in judgments:
-        part = _score_with_runs(j)
-        if j.dimension in far:
-            part += f" (label {far[j.dimension]:g})"
+    line, read from its row, with the human label of a dimension judged further than the
+    margin from it (``relevance 2.00 (label 5)``) and how many of its deterministic checks
+    passed."""
+    parts = ["injection suspected"] if row.injection_suspected else []
+    for name, dim in row.dimensions.items():
+        part = f"{name} {dim.score:.2f}"
+        if dim.failed_runs:
+            part += f" ({len(dim.runs)} of {len(dim.runs) + len(dim.failed_runs)} runs)"
+        label = row.expected.get(name)
+        if label is not None and abs(dim.score - label) > label_margin:
+            part += f" (label {label:g})"
         parts.append(part)
-    decided = [check for check in checks if check.passed is not None]
+    decided = [check for check in row.checks if check.passed is not None]
     if decided:
         parts.append(f"checks {sum(1 for c in decided if c.passed)}/{len(decided)}")
     return ", ".join(parts)
-
-
-def _score_with_runs(j: Judgment) -> str:
-    part = f"{j.dimension} {j.score:.2f}"
-    if j.failed_runs:
-        part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
-    return part
 
 
 def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:
