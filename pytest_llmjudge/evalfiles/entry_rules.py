@@ -42,6 +42,25 @@ def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None
     )
 
 
+MAX_DEPTH = 50  # levels of lists and objects in an entry's field; real entries use a few
+
+
+def too_deep(raw: dict[Any, Any]) -> str | None:
+    """Why a field is nested too deeply to keep (results, reports and xdist's messages
+    recurse into it and would break), or None. Iterative: any depth costs nothing."""
+    for key, value in raw.items():
+        stack = [(value, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                return f"'{key}' is nested more than {MAX_DEPTH} levels deep"
+            if isinstance(node, dict):
+                stack.extend((child, depth + 1) for child in node.values())
+            elif isinstance(node, list):
+                stack.extend((child, depth + 1) for child in node)
+    return None
+
+
 EXCERPT_CHARS = 2_000
 
 

@@ -5,7 +5,7 @@ JSON eval file has (validation is the same for all, in ``dataset``).
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
   ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
   ``checks`` (a JSON list); ``judge`` (true or false).
-  Empty cells are absent fields. Rows are named by their row in the file (the header is 1).
+  Empty cells are absent fields. Rows are named by the line where their record starts (the header is line 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
 """
 
@@ -36,7 +36,6 @@ class RawEntries:
 
     entries: list[Any]
     lines: list[int | None]
-    where: list[str] = field(default_factory=list)  # "line 3", "row 4"; empty: "entry N"
     warnings: list[tuple[str, int | None]] = field(default_factory=list)
 
 
@@ -57,7 +56,6 @@ def read_jsonl(text: str) -> RawEntries:
             )
         raw.entries.append(entry)
         raw.lines.append(number)
-        raw.where.append(f"line {number}")
     return raw
 
 
@@ -83,7 +81,6 @@ def read_csv(text: str, path: Path) -> RawEntries:
     for row in reader:
         raw.entries.append(_csv_entry(row))
         raw.lines.append(row_start)
-        raw.where.append(f"row {row_start}")
         row_start = reader.line_num + 1
     return raw
 
@@ -160,6 +157,11 @@ def read_yaml(text: str, path: Path) -> tuple[Any, list[int | None]]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise FormatError(f"{path}: invalid YAML{where}: {problem}") from None
+    except RecursionError:  # PyYAML builds nodes recursively: hundreds of levels end it
+        raise FormatError(
+            f"{path}: invalid YAML: lists or mappings nested too deeply to read (hundreds of "
+            "levels)"
+        ) from None
     return data, _yaml_lines(node)
 
 
