@@ -41,6 +41,7 @@ class ValidEntry:
     index: int
     case: EvalCase
     line: int | None
+    name: str  # its item's name: the id, unless an entry before took it as its "#3" name
 
 
 @dataclass
@@ -219,25 +220,30 @@ def _validate_all(
 ) -> None:
     """Every entry validated, in file order: valid ones, and invalid ones with the reason."""
     path = result.path
-    first_index: dict[str, int | None] = {}  # id: the line of its first entry
+    # id: the line of the first entry that has it, valid or not (an id names one entry; a
+    # later entry with it is a duplicate even when the first is invalid)
+    first_line: dict[str, int | None] = {}
     names: set[str] = set()
     for index, entry in enumerate(raw.entries):
         line = raw.lines[index] if index < len(raw.lines) else None
         name = _entry_name(entry, index, names)
         names.add(name)
         where = entry_place(path, line, name)
+        raw_id = entry.get("id") if isinstance(entry, dict) else None
+        claimed = isinstance(raw_id, str) and raw_id in first_line
+        if isinstance(raw_id, str) and not claimed:
+            first_line[raw_id] = line
         try:
             case = validate_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
         except ValueError as exc:
             result.entries.append(InvalidEntry(index, name, str(exc), line, place=where))
             continue
-        if case.id in first_index:
-            first = first_index[case.id]
+        if claimed:
+            first = first_line[case.id]
             earlier = f"the entry at line {first}" if first else "an earlier entry"
             reason = f"Duplicate id '{case.id}' (already used by {earlier})"
             result.entries.append(InvalidEntry(index, name, reason, line, place=where))
             continue
-        first_index[case.id] = line
         unknown_fields = sorted(set(entry) - set(EvalCase.model_fields))
         if unknown_fields:
             result.warnings.append(
@@ -255,7 +261,7 @@ def _validate_all(
                 InvalidEntry(index, name, too_large, line, error=True, place=where)
             )
             continue
-        result.entries.append(ValidEntry(index, case, line))
+        result.entries.append(ValidEntry(index, case, line, name))
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

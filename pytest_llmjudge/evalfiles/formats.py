@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .json_entries import Unreadable, trailing_comma
+from .json_entries import Unreadable, loads, read_entry, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
 CSV_FIELDS = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
@@ -41,11 +41,16 @@ class RawEntries:
 
 def read_jsonl(text: str) -> RawEntries:
     raw = RawEntries([], [])
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Only \n, \r\n and \r end a line (str.splitlines would also split at U+2028, U+0085
+    # and other characters a JSON string may hold unescaped, and cut the entry in two).
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            entry: Any = json.loads(line)
+            entry: Any = loads(line)  # numbers of thousands of digits kept, not refused
+        except RecursionError:  # nested too deep for the parser: the field at fault named
+            entry = read_entry(line)
         except json.JSONDecodeError as exc:
             comma = trailing_comma(exc)
             entry = Unreadable(
@@ -67,6 +72,19 @@ OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
 
 def read_csv(text: str, path: Path) -> RawEntries:
+    # The csv module refuses a cell over 131,072 characters (a process-wide setting): lifted
+    # while this file is read, so that a long answer is an over-long entry, not a broken file.
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    try:
+        return _read_csv(text, path)
+    except csv.Error as exc:  # e.g. a NUL character on Python 3.10
+        raise FormatError(f"{path}: not readable as CSV: {exc}") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _read_csv(text: str, path: Path) -> RawEntries:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
     if "ticket" not in header:

@@ -141,6 +141,12 @@ def _read(text: str, start: int, end: int, reason: str) -> Any:
         return Unreadable(reason)
 
 
+def read_entry(text: str) -> Any:
+    """One entry's text (a JSON Lines line) read as ``loads_by_entry`` reads an entry."""
+    start = _skip_space(text, 0)
+    return _entry(text, start, value_end(text, start))
+
+
 def _entry(text: str, start: int, end: int) -> Any:
     value = _read(text, start, end, "entry is nested too deeply to read")
     if isinstance(value, Unreadable) and text[start] == "{":

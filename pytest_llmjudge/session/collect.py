@@ -56,21 +56,21 @@ class EvalFile(pytest.File):
                     warnings.simplefilter("always")
                     marks, problem, refused = _marks(entry.case)
                 for warning in caught:  # unknown marks: point at the entry, not at us
-                    shown_entry = entry_place(shown, entry.line, entry.case.id)
+                    shown_entry = entry_place(shown, entry.line, entry.name)
                     self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
                 if problem is None:
                     for target in target_names:
                         yield EvalItem.from_parent(
                             self,
-                            name=_item_name(entry.case.id, target, len(target_names)),
+                            name=_item_name(entry.name, target, len(target_names)),
                             callobj=run_eval_entry,
                             entry=entry,
                             target=target,
                             extra_marks=marks,
                         )
                     continue
-                place = entry_place(shown, entry.line, entry.case.id)
-                entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line, place=place)
+                place = entry_place(shown, entry.line, entry.name)
+                entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place=place)
                 # A mark pytest refuses (--strict-markers) is an error, as on a test function.
                 strict = settings.strict or refused
             else:
@@ -89,7 +89,7 @@ class EvalFile(pytest.File):
             if first[0] != shown:
                 elsewhere = f"{first[0]}:{first[1]}" if first[1] else str(first[0])
                 self._warn_at(
-                    f"{entry_place(shown, entry.line, entry.case.id)}: id '{entry.case.id}' is "
+                    f"{entry_place(shown, entry.line, entry.name)}: id '{entry.case.id}' is "
                     f"used in {elsewhere} too: people and reports tell entries apart by id; "
                     "give one of them another",
                     entry.line,
