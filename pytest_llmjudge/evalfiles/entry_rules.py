@@ -3,6 +3,7 @@ pytest can apply, and a size the judge can take (plus the excerpt kept of a long
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, overload
 
 from .json_entries import HugeNumber
@@ -27,6 +28,14 @@ def check_id(entry_id: str) -> None:
             raise ValueError(
                 f"'id' {entry_id!r} cannot be part of a pytest node id: it contains {name}"
             )
+    # Controls (\x1e, \x85) and Unicode line separators: tools and terminals break lines at
+    # some of them or show nothing, so the printed node id would not select the entry.
+    unseen = next((c for c in entry_id if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
+    if unseen is not None:
+        raise ValueError(
+            f"'id' {entry_id!r} cannot be part of a pytest node id: it contains the control "
+            f"character U+{ord(unseen):04X}"
+        )
     if entry_id.strip() and entry_id != entry_id.strip():
         raise ValueError(f"'id' {entry_id!r} has leading or trailing spaces")
 

@@ -28,7 +28,11 @@ settings.register_profile(
     suppress_health_check=SLOW_OK, print_blob=True,
 )  # fmt: skip
 settings.register_profile(
-    "benchmark", max_examples=2_000, deadline=None, suppress_health_check=SLOW_OK, print_blob=True
+    "benchmark",
+    max_examples=int(os.environ.get("LLMJUDGE_HYPOTHESIS_EXAMPLES", "2000")),
+    deadline=None,
+    suppress_health_check=SLOW_OK,
+    print_blob=True,
 )
 # while fixing: many examples, no shrinking (the first failure as generated)
 settings.register_profile(
