@@ -11,7 +11,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..basics.wording import entry_place
-
 from .entry_model import EvalCase, MarkSpec, TurnSpec
 from .entry_rules import check_id, check_mark, describe_error, oversize_reason, too_deep
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml

@@ -13,7 +13,6 @@ from ..config.options import MAX_RUNS
 from .checks import CheckSpec, parse_checks
 
 
-
 def _not_blank(value: str) -> str:
     # pydantic strips Unicode White_Space only; Python (and the judge, which refuses a blank
     # ticket) also counts the separators \x1c-\x1f as space: "\x1c" alone is blank here too.

@@ -5,7 +5,8 @@ JSON eval file has (validation is the same for all, in ``dataset``).
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
   ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
   ``checks`` (a JSON list); ``judge`` (true or false).
-  Empty cells are absent fields. Rows are named by the line where their record starts (the header is line 1).
+  Empty cells are absent fields. Rows are named by the line where their record starts (the
+  header is line 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
 """
 

@@ -220,4 +220,3 @@ class InvalidEvalItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.entry.line - 1 if self.entry.line else None
         return self.path, line, self.name
-

@@ -160,7 +160,7 @@ def test_invalid_entries_are_skipped_naming_file_index_and_field(
             "*support.json:* (empty-response): 'response' must be a non-empty string",
             "*support.json:* (good#3): Duplicate id 'good' (already used by the entry at line 2)",
             "*support.json:* (#4): Missing 'id' field",
-            "*support.json:* (bad-threshold): 'thresholds.relevance' must be between 1 and 5, got 9",
+            "*support.json:* (bad-threshold): 'thresholds.relevance' must be between 1 and 5, *9",
             "*support.json:* (bad-runs): 'runs' must be an integer, got str",
             "*support.json:* (#7): entry must be an object, got str",
         ]
@@ -184,7 +184,9 @@ def test_judge_strict_makes_invalid_entries_errors(pytester: pytest.Pytester) ->
     write_evals(pytester, [entry("good"), {"id": "no-ticket", "response": "r"}])
     result = run(pytester, "evals/", "--judge-strict")
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*invalid eval entry: evals/support.json:7 (no-ticket): Missing 'ticket'*"])
+    result.stdout.fnmatch_lines(
+        ["*invalid eval entry: evals/support.json:7 (no-ticket): Missing 'ticket'*"]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     errors = read_results(pytester)["errors"]
     assert errors == [
@@ -231,8 +233,8 @@ def test_unknown_entry_fields_warn_and_point_to_metadata(pytester: pytest.Pytest
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
         [
-            "*LLMJudgeWarning*evals/support.json:2 (a): unknown field 'threshold' ignored (put free-form data "
-            "under 'metadata')*"
+            "*LLMJudgeWarning*evals/support.json:2 (a): unknown field 'threshold' ignored (put "
+            "free-form data under 'metadata')*"
         ]
     )
 
@@ -283,7 +285,9 @@ def test_unregistered_mark_under_strict_markers_is_an_error_of_the_entry(
     write_evals(pytester, [entry("a", marks=["nonsense"])])
     result = run(pytester, "evals/", "--strict-markers", "-rs")
     result.assert_outcomes(errors=1)  # as an unknown marker on a test function
-    result.stdout.fnmatch_lines(["*support.json:2 (a): 'marks.0': 'nonsense' not found in `markers`*"])
+    result.stdout.fnmatch_lines(
+        ["*support.json:2 (a): 'marks.0': 'nonsense' not found in `markers`*"]
+    )
 
 
 def test_k_selects_by_id_and_lf_reruns_failures(pytester: pytest.Pytester) -> None:

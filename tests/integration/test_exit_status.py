@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 import pytest
+
 from helpers import run, write_evals
 
 TRACEBACK = re.compile(r"Traceback|INTERNALERROR|/_pytest/|/pluggy/|\.py:\d+: in ")

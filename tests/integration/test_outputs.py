@@ -101,7 +101,10 @@ def test_warnings_point_at_the_eval_file_and_entry(
     strict = run(pytester, "evals/", "--strict-markers")
     strict.assert_outcomes(passed=1, errors=1)
     strict.stdout.fnmatch_lines(
-        ["*invalid eval entry: evals/support.json:* (b): 'marks.0': 'sluggish' not found in `markers`*"]
+        [
+            "*invalid eval entry: evals/support.json:* (b): 'marks.0': 'sluggish' not found in "
+            "`markers`*"
+        ]
     )
 
 

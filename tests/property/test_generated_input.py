@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 import yaml
 from generated_evals import EvalFileSpec, Written, eval_folders, expanded, write
-from helpers import QUIET, read_results
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+
+from helpers import QUIET, read_results
 
 SLOW_OK = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile(
@@ -102,7 +103,8 @@ def test_generated_eval_files_end_in_verdicts_or_one_line_causes(
     if broken:  # a file that cannot be read at all: a collection error, one line
         assert result.ret == pytest.ExitCode.INTERRUPTED, "\n".join(output)
         for w in broken:
-            assert any(f"evals/{w.name}: " in line and w.broken in line for line in output), (
+            message = w.broken or ""
+            assert any(f"evals/{w.name}: " in line and message in line for line in output), (
                 "\n".join(output)
             )
         return
@@ -114,9 +116,7 @@ def _check_items(
 ) -> None:
     output = "\n".join(result.stdout.lines)
     results = read_results(pytester)
-    valid = {
-        (f"evals/{w.name}", p.value["id"]): p for w in written for p in w.entries if p.valid
-    }
+    valid = {(f"evals/{w.name}", p.value["id"]): p for w in written for p in w.entries if p.valid}
     rows = Counter((r["file"], r["id"]) for r in results["results"])
     assert rows == Counter(valid.keys()), output  # every valid entry collected and judged, once
     for row in results["results"]:
@@ -128,7 +128,7 @@ def _check_items(
     invalid = [
         (f"evals/{w.name}", line, p)
         for w in written
-        for line, p in zip(w.lines, w.entries)
+        for line, p in zip(w.lines, w.entries, strict=True)
         if not p.valid
     ]
     reported = Counter((e["file"], e["line"]) for e in results["invalid"])

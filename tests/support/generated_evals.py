@@ -75,7 +75,7 @@ class Written:
 # -- field values -------------------------------------------------------------------------
 
 # Any unicode but surrogates (not encodable as UTF-8); NUL, controls, RTL marks included.
-unicode_text = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+unicode_text = st.text(st.characters(codec="utf-8"), max_size=40)
 
 
 def _meaningful(text: str) -> bool:
@@ -84,7 +84,9 @@ def _meaningful(text: str) -> bool:
 
 words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join)
 # A non-empty text: words people write, and unicode around them.
-texts = st.builds(lambda w, u, pre: f"{u} {w}" if pre else f"{w} {u}", words, unicode_text, st.booleans())
+texts = st.builds(
+    lambda w, u, pre: f"{u} {w}" if pre else f"{w} {u}", words, unicode_text, st.booleans()
+)
 # Characters a node id cannot hold (the plugin rejects them in an id).
 ID_BREAKERS = ("::", "[", "]", "/", "\\", "\n", "\r", "\x00", "\x1e", "\x85", "\u2028", "\x07")
 
@@ -106,7 +108,9 @@ id_text = st.text(
 )
 ids = st.one_of(
     st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True),
-    st.builds(lambda a, u: f"{a}-{u}".strip(), st.from_regex(r"[a-z]{1,8}", fullmatch=True), id_text),
+    st.builds(
+        lambda a, u: f"{a}-{u}".strip(), st.from_regex(r"[a-z]{1,8}", fullmatch=True), id_text
+    ),
     st.integers(0, 30).map(lambda n: f"#{n}"),  # the name the plugin gives an entry without id
 ).filter(usable_id)
 blank = st.sampled_from(["", " ", "\t", "\u3000", "\x1c", " \n "])
@@ -123,6 +127,8 @@ _HUGE = re.compile(r"<huge:(\d+)>")
 def expanded(text: str) -> str:
     """The text as written: stand-ins for huge strings written out."""
     return _HUGE.sub(lambda m: "x" * int(m.group(1)), text)
+
+
 DEEP = "<3,000 levels of nesting>"  # too deep to serialise (or print) as a value
 DEEP_JSON = '{"k": [' * 1500 + '"leaf"' + "]}" * 1500
 
@@ -151,7 +157,10 @@ def valid_entry(draw: st.DrawFn, entry_id: str) -> Planned:
         st.sets(st.sampled_from(["metadata", "runs", "thresholds", "marks", "extra", "unicode"]))
     )
     if "metadata" in extras:
-        entry["metadata"] = {"team": draw(unicode_text), "nested": _nested(draw(st.integers(0, 20)))}
+        entry["metadata"] = {
+            "team": draw(unicode_text),
+            "nested": _nested(draw(st.integers(0, 20))),
+        }
     if "runs" in extras:
         entry["runs"] = draw(st.integers(1, 3))
     if "thresholds" in extras:
@@ -246,7 +255,9 @@ def invalid_entry(draw: st.DrawFn, entry_id: str, fmt: str, earlier_ids: list[st
         cause = "Duplicate id"
     else:  # an unreadable line or row
         if fmt == ".jsonl":
-            raw_line = draw(st.sampled_from(['{"id": "x", "ticket": ', '{"id": "x",}', "{'id': 1}"]))
+            raw_line = draw(
+                st.sampled_from(['{"id": "x", "ticket": ', '{"id": "x",}', "{'id': 1}"])
+            )
             cause = "not JSON"
         else:
             raw_line = "surplus"  # the CSV writer adds cells beyond the header
@@ -271,7 +282,9 @@ def eval_file(draw: st.DrawFn, fmt: str, stem: str) -> EvalFileSpec:
         if isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"] not in used:
             used.append(value["id"])
         entries.append(planned)
-    newline = st.sampled_from(["\n", "\r\n", "\r"]) if fmt != ".csv" else st.sampled_from(["\r\n", "\n"])
+    newline = (
+        st.sampled_from(["\n", "\r\n", "\r"]) if fmt != ".csv" else st.sampled_from(["\r\n", "\n"])
+    )
     spec = EvalFileSpec(
         name=f"{stem}{fmt}",
         entries=entries,
@@ -349,7 +362,7 @@ def _break(how: str, fmt: str, text: str) -> bytes:
 
 def _json(spec: EvalFileSpec) -> tuple[str, list[int]]:
     out, lines = "[\n", []
-    for n, (planned, newline) in enumerate(zip(spec.entries, spec.newlines)):
+    for n, (planned, newline) in enumerate(zip(spec.entries, spec.newlines, strict=True)):
         lines.append(_lines_before(out))
         out += _dumps(planned.value, ensure_ascii=n % 2 == 0, indent=2 if spec.indent else None)
         out += ("," if n < len(spec.entries) - 1 else "") + newline
@@ -364,7 +377,7 @@ def _dumps(value: Any, ensure_ascii: bool, indent: int | None = None) -> str:
 
 def _jsonl(spec: EvalFileSpec) -> tuple[str, list[int]]:
     out, lines = "", []
-    for n, (planned, newline) in enumerate(zip(spec.entries, spec.newlines)):
+    for n, (planned, newline) in enumerate(zip(spec.entries, spec.newlines, strict=True)):
         lines.append(_lines_before(out))
         out += planned.raw_line or _dumps(planned.value, ensure_ascii=n % 2 == 1)
         out += newline
@@ -398,7 +411,7 @@ def _csv(spec: EvalFileSpec) -> tuple[str, list[int]]:
         return buffer.getvalue().removesuffix("\r\n") + newline
 
     out, lines = row(CSV_HEADER, "\n"), []
-    for planned, newline in zip(spec.entries, spec.newlines):
+    for planned, newline in zip(spec.entries, spec.newlines, strict=True):
         lines.append(_lines_before(out))
         cells = [_cell(planned.value, column) for column in CSV_HEADER]
         if planned.raw_line == "surplus":
@@ -409,7 +422,7 @@ def _csv(spec: EvalFileSpec) -> tuple[str, list[int]]:
 
 def _yaml(spec: EvalFileSpec) -> tuple[str, list[int]]:
     out, lines = "", []
-    for n, (planned, newline) in enumerate(zip(spec.entries, spec.newlines)):
+    for n, (planned, newline) in enumerate(zip(spec.entries, spec.newlines, strict=True)):
         lines.append(_lines_before(out))
         chunk = yaml.safe_dump([planned.value], allow_unicode=n % 2 == 0, width=2**16)
         out += chunk.replace("\n", newline)
