@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from helpers import run, write_evals
+from judge_server import JudgeServer
 
 TRACEBACK = re.compile(r"Traceback|INTERNALERROR|/_pytest/|/pluggy/|\.py:\d+: in ")
 ANSWER = "Raise the heap: set MAVEN_OPTS=-Xmx2g."
@@ -125,3 +126,20 @@ def test_a_usage_error_exits_4_before_any_item(pytester: pytest.Pytester) -> Non
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "collected" not in result.stdout.str()
     _no_traceback(result)
+
+
+def test_an_unparsable_judge_reply_is_one_line_of_its_item_under_strict(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            {"id": "ok", "ticket": "t", "response": "answer {{relevance=5 tone=5}}"},
+            {"id": "garbled", "ticket": "t2", "response": "answer {{malformed=99}}"},
+        ],
+    )
+    result = run(pytester, "evals/", "--judge-strict")
+    result.assert_outcomes(passed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    _no_traceback(result)
+    result.stdout.fnmatch_lines(["*ERROR at setup of garbled*", "*judge*"])
