@@ -162,11 +162,12 @@ def parse_eval_text(
 
 def _json(text: str, path: Path) -> Any:
     try:
-        return loads(text)
+        try:
+            return loads(text)
+        except RecursionError:  # nested too deep for the parser: read entry by entry
+            return loads_by_entry(text)
     except json.JSONDecodeError as exc:
         raise EvalFileError(f"{path}: {_json_problem(exc)}") from None
-    except RecursionError:  # nested too deep for the parser: read entry by entry
-        return loads_by_entry(text)
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:

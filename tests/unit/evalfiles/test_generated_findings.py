@@ -95,3 +95,24 @@ def test_a_junit_property_name_quoting_a_control_character_stays_xml() -> None:
     assert name == 'contains "#x1A#x00ok"'
     quoted = name.replace('"', "&quot;")  # as pytest writes an attribute
     ElementTree.fromstring(f'<property name="{quoted}" />')  # parses: no raw \x1a left
+
+
+DEEP_ENTRY = (
+    '{"id": "d", "ticket": "t", "response": "r", "metadata": ' + "[" * 3000 + "]" * 3000 + "}"
+)
+
+
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        (",\n]", "a trailing comma after the last entry at line 3"),
+        ("\n]\n]", "invalid JSON at line 5, column 1: Extra data"),
+        ("", "Unexpected end of the file"),
+    ],
+)
+def test_a_file_too_deep_for_the_parser_is_still_checked_as_json(tail: str, message: str) -> None:
+    from pytest_llmjudge.evalfiles.cases import EvalFileError
+
+    text = '[\n{"id": "a", "ticket": "t", "response": "r"},\n' + DEEP_ENTRY + tail
+    with pytest.raises(EvalFileError, match=message):
+        parse_eval_text(text, Path("f.json"), DIMS)
