@@ -279,7 +279,9 @@ def eval_file(draw: st.DrawFn, fmt: str, stem: str) -> EvalFileSpec:
         else:
             planned = draw(valid_entry(entry_id))
         value = planned.value
-        if isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"] not in used:
+        # an unreadable line or row has no id the plugin could see
+        readable = isinstance(value, dict) and planned.raw_line is None
+        if readable and isinstance(value.get("id"), str) and value["id"] not in used:
             used.append(value["id"])
         entries.append(planned)
     newline = (
