@@ -116,3 +116,11 @@ def test_a_file_too_deep_for_the_parser_is_still_checked_as_json(tail: str, mess
     text = '[\n{"id": "a", "ticket": "t", "response": "r"},\n' + DEEP_ENTRY + tail
     with pytest.raises(EvalFileError, match=message):
         parse_eval_text(text, Path("f.json"), DIMS)
+
+
+def test_a_list_whose_first_entry_is_wrong_is_still_an_eval_file() -> None:
+    from pytest_llmjudge.evalfiles.json_shape import eval_shaped
+
+    assert eval_shaped('["just text", {"id": "a", "ticket": "t", "response": "r"}]')
+    assert eval_shaped('["just text", {"id": "a", "ticket": "t", "response": "r"},\n]')
+    assert not eval_shaped('["a", "b"]')  # some other tool's list
