@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
-from ..basics.wording import counted
+from ..basics.wording import counted, entry_place
 from ..config.pricing import provider_host
 from ..judges.heuristic import LABEL
 
@@ -45,9 +45,8 @@ def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
     became = "errors: --judge-strict" if strict else "skipped; --judge-strict makes them errors"
     lines = [f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({became}):"]
     for entry in invalid[:INVALID_SHOWN]:
-        name = f" ({entry.id})" if entry.id and entry.id != f"#{entry.index}" else ""
-        line = f", line {entry.line}" if entry.line else ""
-        lines.append(f"  {entry.file} entry {entry.index}{name}{line}: {entry.reason}")
+        place = entry_place(entry.file, entry.line, entry.id or f"#{entry.index}")
+        lines.append(f"  {place}: {entry.reason}")
     if len(invalid) > INVALID_SHOWN:
         lines.append(f"  and {len(invalid) - INVALID_SHOWN} more (all in the results file)")
     return lines

@@ -190,7 +190,7 @@ def test_a_bad_check_makes_an_invalid_entry_naming_it(
     write_evals(pytester, [entry("fine"), entry("bad", checks=[check])])
     result = run(pytester, "evals/", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 1: {message}"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:* (*): {message}"])
     strict = run(pytester, "evals/", "--judge-strict")
     strict.assert_outcomes(passed=1, errors=1)
 

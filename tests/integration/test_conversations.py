@@ -143,7 +143,7 @@ def test_bad_turns_name_the_entry_and_the_turn(
     write_evals(pytester, [_entry("bad", conversation=turns)])
     result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 0: {message}*"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:* (*): {message}*"])
 
 
 def test_the_heuristic_judge_uses_the_conversation_and_the_reference(
