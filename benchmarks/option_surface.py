@@ -34,7 +34,8 @@ def recording(self, key):
 type(os.environ).__getitem__ = recording
 import pytest
 for provider in ("auto", "ollama"):
-    pytest.main(["--collect-only", "-q", "-p", "no:randomly", "evals/", "--judge-provider=" + provider])
+    args = ["--collect-only", "-q", "-p", "no:randomly", "evals/"]
+    pytest.main([*args, "--judge-provider=" + provider])
 print("READ", " ".join(sorted(read)))
 """
 
@@ -50,7 +51,9 @@ def main() -> None:
     flag_lines = [line for line in shown.splitlines() if "--judge-" in line]
     ini_lines = [line for line in shown.splitlines() if re.match(r"\s+llmjudge_\w+ ", line)]
     # every variable a judge might read is set, so that each lookup is made
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "OLLAMA_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "OLLAMA_"))
+    }
     probe = subprocess.run(
         [sys.executable, "-c", f"PACKAGE = {PACKAGE!r}\n" + _PROBE],
         cwd=ROOT,

@@ -70,7 +70,9 @@ class RunExecutor:
 
     def __post_init__(self) -> None:
         s = self.settings
-        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=s.batch_strict)
+        self.stored = StoredRuns(
+            self.cache, s.scoring, self.trace, batch_strict="batch" in s.strict
+        )
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )

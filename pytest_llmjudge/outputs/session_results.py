@@ -133,7 +133,7 @@ class SessionResults:
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
-        lines = terminal_summary(results, facts.output_shown, strict=settings.strict)
+        lines = terminal_summary(results, facts.output_shown, strict="entries" in settings.strict)
         if facts.github_actions:
             lines += github_annotations(results)
         return SessionEnd(results, exit_status, lines)
@@ -265,7 +265,7 @@ def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[
             f"with fewer (it ignores n): {then}"
         )
     if settings.batch and not settings.uses_llm:
-        notices.append("--judge-batch needs an LLM judge: the heuristic judged in-process")
+        notices.append("llmjudge_batch needs an LLM judge: the heuristic judged in-process")
     if settings.scoring == "logprobs" and not settings.uses_llm:
         notices.append(
             "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"

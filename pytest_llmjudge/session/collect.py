@@ -26,7 +26,7 @@ logger = logging.getLogger("pytest_llmjudge")
 
 
 class InvalidEntryError(Exception):
-    """An invalid entry under ``--judge-strict``."""
+    """An invalid entry under ``--judge-strict`` (strict ``entries``)."""
 
 
 class EvalFile(pytest.File):
@@ -74,9 +74,9 @@ class EvalFile(pytest.File):
                     continue
                 entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
                 # A mark pytest refuses (--strict-markers) is an error, as on a test function.
-                strict = settings.strict or refused
+                strict = "entries" in settings.strict or refused
             else:
-                strict = settings.strict or entry.error
+                strict = "entries" in settings.strict or entry.error
             yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
 
     def _warn_of_ids_used_elsewhere(

@@ -211,7 +211,7 @@ def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
     record = item.stash.get(RECORD_KEY, None)
     settings = item.config.stash[STATE_KEY].settings
     judged_cleanly = record is not None and record.judgments and not record.errors
-    if settings.strict_flaky or not judged_cleanly:
+    if "flaky" in settings.strict or not judged_cleanly:
         return None
     if not isinstance(exc, (EvalFailed, AssertionError)):
         return None
