@@ -279,7 +279,7 @@ def eval_case(request: pytest.FixtureRequest) -> EvalCase:
 
 @pytest.fixture
 def llmjudge_target(request: pytest.FixtureRequest) -> str | None:
-    """The name of the live bot this item judges (``--judge-targets``), or None."""
+    """The name of the live bot this item judges (``llmjudge_targets``), or None."""
     return getattr(request.node, "target", None)
 
 

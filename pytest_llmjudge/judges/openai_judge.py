@@ -299,7 +299,7 @@ class OpenAIJudge:
             return
         self.scoring = "text"
         logger.warning(
-            "the judge at %s returned no logprobs: --judge-scoring=logprobs falls back to "
+            "the judge at %s returned no logprobs: llmjudge_scoring=logprobs falls back to "
             "text scores for this session",
             self.shown_url,
         )

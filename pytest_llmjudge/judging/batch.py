@@ -1,9 +1,9 @@
-"""``--judge-batch``: the judge requests a session needs, through the provider's Batch API.
+"""``llmjudge_batch``: the judge requests a session needs, through the provider's Batch API.
 
 Before the first item, the runs that the selected items will ask for and that the cache does
 not hold become one JSONL input file: one request per judgment (its runs as the ``n``
-choices; one per run with ``--judge-sampling=calls``; an item's dimensions together with
-``--judge-grouping=item``), ``custom_id`` the cache key of its first run. The file is
+choices; one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
+``llmjudge_grouping=item``), ``custom_id`` the cache key of its first run. The file is
 uploaded, the batch created, and both recorded (``batch_records``) so that a rerun, also
 after Ctrl-C, collects the batch instead of submitting it again. The batch is polled, backing
 off, until it is done or the wait ends. Its replies are validated as direct replies are and

@@ -2,7 +2,7 @@
 and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
 
 The runs of one judgment (same dimension, ticket and response) are asked together: with
-``--judge-sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
+``llmjudge_sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
 one request, so the prompt is sent and billed once.
 """
 
@@ -61,7 +61,7 @@ class RunExecutor:
     limit: AdaptiveLimit
     trace: TraceWriter | None = None
     #: set when the server answered a request for n choices with fewer (it ignores n):
-    #: from then on every run is its own request (``--judge-sampling=auto``)
+    #: from then on every run is its own request (``llmjudge_sampling=auto``)
     choices_ignored: bool = False
     retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
     split_noted: bool = False  # the notice that a judgment's runs are split was logged
@@ -173,7 +173,7 @@ class RunExecutor:
         with ``auto`` the missing runs, and every later run, are asked one request each."""
         message = "the judge server answered fewer choices than asked for (it ignores n)"
         if self.settings.sampling == "choices":
-            error = f"{message}: use --judge-sampling=auto or calls for this server"
+            error = f"{message}: use llmjudge_sampling=auto or calls for this server"
             charged = {i: o.calls for i, o in outcomes.items()}
             return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
         if not self.choices_ignored:
@@ -253,7 +253,7 @@ class RunExecutor:
         except (JudgeCallError, RetryAfterTooLong) as exc:
             error = redact(f"judge call failed after {tries} tries: {exc}")
             if getattr(exc, "cut_off", False):
-                error += f"; raise --judge-max-tokens (now {s.max_tokens})"
+                error += f"; raise llmjudge_max_tokens (now {s.max_tokens})"
             # one line with the cause: a traceback of the plugin tells a user nothing more
             # (the item's report says it too: not repeated among its captured logs)
             logger.warning("%s: %s", first.owner or "a test", error, extra=SHOWN_IN_REPORT)
@@ -285,7 +285,7 @@ class RunExecutor:
     async def _traced(
         self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
     ) -> list[Reply]:
-        """One attempt, and with --judge-trace its line: what was sent, what came back."""
+        """One attempt, and with llmjudge_trace its line: what was sent, what came back."""
         if self.trace is None:
             return await self._timed(runs, usage, firm)
         before = Usage(usage.calls, usage.prompt_tokens, usage.completion_tokens)

@@ -78,7 +78,7 @@ def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judg
     try:
         check_verdict(llmjudge_judgments, policy, checks)
     except UndecidedVerdict as exc:
-        pytest.xfail(f"undecided verdict (--judge-undecided=xfail): {exc}")
+        pytest.xfail(f"undecided verdict (llmjudge_verdict confident undecided=xfail): {exc}")
     # A failure shows the table in its report; a pass shows it with -rP and in HTML reports.
     item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments, checks))
 

@@ -1,7 +1,7 @@
 """The deterministic checks of an eval item: the suite's (ini ``llmjudge_checks``), its
 file's defaults and its own, run on the answer before any judge request.
 
-With ``--judge-checks=first`` (the default) an item whose checks fail is failed and not
+With ``llmjudge_checks_mode=first`` (the default) an item whose checks fail is failed and not
 judged; with ``always`` it is judged too. An entry with ``"judge": false`` is checked only.
 """
 

@@ -307,7 +307,7 @@ def check_outputs(config: pytest.Config) -> None:
 
 
 def open_session_log(config: pytest.Config) -> logging.Handler | None:
-    """``--judge-log-dir``: a timestamped log of this session (one per xdist worker)."""
+    """``llmjudge_log_dir``: a timestamped log of this session (one per xdist worker)."""
     folder = config.stash[STATE_KEY].settings.log_dir
     if folder is None:
         return None
