@@ -282,11 +282,11 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
         "-p",
         "no:cacheprovider",
         "--judge-no-cache",
-        "--judge-sampling=calls",
+        "-o", "llmjudge_sampling=calls",
     )
     calm = run_pytest(server, folder, *common, reply=lambda r: Reply(score=4, delay=STORM_LATENCY))
     print(line(f"(f) {STORM_ENTRIES}x2x{RUNS} @50ms, no faults", calm))
-    storm = run_pytest(server, folder, *common, "--judge-retry-wait=0.2", reply=storm_reply)
+    storm = run_pytest(server, folder, *common, "-o", "llmjudge_retry_wait=0.2", reply=storm_reply)
     summary = [text for text in storm.output.splitlines() if "eval items:" in text]
     print(line("    the same in a fault storm", storm))
     print(f"    {summary[0] if summary else storm.output[-300:]}")
@@ -298,7 +298,7 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
     )
     # With n choices per request a judgment's runs share their attempts: a judgment is lost
     # when its 5 attempts all draw a fault (0.3^5 each, about 1 of 400 judgments).
-    auto = (*common[:-1], "--judge-sampling=auto", "--judge-retry-wait=0.2")
+    auto = (*common[:-1], "-o", "llmjudge_sampling=auto", "-o", "llmjudge_retry_wait=0.2")
     storm_auto = run_pytest(server, folder, *auto, reply=storm_reply)
     summary = [text for text in storm_auto.output.splitlines() if "eval items:" in text]
     print(line("    the storm, sampling=auto", storm_auto))
@@ -342,7 +342,7 @@ def scenario_a(folder: Path) -> tuple[str, ...]:
         f"--judge-concurrency={CONCURRENCY}",
         "-p",
         "no:cacheprovider",
-        f"--judge-cache-dir={folder / 'cache'}",
+        "-o", f"llmjudge_cache={folder / 'cache'}",
     )
 
 
@@ -353,9 +353,9 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
     output = folder / "h.json"
     common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
     modes = {
-        "calls": ("--judge-sampling=calls",),
-        "auto": ("--judge-sampling=auto",),
-        "auto + logprobs": ("--judge-sampling=auto", "--judge-scoring=logprobs"),
+        "calls": ("-o", "llmjudge_sampling=calls",),
+        "auto": ("-o", "llmjudge_sampling=auto",),
+        "auto + logprobs": ("-o", "llmjudge_sampling=auto", "-o", "llmjudge_scoring=logprobs"),
     }
     measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
     for mode, args in modes.items():
@@ -395,7 +395,7 @@ def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = Non
     common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
     measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
     for mode in ("dimension", "item"):
-        m = run_pytest(server, folder, *common, f"--judge-grouping={mode}")
+        m = run_pytest(server, folder, *common, "-o", f"llmjudge_grouping={mode}")
         meta = json.loads(output.read_text())["meta"]
         measured[mode] = (m, meta)
         print(line(f"(i) grouping={mode}", m, math.ceil(m.calls / CONCURRENCY) * LATENCY))
@@ -413,7 +413,7 @@ def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = Non
         f" x dimension; start-up {start:.2f}s (target <= 0.8s: {target(start <= 0.8, per_item)})"
     )
     cold = run_pytest(
-        server, folder, *common, "--judge-grouping=item", environ=from_source(folder)
+        server, folder, *common, "-o", "llmjudge_grouping=item", environ=from_source(folder)
     ).first_request
     print(
         f"    start-up {start:.2f}s is the package as installed (its bytecode compiled); "
@@ -478,7 +478,7 @@ def batch_mode(server: JudgeServer, folder: Path) -> None:
     output = folder / "j.json"
     common = (
         "evals/", f"--judge-runs={RUNS}", "-p", "no:xdist", "-p", "no:cacheprovider",
-        f"--judge-cache-dir={folder / 'cache'}", f"--judge-output={output}", "--judge-batch",
+        "-o", f"llmjudge_cache={folder / 'cache'}", f"--judge-output={output}", "-o", "llmjudge_batch=true",
     )  # fmt: skip
     for label in ("(j) 10000x2x3 via batch", "    unchanged rerun"):
         m = run_pytest(server, folder, *common)
@@ -534,7 +534,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_suite(folder, ENTRIES)
-        common = (*scenario_a(folder), "--judge-sampling=calls")
+        common = (*scenario_a(folder), "-o", "llmjudge_sampling=calls")
 
         server_latency = LATENCY
         a = run_pytest(server, folder, *common, "--judge-no-cache", "-p", "no:xdist")

@@ -41,7 +41,7 @@ def scenario(python: str, project: Path, slots: int, extra: list[str]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out, trace, log = Path(tmp, "out.json"), Path(tmp, "trace.jsonl"), Path(tmp, "p.log")
             args = [python, "-m", "pytest", "evals/", "--judge-runs=3", "--judge-no-cache"]
-            args += [f"--judge-output={out}", f"--judge-trace={trace}", "-p", "no:cacheprovider"]
+            args += [f"--judge-output={out}", "-o", f"llmjudge_trace={trace}", "-p", "no:cacheprovider"]
             args += ["-o", f"log_file={log}", "-o", "log_file_level=WARNING", "-q", *extra]
             env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))}
             env |= {"OPENAI_BASE_URL": server.url, "OPENAI_MODEL": "smollm2-135m"}

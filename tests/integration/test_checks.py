@@ -117,7 +117,7 @@ def test_a_failed_check_spares_the_judge_unless_always(
     assert rows["fails"]["judged"] is False and rows["fails"]["relevance"] is None
     assert rows["fails"]["usage"]["calls"] == 0
     judge_server.reset()
-    always = run(pytester, "evals/", "-p", "no:cacheprovider", "--judge-checks=always")
+    always = run(pytester, "evals/", "-p", "no:cacheprovider", "-o", "llmjudge_checks_mode=always")
     always.assert_outcomes(passed=2, failed=1)
     assert judge_server.count() == 6  # judged too: its scores are in the report
     rows = by_id(read_results(pytester))
@@ -244,7 +244,7 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
             {"id": "slow", "ticket": "slow ticket", "checks": [{"max_latency_ms": 300}]},
         ],
     )
-    result = run(pytester, "evals/", f"--judge-targets=bot={slow_bot.url}")
+    result = run(pytester, "evals/", "-o", f"llmjudge_targets=bot={slow_bot.url}")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["check failed: max_latency_ms 300: took * ms"])
     rows = by_id(read_results(pytester))
@@ -296,7 +296,7 @@ def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester)
                 for i in (1, 2)
             ],
         )
-        result = run(pytester, "evals/", f"--judge-targets=good={good.url} bad={bad.url}")
+        result = run(pytester, "evals/", "-o", f"llmjudge_targets=good={good.url} bad={bad.url}")
     finally:
         good.stop()
         bad.stop()

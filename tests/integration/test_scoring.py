@@ -1,4 +1,4 @@
-"""--judge-scoring=logprobs: G-Eval's probability-weighted score from the score token's
+"""-o", "llmjudge_scoring=logprobs: G-Eval's probability-weighted score from the score token's
 alternatives, as the local server returns them; the fallback when a server has none."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from helpers import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeRequest, JudgeServer, Reply, directive_script
 
-LOGPROBS = "--judge-scoring=logprobs"
+LOGPROBS = "-o", "llmjudge_scoring=logprobs"
 
 
 def test_the_weighted_score_is_the_mean_under_the_servers_distribution(
@@ -57,7 +57,7 @@ def test_a_server_without_logprobs_falls_back_to_text_once(
 ) -> None:
     judge_server.logprobs_supported = False
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(3)])
-    args = ("evals/", LOGPROBS, "--judge-concurrency=1", "--judge-log-dir=logs")
+    args = ("evals/", LOGPROBS, "--judge-concurrency=1", "-o", "llmjudge_log_dir=logs")
     result = run(pytester, *args)
     result.assert_outcomes(passed=3)
     rows = by_id(read_results(pytester))

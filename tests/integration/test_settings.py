@@ -61,7 +61,7 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
 
 def test_require_llm_refuses_the_heuristic_fallback(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a")])
-    result = run(pytester, "evals/", "--judge-require-llm")
+    result = run(pytester, "evals/", "-o", "llmjudge_strict=fallback")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
