@@ -60,16 +60,17 @@ def _gates(args: argparse.Namespace) -> Any:
     from .config.options import Number, gates
     from .outputs.merge import SuiteGates
 
-    score = Number(float, at_least=0)
     try:
         chosen = gates(args.gates or "")
-        margins = {
-            name: score(value)
-            for name in ("label_margin", "tie_tolerance")
-            if (value := getattr(args, name)) is not None
-        }
     except ValueError as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise SystemExit(f"error: --gates {exc}") from None
+    margins = {}
+    for name in ("label_margin", "tie_tolerance"):
+        if (value := getattr(args, name)) is not None:
+            try:
+                margins[name] = Number(float, at_least=0)(value)
+            except ValueError as exc:
+                raise SystemExit(f"error: --{name.replace('_', '-')} {exc}") from None
     return SuiteGates(
         min_pass_rate=chosen.pass_rate,
         min_mean=chosen.mean,

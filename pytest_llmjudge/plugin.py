@@ -17,7 +17,6 @@ import pytest
 
 from .basics.rubrics import NO_CONTEXT
 from .config.options import OPTIONS
-from .config.removed import removed_env_warnings, removed_flag_errors
 from .config.settings import SettingsError
 from .session.discovery import (
     is_eval_file,
@@ -25,6 +24,7 @@ from .session.discovery import (
     may_collect_evals,
     warn_of_files_outside_paths,
 )
+from .session.option_checks import refuse_removed_flags, warn_of_removed_variables
 from .session.pytest_internals import is_xdist_worker, turn_off_xdist, xdist_worker_output
 from .session.state import (
     EVAL_ITEM_KEY,
@@ -100,10 +100,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
-    # Before argparse refuses a removed flag with its usage text: one line naming what replaces it.
-    lines = removed_flag_errors(args)
-    if lines:
-        raise pytest.UsageError("pytest-llmjudge: " + "; ".join(lines))
+    refuse_removed_flags(args)  # before argparse refuses one with its usage text
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -118,8 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
             suite_checks(config)
     except (SettingsError, ValueError) as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
-    for line in removed_env_warnings(os.environ):  # shared environments: a warning, not an error
-        config.issue_config_time_warning(pytest.PytestConfigWarning(line), stacklevel=2)
+    warn_of_removed_variables(config)
     clear_cache(config, config.stash[STATE_KEY].settings)
     from .session.hooks import (
         DryRunHooks,

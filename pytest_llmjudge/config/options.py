@@ -212,15 +212,15 @@ class BatchChoice:
 
 
 def _batch(text: str) -> BatchChoice | None:
-    """``false`` -> no batch; ``true`` -> wait until done; a number -> wait that long."""
-    try:
-        return BatchChoice() if _boolean(text) else None
-    except ValueError:
-        pass
+    """``false`` -> no batch; ``true`` -> wait until done; a number -> wait that many seconds
+    (``0``: submit and exit), so a number is never read as a switch."""
     try:
         return BatchChoice(_non_negative_float(text))
     except ValueError:
-        raise ValueError(f"must be true, false or seconds to wait, got {text!r}") from None
+        pass
+    if text.strip().lower() in ("true", "yes", "on", "false", "no", "off", ""):
+        return BatchChoice() if _boolean(text) else None
+    raise ValueError(f"must be true, false or seconds to wait, got {text!r}")
 
 
 def _budget(text: str) -> dict[str, float]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..basics.redaction import register_url, safe_url
 from ..basics.rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
-from ..basics.rubrics import OPTIONAL_DIMENSIONS, Dimension
+from ..basics.rubrics import Dimension
 from .options import (
     DEFAULT_MAX_INPUT_CHARS,
     DEFAULT_MODEL,
@@ -32,43 +32,12 @@ from .options import (
     RunPlan,
 )
 from .pricing import Price, configured_price
+from .rubric_files import read_rubrics
 from .targets import TargetConfig
 
 
 class SettingsError(ValueError):
     """A configuration value is invalid; the message names its source."""
-
-
-def _read_rubrics(
-    pairs: tuple[tuple[str, str], ...], folder: Path, source: str
-) -> dict[str, Dimension]:
-    dimensions = dict(BUILTIN_DIMENSIONS)
-    if pairs:
-        # The schema (and pydantic) only for sessions that configure dimensions.
-        from ..schema.results import RESERVED_NAMES
-
-        taken = sorted(RESERVED_NAMES.intersection(name for name, _ in pairs))
-        if taken:
-            raise SettingsError(
-                f"{source} dimension names are lowercase identifiers, not {taken[0]!r} "
-                "(a key of every results row)"
-            )
-    for name, file in pairs:
-        if name in dimensions:
-            raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
-        if name in OPTIONAL_DIMENSIONS and not file:
-            dimensions[name] = OPTIONAL_DIMENSIONS[name]  # built in: its own rubric
-            continue
-        path = Path(file) if Path(file).is_absolute() else folder / file
-        try:
-            rubric = path.read_text(encoding="utf-8").strip()
-        except OSError:
-            raise SettingsError(f"{source}: rubric file {path} not found") from None
-        if not rubric:
-            raise SettingsError(f"{source}: rubric file {path} is empty")
-        built_in = OPTIONAL_DIMENSIONS.get(name)  # correctness with a rubric of one's own
-        dimensions[name] = Dimension(name, rubric, built_in is not None and built_in.uses_reference)
-    return dimensions
 
 
 @dataclass(frozen=True)
@@ -223,7 +192,7 @@ def resolve_settings(
     else:
         reason = f"from {sources['provider']}"
     strict: frozenset[str] = values["strict"]
-    if "fallback" in strict and provider == "heuristic":
+    if "fallback" in strict and provider == "heuristic" and values["provider"] == "auto":
         raise SettingsError(
             f"{sources['strict']} (fallback): no LLM judge is configured ({reason}): set "
             "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"
@@ -267,7 +236,10 @@ def resolve_settings(
     chosen: CacheChoice = values["cache"]
     cache = chosen.on if chosen.on is not None else provider != "heuristic"
     folder = ini_dir if sources["dimensions"].startswith("ini") else base_dir
-    dimensions = _read_rubrics(values["dimensions"], folder, sources["dimensions"])
+    try:
+        dimensions = read_rubrics(values["dimensions"], folder, sources["dimensions"])
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
     gates: Gates = values["gates"]
     for name, named in (("gates", gates.mean), ("thresholds", values["thresholds"])):
         unknown = sorted(set(named or {}) - set(dimensions))

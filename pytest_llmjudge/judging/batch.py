@@ -199,7 +199,7 @@ class BatchJudging:
     def _not_now(self, record: BatchRecord, problem: str) -> None:
         """A batch that could not be submitted or read now: said once; its runs are their
         items' errors, and its record is kept for the next session."""
-        what = f"batch {record.batch_id}: " if record.batch_id else "llmjudge_batch: "
+        what = f"batch {record.batch_id}: " if record.batch_id else "Batch API: "
         self.say(f"{what}{problem}; its record is kept: run again to go on")
         self._pending(record, f"{what}{problem}: run again to go on")
 

@@ -219,9 +219,9 @@ class JudgeEngine:
         outcomes: list[RunOutcome] = []
         reused: list[bool] = []
         limit = max(runs, self.settings.max_runs) if self.settings.adaptive else runs
-        batch = runs
+        round_size = runs  # adaptive runs come in rounds (a "batch" is the Batch API)
         while True:
-            indexes = range(len(outcomes), len(outcomes) + batch)
+            indexes = range(len(outcomes), len(outcomes) + round_size)
             groups = self._groups(
                 [dimension.name], *(ticket, response, indexes), generation, owner, context
             )
@@ -239,7 +239,7 @@ class JudgeEngine:
             )
             if len(outcomes) >= limit or not judgment.uncertain(self.settings.adaptive_margin):
                 return judgment
-            batch = min(max(runs, 2), limit - len(outcomes))
+            round_size = min(max(runs, 2), limit - len(outcomes))
 
     def _results(self, slots: list[RunSlot]) -> list[RunOutcome]:
         return outcomes_of(slots, self.on_wait, WAIT_TICK)

@@ -6,7 +6,6 @@ item, its settings (resolved once) and the record of the current attempt.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import signal
@@ -21,14 +20,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..basics.fileio import shown
-from ..config.options import INI_KEYS, OPTIONS
-from ..config.removed import REMOVED_INI_KEYS
+from ..config.options import OPTIONS
 from ..config.settings import Settings, SettingsError, resolve_settings, worker_share
+from .option_checks import check_ini_keys
 from .pytest_internals import (
     is_xdist_worker,
     log_handlers,
     report_log_handler,
-    unknown_ini_keys,
     xdist_worker_input,
 )
 
@@ -159,27 +157,6 @@ def _resolve_item(item: pytest.Item) -> ItemSettings | str:
     if case is not None:
         layers.append(Overrides(case.runs, case.thresholds))
     return resolve_item_settings(settings.runs, settings.thresholds, *layers)
-
-
-def check_ini_keys(config: pytest.Config) -> None:
-    """SettingsError for an ``llmjudge_*`` ini key the plugin does not know (a typo would
-    quietly leave its default in force), naming the close matches, or, for a removed key,
-    what replaces it."""
-    unknown = sorted(k for k in unknown_ini_keys(config) if k.startswith("llmjudge_"))
-    if not unknown:
-        return
-    prefix = "llmjudge_"  # shared by every key: compared without it
-    known = [key.removeprefix(prefix) for key in INI_KEYS]
-    lines = []
-    for key in unknown:
-        if key in REMOVED_INI_KEYS:
-            lines.append(REMOVED_INI_KEYS[key].ini_error())
-            continue
-        close = difflib.get_close_matches(key.removeprefix(prefix), known, n=3, cutoff=0.6)
-        names = [prefix + name for name in close]
-        hint = f"did you mean {' or '.join(names)}?" if close else "see docs/configuration.md"
-        lines.append(f"unknown ini option {key} in {shown(config.inipath or Path('.'))} ({hint})")
-    raise SettingsError("; ".join(lines))
 
 
 def session_state(config: pytest.Config) -> SessionState:

@@ -173,8 +173,8 @@ def test_an_interrupted_submission_goes_on_without_a_second_batch(
     assert "creating the batch failed" in out and "run again to go on" in out
     lines = out.splitlines()
     # said once for the session, and once in each item's error section
-    assert sum(line.startswith("llmjudge: --judge-batch: creating") for line in lines) == 1
-    item_error = "judge error: relevance, tone: --judge-batch"
+    assert sum(line.startswith("llmjudge: Batch API: creating") for line in lines) == 1
+    item_error = "judge error: relevance, tone: Batch API"
     assert sum(line.startswith(item_error) for line in lines) == 3
     assert len(_records(pytester)) == 1
 
@@ -277,5 +277,5 @@ def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: Judg
     write_evals(pytester, _entries())
     result = run(pytester, "evals/", "-o", "llmjudge_batch=true", "--judge-no-cache")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*--judge-batch keeps its batches*judge cache*"])
+    result.stderr.fnmatch_lines(["*llmjudge_batch keeps its batches*judge cache*"])
     assert json.dumps(judge_server.batches.uploads) == "0"

@@ -60,7 +60,7 @@ def test_a_configured_dimension_is_judged_on_every_item(
         ),
         (
             ["--judge-threshold=clarity=4"],
-            "*--judge-thresholds names unknown dimension 'clarity'*",
+            "*--judge-threshold names unknown dimension 'clarity'*",
         ),
     ],
 )

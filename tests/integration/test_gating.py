@@ -320,7 +320,7 @@ def test_baseline_errors_stop_the_session_at_once(pytester: pytest.Pytester) -> 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--judge-baseline *missing.json: file not found*"])
     result = run(pytester, "-o", "llmjudge_gates=regression")
-    result.stderr.fnmatch_lines(["*--judge-fail-on-regression needs --judge-baseline*"])
+    result.stderr.fnmatch_lines(["*llmjudge_gates regression needs --judge-baseline*"])
 
 
 def test_junit_properties(pytester: pytest.Pytester) -> None:
@@ -432,4 +432,4 @@ def test_a_baseline_from_another_judge_is_not_compared(
     assert baseline["comparable"] is False and baseline["changes"] == []
     strict = run(pytester, "evals/", "--judge-baseline=main.json", "-o", "llmjudge_strict=baseline")
     assert strict.ret == pytest.ExitCode.USAGE_ERROR
-    strict.stderr.fnmatch_lines(["*--judge-baseline-strict: *main.json was judged by another*"])
+    strict.stderr.fnmatch_lines(["*strict baseline: *main.json was judged by another*"])

@@ -1,4 +1,4 @@
-"""-o", "llmjudge_grouping=item: one request judges every dimension of an item, against the local
+"""llmjudge_grouping=item: one request judges every dimension of an item, against the local
 server (which answers grouped schemas with a scripted score per dimension)."""
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def test_an_oversized_entry_is_an_error_before_any_request(
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "*support.json entry 1: ticket + response are 5,002 characters, over -o",
+            "*support.json entry 1: ticket + response are 5,002 characters, over "
             "llmjudge_max_input_chars=1000: not sent to the judge*",
         ]
     )
@@ -219,7 +219,7 @@ def test_a_bot_answer_over_the_input_limit_is_that_items_error(
             "llmjudge_max_input_chars=1000",
         )
         result.assert_outcomes(errors=1)
-        result.stdout.fnmatch_lines(["*over --judge-max-input-chars=1000: not sent to the judge*"])
+        result.stdout.fnmatch_lines(["*over llmjudge_max_input_chars=1000: not sent to the judge*"])
         assert judge_server.count() == 0
         row = read_results(pytester)["results"][0]
         assert len(row["answer"]) < 2_100 and "4,500 characters, cut" in row["answer"]

@@ -134,7 +134,7 @@ def test_the_report_of_an_ab_comparison_has_its_charts(
     try:
         write_evals(pytester, [{"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(3)])
         bots = "-o", f"llmjudge_targets=python={python.url} dotnet={dotnet.url}"
-        run(pytester, "evals/", bots, "--judge-runs=2", "--judge-report=ab.html")
+        run(pytester, "evals/", *bots, "--judge-runs=2", "--judge-report=ab.html")
     finally:
         python.stop()
         dotnet.stop()
@@ -282,7 +282,7 @@ def _ab_report(pytester: pytest.Pytester, name: str = "ab.html") -> Path:
             "-o",
             f"llmjudge_targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}",
         )
-        run(pytester, "evals/", bots, "--judge-runs=3", f"--judge-report={name}")
+        run(pytester, "evals/", *bots, "--judge-runs=3", f"--judge-report={name}")
     finally:
         fast.stop()
         slow.stop()

@@ -103,7 +103,7 @@ def test_merge_refuses_a_duplicated_item_and_another_judge(
     bad = _cli(pytester.path, "merge", files[0], "nothing.json", "-o", "m.json")
     assert bad.returncode == 2 and "nothing.json: file not found" in bad.stderr
     wrong = _cli(pytester.path, "merge", *files, "-o", "m.json", "--gates=pass_rate=2")
-    assert wrong.returncode != 0 and "pass_rate" in wrong.stderr
+    assert wrong.returncode != 0 and "--gates must be between 0 and 1" in wrong.stderr
 
 
 def test_report_renders_html_and_markdown_from_results_files(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import entry, run, write_evals
 from pytest_llmjudge.config.options import FLAGS, INI_KEYS, OPTIONS
 from pytest_llmjudge.config.removed import (
     CUTS,
@@ -14,6 +13,8 @@ from pytest_llmjudge.config.removed import (
     REMOVED_INI_KEYS,
     Cut,
 )
+
+from helpers import entry, run, write_evals
 
 
 def test_the_surface_is_small() -> None:

@@ -1,7 +1,7 @@
-"""Pairwise (``pairwise=true`` in llmjudge_targets): the judge compares two targets' answers side by side, in both orders; a win
-needs both orders, a position-biased judge yields ties, the win rate has an interval and can
-gate the session; requests are counted as the server counts them, cached, and the same
-under xdist."""
+"""Pairwise (``pairwise=true`` in llmjudge_targets): the judge compares two targets' answers
+side by side, in both orders; a win needs both orders, a position-biased judge yields ties,
+the win rate has an interval and can gate the session; requests are counted as the server
+counts them, cached, and the same under xdist."""
 
 from __future__ import annotations
 

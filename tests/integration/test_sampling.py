@@ -121,8 +121,8 @@ def test_choices_mode_makes_a_server_that_ignores_n_an_error(
     result.assert_outcomes(errors=1)  # not a verdict on the one run the server gave
     row = by_id(read_results(pytester))["a"]
     error = (
-        "the judge server answered fewer choices than asked for (it ignores n): use -o",
-        "llmjudge_sampling=auto or calls for this server",
+        "the judge server answered fewer choices than asked for (it ignores n): use "
+        "llmjudge_sampling=auto or calls for this server"
     )
     assert error in row["error"]
     assert [r.n for r in judge_server.requests] == [3, 3]  # never asked singly
@@ -138,7 +138,7 @@ def test_the_heuristic_judge_is_unaffected(pytester: pytest.Pytester) -> None:
     meta = _meta(pytester)
     assert (meta["calls"], meta["judgments"]) == (6, 6)  # one in-process judgment per run
     assert meta["judge"]["scoring"] == "text"
-    result.stdout.fnmatch_lines(["note: --judge-scoring=logprobs needs an LLM judge*"])
+    result.stdout.fnmatch_lines(["note: llmjudge_scoring=logprobs needs an LLM judge*"])
 
 
 def test_dry_run_sends_nothing_and_prints_the_estimate(

@@ -146,11 +146,11 @@ def test_a_cut_off_reply_is_asked_again_for_a_shorter_one(
     meta = _meta(pytester)
     assert meta["cut_off"] == 2 + 6  # a: relevance and tone once; b: three times each
     assert (
-        "8 judge replies were cut off at --judge-max-tokens=256 and asked again for a shorter "
+        "8 judge replies were cut off at llmjudge_max_tokens=256 and asked again for a shorter "
         "one" in meta["notices"]
     )
     result.stdout.fnmatch_lines(
-        ["*failed after 3 tries: judge reply was cut off*raise --judge-max-tokens (now 256)*"]
+        ["*failed after 3 tries: judge reply was cut off*raise llmjudge_max_tokens (now 256)*"]
     )
 
 
