@@ -17,10 +17,10 @@ subprocess per scenario and prints what the server saw and what the process cost
       5% malformed replies, against the same suite without faults
   (g) an unreachable judge: 200 entries, nothing listening
   (h) scenario (a) by sampling mode: one request per run (calls), the runs of a judgment
-      as the n choices of one request (auto), and auto with --judge-scoring=logprobs
+      as the n choices of one request (auto), and auto with llmjudge_scoring=logprobs
   (i) scenario (a) with n choices: one request per dimension, and one per item
-      (--judge-grouping=item); the time before the first request
-  (j) 10,000 entries x 2 x 3 runs through --judge-batch (no batch delay), and a rerun
+      (llmjudge_grouping=item); the time before the first request
+  (j) 10,000 entries x 2 x 3 runs through llmjudge_batch (no batch delay), and a rerun
 
     python benchmarks/bench_judge.py storm      # only (f) and (g)
     python benchmarks/bench_judge.py sampling   # only (h)
@@ -30,7 +30,7 @@ subprocess per scenario and prints what the server saw and what the process cost
                                        # that has deepeval (benchmarks/deepeval_driver.py)
     python benchmarks/bench_judge.py batch      # only (j)
 
-(a) to (d) ask one request per run (--judge-sampling=calls), as when their targets were set;
+(a) to (d) ask one request per run (llmjudge_sampling=calls), as when their targets were set;
 (h) sets the mode itself.
 
 Targets (from the speed issue): (a) wall <= 1.15 x limit + 1 s; (b) <= 1 ms plugin CPU per
@@ -282,7 +282,8 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
         "-p",
         "no:cacheprovider",
         "--judge-no-cache",
-        "-o", "llmjudge_sampling=calls",
+        "-o",
+        "llmjudge_sampling=calls",
     )
     calm = run_pytest(server, folder, *common, reply=lambda r: Reply(score=4, delay=STORM_LATENCY))
     print(line(f"(f) {STORM_ENTRIES}x2x{RUNS} @50ms, no faults", calm))
@@ -298,7 +299,7 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
     )
     # With n choices per request a judgment's runs share their attempts: a judgment is lost
     # when its 5 attempts all draw a fault (0.3^5 each, about 1 of 400 judgments).
-    auto = (*common[:-1], "-o", "llmjudge_sampling=auto", "-o", "llmjudge_retry_wait=0.2")
+    auto = (*common[:-2], "-o", "llmjudge_sampling=auto", "-o", "llmjudge_retry_wait=0.2")
     storm_auto = run_pytest(server, folder, *auto, reply=storm_reply)
     summary = [text for text in storm_auto.output.splitlines() if "eval items:" in text]
     print(line("    the storm, sampling=auto", storm_auto))
@@ -342,7 +343,8 @@ def scenario_a(folder: Path) -> tuple[str, ...]:
         f"--judge-concurrency={CONCURRENCY}",
         "-p",
         "no:cacheprovider",
-        "-o", f"llmjudge_cache={folder / 'cache'}",
+        "-o",
+        f"llmjudge_cache={folder / 'cache'}",
     )
 
 
@@ -353,8 +355,14 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
     output = folder / "h.json"
     common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
     modes = {
-        "calls": ("-o", "llmjudge_sampling=calls",),
-        "auto": ("-o", "llmjudge_sampling=auto",),
+        "calls": (
+            "-o",
+            "llmjudge_sampling=calls",
+        ),
+        "auto": (
+            "-o",
+            "llmjudge_sampling=auto",
+        ),
         "auto + logprobs": ("-o", "llmjudge_sampling=auto", "-o", "llmjudge_scoring=logprobs"),
     }
     measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
@@ -387,7 +395,7 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
 
 def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = None) -> None:
     """(i): scenario (a) with n choices per request, one request per dimension against one
-    request per item (--judge-grouping=item); start-up is the time to the first request.
+    request per item (llmjudge_grouping=item); start-up is the time to the first request.
     With ``deepeval`` (an interpreter that has DeepEval), DeepEval judges the same suite
     against the same server (``deepeval_driver.py``), at 16 requests at once and at 64."""
     write_suite(folder, ENTRIES)
@@ -471,14 +479,15 @@ BATCH_ENTRIES = 10_000
 
 
 def batch_mode(server: JudgeServer, folder: Path) -> None:
-    """(j): 10,000 entries x 2 dimensions x 3 runs through --judge-batch against the test
+    """(j): 10,000 entries x 2 dimensions x 3 runs through llmjudge_batch against the test
     server's Batch API with no batch delay: plan, input file, upload, poll, download, parse,
     fill the cache, judge 10,000 items from it; then an unchanged rerun (all from the cache)."""
     write_suite(folder, BATCH_ENTRIES)
     output = folder / "j.json"
     common = (
         "evals/", f"--judge-runs={RUNS}", "-p", "no:xdist", "-p", "no:cacheprovider",
-        "-o", f"llmjudge_cache={folder / 'cache'}", f"--judge-output={output}", "-o", "llmjudge_batch=true",
+        "-o", f"llmjudge_cache={folder / 'cache'}", f"--judge-output={output}",
+        "-o", "llmjudge_batch=true",
     )  # fmt: skip
     for label in ("(j) 10000x2x3 via batch", "    unchanged rerun"):
         m = run_pytest(server, folder, *common)
