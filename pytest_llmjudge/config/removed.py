@@ -46,6 +46,19 @@ def _into(flag: str | None, ini: str | None, env: str | None, key: str, value: s
     return Cut(flag, ini, env, f"-o {quoted}", f"llmjudge_{key} = {value}")
 
 
+def _merged(name: str, key: str, value: str) -> Cut:
+    """``--judge-<name>``, ``llmjudge_<name>`` and ``JUDGE_<NAME>``, merged into ``key``."""
+    snake = name.replace("-", "_")
+    return _into(f"--judge-{name}", f"llmjudge_{snake}", f"JUDGE_{snake.upper()}", key, value)
+
+
+def _runs(name: str, note: str) -> Cut:
+    """Adaptive runs, now part of how runs are asked: ``--judge-runs N..M``."""
+    snake = name.replace("-", "_")
+    flag, ini, env = f"--judge-{name}", f"llmjudge_{snake}", f"JUDGE_{snake.upper()}"
+    return Cut(flag, ini, env, f"--judge-runs=N..M ({note})", "llmjudge_runs = N..M")
+
+
 def _flag(flag: str, env: str, ini_key: str, value: str) -> Cut:
     """A flag that stays, whose environment variable is gone."""
     return Cut(None, None, env, f"{flag}={value}", f"llmjudge_{ini_key} = {value}")
@@ -59,7 +72,11 @@ def _table(flag: str, ini: str, env: str, setting: str) -> Cut:
     return Cut(flag, ini, env, f"-o 'llmjudge_targets=NAME=URL ... {setting}'", where)
 
 
-_STRICT = "--judge-strict (every kind), or -o llmjudge_strict="
+def _strict(flag: str, ini: str, env: str, kind: str) -> Cut:
+    """One kind of strict, now a word of ``llmjudge_strict`` (the flag turns on every kind)."""
+    instead = f"--judge-strict (every kind), or -o llmjudge_strict={kind}"
+    return Cut(flag, ini, env, instead, f"llmjudge_strict = {kind}")
+
 
 CUTS: tuple[Cut, ...] = (
     Cut(
@@ -92,14 +109,8 @@ CUTS: tuple[Cut, ...] = (
     ),
     _key("sampling", "MODE", "--judge-sampling", "JUDGE_SAMPLING"),
     _key("batch", "true", "--judge-batch", "JUDGE_BATCH"),
-    _into("--judge-batch-wait", "llmjudge_batch_wait", "JUDGE_BATCH_WAIT", "batch", "SECONDS"),
-    Cut(
-        "--judge-batch-strict",
-        "llmjudge_batch_strict",
-        "JUDGE_BATCH_STRICT",
-        _STRICT + "batch",
-        "llmjudge_strict = batch",
-    ),
+    _merged("batch-wait", "batch", "SECONDS"),
+    _strict("--judge-batch-strict", "llmjudge_batch_strict", "JUDGE_BATCH_STRICT", "batch"),
     _key("grouping", "MODE", "--judge-grouping", "JUDGE_GROUPING"),
     _key("scoring", "MODE", "--judge-scoring", "JUDGE_SCORING"),
     _key("progress", "SECONDS", "--judge-progress", "JUDGE_PROGRESS"),
@@ -109,77 +120,23 @@ CUTS: tuple[Cut, ...] = (
     _key("retry_wait", "SECONDS", "--judge-retry-wait", "JUDGE_RETRY_WAIT"),
     _key("temperature", "T", "--judge-temperature", "JUDGE_TEMPERATURE"),
     _key("cache", "true", "--judge-cache", "JUDGE_CACHE"),
-    _into("--judge-cache-dir", "llmjudge_cache_dir", "JUDGE_CACHE_DIR", "cache", "DIR"),
-    _into("--judge-max-calls", "llmjudge_max_calls", "JUDGE_MAX_CALLS", "budget", "calls=N"),
-    _into("--judge-max-cost", "llmjudge_max_cost", "JUDGE_MAX_COST", "budget", "usd=USD"),
-    Cut(
-        "--judge-strict-flaky",
-        "llmjudge_strict_flaky",
-        "JUDGE_STRICT_FLAKY",
-        _STRICT + "flaky",
-        "llmjudge_strict = flaky",
-    ),
-    Cut(
-        "--judge-adaptive",
-        "llmjudge_adaptive",
-        "JUDGE_ADAPTIVE",
-        "--judge-runs=N..M (N runs, up to M where uncertain)",
-        "llmjudge_runs = N..M",
-    ),
-    Cut(
-        "--judge-max-runs",
-        "llmjudge_max_runs",
-        "JUDGE_MAX_RUNS",
-        "--judge-runs=N..M (M: the most runs)",
-        "llmjudge_runs = N..M",
-    ),
+    _merged("cache-dir", "cache", "DIR"),
+    _merged("max-calls", "budget", "calls=N"),
+    _merged("max-cost", "budget", "usd=USD"),
+    _strict("--judge-strict-flaky", "llmjudge_strict_flaky", "JUDGE_STRICT_FLAKY", "flaky"),
+    _runs("adaptive", "N runs, up to M where uncertain"),
+    _runs("max-runs", "M: the most runs"),
     _key("adaptive_margin", "SCORE", "--judge-adaptive-margin", "JUDGE_ADAPTIVE_MARGIN"),
     _key("verdict", "MODE", "--judge-verdict", "JUDGE_VERDICT"),
-    _into(
-        "--judge-undecided",
-        "llmjudge_undecided",
-        "JUDGE_UNDECIDED",
-        "verdict",
-        "confident undecided=OUTCOME",
-    ),
-    _into(
-        "--judge-unstable",
-        "llmjudge_unstable",
-        "JUDGE_UNSTABLE",
-        "verdict",
-        "confident undecided=OUTCOME",
-    ),
+    _merged("undecided", "verdict", "confident undecided=OUTCOME"),
+    _merged("unstable", "verdict", "confident undecided=OUTCOME"),
     _key("checks_mode", "WHEN", "--judge-checks", "JUDGE_CHECKS"),
     _table("--judge-pairwise", "llmjudge_pairwise", "JUDGE_PAIRWISE", "pairwise=true"),
-    _into(
-        "--judge-min-win-rate",
-        "llmjudge_min_win_rate",
-        "JUDGE_MIN_WIN_RATE",
-        "gates",
-        "win_rate.TARGET=RATE",
-    ),
-    _into(
-        "--judge-min-pass-rate",
-        "llmjudge_min_pass_rate",
-        "JUDGE_MIN_PASS_RATE",
-        "gates",
-        "pass_rate=RATE",
-    ),
-    _into("--judge-min-mean", "llmjudge_min_mean", "JUDGE_MIN_MEAN", "gates", "mean.DIM=SCORE"),
-    _into(
-        "--judge-min-agreement",
-        "llmjudge_min_agreement",
-        "JUDGE_MIN_AGREEMENT",
-        "gates",
-        "METRIC=VALUE (spearman=0.6)",
-    ),
-    _into(
-        "--judge-fail-on-regression",
-        "llmjudge_fail_on_regression",
-        "JUDGE_FAIL_ON_REGRESSION",
-        "gates",
-        "regression",
-    ),
+    _merged("min-win-rate", "gates", "win_rate.TARGET=RATE"),
+    _merged("min-pass-rate", "gates", "pass_rate=RATE"),
+    _merged("min-mean", "gates", "mean.DIM=SCORE"),
+    _merged("min-agreement", "gates", "METRIC=VALUE (spearman=0.6)"),
+    _merged("fail-on-regression", "gates", "regression"),
     _into("--judge-targets", None, "JUDGE_TARGETS", "targets", "NAME=URL ..."),
     _table("--judge-target-body", "llmjudge_target_body", "JUDGE_TARGET_BODY", "body = JSON"),
     _table("--judge-target-field", "llmjudge_target_field", "JUDGE_TARGET_FIELD", "field=PATH"),
@@ -209,20 +166,10 @@ CUTS: tuple[Cut, ...] = (
     ),
     _key("dimensions", "NAME=FILE", "--judge-dimensions", "JUDGE_DIMENSIONS"),
     _key("max_input_chars", "N", "--judge-max-input-chars", "JUDGE_MAX_INPUT_CHARS"),
-    Cut(
-        "--judge-baseline-strict",
-        "llmjudge_baseline_strict",
-        "JUDGE_BASELINE_STRICT",
-        _STRICT + "baseline",
-        "llmjudge_strict = baseline",
+    _strict(
+        "--judge-baseline-strict", "llmjudge_baseline_strict", "JUDGE_BASELINE_STRICT", "baseline"
     ),
-    Cut(
-        "--judge-require-llm",
-        "llmjudge_require_llm",
-        "JUDGE_REQUIRE_LLM",
-        _STRICT + "fallback",
-        "llmjudge_strict = fallback",
-    ),
+    _strict("--judge-require-llm", "llmjudge_require_llm", "JUDGE_REQUIRE_LLM", "fallback"),
     _key("label_margin", "SCORE", "--judge-label-margin", "JUDGE_LABEL_MARGIN"),
     _key("trace", "PATH", "--judge-trace", "JUDGE_TRACE"),
     _key("log_dir", "DIR", "--judge-log-dir", "JUDGE_LOG_DIR"),
