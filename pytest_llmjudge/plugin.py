@@ -152,13 +152,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
-    settings = config.stash[STATE_KEY].settings
-    if not settings.needs_api_key:
-        return [settings.header()]
-    from .session.judge_check import missing_key_line
+    from .session.judge_check import header_lines
 
-    missing_key = missing_key_line(settings, os.environ)
-    return [settings.header(), *([missing_key] if missing_key else [])]
+    return header_lines(config.stash[STATE_KEY].settings, os.environ)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -224,7 +224,8 @@ def resolve_settings(
 
     register_url(base_url)  # its credentials never appear in any output
     try:
-        price = configured_price(model, ini.get("llmjudge_prices"), provider != "heuristic")
+        llm = provider != "heuristic"
+        price = configured_price(model, ini.get("llmjudge_prices"), llm, base_url)
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
     budget: Mapping[str, float] = values["budget"]

@@ -5,13 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from ..basics.rubrics import Context, Turn
 from ..config.options import MAX_RUNS
 from .checks import CheckSpec, parse_checks
 
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+def _not_blank(value: str) -> str:
+    # pydantic strips Unicode White_Space only; Python (and the judge, which refuses a blank
+    # ticket) also counts the separators \x1c-\x1f as space: "\x1c" alone is blank here too.
+    if not value.strip():
+        raise PydanticCustomError("string_too_short", "String should have at least 1 character")
+    return value
+
+
+NonEmpty = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_not_blank)
+]
 Score = Annotated[float, Field(ge=1, le=5)]
 
 

@@ -73,6 +73,7 @@ class Usage:
     kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
     server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
     stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
+    learned: dict[str, Any] = field(default_factory=dict)  # server_profile.learned()
     # Through the Batch API (llmjudge_batch), counted as its runs are used: of the requests
     # and tokens above, those answered in a batch (billed at its price), and the runs they
     # scored; the session's batches by id ({"status", "requests", "completed", "failed"}).
@@ -113,6 +114,7 @@ class Usage:
         self.kept_in_flight += other.kept_in_flight
         self.server_slots = max(self.server_slots, other.server_slots)
         self.stopped = self.stopped or other.stopped
+        self.learned = merge_learned(self.learned, other.learned)
         self.batch_calls += other.batch_calls
         self.batch_prompt_tokens += other.batch_prompt_tokens
         self.batch_completion_tokens += other.batch_completion_tokens
@@ -215,3 +217,22 @@ class ChoicesJudge(Judge, Protocol):
         a validated score, or why that choice was rejected. Raises when none is usable.
         ``firm``: an earlier reply was cut off at the token limit; ask for a shorter one."""
         ...
+
+
+def merge_learned(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """What two processes (xdist workers) learned of one server, together: the smaller
+    choices cap, the larger slots, and a capability refused by either is refused."""
+    merged = dict(one)
+    for name, value in other.items():
+        mine = merged.get(name)
+        if value is None or mine is None:
+            merged[name] = value if mine is None else mine
+        elif name == "choices_cap":
+            merged[name] = min(mine, value)
+        elif name == "slots":
+            merged[name] = max(mine, value)
+        elif name == "ignores_n":
+            merged[name] = mine or value
+        else:  # logprobs, json_schema: False (refused) over True
+            merged[name] = mine and value
+    return merged

@@ -28,6 +28,7 @@ from ..basics.rubrics import Context, Dimension, grouped
 from ..config.settings import Settings
 from ..judges import RetryableJudgeError, RunResult, batch_api
 from ..judges.batch_api import BatchApiError, BatchStatus
+from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
 from .cache import JudgeCache, worth_keeping
@@ -163,7 +164,10 @@ class BatchJudging:
                 if not covered.intersection(run_keys)
                 and any(key not in stored or self.cache.get(key) is None for key in run_keys)
             ]
-            chunks = [[i] for i in missing] if self.settings.sampling == "calls" else [missing]
+            # as many choices per request as the server takes (what any path learned)
+            calls = self.settings.sampling == "calls"
+            size = 1 if calls else self.judge.profile.choices_for(max(1, len(missing)))
+            chunks = [missing[i : i + size] for i in range(0, len(missing), size)]
             for chunk in filter(None, chunks):
                 runs = LineRuns([p.name for p in parts], [keys[i] for i in chunk])
                 body = self.judge.request_body(w.dimension, *where, len(chunk), w.context)
@@ -292,6 +296,10 @@ class BatchJudging:
         if reply.get("error") or response.get("status_code") != 200 or not isinstance(body, dict):
             error = reply.get("error") or (body or {}).get("error") or {}
             message = error.get("message") if isinstance(error, dict) else error
+            param = error.get("param") if isinstance(error, dict) else None
+            cap = choices_cap_in(str(message or ""), param)
+            if len(runs.keys) > 1 and cap is not None and cap < len(runs.keys):
+                self.judge.learn_choices_cap(cap)  # asked directly in requests it takes
             return f"{response.get('status_code') or 'error'} {message or 'no reply'}"
         dimensions = [self.settings.dimensions.get(name) for name in runs.parts]
         if None in dimensions:

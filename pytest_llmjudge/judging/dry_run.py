@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages
+from ..config.pricing import provider_host
 from ..config.settings import Settings
 from .cache import JudgeCache
 
@@ -133,13 +134,13 @@ def estimate_lines(
             f"judge calls: {e.calls:,}, {how}",
             f"estimated tokens: {e.prompt_tokens:,} prompt + {e.completion_tokens:,} completion "
             f"(about {CHARS_PER_TOKEN} characters per token; {REPLY_TOKENS} per reply)",
-            "estimated cost: "
-            + (
-                f"${e.cost_usd:.4f} ({settings.price.source} {priced} of {settings.model})"
-                if e.cost_usd is not None and settings.price is not None
-                else f"unknown (no price for model {settings.model!r}: llmjudge_prices)"
-            ),
         ]
+        if e.cost_usd is not None and settings.price is not None:
+            source = f"{settings.price.source} {priced} of {settings.model}"
+            lines.append(f"estimated cost: ${e.cost_usd:.4f} ({source})")
+        elif provider_host(settings.base_url):  # another server: tokens only
+            lines.append(f"estimated cost: unknown (no price for model {settings.model!r}: "
+                         "llmjudge_prices)")  # fmt: skip
     if e.target_questions:
         lines.append(
             f"questions to targets: {e.target_questions:,}; their answers are unknown until asked "

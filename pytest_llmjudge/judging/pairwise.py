@@ -21,6 +21,7 @@ from ..judges.base import (
     JudgeCallError,
     PairVote,
     RetryableJudgeError,
+    TooManyChoices,
     Usage,
     Winner,
 )
@@ -120,12 +121,15 @@ async def _order(
     if ask is None:
         raise FatalJudgeError("this judge cannot compare answers pairwise")
     tries = settings.max_retries + 1
+    profile = executor.profile  # what scoring learned holds here too, and the other way
+    if any(vote is None for vote in votes):
+        await executor.server.learned()  # the slots a server announces cap the choices
     async for attempt in retrying(
         RetryableJudgeError, tries=tries, first_wait=settings.retry_wait, what="pairwise call"
     ):
         with attempt:
             while missing := [i for i, vote in enumerate(votes) if vote is None]:
-                n = 1 if settings.sampling == "calls" else len(missing)
+                n = 1 if settings.sampling == "calls" else profile.choices_for(len(missing))
                 async with executor.limit:
                     executor.budget.take_request()
                     try:
@@ -133,11 +137,15 @@ async def _order(
                             ask(dimension, ticket, first, second, n, usage=usage, context=context),
                             settings.timeout,
                         )
+                    except TooManyChoices:
+                        continue  # the cap is learned now: asked again in requests it takes
                     except asyncio.TimeoutError:
                         usage.timeouts += 1
                         raise RetryableJudgeError(
                             f"timed out after {settings.timeout:g}s"
                         ) from None
+                if n > 1 and len(asked) < n:
+                    profile.ignores_n = True  # from now on one request per run, on every path
                 usable = [vote for vote in asked if isinstance(vote, PairVote)]
                 for index, vote in zip(missing, usable, strict=False):
                     votes[index] = vote

@@ -25,6 +25,7 @@ from ..judges import (
     JudgeCallError,
     RetryableJudgeError,
     RunResult,
+    ServerProfile,
     TooManyChoices,
     Usage,
 )
@@ -60,19 +61,18 @@ class RunExecutor:
     budget: Budget
     limit: AdaptiveLimit
     trace: TraceWriter | None = None
-    #: set when the server answered a request for n choices with fewer (it ignores n):
-    #: from then on every run is its own request (``llmjudge_sampling=auto``)
-    choices_ignored: bool = False
     retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
     split_noted: bool = False  # the notice that a judgment's runs are split was logged
     server: ServerCapacity = field(init=False)
     stored: StoredRuns = field(init=False)
+    #: what is known of the server: the judge's (shared by the session's judges) or its own
+    profile: ServerProfile = field(init=False)
 
     def __post_init__(self) -> None:
         s = self.settings
-        self.stored = StoredRuns(
-            self.cache, s.scoring, self.trace, batch_strict="batch" in s.strict
-        )
+        self.profile = getattr(self.judge, "profile", None) or ServerProfile()
+        strict = "batch" in s.strict  # a request failed in the batch is not asked again
+        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=strict)
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )
@@ -164,7 +164,7 @@ class RunExecutor:
         return (
             self.settings.sampling != "calls"
             and isinstance(self.judge, ChoicesJudge)
-            and not self.choices_ignored
+            and not self.profile.ignores_n  # then each run is its own request, on every path
         )
 
     def _choices_refused(self, outcomes: dict[int, RunOutcome], runs: int) -> dict[int, RunOutcome]:
@@ -176,8 +176,8 @@ class RunExecutor:
             error = f"{message}: use llmjudge_sampling=auto or calls for this server"
             charged = {i: o.calls for i, o in outcomes.items()}
             return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
-        if not self.choices_ignored:
-            self.choices_ignored = True
+        if not self.profile.ignores_n:
+            self.profile.ignores_n = True
             logger.warning("%s; each run is its own request from now on", message)
         return outcomes
 

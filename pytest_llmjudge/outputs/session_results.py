@@ -22,6 +22,7 @@ from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.settings import Settings
 from ..judges.base import Usage
+from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
 from ..judging.planned import split_notice
 from ..reports.markdown import github_annotations
 from ..reports.terminal import terminal_summary
@@ -35,12 +36,12 @@ from ..schema.results import (
     JudgeIdentity,
     Meta,
     ResultsFile,
+    ServerLearned,
     SkippedEntry,
     Summary,
     Tokens,
 )
 
-HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 # pytest's exit codes, without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
 
@@ -218,6 +219,9 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         if price is None
         else round(price.cost(direct.prompt, direct.completion) + _cost(batch), 6),
         price_source=None if price is None else price.source,
+        server=ServerLearned(**usage.learned)
+        if any(v is not None for v in usage.learned.values())
+        else None,
         batch=batch,
         verdict=settings.verdict,
         plugin_version=plugin_version(),

@@ -15,7 +15,16 @@ if TYPE_CHECKING:  # the results models load at the session's end, not before ju
 
 
 def _runs(judgment: Judgment) -> str:
-    return ", ".join(score_text(s) for s in judgment.runs)
+    return runs_text(judgment.runs, len(judgment.failed_runs))
+
+
+def runs_text(runs: Sequence[float], failed: int) -> str:
+    """The runs judged, read as a count only where it is one: ``runs 3, 3, 2``, ``1 run: 3``,
+    ``1 of 3 runs: 3`` (two failed)."""
+    scores = ", ".join(score_text(s) for s in runs)
+    if failed:
+        return f"{len(runs)} of {len(runs) + failed} runs: {scores}"
+    return f"runs {scores}" if len(runs) > 1 else f"1 run: {scores}"
 
 
 def score_text(score: float) -> str:
@@ -32,12 +41,11 @@ def _ci(j: Judgment) -> str:
 def _dimension_verdict(j: Judgment) -> str:
     if j.decision == "undecided":
         return (
-            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} "
-            f"(runs {_runs(j)})"
+            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} ({_runs(j)})"
         )
     if j.ci_low is not None and j.decision == "fail" and j.mode == "confident":
-        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; runs {_runs(j)})"
-    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} (runs {_runs(j)})"
+        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; {_runs(j)})"
+    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_runs(j)})"
 
 
 def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
@@ -49,11 +57,11 @@ def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ())
 def dimension_sentence(name: str, dim: DimensionResult) -> str:
     """``relevance 3.67 < 4.5 (runs 3, 4, 4)``: why a dimension of a results row did not pass
     (the threshold it was held to: its own where the entry set one)."""
-    runs = ", ".join(score_text(s) for s in dim.runs)
+    runs = runs_text(dim.runs, len(dim.failed_runs))
     if dim.decision == "undecided" and dim.ci_low is not None and dim.ci_high is not None:
         interval = f"95% CI {dim.ci_low:.2f}-{dim.ci_high:.2f}"
         return f"{name} {dim.score:.2f} undecided: {interval} contains {dim.threshold:g}"
-    return f"{name} {dim.score:.2f} < {dim.threshold:g} (runs {runs})"
+    return f"{name} {dim.score:.2f} < {dim.threshold:g} ({runs})"
 
 
 def item_sentence(item: ItemResult) -> str:
@@ -85,7 +93,8 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
             j.dimension,
             f"{j.score:.2f}",
             f"{j.std:.2f}",
-            _runs(j),
+            ", ".join(score_text(r) for r in j.runs)
+            + (f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)})" * bool(j.failed_runs)),
             f"{j.threshold:g}",
             verdict,
         )

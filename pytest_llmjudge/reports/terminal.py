@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
-from ..basics.wording import counted
+from ..basics.wording import counted, entry_place
+from ..config.pricing import provider_host
+from ..judges.heuristic import LABEL
 
 if TYPE_CHECKING:
     from ..schema.results import BaselineResult, Meta, ResultsFile, Summary
@@ -42,9 +44,8 @@ def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
     became = "errors: --judge-strict" if strict else "skipped; --judge-strict makes them errors"
     lines = [f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({became}):"]
     for entry in invalid[:INVALID_SHOWN]:
-        name = f" ({entry.id})" if entry.id and entry.id != f"#{entry.index}" else ""
-        line = f", line {entry.line}" if entry.line else ""
-        lines.append(f"  {entry.file} entry {entry.index}{name}{line}: {entry.reason}")
+        place = entry_place(entry.file, entry.line, entry.id or f"#{entry.index}")
+        lines.append(f"  {place}: {entry.reason}")
     if len(invalid) > INVALID_SHOWN:
         lines.append(f"  and {len(invalid) - INVALID_SHOWN} more (all in the results file)")
     return lines
@@ -73,7 +74,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     s, meta = results.summary, results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
-        judge += " (no LLM)"
+        judge = f"{LABEL} (no LLM)"
     lines = [
         f"{counted(s.total, 'eval item')}: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"
     ]
@@ -89,14 +90,15 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
             f"{meta.tokens.completion} completion)"
         )
     if meta.calls == 0 and meta.cached_runs:
-        usage += ", $0: every run from the cache"
+        usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
-    elif meta.llm and meta.calls:
+    elif meta.llm and meta.calls and provider_host(meta.base_url):
+        # another server (local, LAN, a proxy): tokens only, its price is not ours to guess
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"
     lines.append(usage)
     lines += batch_lines(meta)
-    lines += [f"note: {notice}" for notice in meta.notices]
+    lines += [f"note: {notice}" for notice in [*([meta.note] if meta.note else []), *meta.notices]]
     if s.not_applicable:
         lines.append(
             f"not applicable: {s.not_applicable} items have no reference answer (not judged "

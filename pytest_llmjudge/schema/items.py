@@ -59,8 +59,8 @@ class CheckResult(BaseModel):
     kind: str
     expected: Any = Field(description="what the check asked for, as the eval file wrote it")
     passed: bool | None = Field(
-        description="null: the check does not apply to this answer (a latency limit on a "
-        "stored answer)"
+        description="true or false (null only in results of earlier versions, for a latency "
+        "limit on a stored answer: now a check error)"
     )
     detail: str = Field(default="", description="what was found")
     error: bool = Field(

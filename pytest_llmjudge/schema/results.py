@@ -168,6 +168,25 @@ class BatchSummary(BaseModel):
     cost_usd: float | None = Field(default=None, description="at the batch price")
 
 
+class ServerLearned(BaseModel):
+    """What the judge server showed: every path (scoring, grouping, pairwise, batch) then
+    sent only requests of a shape it takes."""
+
+    choices_cap: int | None = Field(
+        default=None, description="the most choices (n) one request may ask, once refused"
+    )
+    slots: int | None = Field(default=None, description="parallel slots it announced")
+    logprobs: bool | None = Field(
+        default=None, description="whether it returned logprobs when asked (null: not asked)"
+    )
+    json_schema: bool | None = Field(
+        default=None, description="whether it took a json_schema response format"
+    )
+    ignores_n: bool | None = Field(
+        default=None, description="true when it answered fewer choices than asked"
+    )
+
+
 class Meta(BaseModel):
     provider: str
     llm: bool = Field(description="false when the heuristic judge produced the scores")
@@ -218,6 +237,11 @@ class Meta(BaseModel):
         default=None, description="cost of the calls made, if the price is known"
     )
     price_source: str | None = None
+    server: ServerLearned | None = Field(
+        default=None,
+        description="what the session learned of the judge server (each xdist worker learns "
+        "on its own; together here); null where nothing showed it",
+    )
     batch: BatchSummary | None = Field(
         default=None, description="llmjudge_batch: what went through the Batch API"
     )

@@ -168,10 +168,15 @@ class TargetOverall(BaseModel):
     wins: int
     losses: int
     ties: int
-    win_pct: float | None
+    win_pct: float | None = Field(description="of the entries compared; null when none was")
     loss_pct: float | None
     tie_pct: float | None
     mean: dict[str, float]
+    entries: int = Field(default=0, description="entries this target answered")
+    judged: int = Field(default=0, description="of those, entries judged on every dimension")
+    not_judged: str | None = Field(
+        default=None, description="why no entry of this target was judged (null when one was)"
+    )
     checks_passed: int = Field(default=0, description="deterministic checks passed, all entries")
     checks: int = Field(default=0, description="deterministic checks that decided, all entries")
 

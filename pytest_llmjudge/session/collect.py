@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ..analysis.judgment import JudgeError
+from ..basics.wording import entry_place
 from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from ..judging.verdict import EvalFailed
 from .discovery import LLMJudgeWarning
@@ -20,13 +21,9 @@ from .pytest_internals import relocated_failure
 from .state import EVAL_ITEM_KEY, STATE_KEY
 
 FLAKY_MARK = "flaky_eval"
-# per folder: each entry id and where it was first seen (file as shown, entry index)
-IDS_KEY = pytest.StashKey[dict[Path, dict[str, tuple[Path, int]]]]()
+# per folder: each entry id and where it was first seen (file as shown, its line)
+IDS_KEY = pytest.StashKey[dict[Path, dict[str, tuple[Path, int | None]]]]()
 logger = logging.getLogger("pytest_llmjudge")
-
-
-class InvalidEntryError(Exception):
-    """An invalid entry under ``--judge-strict`` (strict ``entries``)."""
 
 
 class EvalFile(pytest.File):
@@ -59,20 +56,21 @@ class EvalFile(pytest.File):
                     warnings.simplefilter("always")
                     marks, problem, refused = _marks(entry.case)
                 for warning in caught:  # unknown marks: point at the entry, not at us
-                    shown_entry = f"{shown} entry {entry.index} ({entry.case.id})"
+                    shown_entry = entry_place(shown, entry.line, entry.name)
                     self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
                 if problem is None:
                     for target in target_names:
                         yield EvalItem.from_parent(
                             self,
-                            name=_item_name(entry.case.id, target, len(target_names)),
+                            name=_item_name(entry.name, target, len(target_names)),
                             callobj=run_eval_entry,
                             entry=entry,
                             target=target,
                             extra_marks=marks,
                         )
                     continue
-                entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
+                place = entry_place(shown, entry.line, entry.name)
+                entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place=place)
                 # A mark pytest refuses (--strict-markers) is an error, as on a test function.
                 strict = "entries" in settings.strict or refused
             else:
@@ -87,11 +85,12 @@ class EvalFile(pytest.File):
         for entry in entries:
             if not isinstance(entry, ValidEntry):
                 continue
-            first = folder_ids.setdefault(entry.case.id, (shown, entry.index))
+            first = folder_ids.setdefault(entry.case.id, (shown, entry.line))
             if first[0] != shown:
+                elsewhere = f"{first[0]}:{first[1]}" if first[1] else str(first[0])
                 self._warn_at(
-                    f"{shown} entry {entry.index}: id '{entry.case.id}' is used in {first[0]} "
-                    f"(entry {first[1]}) too: people and reports tell entries apart by id; "
+                    f"{entry_place(shown, entry.line, entry.name)}: id '{entry.case.id}' is "
+                    f"used in {elsewhere} too: people and reports tell entries apart by id; "
                     "give one of them another",
                     entry.line,
                 )
@@ -208,11 +207,12 @@ class InvalidEvalItem(pytest.Item):
 
     @property
     def message(self) -> str:
-        where = self.entry.where or f"entry {self.entry.index}"
-        return f"{self.path.name} {where}: {self.entry.reason}"
+        return f"{self.entry.place}: {self.entry.reason}"
 
     def setup(self) -> None:
-        raise InvalidEntryError(f"invalid eval entry: {self.message}")
+        # pytrace=False: the reason alone, as a judge error reads (a setup error's report is
+        # not made by repr_failure, so an exception of our own would bring pytest's traceback)
+        pytest.fail(f"invalid eval entry: {self.message}", pytrace=False)
 
     def runtest(self) -> None:  # pragma: no cover - skipped or failed in setup
         raise AssertionError("an invalid entry is never run")
@@ -220,8 +220,3 @@ class InvalidEvalItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.entry.line - 1 if self.entry.line else None
         return self.path, line, self.name
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, InvalidEntryError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)

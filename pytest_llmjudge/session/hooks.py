@@ -86,9 +86,12 @@ class ResultsReporter:
         self._sigterm.install()
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self) -> None:
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.stash[STATE_KEY].has_evals and not self.config.getoption("collectonly"):
             self._eval_session()
+            from .item_checks import say_latency_without_target
+
+            say_latency_without_target(session)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

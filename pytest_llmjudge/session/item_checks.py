@@ -12,6 +12,7 @@ import json
 import pytest
 
 from ..analysis.checks import run_checks
+from ..basics.wording import counted
 from ..evalfiles.cases import EvalCase
 from ..evalfiles.checks import CheckSpec, combined, parse_checks
 from ..schema.items import CheckResult
@@ -20,7 +21,6 @@ from .state import STATE_KEY
 CHECKS_KEY = pytest.StashKey[tuple[CheckSpec, ...]]()
 STORED_RESULTS_KEY = pytest.StashKey[tuple[str, list[CheckResult]]]()
 SUITE_CHECKS_KEY = pytest.StashKey[tuple[CheckSpec, ...]]()
-STORED_RESULTS_KEY = pytest.StashKey[tuple[str, list[CheckResult]]]()
 INI = "llmjudge_checks"
 
 
@@ -94,3 +94,36 @@ def judged_in_advance(item: pytest.Item) -> bool:
     if getattr(item, "target", None) is not None or case.response is None:
         return False
     return not skips_the_judge(item, check_answer(item, case.response, None))
+
+
+def say_latency_without_target(session: pytest.Session) -> None:
+    """Said once before the items: some have a latency check but the session has no live
+    target to measure one (each such item is then an error that says why)."""
+    line = latency_without_target(session.items)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if line and reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(f"llmjudge: {line}")
+
+
+def latency_without_target(items: list[pytest.Item]) -> str | None:
+    """That line, or None (no such item, or a live target answers)."""
+    if not items or items[0].config.stash[STATE_KEY].settings.targets is not None:
+        return None
+    timed = [
+        item for item in items if any(c.kind == "max_latency_ms" for c in _checks_or_none(item))
+    ]
+    if not timed:
+        return None
+    return (
+        f"{counted(len(timed), 'item')} {'has' if len(timed) == 1 else 'have'} a latency check "
+        "(max_latency_ms) but this session has no live target (llmjudge_targets): a stored "
+        "answer has no latency, so those items are errors"
+    )
+
+
+def _checks_or_none(item: pytest.Item) -> tuple[CheckSpec, ...]:
+    try:
+        return checks_for(item)
+    except ValueError:  # a bad ini option is said by the item itself
+        return ()

@@ -51,6 +51,17 @@ def check_judge_before_items(session: pytest.Session) -> None:
         )
 
 
+def header_lines(settings: Settings, environ: Mapping[str, str]) -> list[str]:
+    """The session header: the judge's setup, then what the offline judge is (the first run
+    without a key meets it) or the missing key's warning."""
+    if not settings.uses_llm:
+        from ..judges.heuristic import ABOUT
+
+        return [settings.header(), f"llmjudge: {ABOUT}"]
+    missing_key = missing_key_line(settings, environ)
+    return [settings.header(), *([missing_key] if missing_key else [])]
+
+
 def missing_key_line(settings: Settings, environ: Mapping[str, str]) -> str | None:
     """The header's warning when judging would stop before the first item for want of a key
     (said by --collect-only and --judge-dry-run too, which ask the judge nothing)."""

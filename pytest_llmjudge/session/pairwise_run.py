@@ -29,7 +29,10 @@ def judge_pairwise(
             lambda executor: judge_pairs(executor, requests, runs, usage)
         )
     finally:
-        state.close()  # the items' engine closed before: this one asked only the pairs
+        # the items' engine closed before: this one asked only the pairs; what it learned of
+        # the server (the profile both engines share) goes to the results with its usage
+        total = state.close()
+        usage.learned = total.learned if total is not None else usage.learned
     votes = [_votes(outcome) for outcome in outcomes]
     return pairwise_result(votes, runs), usage
 

@@ -8,6 +8,7 @@ duration.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -197,13 +198,23 @@ def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
         ]
     for check in row.checks:
         state = "n/a" if check.passed is None else "passed" if check.passed else "failed"
+        name = _xml_safe(check.name)
         properties += [
-            (f"llmjudge.check.{check.name}", "error" if check.error else state),
-            (f"llmjudge.check.{check.name}.detail", check.detail),
+            (f"llmjudge.check.{name}", "error" if check.error else state),
+            (f"llmjudge.check.{name}.detail", check.detail),
         ]
     if row.error:
         properties.append(("llmjudge.error", row.error))
     return properties
+
+
+# Characters XML 1.0 cannot hold (pytest escapes a property's value, not its name).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """A check's name (it may quote the entry's text) as a JUnit property name can hold it."""
+    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", text)
 
 
 def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from ..analysis.baseline import Baseline
     from ..analysis.judgment import Judgment
     from ..config.item_settings import ItemSettings
+    from ..judges import ServerProfiles
     from ..judges.base import Usage
     from ..judging.engine import JudgeEngine
     from ..judging.verdict import AttemptRecord, VerdictPolicy
@@ -53,6 +55,7 @@ class SessionState:
     summarising: bool = False  # pytest prints its end-of-session summary now
     collected: list[str] = field(default_factory=list)  # eval node ids, deselected ones too
     _engine: JudgeEngine | None = field(default=None, init=False)
+    _servers: ServerProfiles | None = field(default=None, init=False)  # kept across engines
 
     @property
     def has_engine(self) -> bool:
@@ -75,23 +78,14 @@ class SessionState:
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""
         if self._engine is None:
-            from ..judges import make_judge
-            from ..judging.cache import JudgeCache
+            from ..judges import ServerProfiles, make_judge
+            from ..judging.cache import session_cache
             from ..judging.engine import JudgeEngine
 
             s = self.settings
-            cache = None
-            if s.cache and self.cache_dir is not None:
-                identity = {
-                    "provider": "heuristic" if not s.uses_llm else "openai-compatible",
-                    "base_url": s.base_url,
-                    "model": s.model,
-                    "temperature": s.temperature,
-                }
-                if s.uses_llm and s.scoring == "logprobs":  # text entries keep their keys
-                    identity["scoring"] = s.scoring
-                cache = JudgeCache(self.cache_dir, identity)
-            self._engine = JudgeEngine(s, make_judge, cache)
+            cache = session_cache(s, self.cache_dir)
+            servers = self._servers = self._servers or ServerProfiles()
+            self._engine = JudgeEngine(s, partial(make_judge, profiles=servers), cache)
         return self._engine
 
     def close(self) -> Usage | None:

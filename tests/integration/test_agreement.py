@@ -83,4 +83,6 @@ def test_min_agreement_gate(labelled: pytest.Pytester) -> None:
 def test_labels_off_the_1_to_5_scale_are_rejected(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a", expected={"relevance": 7})])
     result = run(pytester, "evals/", "-rs")
-    result.stdout.fnmatch_lines(["*entry 0: 'expected.relevance' must be between 1 and 5, got 7*"])
+    result.stdout.fnmatch_lines(
+        ["*support.json:* (*): 'expected.relevance' must be between 1 and 5, got 7*"]
+    )

@@ -1,4 +1,4 @@
-"""--judge-batch against the test server's Batch API: submit, poll, collect; a wait that ends
+"""llmjudge_batch against the test server's Batch API: submit, poll, collect; a wait that ends
 first and a rerun that collects without submitting again; an interrupted submission; failed
 lines asked directly; the batch price; the dry run."""
 
@@ -246,6 +246,7 @@ def test_an_expired_batch_is_said_and_its_requests_are_submitted_again(
 
 def test_dry_run_estimates_the_batch(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
     result = run(pytester, "evals/", "--judge-runs=3", "--judge-dry-run", *BATCH)
     result.stdout.fnmatch_lines(["*judge calls: 6,*in one batch*", "*batch price*"])
     assert judge_server.batches.uploads == 0 and judge_server.count() == 0
@@ -279,3 +280,19 @@ def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: Judg
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*llmjudge_batch keeps its batches*judge cache*"])
     assert json.dumps(judge_server.batches.uploads) == "0"
+
+
+def test_lines_refused_for_too_many_choices_teach_the_direct_requests(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # a server that takes 2 choices per request refuses the batch's n=3 lines; the items
+    # then ask their runs directly as 2 + 1, never n=3 again
+    judge_server.max_choices = 2
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-runs=3", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    assert len(judge_server.batches.input_lines()) == 6
+    assert sorted(r.n for r in judge_server.requests) == sorted([2, 1] * 6)
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == judge_server.count() and meta["judgments"] == 18
+    assert meta["server"]["choices_cap"] == 2

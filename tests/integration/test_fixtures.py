@@ -57,7 +57,7 @@ def tone_judge(llmjudge):
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["tone 4.00 < 4.5 (runs 4)"])
+    result.stdout.fnmatch_lines(["tone 4.00 < 4.5 (1 run: 4)"])
 
 
 def test_llmjudge_fixture_and_marker_in_a_hand_written_test(

@@ -28,7 +28,7 @@ def test_flaky_eval_below_threshold_does_not_fail_the_session(pytester: pytest.P
     result.stdout.fnmatch_lines(
         [
             "*XFAIL evals/support.json::noisy - flaky eval below threshold (not gating): "
-            "relevance 2.00 < 3.5 (runs 2)*",
+            "relevance 2.00 < 3.5 (1 run: 2)*",
             "*flaky evals below threshold (not gating): evals/support.json::noisy*",
         ]
     )

@@ -152,7 +152,7 @@ def test_an_item_is_grouped_over_the_dimensions_that_apply_to_it(
         "llmjudge_sampling=calls",
     )
     run(pytester, "evals/", "--judge-runs=2", *args).assert_outcomes(passed=2)
-    # one request per run with --judge-sampling=calls, each judging the item's dimensions
+    # one request per run with llmjudge_sampling=calls, each judging the item's dimensions
     assert sorted(r.dimension for r in judge_server.requests) == [
         *["correctness+relevance+tone"] * 2,
         *["relevance+tone"] * 2,

@@ -99,7 +99,7 @@ def test_bad_entries_are_one_line_and_the_rest_runs(
     write_evals(pytester, [entry("fine"), entry("bad", ticket="t2", **bad)])
     result = run(pytester, "evals/", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 1: {message}*"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:* (bad): {message}*"])
     assert "Traceback" not in result.stdout.str()
 
 
@@ -119,8 +119,8 @@ def test_nesting_too_deep_and_huge_numbers_name_their_entry_and_field(
     result.assert_outcomes(passed=1, skipped=2)
     result.stdout.fnmatch_lines_random(
         [
-            "*odd.json entry 1: 'metadata' is nested too deeply to read*",
-            "*odd.json entry 2: 'runs' must be a sensible number, got one with 5000 digits*",
+            "*evals/odd.json:2 (#1): 'metadata' is nested too deeply to read*",
+            "*evals/odd.json:3 (long): 'runs' must be a sensible number, got one with 5000 digits*",
         ]
     )
 
@@ -160,7 +160,7 @@ def test_an_oversized_entry_is_an_error_before_any_request(
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "*support.json entry 1: ticket + response are 5,002 characters, over "
+            "*evals/support.json:* (log): ticket + response are 5,002 characters, over "
             "llmjudge_max_input_chars=1000: not sent to the judge*",
         ]
     )

@@ -265,6 +265,10 @@ def test_cards_say_where_judgments_came_from(
         in text
     )
     assert '<div class="value">0</div><div class="sub">no request made</div>' in text
+    assert '<div class="label">cost</div>' not in text  # a local server: tokens only
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
+    run(pytester, *args).assert_outcomes(passed=2)  # a price the user gave: a cost
+    text = (pytester.path / "r.html").read_text()
     assert '<div class="value">$0</div><div class="sub">every run from the cache</div>' in text
 
 

@@ -91,9 +91,9 @@ def test_warnings_point_at_the_eval_file_and_entry(
     result = run(pytester, "evals/", "-W", "default")
     result.stdout.fnmatch_lines_random(
         [
-            f"*evals/support.json:{LINE}: PytestUnknownMarkWarning: evals/support.json "
-            "entry 1 (b): Unknown pytest.mark.sluggish*",
-            f"*evals/support.json:{LINE}: LLMJudgeWarning: evals/support.json entry 1: "
+            f"*evals/support.json:{LINE}: PytestUnknownMarkWarning: evals/support.json"
+            ":* (b): Unknown pytest.mark.sluggish*",
+            f"*evals/support.json:{LINE}: LLMJudgeWarning: evals/support.json:* (b): "
             "unknown field 'extra' ignored*",
         ]
     )
@@ -101,7 +101,10 @@ def test_warnings_point_at_the_eval_file_and_entry(
     strict = run(pytester, "evals/", "--strict-markers")
     strict.assert_outcomes(passed=1, errors=1)
     strict.stdout.fnmatch_lines(
-        ["*invalid eval entry: support.json entry 1: 'marks.0': 'sluggish' not found in `markers`*"]
+        [
+            "*invalid eval entry: evals/support.json:* (b): 'marks.0': 'sluggish' not found in "
+            "`markers`*"
+        ]
     )
 
 
@@ -122,7 +125,7 @@ def test_ids_that_break_node_ids_are_rejected(
     write_evals(pytester, [entry(bad_id), entry("fine")])
     result = run(pytester, "evals/", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 0: 'id' *{reason}*"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:2 (#0): 'id' *{reason}*"])
     assert read_results(pytester)["skipped"][0]["index"] == 0
 
 

@@ -148,6 +148,29 @@ def test_the_heuristic_judge_and_the_dry_run(
     heuristic.stdout.fnmatch_lines(["  pairwise (*", "    v2 vs v1 on relevance: *"])
     entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
     assert entry["verdict"] == "tie"  # equal heuristic scores: a tie in both orders
-    assert "[heuristic judge, no LLM]" in str(read_results(pytester)["meta"]["note"] or "") or (
+    assert "offline heuristic judge" in str(read_results(pytester)["meta"]["note"] or "") or (
         read_results(pytester)["meta"]["llm"] is False
     )
+
+
+def test_pairwise_asks_no_more_choices_than_the_scoring_learned_the_server_takes(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+) -> None:
+    # llama.cpp with 2 slots: the items' runs learn the cap; the pairs (another engine,
+    # after the items) never send n=3 again, and every entry is judged side by side
+    judge_server.max_choices = 2
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    write_evals(pytester, ENTRIES[:3])
+    args = ("evals/", *targets, "--judge-runs=3", "--judge-concurrency=1")
+    result = run(pytester, *args)
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["  pairwise (answers side by side, both orders, 3 runs each;*"])
+    pairwise = read_results(pytester)["comparison"]["pairwise"]
+    assert all(e["verdict"] == "v2" and e["error"] is None for e in pairwise["entries"])
+    refused = [r for r in judge_server.requests if r.n == 3]
+    assert len(refused) == 1 and refused[0].pair is None  # one refusal, from the items
+    pairs = [r.n for r in judge_server.requests if r.pair is not None]
+    assert sorted(pairs) == sorted([2, 1] * 3 * 2 * 2)  # entries x dimensions x orders
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == judge_server.count()
+    assert meta["server"]["choices_cap"] == 2

@@ -40,7 +40,7 @@ def test_a_log_gets_a_progress_line_at_most_every_interval(
     assert {int(m.group(2)) for m in lines} == {48}  # 12 items x 2 dimensions x 2 runs
     assert all(int(m.group(3)) <= judge_server.count() for m in lines)
     assert all(0 <= int(m.group(4)) <= 1 for m in lines)  # --judge-concurrency=1
-    # with -qq, with --judge-progress=0, and for a short session: nothing
+    # with -qq, with llmjudge_progress=0, and for a short session: nothing
     for quiet in (
         ("-qq",),
         (

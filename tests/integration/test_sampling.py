@@ -1,4 +1,4 @@
-"""--judge-sampling: the runs of a judgment as the n choices of one request, against the
+"""llmjudge_sampling: the runs of a judgment as the n choices of one request, against the
 local server (which honours n, or ignores it as Ollama does), and --judge-dry-run."""
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def test_the_threshold_applies_to_the_weighted_score(
     write_evals(pytester, [entry("a", "x {{probs=3:0.55,4:0.45}}")])
     result = run(pytester, "evals/", *LOGPROBS)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*relevance 3.45 < 3.5 (runs 3.45)*"])
+    result.stdout.fnmatch_lines(["*relevance 3.45 < 3.5 (1 run: 3.45)*"])
     judge_server.reset()
     run(pytester, "evals/").assert_outcomes(passed=1)  # text scoring: the written 4
 

@@ -197,3 +197,22 @@ def test_a_refused_request_is_one_line_with_its_cause_never_a_traceback(
     assert "400 rejected" in written and "400 rejected" in session_log
     for text in (shown, written, session_log):
         assert "Traceback" not in text and 'File "' not in text and "tenacity" not in text
+
+
+def test_each_xdist_worker_learns_the_server_and_the_results_say_what_was_learned(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # each worker is its own process: it learns the cap (one refusal each at most, as many
+    # as it had in flight); the results hold what they learned together
+    judge_server.max_choices = 2
+    judge_server.logprobs_supported = False
+    write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(6)])
+    args = ("evals/", RUNS3, "-n", "2", "-o", "llmjudge_scoring=logprobs", "--judge-concurrency=2")
+    run(pytester, *args).assert_outcomes(passed=6)
+    refused = sum(1 for r in judge_server.requests if r.n == 3)
+    assert refused <= 2 * 2  # per worker, at most its requests in flight
+    meta = _meta(pytester)
+    assert meta["calls"] == judge_server.count() and meta["judgments"] == 6 * 2 * 3
+    assert meta["server"] == {
+        "choices_cap": 2, "slots": None, "logprobs": False, "json_schema": True, "ignores_n": None
+    }  # fmt: skip

@@ -197,6 +197,8 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
         *targets("dotnet=http://127.0.0.1:9/chat", python=python),
         "-o",
         "llmjudge_max_retries=1",
+        "--judge-report=r.md",
+        "--judge-report=r.html",
     )
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
@@ -215,6 +217,23 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
         "fewer than two targets were judged on relevance, tone (not judged: dotnet): no winner"
     )
     assert comparison["compared"] == 0
+    # the target with no judged entry says so and why, never None%, nan or an empty cell
+    dotnet = comparison["overall"]["dotnet"]
+    assert (dotnet["judged"], dotnet["entries"], dotnet["win_pct"]) == (0, 1, None)
+    assert dotnet["not_judged"].startswith("target dotnet: cannot reach")
+    result.stdout.fnmatch_lines(
+        [
+            "  python: no entry compared (no other target was judged on it); mean relevance 5.00*",
+            "  dotnet: 0 of 1 judged: target dotnet: cannot reach *",
+        ]
+    )
+    markdown = (pytester.path / "r.md").read_text()
+    html = (pytester.path / "r.html").read_text()
+    assert "| dotnet | 0 of 1: target dotnet: cannot reach" in markdown
+    assert "none compared | none compared | none compared | not judged | not judged |" in markdown
+    assert "dotnet: 0 of 1 judged: target dotnet: cannot reach" in html
+    for text in (result.stdout.str(), markdown):
+        assert "None" not in text and "nan" not in text and "| |" not in text
 
 
 def test_a_bot_that_fails_then_recovers_is_retried(pytester: pytest.Pytester, bots: Any) -> None:
@@ -426,7 +445,7 @@ def test_markdown_report_shows_the_comparison(pytester: pytest.Pytester, bots: A
     run(pytester, "evals/", *targets(python=python, dotnet=dotnet), "--judge-report=report.md")
     report = (pytester.path / "report.md").read_text()
     assert "A/B comparison of python, dotnet on 3 entries (tie tolerance 0.01):" in report
-    assert "| python | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) | 5.00 | 4.00 |" in report
+    assert "| python | 3 of 3 | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) | 5.00 | 4.00 |" in report
     assert "- python better than dotnet on relevance by 2.00 ± 0.00 (95% CI)" in report
 
 

@@ -1,4 +1,4 @@
-"""A trace of every judgment: --judge-trace lines, the session log, retries naming their item."""
+"""A trace of every judgment: llmjudge_trace lines, the session log, retries naming their item."""
 
 from __future__ import annotations
 
