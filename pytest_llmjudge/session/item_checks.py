@@ -1,7 +1,7 @@
 """The deterministic checks of an eval item: the suite's (ini ``llmjudge_checks``), its
 file's defaults and its own, run on the answer before any judge request.
 
-With ``--judge-checks=first`` (the default) an item whose checks fail is failed and not
+With ``llmjudge_checks_mode=first`` (the default) an item whose checks fail is failed and not
 judged; with ``always`` it is judged too. An entry with ``"judge": false`` is checked only.
 """
 
@@ -117,7 +117,7 @@ def latency_without_target(items: list[pytest.Item]) -> str | None:
         return None
     return (
         f"{counted(len(timed), 'item')} {'has' if len(timed) == 1 else 'have'} a latency check "
-        "(max_latency_ms) but this session has no live target (--judge-targets): a stored "
+        "(max_latency_ms) but this session has no live target (llmjudge_targets): a stored "
         "answer has no latency, so those items are errors"
     )
 
