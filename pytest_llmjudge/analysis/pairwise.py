@@ -151,7 +151,7 @@ def win_rate_of(result: PairwiseResult, target: str) -> list[WinRate]:
 
 
 def win_rate_gates(result: PairwiseResult, least: Mapping[str, float]) -> list[Gate]:
-    """``--judge-min-win-rate``: per target, its win rate over every other target (on every
+    """``llmjudge_gates win_rate``: per target, its win rate over every other target (on every
     dimension) at least the value; the failed comparisons named with their intervals."""
     gates = []
     for target, required in least.items():

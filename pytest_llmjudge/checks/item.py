@@ -1,7 +1,7 @@
 """An eval item's deterministic checks, in one call: the checks it has (the suite's, its
 file's defaults, its own) run on its answer, and what follows for the item.
 
-With ``--judge-checks=first`` (the default) an item whose checks fail is failed and not
+With ``llmjudge_checks_mode=first`` (the default) an item whose checks fail is failed and not
 judged; with ``always`` it is judged too. An entry with ``"judge": false`` is checked only.
 A check that could not run makes the item an error.
 """
@@ -25,7 +25,7 @@ class ItemChecks:
 
     checks: tuple[CheckSpec, ...] = ()
     judge: bool = True  # false: checked only, no judge asked
-    first: bool = True  # --judge-checks=first: a failed check spares the judge
+    first: bool = True  # llmjudge_checks_mode=first: a failed check spares the judge
     rootdir: Path | None = None  # where python checks are imported from
 
     @property

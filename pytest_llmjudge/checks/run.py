@@ -75,7 +75,7 @@ def _evaluate(
         if latency_ms is None:
             raise CheckError(
                 "no latency was measured: a stored answer has none (a live target's answer "
-                "has its own; --judge-targets)"
+                "has its own; llmjudge_targets)"
             )
         return latency_ms <= check.value, f"took {latency_ms:.0f} ms"
     elif kind in ("is_json", "not_is_json", "json_schema"):

@@ -3,7 +3,7 @@
 USD per million tokens (input, output), list prices at the time of writing. Teams with
 other prices or models set ``llmjudge_prices`` in ini (``model=input,output`` per line, or
 ``model=input,output,batch_input,batch_output`` with the Batch API's prices). Requests judged
-through the Batch API (``--judge-batch``) cost half the direct price unless a line says more.
+through the Batch API (``llmjudge_batch``) cost half the direct price unless a line says more.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Configuration resolved once into a frozen ``Settings``.
 
-Precedence for every option: command line > environment > ini (``[tool.pytest.ini_options]``)
-> default. Per-item values (an eval entry, the ``llmjudge`` marker) are applied on top by
-``item_settings``. Bad values raise ``SettingsError`` naming the source they came from.
+Precedence for every option: command line > environment (the few variables CI scripts
+already set) > ini (``[tool.pytest.ini_options]``, or ``-o`` for one run) > default. Per-item
+values (an eval entry, the ``llmjudge`` marker) are applied on top by ``item_settings``. Bad
+values raise ``SettingsError`` naming the source they came from.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from ..basics.redaction import register_url, safe_url
 from ..basics.rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
-from ..basics.rubrics import OPTIONAL_DIMENSIONS, Dimension
+from ..basics.rubrics import Dimension
 from .options import (
     DEFAULT_MAX_INPUT_CHARS,
     DEFAULT_MODEL,
@@ -24,46 +25,19 @@ from .options import (
     DEFAULT_THRESHOLD,
     OPTIONS,
     OPTIONS_BY_DEST,
+    BatchChoice,
+    CacheChoice,
+    Gates,
     OptionSpec,
+    RunPlan,
 )
 from .pricing import Price, configured_price
+from .rubric_files import read_rubrics
 from .targets import TargetConfig
 
 
 class SettingsError(ValueError):
     """A configuration value is invalid; the message names its source."""
-
-
-def _read_rubrics(
-    pairs: tuple[tuple[str, str], ...], folder: Path, source: str
-) -> dict[str, Dimension]:
-    dimensions = dict(BUILTIN_DIMENSIONS)
-    if pairs:
-        # The schema (and pydantic) only for sessions that configure dimensions.
-        from ..schema.results import RESERVED_NAMES
-
-        taken = sorted(RESERVED_NAMES.intersection(name for name, _ in pairs))
-        if taken:
-            raise SettingsError(
-                f"{source} dimension names are lowercase identifiers, not {taken[0]!r} "
-                "(a key of every results row)"
-            )
-    for name, file in pairs:
-        if name in dimensions:
-            raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
-        if name in OPTIONAL_DIMENSIONS and not file:
-            dimensions[name] = OPTIONAL_DIMENSIONS[name]  # built in: its own rubric
-            continue
-        path = Path(file) if Path(file).is_absolute() else folder / file
-        try:
-            rubric = path.read_text(encoding="utf-8").strip()
-        except OSError:
-            raise SettingsError(f"{source}: rubric file {path} not found") from None
-        if not rubric:
-            raise SettingsError(f"{source}: rubric file {path} is empty")
-        built_in = OPTIONAL_DIMENSIONS.get(name)  # correctness with a rubric of one's own
-        dimensions[name] = Dimension(name, rubric, built_in is not None and built_in.uses_reference)
-    return dimensions
 
 
 @dataclass(frozen=True)
@@ -80,7 +54,8 @@ class Settings:
     concurrency: int
     timeout: float
     max_retries: int
-    strict: bool
+    # What turns from a warning into an error: entries, flaky, baseline, batch, fallback.
+    strict: frozenset[str]
     temperature: float | None
     retry_wait: float
     cache: bool = False
@@ -88,7 +63,6 @@ class Settings:
     max_calls: int | None = None
     max_cost: float | None = None
     price: Price | None = None
-    strict_flaky: bool = False
     adaptive: bool = False
     max_runs: int = 5
     adaptive_margin: float = 0.5
@@ -99,7 +73,6 @@ class Settings:
     grouping: str = "dimension"  # dimension | item: an item's dimensions in one request
     batch: bool = False  # judge through the provider's Batch API
     batch_wait: float | None = None  # seconds to wait for a batch; None: until done
-    batch_strict: bool = False  # a request failed in the batch is an error, not asked again
     dry_run: bool = False  # plan and estimate, send nothing
     progress: float = 10.0  # seconds between progress lines in a log; 0: no progress
     min_pass_rate: float | None = None
@@ -112,7 +85,6 @@ class Settings:
     tie_tolerance: float = 0.01
     save_responses: Path | None = None
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
-    baseline_strict: bool = False
     min_agreement: Mapping[str, float] | None = None
     label_margin: float = 1.0
     trace: Path | None = None
@@ -167,21 +139,19 @@ def _pick(
     if isinstance(cli_value, list):  # a repeatable flag given several times
         cli_value = ",".join(cli_value)
     if cli_value is not None:
-        candidates.append((cli_value, spec.flag))
+        candidates.append((cli_value, spec.flag or spec.dest))
     for name in spec.env:
         if env.get(name, "").strip():
             candidates.append((env[name], f"environment variable {name}"))
             break
-    for ini_name in filter(None, (spec.ini, spec.old_ini)):
-        ini_value = ini.get(ini_name)
-        if ini_value not in (None, ""):
-            candidates.append((ini_value, f"ini option {ini_name}"))
-            break
+    ini_value = ini.get(spec.ini) if spec.ini else None
+    if ini_value not in (None, ""):
+        candidates.append((ini_value, f"ini option {spec.ini}"))
     if not candidates:
         return spec.default, "default"
     raw, source = candidates[0]
-    if isinstance(raw, bool) and spec.is_flag:
-        return raw, source
+    if isinstance(raw, bool) and spec.is_flag:  # a switch given: the setting's on (or off)
+        raw = "true" if raw else "false"
     try:
         return spec.parse(str(raw)), source
     except ValueError as exc:
@@ -206,28 +176,30 @@ def resolve_settings(
 
     provider: str = values["provider"]
     api_key_set = bool(env.get("OPENAI_API_KEY", "").strip())
-    base_url: str | None = values["base_url"] or None
+    base_url: str | None = env.get("OPENAI_BASE_URL", "").strip() or None
+    base_source = "environment variable OPENAI_BASE_URL"
     model: str | None = values["model"] or None
-    if provider == "auto":
+    if provider.startswith(("http://", "https://")):  # an OpenAI-compatible server by its URL
+        provider, base_url, base_source = "openai", provider, sources["provider"]
+        reason = f"a server's URL from {sources['provider']}"
+    elif provider == "auto":
         if api_key_set:
             provider, reason = "openai", "auto: OPENAI_API_KEY is set"
         elif base_url:
-            provider, reason = "openai", f"auto: base URL from {sources['base_url']}"
+            provider, reason = "openai", f"auto: base URL from {base_source}"
         else:
             provider, reason = "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL"
     else:
         reason = f"from {sources['provider']}"
-    if values["require_llm"] and provider == "heuristic":
+    strict: frozenset[str] = values["strict"]
+    if "fallback" in strict and provider == "heuristic" and values["provider"] == "auto":
         raise SettingsError(
-            f"{sources['require_llm']}: no LLM judge is configured ({reason}): set "
+            f"{sources['strict']} (fallback): no LLM judge is configured ({reason}): set "
             "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"
         )
     if provider == "ollama":
         # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
-        host_spec = replace(
-            OPTIONS_BY_DEST["base_url"], env=("OLLAMA_HOST",), default=DEFAULT_OLLAMA_HOST
-        )
-        host = str(_pick(host_spec, cli, env, ini)[0])
+        host = env.get("OLLAMA_HOST", "").strip() or DEFAULT_OLLAMA_HOST
         if not host.startswith(("http://", "https://")):
             host = f"http://{host}"
         base_url = host if host.rstrip("/").endswith("/v1") else host.rstrip("/") + "/v1"
@@ -256,16 +228,22 @@ def resolve_settings(
         price = configured_price(model, ini.get("llmjudge_prices"), llm, base_url)
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
-    if values["max_cost"] is not None and price is None and provider != "heuristic":
+    budget: Mapping[str, float] = values["budget"]
+    if "usd" in budget and price is None and provider != "heuristic":
         raise SettingsError(
-            f"{sources['max_cost']} needs the price of model {model!r}: "
+            f"{sources['budget']} usd= needs the price of model {model!r}: "
             f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
         )
-    cache = values["cache"] if values["cache"] is not None else provider != "heuristic"
+    chosen: CacheChoice = values["cache"]
+    cache = chosen.on if chosen.on is not None else provider != "heuristic"
     folder = ini_dir if sources["dimensions"].startswith("ini") else base_dir
-    dimensions = _read_rubrics(values["dimensions"], folder, sources["dimensions"])
-    for name in ("min_mean", "thresholds"):
-        unknown = sorted(set(values[name] or {}) - set(dimensions))
+    try:
+        dimensions = read_rubrics(values["dimensions"], folder, sources["dimensions"])
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    gates: Gates = values["gates"]
+    for name, named in (("gates", gates.mean), ("thresholds", values["thresholds"])):
+        unknown = sorted(set(named or {}) - set(dimensions))
         if unknown:
             raise SettingsError(
                 f"{sources[name]} names unknown dimension {unknown[0]!r} "
@@ -273,17 +251,19 @@ def resolve_settings(
             )
     thresholds = {
         **{name: DEFAULT_THRESHOLD for name in dimensions},
-        "relevance": values["min_relevance"],
-        "tone": values["min_tone"],
         **(values["thresholds"] or {}),
     }
-    if values["verdict"] == "confident" and values["runs"] < 2:
+    plan: RunPlan = values["runs"]
+    verdict, undecided = values["verdict"]
+    if verdict == "confident" and plan.runs < 2:
         raise SettingsError(
             f"{sources['verdict']} confident needs --judge-runs >= 2 "
             "(one run has no confidence interval)"
         )
-    if values["fail_on_regression"] and values["baseline"] is None:
-        raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
+    if gates.regression and values["baseline"] is None:
+        raise SettingsError(f"{sources['gates']} regression needs --judge-baseline")
+    batch: BatchChoice | None = values["batch"]
+    table = values["targets"]
     # An option's value is the Settings field of its name, unless resolved further here.
     from_table: dict[str, Any] = {name: values[name] for name in OPTION_FIELDS}
     from_table.update((name, path(name)) for name in PATH_FIELDS)
@@ -296,27 +276,41 @@ def resolve_settings(
         thresholds=thresholds,
         dimensions=dimensions,
         cache=cache,
+        cache_dir=None if chosen.folder is None else where(chosen.folder, "cache"),
         price=price,
-        max_runs=max(values["max_runs"] or 5, values["runs"]),
+        runs=plan.runs,
+        adaptive=plan.most is not None,
+        max_runs=plan.most or plan.runs,
+        verdict=verdict,
+        undecided=undecided,
+        batch=batch is not None,
+        batch_wait=None if batch is None else batch.wait,
+        max_calls=None if "calls" not in budget else int(budget["calls"]),
+        max_cost=budget.get("usd"),
+        min_pass_rate=gates.pass_rate,
+        min_mean=gates.mean,
+        min_agreement=gates.agreement,
+        min_win_rate=gates.win_rate,
+        fail_on_regression=gates.regression,
         reports=tuple(where(p, "reports") for p in values["reports"]),
-        targets=None
-        if values["targets"] is None
-        else TargetConfig(
-            targets=values["targets"],
-            body=values["target_body"],
-            field=values["target_field"],
-            headers=tuple(values["target_headers"]),
-            timeout=values["target_timeout"],
-        ),
+        targets=None if table is None else table.config,
+        pairwise=False if table is None else table.pairwise,
+        tie_tolerance=0.01 if table is None else table.tie_tolerance,
+        save_responses=None
+        if table is None or table.save_responses is None
+        else where(table.save_responses, "targets"),
     )
 
 
 # Settings fields resolved from more than their option's value (or from no option).
 RESOLVED_FIELDS = frozenset(
     {"provider", "provider_reason", "model", "base_url", "thresholds", "dimensions", "cache"}
-    | {"price", "max_runs", "reports", "targets", "workers"}  # workers: set per xdist worker
+    | {"cache_dir", "price", "runs", "adaptive", "max_runs", "verdict", "undecided", "batch"}
+    | {"batch_wait", "max_calls", "max_cost", "min_pass_rate", "min_mean", "min_agreement"}
+    | {"min_win_rate", "fail_on_regression", "reports", "targets", "pairwise", "tie_tolerance"}
+    | {"save_responses", "workers"}  # workers: set per xdist worker
 )
-PATH_FIELDS = ("output", "cache_dir", "baseline", "save_responses", "trace", "log_dir")
+PATH_FIELDS = ("output", "baseline", "trace", "log_dir")
 OPTION_FIELDS = tuple(
     f.name
     for f in fields(Settings)

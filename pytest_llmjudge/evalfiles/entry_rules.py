@@ -46,7 +46,7 @@ def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None
     if limit is None or size <= limit:
         return None
     return (
-        f"ticket + response are {size:,} characters, over --judge-max-input-chars={limit}: "
+        f"ticket + response are {size:,} characters, over llmjudge_max_input_chars={limit}: "
         "not sent to the judge"
     )
 

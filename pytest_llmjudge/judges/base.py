@@ -14,7 +14,7 @@ from ..basics.rubrics import NO_CONTEXT, Context, Dimension
 class RunResult:
     """One judge run: a validated 1-5 score, its reasoning and what it cost.
 
-    With ``--judge-scoring=logprobs`` the score is the probability-weighted mean of the
+    With ``llmjudge_scoring=logprobs`` the score is the probability-weighted mean of the
     score token's alternatives (a float) and ``text_score`` the integer the model wrote;
     otherwise ``text_score`` is None and the score is the written integer."""
 
@@ -25,7 +25,7 @@ class RunResult:
     text_score: int | None = None
     #: asked for logprobs but scored by the written integer: why (``weighted.NO_LOGPROBS``...)
     unweighted: str | None = None
-    #: a grouped request's reply (``--judge-grouping=item``): each dimension's own result
+    #: a grouped request's reply (``llmjudge_grouping=item``): each dimension's own result
     parts: Mapping[str, RunResult] | None = None
 
     def redacted(self) -> RunResult:
@@ -62,11 +62,11 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
-    weighted: int = 0  # of those, runs scored by logprobs (--judge-scoring=logprobs)
+    weighted: int = 0  # of those, runs scored by logprobs (llmjudge_scoring=logprobs)
     short_replies: int = 0  # requests for n choices answered with fewer (the server ignores n)
     unweighted: dict[str, int] = field(default_factory=dict)  # runs not weighted, by cause
     cut_off: int = 0  # replies (choices) cut off at the completion-token limit
-    timeouts: int = 0  # requests that got no reply within --judge-timeout
+    timeouts: int = 0  # requests that got no reply within llmjudge_timeout
     requeued: int = 0  # of those, sent again because the server was busy (not the item's fault)
     # Session facts, set on the engine's totals (summed over xdist workers):
     choices_cap: int = 0  # the most choices the server takes per request, once learned
@@ -74,7 +74,7 @@ class Usage:
     server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
     stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
     learned: dict[str, Any] = field(default_factory=dict)  # server_profile.learned()
-    # Through the Batch API (--judge-batch), counted as its runs are used: of the requests
+    # Through the Batch API (llmjudge_batch), counted as its runs are used: of the requests
     # and tokens above, those answered in a batch (billed at its price), and the runs they
     # scored; the session's batches by id ({"status", "requests", "completed", "failed"}).
     batch_calls: int = 0
@@ -82,7 +82,7 @@ class Usage:
     batch_completion_tokens: int = 0
     batch_runs: int = 0
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
+    # With llmjudge_trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
     def tokens_since(self, before: Usage) -> Usage:

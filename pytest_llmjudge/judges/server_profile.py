@@ -48,7 +48,7 @@ class ServerProfile:
             return
         if self.logprobs is not False:
             logger.warning(
-                "the judge at %s returned no logprobs: --judge-scoring=logprobs falls back to "
+                "the judge at %s returned no logprobs: llmjudge_scoring=logprobs falls back to "
                 "text scores for this session",
                 shown_url,
             )

@@ -1,15 +1,15 @@
-"""``--judge-batch``: the judge requests a session needs, through the provider's Batch API.
+"""``llmjudge_batch``: the judge requests a session needs, through the provider's Batch API.
 
 Before the first item, the runs that the selected items will ask for and that the cache does
 not hold become one JSONL input file: one request per judgment (its runs as the ``n``
-choices; one per run with ``--judge-sampling=calls``; an item's dimensions together with
-``--judge-grouping=item``), ``custom_id`` the cache key of its first run. The file is
+choices; one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
+``llmjudge_grouping=item``), ``custom_id`` the cache key of its first run. The file is
 uploaded, the batch created, and both recorded (``batch_records``) so that a rerun, also
 after Ctrl-C, collects the batch instead of submitting it again. The batch is polled, backing
 off, until it is done or the wait ends. Its replies are validated as direct replies are and
 fill the cache; the items are then judged from them (``served``), each request counted once,
 at the batch price. A request that failed in the batch is asked directly when its item runs
-(or is the item's error with ``--judge-batch-strict``); what is still pending when the wait
+(or is the item's error with strict ``batch``); what is still pending when the wait
 ends is its items' error. The requests of a batch that expired, failed or was cancelled are
 submitted again by the next session.
 """
@@ -203,7 +203,7 @@ class BatchJudging:
     def _not_now(self, record: BatchRecord, problem: str) -> None:
         """A batch that could not be submitted or read now: said once; its runs are their
         items' errors, and its record is kept for the next session."""
-        what = f"batch {record.batch_id}: " if record.batch_id else "--judge-batch: "
+        what = f"batch {record.batch_id}: " if record.batch_id else "Batch API: "
         self.say(f"{what}{problem}; its record is kept: run again to go on")
         self._pending(record, f"{what}{problem}: run again to go on")
 

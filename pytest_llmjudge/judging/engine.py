@@ -117,7 +117,7 @@ class JudgeEngine:
         return loop.run(work(executor))
 
     def judge_in_batch(self, wanted: Sequence[WantedRuns], say: Callable[[str], None]) -> None:
-        """``--judge-batch``: judge ``wanted`` through the Batch API now (``batch``)."""
+        """``llmjudge_batch``: judge ``wanted`` through the Batch API now (``batch``)."""
         from .batch import BatchJudging
 
         loop, executor = self._start_loop()
@@ -163,7 +163,7 @@ class JudgeEngine:
         generation: int, owner: str, context: Context, *, by_item: bool = False,
     ) -> list[list[PlannedRun]]:  # fmt: skip
         """The runs ``indexes`` of the dimensions, in the groups that are asked together:
-        with ``by_item`` and ``--judge-grouping=item`` an LLM judges them all at once."""
+        with ``by_item`` and ``llmjudge_grouping=item`` an LLM judges them all at once."""
         s, dimensions = self.settings, [self.dimension(name) for name in names]
         item = by_item and s.grouping == "item" and s.uses_llm
         where = (ticket, response, indexes, generation, owner, context)
@@ -205,9 +205,9 @@ class JudgeEngine:
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done.
 
-        With ``--judge-adaptive``, a verdict that is still uncertain after those runs (runs on
+        With ``--judge-runs N..M``, a verdict that is still uncertain after those runs (runs on
         both sides of the threshold, a mean within the margin, or an undecided confidence
-        interval) gets more runs, in rounds, up to ``--judge-max-runs``. ``paid`` receives the
+        interval) gets more runs, in rounds, up to M of ``--judge-runs N..M``. ``paid`` receives the
         usage of every run this call is the first to claim (also of runs that then fail or are
         abandoned), so that the caller's item is charged what its judging cost.
         """
@@ -219,9 +219,9 @@ class JudgeEngine:
         outcomes: list[RunOutcome] = []
         reused: list[bool] = []
         limit = max(runs, self.settings.max_runs) if self.settings.adaptive else runs
-        batch = runs
+        round_size = runs  # adaptive runs come in rounds (a "batch" is the Batch API)
         while True:
-            indexes = range(len(outcomes), len(outcomes) + batch)
+            indexes = range(len(outcomes), len(outcomes) + round_size)
             groups = self._groups(
                 [dimension.name], *(ticket, response, indexes), generation, owner, context
             )
@@ -239,7 +239,7 @@ class JudgeEngine:
             )
             if len(outcomes) >= limit or not judgment.uncertain(self.settings.adaptive_margin):
                 return judgment
-            batch = min(max(runs, 2), limit - len(outcomes))
+            round_size = min(max(runs, 2), limit - len(outcomes))
 
     def _results(self, slots: list[RunSlot]) -> list[RunOutcome]:
         return outcomes_of(slots, self.on_wait, WAIT_TICK)

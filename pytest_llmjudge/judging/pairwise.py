@@ -111,7 +111,7 @@ async def _order(
     usage: Usage,
 ) -> list[Winner]:
     """The ``runs`` votes with ``first`` shown as A: from the cache, else asked (as the
-    choices of one request, or one request per run with ``--judge-sampling=calls``)."""
+    choices of one request, or one request per run with ``llmjudge_sampling=calls``)."""
     settings, cache = executor.settings, executor.cache
     dimension, ticket, context = request.dimension, request.ticket, request.context
     keys = [

@@ -132,7 +132,7 @@ def together_context(runs: list[PlannedRun]) -> Context:
 def asked_together(
     runs: list[PlannedRun], missing: list[int]
 ) -> tuple[list[PlannedRun], list[list[int]]]:
-    """The ``missing`` ones of an item's runs of several dimensions (``--judge-grouping=item``)
+    """The ``missing`` ones of an item's runs of several dimensions (``llmjudge_grouping=item``)
     as runs of their group: one per run index, each scoring every dimension in one reply (a
     dimension's run that is already known is asked again, not used: a group is asked whole);
     and for each, which of ``runs`` it serves."""

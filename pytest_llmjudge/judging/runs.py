@@ -2,7 +2,7 @@
 and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
 
 The runs of one judgment (same dimension, ticket and response) are asked together: with
-``--judge-sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
+``llmjudge_sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
 one request, so the prompt is sent and billed once.
 """
 
@@ -72,7 +72,8 @@ class RunExecutor:
     def __post_init__(self) -> None:
         s = self.settings
         self.profile = getattr(self.judge, "profile", None) or ServerProfile()
-        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=s.batch_strict)
+        strict = "batch" in s.strict  # a request failed in the batch is not asked again
+        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=strict)
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )
@@ -173,7 +174,7 @@ class RunExecutor:
         with ``auto`` the missing runs, and every later run, are asked one request each."""
         message = "the judge server answered fewer choices than asked for (it ignores n)"
         if self.settings.sampling == "choices":
-            error = f"{message}: use --judge-sampling=auto or calls for this server"
+            error = f"{message}: use llmjudge_sampling=auto or calls for this server"
             charged = {i: o.calls for i, o in outcomes.items()}
             return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
         if not self.profile.ignores_n:
@@ -213,7 +214,7 @@ class RunExecutor:
         except (JudgeCallError, RetryAfterTooLong) as exc:
             error = redact(f"judge call failed after {asking.tries} tries: {exc}")
             if getattr(exc, "cut_off", False):
-                error += f"; raise --judge-max-tokens (now {s.max_tokens})"
+                error += f"; raise llmjudge_max_tokens (now {s.max_tokens})"
             # one line with the cause: a traceback of the plugin tells a user nothing more
             # (the item's report says it too: not repeated among its captured logs)
             logger.warning("%s: %s", runs[0].owner or "a test", error, extra=SHOWN_IN_REPORT)
@@ -289,7 +290,7 @@ class RunExecutor:
     async def _traced(
         self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
     ) -> list[Reply]:
-        """One attempt, and with --judge-trace its line: what was sent, what came back."""
+        """One attempt, and with llmjudge_trace its line: what was sent, what came back."""
         if self.trace is None:
             return await self._timed(runs, usage, firm)
         before = Usage(usage.calls, usage.prompt_tokens, usage.completion_tokens)

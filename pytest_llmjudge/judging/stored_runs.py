@@ -1,6 +1,6 @@
 """The judge cache as runs see it: a run's key, a cached run as its outcome, a result kept.
 
-A run judged with the other dimensions of its item in one request (``--judge-grouping=item``)
+A run judged with the other dimensions of its item in one request (``llmjudge_grouping=item``)
 is kept under its own dimension's key, marked with the group and seen with the group's
 context: runs judged alone and runs judged together never stand in for each other.
 """
@@ -23,7 +23,7 @@ class StoredRuns:
     cache: JudgeCache | None
     scoring: str  # a run asked for logprobs but scored by text is not kept as weighted
     trace: TraceWriter | None = None
-    #: with --judge-batch: the runs the session's batches judged, failed or left pending
+    #: with llmjudge_batch: the runs the session's batches judged, failed or left pending
     batch: BatchOutcome | None = None
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
 

@@ -145,7 +145,7 @@ class TargetAnswers:
     ) -> str:
         config = self.config
         if config is None:
-            raise TargetError("no targets are configured (--judge-targets)")
+            raise TargetError("no targets are configured (llmjudge_targets)")
         if self._client is None:
             self._client = target_client(config)
         target = config.get(target_name)

@@ -38,7 +38,7 @@ class AttemptRecord:
 
 def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Judgment]]) -> None:
     """Start every dimension's runs before waiting for any; the dimensions of one test's
-    judge start together (one request for all with ``--judge-grouping=item``)."""
+    judge start together (one request for all with ``llmjudge_grouping=item``)."""
     together: dict[int, tuple[Any, list[str]]] = {}
     for judge in judges.values():
         shared = getattr(judge, "item_judge", None)  # a built-in dimension's judge
@@ -120,7 +120,7 @@ class VerdictPolicy:
 
 
 class UndecidedVerdict(Exception):
-    """The confident verdict could not decide and --judge-undecided=xfail: report as xfail."""
+    """The confident verdict could not decide and ``undecided=xfail``: report as xfail."""
 
 
 def check_verdict(

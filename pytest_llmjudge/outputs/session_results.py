@@ -77,7 +77,7 @@ class SessionResults:
     _usage: Usage = field(default_factory=Usage)
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
-    #: node id -> the entry's fields that decide its outcome (--judge-save-responses)
+    #: node id -> the entry's fields that decide its outcome (llmjudge_targets save_responses)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
@@ -134,7 +134,7 @@ class SessionResults:
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
-        lines = terminal_summary(results, facts.output_shown, strict=settings.strict)
+        lines = terminal_summary(results, facts.output_shown, strict="entries" in settings.strict)
         if facts.github_actions:
             lines += github_annotations(results)
         return SessionEnd(results, exit_status, lines)
@@ -262,17 +262,17 @@ def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[
         then = (
             "the runs it left out, and every later run, were asked one request each"
             if settings.sampling == "auto"
-            else "the runs it left out are errors (use --judge-sampling=auto or calls)"
+            else "the runs it left out are errors (use llmjudge_sampling=auto or calls)"
         )
         notices.append(
             f"the judge server answered {usage.short_replies} request(s) for several choices "
             f"with fewer (it ignores n): {then}"
         )
     if settings.batch and not settings.uses_llm:
-        notices.append("--judge-batch needs an LLM judge: the heuristic judged in-process")
+        notices.append("llmjudge_batch needs an LLM judge: the heuristic judged in-process")
     if settings.scoring == "logprobs" and not settings.uses_llm:
         notices.append(
-            "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
+            "llmjudge_scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
         )
     unweighted = usage.judgments - usage.weighted
     if identity.scoring == "logprobs" and unweighted:
@@ -297,7 +297,7 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
     if usage.cut_off:
         notices.append(
             f"{usage.cut_off} judge repl{'ies were' if usage.cut_off != 1 else 'y was'} cut "
-            f"off at --judge-max-tokens={settings.max_tokens} and asked again for a shorter one"
+            f"off at llmjudge_max_tokens={settings.max_tokens} and asked again for a shorter one"
         )
     if usage.timeouts:
         requeued = (

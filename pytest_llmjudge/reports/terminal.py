@@ -179,7 +179,7 @@ def _baseline_summary(baseline: BaselineResult) -> list[str]:
 
 
 def batch_lines(meta: Meta) -> list[str]:
-    """``judged via batch batch_1 (completed, 100 requests): ...``, with ``--judge-batch``."""
+    """``judged via batch batch_1 (completed, 100 requests): ...``, with ``llmjudge_batch``."""
     batch = meta.batch
     if batch is None:
         return []

@@ -76,9 +76,9 @@ class EvalFile(pytest.File):
                 place = entry_place(shown, entry.line, entry.name)
                 entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place=place)
                 # A mark pytest refuses (--strict-markers) is an error, as on a test function.
-                strict = settings.strict or refused
+                strict = "entries" in settings.strict or refused
             else:
-                strict = settings.strict or entry.error
+                strict = "entries" in settings.strict or entry.error
             yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
 
     def _warn_of_ids_used_elsewhere(

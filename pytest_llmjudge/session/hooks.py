@@ -137,7 +137,7 @@ class ResultsReporter:
         outcome, reason = report_outcome(report, judged)
         self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
         entry = getattr(report, "llmjudge_entry", None)
-        if entry is not None:  # --judge-save-responses: the entry as it was judged
+        if entry is not None:  # llmjudge_targets save_responses: the entry as it was judged
             self.results.entries[report.nodeid] = entry
         return judged
 
@@ -264,7 +264,7 @@ class DryRunHooks:
 
 
 class ProgressHooks:
-    """Live judge progress while items wait for their judgments (``--judge-progress``)."""
+    """Live judge progress while items wait for their judgments (``llmjudge_progress``)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config

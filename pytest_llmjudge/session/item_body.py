@@ -49,7 +49,7 @@ def judge_eval_item(
     except JudgeError as exc:
         problem = str(exc)
     else:
-        if not (record.injection and item.config.stash[STATE_KEY].settings.strict):
+        if not (record.injection and "entries" in item.config.stash[STATE_KEY].settings.strict):
             return judgments
         problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
         record.errors.append(problem)
@@ -66,7 +66,7 @@ def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judg
     try:
         check_verdict(llmjudge_judgments, policy, checks)
     except UndecidedVerdict as exc:
-        pytest.xfail(f"undecided verdict (--judge-undecided=xfail): {exc}")
+        pytest.xfail(f"undecided verdict (llmjudge_verdict confident undecided=xfail): {exc}")
     # A failure shows the table in its report; a pass shows it with -rP and in HTML reports.
     item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments, checks))
 

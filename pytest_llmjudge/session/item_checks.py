@@ -115,6 +115,6 @@ def latency_without_target(items: list[pytest.Item]) -> str | None:
         return None
     return (
         f"{counted(len(timed), 'item')} {'has' if len(timed) == 1 else 'have'} a latency check "
-        "(max_latency_ms) but this session has no live target (--judge-targets): a stored "
+        "(max_latency_ms) but this session has no live target (llmjudge_targets): a stored "
         "answer has no latency, so those items are errors"
     )

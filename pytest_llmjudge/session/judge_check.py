@@ -21,7 +21,7 @@ from .state import STATE_KEY
 
 def before_first_item(session: pytest.Session) -> None:
     """What an LLM judge is asked before the first item: whether it can serve the session,
-    then, with ``--judge-batch``, the session's batch."""
+    then, with ``llmjudge_batch``, the session's batch."""
     check_judge_before_items(session)
     if session.config.stash[STATE_KEY].settings.batch:
         from .batch_run import judge_in_batch

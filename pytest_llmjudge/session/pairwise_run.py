@@ -1,4 +1,4 @@
-"""``--judge-pairwise`` at the end of a session: every entry's targets' answers judged side by
+"""Pairwise judging at the end of a session: every entry's targets' answers judged side by
 side, on the controller (an entry's answers may come from different xdist workers), through
 the session's judge, cache and limits; counted like any judge request."""
 

@@ -64,7 +64,7 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
     row.reference = bounded(case.reference, limit)
     row.expected, row.metadata = case.expected, case.metadata
     # Which implementation answered, and which entry its answer is compared on: a live item
-    # knows its target; a replayed one (--judge-save-responses) carries the target and the
+    # knows its target; a replayed one (llmjudge_targets save_responses) carries the target and the
     # original entry in its metadata.
     target = item.target or case.metadata.get("target")
     if isinstance(target, str):
@@ -131,7 +131,7 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
 
 
 def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
-    """With --judge-save-responses: every field of the entry that decides its outcome (file
+    """With llmjudge_targets save_responses: every field of the entry that decides its outcome (file
     defaults applied), so that the saved answer replays as the live one ran."""
     if item.config.stash[STATE_KEY].settings.save_responses is None:
         return
@@ -140,7 +140,7 @@ def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
 
 
 def _far_from_label(item: pytest.Item) -> dict[str, float]:
-    """Dimensions judged further than --judge-label-margin from the entry's label."""
+    """Dimensions judged further than llmjudge_label_margin from the entry's label."""
     record = item.stash.get(RECORD_KEY, None)
     if not isinstance(item, EvalItem) or record is None:
         return {}
@@ -214,7 +214,7 @@ def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
     record = item.stash.get(RECORD_KEY, None)
     settings = item.config.stash[STATE_KEY].settings
     judged_cleanly = record is not None and record.judgments and not record.errors
-    if settings.strict_flaky or not judged_cleanly:
+    if "flaky" in settings.strict or not judged_cleanly:
         return None
     if not isinstance(exc, (EvalFailed, AssertionError)):
         return None

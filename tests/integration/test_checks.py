@@ -125,7 +125,7 @@ def test_a_failed_check_spares_the_judge_unless_always(
     assert rows["fails"]["judged"] is False and rows["fails"]["relevance"] is None
     assert rows["fails"]["usage"]["calls"] == 0
     judge_server.reset()
-    always = run(pytester, "evals/", "-p", "no:cacheprovider", "--judge-checks=always")
+    always = run(pytester, "evals/", "-p", "no:cacheprovider", "-o", "llmjudge_checks_mode=always")
     always.assert_outcomes(passed=2, failed=1)
     assert judge_server.count() == 6  # judged too: its scores are in the report
     rows = by_id(read_results(pytester))
@@ -256,7 +256,7 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
             {"id": "slow", "ticket": "slow ticket", "checks": [{"max_latency_ms": 300}]},
         ],
     )
-    result = run(pytester, "evals/", f"--judge-targets=bot={slow_bot.url}")
+    result = run(pytester, "evals/", "-o", f"llmjudge_targets=bot={slow_bot.url}")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["check failed: max_latency_ms 300: took * ms"])
     rows = by_id(read_results(pytester))
@@ -273,7 +273,7 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
     stored.stdout.fnmatch_lines(
         [
             "llmjudge: 2 items have a latency check (max_latency_ms) but this session has no "
-            "live target (--judge-targets): a stored answer has no latency, so those items are "
+            "live target (llmjudge_targets): a stored answer has no latency, so those items are "
             "errors",
             "*check error: max_latency_ms 300: no latency was measured: a stored answer has none*",
         ]
@@ -322,7 +322,7 @@ def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester)
                 for i in (1, 2)
             ],
         )
-        result = run(pytester, "evals/", f"--judge-targets=good={good.url} bad={bad.url}")
+        result = run(pytester, "evals/", "-o", f"llmjudge_targets=good={good.url} bad={bad.url}")
     finally:
         good.stop()
         bad.stop()

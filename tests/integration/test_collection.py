@@ -96,7 +96,7 @@ def test_no_hint_for_a_run_s_own_outputs_or_files_beside_the_arguments(
     write_evals(pytester, [entry("a")])
     # eval-shaped, beside the folder named: pytest shows it to the plugin, nobody asked for it
     (pytester.path / "stray.json").write_text(json.dumps([entry("stray")]))
-    outputs = ("--judge-output=out.json", "--judge-trace=trace.jsonl")
+    outputs = ("--judge-output=out.json", "-o", "llmjudge_trace=trace.jsonl")
     for arguments in (("evals",), ("evals",), (".", "--ignore=stray.json")):
         result = run(pytester, *arguments, *outputs)  # the second run finds the first's files
         result.assert_outcomes(passed=1)

@@ -87,9 +87,9 @@ def _cell_id(cell: dict[str, str]) -> str:
 
 @pytest.fixture
 def bots() -> Iterator[str]:
-    """Two targets, v2 scripted better than v1; the --judge-targets option for them."""
+    """Two targets, v2 scripted better than v1; the targets of the llmjudge_targets table."""
     started = [BotServer(_answering(d)) for d in ("relevance=5 tone=5", "relevance=4 tone=4")]
-    yield f"--judge-targets=v2={started[0].url} v1={started[1].url}"
+    yield f"v2={started[0].url} v1={started[1].url}"
     for bot in started:
         bot.stop()
 
@@ -120,16 +120,19 @@ def _args(cell: dict[str, str], targets: str, output: str) -> list[str]:
     args = [
         "evals/",
         f"--judge-runs={cell['runs']}",
-        f"--judge-grouping={cell['grouping']}",
-        "--judge-scoring=logprobs",
+        "-o",
+        f"llmjudge_grouping={cell['grouping']}",
+        "-o",
+        "llmjudge_scoring=logprobs",
         "--judge-concurrency=2",
         f"--judge-output={output}",
         "-p",
         "cacheprovider",
     ]
-    args += [targets] if cell["mode"] != "scores" else []
-    args += ["--judge-pairwise"] if cell["mode"] == "pairwise" else []
-    args += ["--judge-batch"] if cell["batch"] == "on" else []
+    if cell["mode"] != "scores":
+        pairwise = " pairwise=true" if cell["mode"] == "pairwise" else ""
+        args += ["-o", f"llmjudge_targets={targets}{pairwise}"]
+    args += ["-o", "llmjudge_batch=true"] if cell["batch"] == "on" else []
     args += ["--judge-strict"] if cell["strict"] == "on" else []
     return args
 

@@ -54,7 +54,7 @@ def test_correctness_sees_the_reference_and_the_others_do_not(
             _entry("no-reference"),
         ],
     )
-    result = run(pytester, "evals/", "--judge-dimensions=correctness", "-rA")
+    result = run(pytester, "evals/", "-o", "llmjudge_dimensions=correctness", "-rA")
     result.assert_outcomes(passed=2, failed=1)
     judged = {(r.response.split()[0], r.dimension) for r in judge_server.requests}
     assert ("Set", "correctness") not in judged  # no request for an entry without reference
@@ -77,7 +77,7 @@ def test_correctness_sees_the_reference_and_the_others_do_not(
 def test_a_changed_conversation_or_reference_misses_the_cache(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    args = ("evals/", "--judge-dimensions=correctness", "-p", "cacheprovider")
+    args = ("evals/", "-o", "llmjudge_dimensions=correctness", "-p", "cacheprovider")
     write_evals(pytester, [_entry("a", conversation=TURNS, reference=REFERENCE)])
     run(pytester, *args).assert_outcomes(passed=1)
     assert judge_server.count() == 3
@@ -111,9 +111,8 @@ def test_a_messages_target_gets_the_history_as_a_json_list(
         result = run(
             pytester,
             "evals/",
-            f"--judge-targets=bot={bot.url}",
-            f"--judge-target-body={body}",
-            "--judge-target-field=choices.0.message.content",
+            "-o",
+            f"llmjudge_targets=bot={bot.url} field=choices.0.message.content\nbody = {body}",
         )
         result.assert_outcomes(passed=1)
     finally:
@@ -160,7 +159,7 @@ def test_the_heuristic_judge_uses_the_conversation_and_the_reference(
          "reference": "Open tray two and pull the jammed paper out."},
     ]  # fmt: skip
     write_evals(pytester, entries)
-    run(pytester, "evals/", "--judge-provider=heuristic", "--judge-dimensions=correctness")
+    run(pytester, "evals/", "--judge-provider=heuristic", "-o", "llmjudge_dimensions=correctness")
     rows = by_id(read_results(pytester))
     assert rows["with"]["relevance"]["score"] > rows["without"]["relevance"]["score"]
     assert "nothing related" in rows["without"]["relevance"]["reasoning"]
@@ -184,7 +183,7 @@ def test_no_reference(llmjudge):
     llmjudge.judge("correctness", "What should I change?", "Set -Xmx2g.")
 """
     )
-    result = run(pytester, "test_bot.py", "--judge-dimensions=correctness")
+    result = run(pytester, "test_bot.py", "-o", "llmjudge_dimensions=correctness")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*correctness: not applicable without a reference answer*"])
     (request,) = judge_server.requests

@@ -38,7 +38,7 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     ]
     assert len(weak) >= 6
     # as the repository's pyproject.toml configures it
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-dimensions=correctness")
+    result = run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_dimensions=correctness")
     assert result.ret == pytest.ExitCode.OK
     outcomes = result.parseoutcomes()
     assert outcomes["xfailed"] == len(weak)

@@ -172,7 +172,7 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.llmjudge(tnoe=3))
 """)
     write_evals(pytester, [entry("marked")])
-    result = run(pytester, "test_bot.py", "evals/", "--judge-dimensions=empathy=empathy.md")
+    result = run(pytester, "test_bot.py", "evals/", "-o", "llmjudge_dimensions=empathy=empathy.md")
     result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines_random(
         [

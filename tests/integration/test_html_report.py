@@ -114,7 +114,12 @@ def test_the_report_shows_baseline_deltas_and_gates(
     run(pytester, "evals/", "--judge-output=base.json").assert_outcomes(passed=1)
     write_evals(pytester, [entry("a", "x {{relevance=5}}")])
     judge_server.script = lambda request: __import__("judge_server").Reply(score=2)
-    args = ("--judge-baseline=base.json", "--judge-min-pass-rate=1", "--judge-report=r.html")
+    args = (
+        "--judge-baseline=base.json",
+        "-o",
+        "llmjudge_gates=pass_rate=1",
+        "--judge-report=r.html",
+    )
     run(pytester, "evals/", "--judge-no-cache", *args).assert_outcomes(failed=1)
     text = (pytester.path / "r.html").read_text()
     assert 'id="baseline"' in text and "-3.00" in text and "regressed" in text
@@ -128,8 +133,8 @@ def test_the_report_of_an_ab_comparison_has_its_charts(
     dotnet = BotServer(lambda ticket: (200, {"answer": f"B to {ticket} {{{{relevance=3,4}}}}"}))
     try:
         write_evals(pytester, [{"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(3)])
-        bots = f"--judge-targets=python={python.url} dotnet={dotnet.url}"
-        run(pytester, "evals/", bots, "--judge-runs=2", "--judge-report=ab.html")
+        bots = "-o", f"llmjudge_targets=python={python.url} dotnet={dotnet.url}"
+        run(pytester, "evals/", *bots, "--judge-runs=2", "--judge-report=ab.html")
     finally:
         python.stop()
         dotnet.stop()
@@ -250,7 +255,7 @@ def test_cards_say_where_judgments_came_from(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a"), entry("b", ticket="t2")])
-    args = ("evals/", "--judge-runs=3", "--judge-cache-dir=cache", "--judge-report=r.html")
+    args = ("evals/", "--judge-runs=3", "-o", "llmjudge_cache=cache", "--judge-report=r.html")
     run(pytester, *args).assert_outcomes(passed=2)
     run(pytester, *args).assert_outcomes(passed=2)
     text = (pytester.path / "r.html").read_text()
@@ -277,8 +282,11 @@ def _ab_report(pytester: pytest.Pytester, name: str = "ab.html") -> Path:
         ]
         tickets[0]["thresholds"] = {"relevance": 4.5}
         write_evals(pytester, tickets)
-        bots = f"--judge-targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}"
-        run(pytester, "evals/", bots, "--judge-runs=3", f"--judge-report={name}")
+        bots = (
+            "-o",
+            f"llmjudge_targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}",
+        )
+        run(pytester, "evals/", *bots, "--judge-runs=3", f"--judge-report={name}")
     finally:
         fast.stop()
         slow.stop()

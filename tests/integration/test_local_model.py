@@ -73,7 +73,9 @@ def local_judge(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaSer
 def _session(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The suite judged with ``args``; its results' meta and the trace's request lines."""
     write_evals(pytester, ENTRIES)
-    result = run(pytester, "evals/", f"--judge-runs={RUNS}", "--judge-trace=trace.jsonl", *args)
+    result = run(
+        pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_trace=trace.jsonl", *args
+    )
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == len(ENTRIES)
@@ -110,7 +112,7 @@ def test_the_defaults_against_llama_cpp(
 def test_logprob_scores_against_llama_cpp(
     pytester: pytest.Pytester, local_judge: LlamaServer
 ) -> None:
-    args = ("--judge-sampling=choices", "--judge-scoring=logprobs")
+    args = ("-o", "llmjudge_sampling=choices", "-o", "llmjudge_scoring=logprobs")
     meta, sent = _session(pytester, *args)
     assert all(r["choices"] in (1, 2) for r in sent)
     scores = [s for r in sent for s in r["scores"] if s is not None]
@@ -128,7 +130,7 @@ def test_one_request_per_item_against_llama_cpp(
     pytester: pytest.Pytester, local_judge: LlamaServer
 ) -> None:
     write_evals(pytester, ENTRIES)
-    args = ("--judge-grouping=item", "--judge-trace=trace.jsonl")
+    args = ("-o", "llmjudge_grouping=item", "-o", "llmjudge_trace=trace.jsonl")
     result = run(pytester, "evals/", f"--judge-runs={RUNS}", *args)
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
@@ -191,9 +193,9 @@ def test_pairwise_ab_and_grouping_with_three_runs_against_llama_cpp(
     try:
         write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES[:1]])
         result = run(
-            pytester, "evals/", f"--judge-runs={RUNS}", "--judge-grouping=item",
-            "--judge-timeout=300",  # a loaded machine: slow, not dead
-            f"--judge-targets=good={bots[0].url} bad={bots[1].url}", "--judge-pairwise",
+            pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_grouping=item",
+            "-o", "llmjudge_timeout=300",  # a loaded machine: slow, not dead
+            "-o", f"llmjudge_targets=good={bots[0].url} bad={bots[1].url} pairwise=true",
         )  # fmt: skip
     finally:
         for bot in bots:

@@ -75,7 +75,7 @@ def test_a_judge_error_is_an_error_in_terminal_results_and_junit(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("down", "answer {{fail=500x99}}"), entry("fine", ticket="x")])
-    result = run(pytester, "evals/", "--judge-max-retries=0", "--junitxml=junit.xml")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_retries=0", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1, errors=1)
     assert by_id(read_results(pytester))["down"]["outcome"] == "error"
     junit = (pytester.path / "junit.xml").read_text()

@@ -25,7 +25,7 @@ import yaml
 from hypothesis import strategies as st
 
 FORMATS = (".json", ".jsonl", ".csv", ".yaml")
-MAX_INPUT_CHARS = 100_000  # the plugin's default --judge-max-input-chars
+MAX_INPUT_CHARS = 100_000  # the plugin's default llmjudge_max_input_chars
 HUGE_SIZES = (MAX_INPUT_CHARS + 1, 150_000, 5_000_000)  # 150,000: over CSV's cell limit
 WORDS = (
     "refund", "password", "reset", "invoice", "Maven", "heap", "OOM", "Jenkins", "VPN",
@@ -214,7 +214,7 @@ def invalid_entry(draw: st.DrawFn, entry_id: str, fmt: str, earlier_ids: list[st
         # 5 MB of YAML takes PyYAML (pure Python) many seconds: JSON, JSONL and CSV carry it
         sizes = HUGE_SIZES[:2] if fmt == ".yaml" else HUGE_SIZES
         entry[name] = huge(draw(st.sampled_from(sizes)))
-        cause = r"ticket \+ response are [\d,]+ characters, over --judge-max-input-chars"
+        cause = r"ticket \+ response are [\d,]+ characters, over llmjudge_max_input_chars"
         error = True
     elif kind == "bad id":
         breaker = draw(st.sampled_from(ID_BREAKERS))

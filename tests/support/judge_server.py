@@ -31,7 +31,7 @@ Pairwise prompts (two answers, A shown first) are answered by ``pair_script``: t
 whose directive scores it higher wins, equal is a tie; ``favour_first`` makes that share of
 the replies pick the answer shown first (a judge biased by position).
 
-Grouped prompts (``--judge-grouping=item``: every dimension of an item in one request) are
+Grouped prompts (``llmjudge_grouping=item``: every dimension of an item in one request) are
 answered with one object per dimension, each part scripted as a request of that dimension
 alone would be; requests and samples are counted under ``"relevance+tone"``.
 
