@@ -310,6 +310,15 @@ def test_an_ab_report_has_the_target_as_a_column_and_a_filter(
     assert "t0 (dotnet-legacy-service) relevance 3.33 < 4.5" in shown  # the banner names it
 
 
+# A page holding the probed report in a frame of a given width; it copies what the probe found.
+FRAME = """<html><body style="margin:0"><iframe id="f" src="{src}"
+style="width:{width}px;height:1400px;border:0"></iframe><script>
+document.getElementById('f').addEventListener('load', function(){{
+  var found = this.contentDocument.body;
+  ['data-width', 'data-overlaps', 'data-too-wide', 'data-headers-cut'].forEach(function(name){{
+    document.body.setAttribute(name, found.getAttribute(name)); }});
+}});</script></body></html>"""
+
 # Run in the page by the layout test: text of a chart that overlaps other text or a bar, and
 # whether the page is wider than the window.
 LAYOUT_PROBE = """<script>
@@ -338,6 +347,7 @@ window.addEventListener('load', function(){
     if (box.width < 1 || box.left < -0.5 || box.right > window.innerWidth + 0.5 ||
         th.scrollWidth > th.clientWidth + 1) cut.push(th.textContent.trim()); });
   document.body.setAttribute('data-headers-cut', cut.join(' | ') || 'none');
+  document.body.setAttribute('data-width', String(window.innerWidth));
 });
 </script></body>"""
 
@@ -350,12 +360,19 @@ def test_no_label_overlaps_and_every_header_shows_from_a_phone_to_a_desktop(
     probed = pytester.path / "probed.html"
     probed.write_text(report.read_text().replace("</body>", LAYOUT_PROBE))
     for width in (400, 800, 1280, 1600):
-        size = f"--window-size={width},1400"
-        dom = _browser(size, "--virtual-time-budget=3000", "--dump-dom", probed.as_uri()).stdout
+        # headless Chromium keeps a window at least 500 px wide: the report is measured in a
+        # frame of exactly the width, whose viewport its media queries and probe see
+        framed = pytester.path / f"frame-{width}.html"
+        framed.write_text(FRAME.format(width=width, src=probed.name))
+        dom = _browser(
+            "--window-size=1700,1400", "--allow-file-access-from-files",
+            "--virtual-time-budget=4000", "--dump-dom", framed.as_uri(),
+        ).stdout  # fmt: skip
         body = next(found for tag, found in Page(dom).tags if tag == "body")
+        assert body["data-width"] == str(width), body
         assert body["data-overlaps"] == "none", (width, body["data-overlaps"])
         assert body["data-too-wide"] == "false", width
         assert body["data-headers-cut"] == "none", (width, body["data-headers-cut"])
         shot = pytester.path / f"ab-{width}.png"  # looked at by a person: see the closing note
-        _browser(size, f"--screenshot={shot}", report.as_uri())
+        _browser(f"--window-size={width},1400", f"--screenshot={shot}", report.as_uri())
         assert _distinct_pixels(shot) > 50
