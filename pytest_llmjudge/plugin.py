@@ -199,30 +199,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-    scores = getattr(report, "llmjudge_scores", None)
-    if not scores or report.when != "call" or hasattr(report, "wasxfail"):
-        return None
-    state = config.stash.get(STATE_KEY, None)
-    if state is not None and state.summarising:
-        return None  # pytest's short summary keeps its shape: "PASSED <nodeid>"
-    if report.passed:
-        return "passed", ".", (f"PASSED ({scores})", {"green": True})
-    if report.failed:
-        return "failed", "F", (f"FAILED ({scores})", {"red": True})
-    return None
-
-
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_terminal_summary(config: pytest.Config) -> Any:
-    # From here on pytest asks for each report's word again (-rA, -rf): the -v line's
-    # scores would sit between the word and the node id there.
-    state = config.stash.get(STATE_KEY, None)
-    if state is not None:
-        state.summarising = True
-    return (yield)
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     try:

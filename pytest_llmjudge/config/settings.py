@@ -9,7 +9,7 @@ values raise ``SettingsError`` naming the source they came from.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -23,21 +23,14 @@ from .options import (
     DEFAULT_OLLAMA_HOST,
     DEFAULT_OLLAMA_MODEL,
     DEFAULT_THRESHOLD,
-    OPTIONS,
     OPTIONS_BY_DEST,
-    BatchChoice,
     CacheChoice,
-    Gates,
-    OptionSpec,
-    RunPlan,
 )
+from .picked import Picked, pick
+from .picked import SettingsError as SettingsError  # raised here; its home is picked
 from .pricing import Price, configured_price
 from .rubric_files import read_rubrics
 from .targets import TargetConfig
-
-
-class SettingsError(ValueError):
-    """A configuration value is invalid; the message names its source."""
 
 
 @dataclass(frozen=True)
@@ -130,37 +123,6 @@ class Settings:
         )
 
 
-def _pick(
-    spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
-) -> tuple[Any, str]:
-    """Return (value, source) for one option, parsed and validated."""
-    candidates: list[tuple[Any, str]] = []
-    cli_value = cli.get(spec.dest)
-    if isinstance(cli_value, list):  # a repeatable flag given several times
-        cli_value = ",".join(cli_value)
-    if cli_value is not None:
-        candidates.append((cli_value, spec.flag or spec.dest))
-    for name in spec.env:
-        if env.get(name, "").strip():
-            candidates.append((env[name], f"environment variable {name}"))
-            break
-    ini_value = ini.get(spec.ini) if spec.ini else None
-    if ini_value not in (None, ""):
-        candidates.append((ini_value, f"ini option {spec.ini}"))
-    if not candidates:
-        return spec.default, "default"
-    raw, source = candidates[0]
-    if isinstance(raw, bool) and spec.is_flag:  # a switch given: the setting's on (or off)
-        raw = "true" if raw else "false"
-    try:
-        return spec.parse(str(raw)), source
-    except ValueError as exc:
-        reason = str(exc)
-        if "invalid literal" in reason or "could not convert" in reason:
-            reason = f"must be a number, got {raw!r}"
-        raise SettingsError(f"{source} {reason}") from None
-
-
 def resolve_settings(
     cli: Mapping[str, Any],
     env: Mapping[str, str],
@@ -168,34 +130,42 @@ def resolve_settings(
     base_dir: Path,
     ini_dir: Path,
 ) -> Settings:
-    """Apply precedence to every option and decide the provider."""
-    values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for spec in OPTIONS:
-        values[spec.dest], sources[spec.dest] = _pick(spec, cli, env, ini)
+    """Apply precedence to every option, decide the judge, and derive each setting that is
+    more than its option's value (``_DERIVED``); refuse what cannot work together."""
+    picked = Picked.of(cli, env, ini, base_dir, ini_dir)
+    judge = _judge(picked, cli, env, ini)
+    register_url(judge["base_url"])  # its credentials never appear in any output
+    resolved = {**judge, **_costs(picked, judge, ini), **_dimensions(picked)}
+    for name, refused, problem in _REFUSED:
+        if refused(picked.values):
+            raise picked.fail(name, problem)
+    # An option's value is the Settings field of its name, unless resolved further here.
+    resolved.update((name, picked.values[name]) for name in OPTION_FIELDS)
+    resolved.update((name, picked.path(name)) for name in PATH_FIELDS)
+    resolved.update((name, how(picked.values[option])) for name, (option, how) in _DERIVED.items())
+    table, chosen = picked.values["targets"], picked.values["cache"]
+    return Settings(
+        **resolved,
+        cache_dir=None if chosen.folder is None else picked.where(chosen.folder, "cache"),
+        reports=tuple(picked.where(p, "reports") for p in picked.values["reports"]),
+        save_responses=None
+        if table is None or table.save_responses is None
+        else picked.where(table.save_responses, "targets"),
+    )
 
-    provider: str = values["provider"]
-    api_key_set = bool(env.get("OPENAI_API_KEY", "").strip())
-    base_url: str | None = env.get("OPENAI_BASE_URL", "").strip() or None
-    base_source = "environment variable OPENAI_BASE_URL"
-    model: str | None = values["model"] or None
-    if provider.startswith(("http://", "https://")):  # an OpenAI-compatible server by its URL
-        provider, base_url, base_source = "openai", provider, sources["provider"]
-        reason = f"a server's URL from {sources['provider']}"
-    elif provider == "auto":
-        if api_key_set:
-            provider, reason = "openai", "auto: OPENAI_API_KEY is set"
-        elif base_url:
-            provider, reason = "openai", f"auto: base URL from {base_source}"
-        else:
-            provider, reason = "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL"
-    else:
-        reason = f"from {sources['provider']}"
-    strict: frozenset[str] = values["strict"]
-    if "fallback" in strict and provider == "heuristic" and values["provider"] == "auto":
-        raise SettingsError(
-            f"{sources['strict']} (fallback): no LLM judge is configured ({reason}): set "
-            "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"
+
+def _judge(
+    picked: Picked, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The provider (and why it was chosen), its model and base URL."""
+    provider, reason, base_url = _provider(picked, env)
+    model: str | None = picked.values["model"] or None
+    asked_for_any = picked.values["provider"] == "auto"
+    if "fallback" in picked.values["strict"] and provider == "heuristic" and asked_for_any:
+        raise picked.fail(
+            "strict",
+            f"(fallback): no LLM judge is configured ({reason}): set "
+            "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server",
         )
     if provider == "ollama":
         # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
@@ -206,100 +176,99 @@ def resolve_settings(
         model_spec = replace(
             OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",), default=DEFAULT_OLLAMA_MODEL
         )
-        model = str(_pick(model_spec, cli, env, ini)[0])
+        model = str(pick(model_spec, cli, env, ini)[0])
     elif provider == "openai":
         model = model or DEFAULT_MODEL
     else:
         model, base_url = None, None
+    return {"provider": provider, "provider_reason": reason, "model": model, "base_url": base_url}
 
-    def where(text: str, name: str) -> Path:
-        """A path as given: relative to the rootdir from ini, else to the invocation."""
-        value = Path(text).expanduser()
-        if value.is_absolute():
-            return value
-        return (ini_dir if sources[name].startswith("ini") else base_dir) / value
 
-    def path(name: str) -> Path | None:
-        return None if values[name] is None else where(values[name], name)
+def _provider(picked: Picked, env: Mapping[str, str]) -> tuple[str, str, str | None]:
+    """The provider asked for (``auto``: openai with a key or a base URL, else the
+    heuristic judge), why, and the base URL from the environment or the provider's value."""
+    provider: str = picked.values["provider"]
+    base_url = env.get("OPENAI_BASE_URL", "").strip() or None
+    if provider.startswith(("http://", "https://")):  # an OpenAI-compatible server by its URL
+        return "openai", f"a server's URL from {picked.sources['provider']}", provider
+    if provider != "auto":
+        return provider, f"from {picked.sources['provider']}", base_url
+    if env.get("OPENAI_API_KEY", "").strip():
+        return "openai", "auto: OPENAI_API_KEY is set", base_url
+    if base_url:
+        return "openai", "auto: base URL from environment variable OPENAI_BASE_URL", base_url
+    return "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL", base_url
 
-    register_url(base_url)  # its credentials never appear in any output
+
+def _costs(picked: Picked, judge: Mapping[str, Any], ini: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's price (a USD budget needs one) and whether the cache is on."""
+    provider, model = judge["provider"], judge["model"]
     try:
         llm = provider != "heuristic"
-        price = configured_price(model, ini.get("llmjudge_prices"), llm, base_url)
+        price = configured_price(model, ini.get("llmjudge_prices"), llm, judge["base_url"])
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
-    budget: Mapping[str, float] = values["budget"]
-    if "usd" in budget and price is None and provider != "heuristic":
-        raise SettingsError(
-            f"{sources['budget']} usd= needs the price of model {model!r}: "
-            f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
+    if "usd" in picked.values["budget"] and price is None and provider != "heuristic":
+        raise picked.fail(
+            "budget",
+            f"usd= needs the price of model {model!r}: add a line "
+            f"'{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices",
         )
-    chosen: CacheChoice = values["cache"]
-    cache = chosen.on if chosen.on is not None else provider != "heuristic"
-    folder = ini_dir if sources["dimensions"].startswith("ini") else base_dir
+    chosen: CacheChoice = picked.values["cache"]
+    return {"price": price, "cache": chosen.on if chosen.on is not None else llm}
+
+
+def _dimensions(picked: Picked) -> dict[str, Any]:
+    """The dimensions judged (built-in and from rubric files) and their thresholds."""
+    values, source = picked.values, picked.sources["dimensions"]
     try:
-        dimensions = read_rubrics(values["dimensions"], folder, sources["dimensions"])
+        dimensions = read_rubrics(values["dimensions"], picked.folder("dimensions"), source)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
-    gates: Gates = values["gates"]
-    for name, named in (("gates", gates.mean), ("thresholds", values["thresholds"])):
+    for name, named in (("gates", values["gates"].mean), ("thresholds", values["thresholds"])):
         unknown = sorted(set(named or {}) - set(dimensions))
         if unknown:
-            raise SettingsError(
-                f"{sources[name]} names unknown dimension {unknown[0]!r} "
-                f"(known: {', '.join(dimensions)})"
+            raise picked.fail(
+                name,
+                f"names unknown dimension {unknown[0]!r} (known: {', '.join(dimensions)})",
             )
-    thresholds = {
-        **{name: DEFAULT_THRESHOLD for name in dimensions},
-        **(values["thresholds"] or {}),
-    }
-    plan: RunPlan = values["runs"]
-    verdict, undecided = values["verdict"]
-    if verdict == "confident" and plan.runs < 2:
-        raise SettingsError(
-            f"{sources['verdict']} confident needs --judge-runs >= 2 "
-            "(one run has no confidence interval)"
-        )
-    if gates.regression and values["baseline"] is None:
-        raise SettingsError(f"{sources['gates']} regression needs --judge-baseline")
-    batch: BatchChoice | None = values["batch"]
-    table = values["targets"]
-    # An option's value is the Settings field of its name, unless resolved further here.
-    from_table: dict[str, Any] = {name: values[name] for name in OPTION_FIELDS}
-    from_table.update((name, path(name)) for name in PATH_FIELDS)
-    return Settings(
-        **from_table,
-        provider=provider,
-        provider_reason=reason,
-        model=model,
-        base_url=base_url,
-        thresholds=thresholds,
-        dimensions=dimensions,
-        cache=cache,
-        cache_dir=None if chosen.folder is None else where(chosen.folder, "cache"),
-        price=price,
-        runs=plan.runs,
-        adaptive=plan.most is not None,
-        max_runs=plan.most or plan.runs,
-        verdict=verdict,
-        undecided=undecided,
-        batch=batch is not None,
-        batch_wait=None if batch is None else batch.wait,
-        max_calls=None if "calls" not in budget else int(budget["calls"]),
-        max_cost=budget.get("usd"),
-        min_pass_rate=gates.pass_rate,
-        min_mean=gates.mean,
-        min_agreement=gates.agreement,
-        min_win_rate=gates.win_rate,
-        fail_on_regression=gates.regression,
-        reports=tuple(where(p, "reports") for p in values["reports"]),
-        targets=None if table is None else table.config,
-        pairwise=False if table is None else table.pairwise,
-        tie_tolerance=0.01 if table is None else table.tie_tolerance,
-        save_responses=None
-        if table is None or table.save_responses is None
-        else where(table.save_responses, "targets"),
-    )
+    thresholds = {name: DEFAULT_THRESHOLD for name in dimensions}
+    return {"dimensions": dimensions, "thresholds": {**thresholds, **(values["thresholds"] or {})}}
+
+
+# Options that cannot work together: the option named, when, and what it needs.
+_REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
+    (
+        "verdict",
+        lambda v: v["verdict"][0] == "confident" and v["runs"].runs < 2,
+        "confident needs --judge-runs >= 2 (one run has no confidence interval)",
+    ),
+    (
+        "gates",
+        lambda v: v["gates"].regression and v["baseline"] is None,
+        "regression needs --judge-baseline",
+    ),
+)
+# Settings fields read from one option's parsed value: field -> (option, how).
+_DERIVED: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "runs": ("runs", lambda plan: plan.runs),
+    "adaptive": ("runs", lambda plan: plan.most is not None),
+    "max_runs": ("runs", lambda plan: plan.most or plan.runs),
+    "verdict": ("verdict", lambda chosen: chosen[0]),
+    "undecided": ("verdict", lambda chosen: chosen[1]),
+    "batch": ("batch", lambda batch: batch is not None),
+    "batch_wait": ("batch", lambda batch: None if batch is None else batch.wait),
+    "max_calls": ("budget", lambda budget: int(budget["calls"]) if "calls" in budget else None),
+    "max_cost": ("budget", lambda budget: budget.get("usd")),
+    "min_pass_rate": ("gates", lambda gates: gates.pass_rate),
+    "min_mean": ("gates", lambda gates: gates.mean),
+    "min_agreement": ("gates", lambda gates: gates.agreement),
+    "min_win_rate": ("gates", lambda gates: gates.win_rate),
+    "fail_on_regression": ("gates", lambda gates: gates.regression),
+    "targets": ("targets", lambda table: None if table is None else table.config),
+    "pairwise": ("targets", lambda table: False if table is None else table.pairwise),
+    "tie_tolerance": ("targets", lambda table: 0.01 if table is None else table.tie_tolerance),
+}
 
 
 # Settings fields resolved from more than their option's value (or from no option).

@@ -93,6 +93,33 @@ def parse_target_table(text: str) -> TargetTable:
     override), and the table's settings: ``body = {"message": "{ticket}"}``,
     ``headers = Authorization: Bearer ${BOT_TOKEN}``, ``field=answer timeout=30 pairwise=true
     tie_tolerance=0.01 save_responses=DIR``."""
+    found, targets = _table_parts(text)
+    body = found.get("body", DEFAULT_BODY)
+    check_body_template(body)
+
+    switch = found.get("pairwise", "false").strip().lower()
+    if switch not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+        raise ValueError(f"pairwise must be true or false, got {switch!r}")
+
+    config = TargetConfig(
+        targets=parse_targets(" ".join(targets)),
+        body=body,
+        field=found.get("field", DEFAULT_FIELD) or DEFAULT_FIELD,
+        headers=parse_headers(found.get("headers", "")),
+        timeout=_number(found, "timeout", 30.0, positive=True),
+    )
+    if not config.targets and found:
+        raise ValueError(f"names no target (name=URL), only {', '.join(found)}")
+    return TargetTable(
+        config,
+        pairwise=switch in ("true", "1", "yes", "on"),
+        tie_tolerance=_number(found, "tie_tolerance", 0.01, positive=False),
+        save_responses=found.get("save_responses") or None,
+    )
+
+
+def _table_parts(text: str) -> tuple[dict[str, str], list[str]]:
+    """The table's settings by name, and its ``name=URL`` (or ``name``) words."""
     found: dict[str, str] = {}
     targets: list[str] = []
     for line in text.splitlines():
@@ -106,41 +133,22 @@ def parse_target_table(text: str) -> TargetTable:
                 found[name] = value
             else:
                 targets.append(part)
-    body = found.get("body", DEFAULT_BODY)
-    check_body_template(body)
+    return found, targets
 
-    def number(name: str, default: float, positive: bool) -> float:
-        if name not in found:
-            return default
-        try:
-            value = float(found[name])
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value < 0 or (positive and value == 0):
-            raise ValueError(
-                f"{name} must be a number {'> 0' if positive else '>= 0'}, got {found[name]!r}"
-            )
-        return value
 
-    switch = found.get("pairwise", "false").strip().lower()
-    if switch not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-        raise ValueError(f"pairwise must be true or false, got {switch!r}")
-
-    config = TargetConfig(
-        targets=parse_targets(" ".join(targets)),
-        body=body,
-        field=found.get("field", DEFAULT_FIELD) or DEFAULT_FIELD,
-        headers=parse_headers(found.get("headers", "")),
-        timeout=number("timeout", 30.0, positive=True),
-    )
-    if not config.targets and found:
-        raise ValueError(f"names no target (name=URL), only {', '.join(found)}")
-    return TargetTable(
-        config,
-        pairwise=switch in ("true", "1", "yes", "on"),
-        tie_tolerance=number("tie_tolerance", 0.01, positive=False),
-        save_responses=found.get("save_responses") or None,
-    )
+def _number(found: dict[str, str], name: str, default: float, positive: bool) -> float:
+    """A number setting of the table (its default when not given); ValueError naming it."""
+    if name not in found:
+        return default
+    try:
+        value = float(found[name])
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(
+            f"{name} must be a number {'> 0' if positive else '>= 0'}, got {found[name]!r}"
+        )
+    return value
 
 
 def parse_headers(text: str) -> tuple[tuple[str, str], ...]:

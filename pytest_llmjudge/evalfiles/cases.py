@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..basics.wording import entry_place
+from ..checks.parse import CheckSpec
 from .entry_model import EvalCase, MarkSpec, TurnSpec
 from .entry_rules import check_id, check_mark, describe_error, oversize_reason, too_deep
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
@@ -41,6 +42,7 @@ class ValidEntry:
     case: EvalCase
     line: int | None
     name: str  # its item's name: the id, unless an entry before took it as its "#3" name
+    checks: tuple[CheckSpec, ...] = ()  # the entry's checks, as read when it was validated
 
 
 @dataclass
@@ -55,7 +57,15 @@ class EvalFile:
 def validate_entry(
     raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
 ) -> EvalCase:
-    """Validate one entry; raise ValueError with a one-line reason naming the field.
+    """Validate one entry; raise ValueError with a one-line reason naming the field."""
+    return read_entry(raw, dimensions, live, rootdir)[0]
+
+
+def read_entry(
+    raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
+) -> tuple[EvalCase, tuple[CheckSpec, ...]]:
+    """One entry validated, and its checks as read; ValueError with a one-line reason
+    naming the field.
 
     ``live``: answers come from targets (bots), so a stored ``response`` is optional.
     ``rootdir``: where ``python`` checks are imported from (as conftest modules are).
@@ -82,7 +92,7 @@ def validate_entry(
         raise ValueError(describe_error(first)) from None
     for position, spec in enumerate(case.mark_specs()):
         check_mark(position, spec.name)
-    case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
+    checks = case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
     if not case.judge and not case.checks:
         raise ValueError("'judge': false needs 'checks': nothing else would decide the outcome")
     if not live and case.response is None:
@@ -94,7 +104,7 @@ def validate_entry(
                 f"'{section}.{unknown[0]}' is not a known dimension "
                 f"(known: {', '.join(dimensions)})"
             )
-    return case
+    return case, checks
 
 
 def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
@@ -234,7 +244,7 @@ def _validate_all(
         if isinstance(raw_id, str) and not claimed:
             first_line[raw_id] = line
         try:
-            case = validate_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
+            case, checks = read_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
         except ValueError as exc:
             result.entries.append(InvalidEntry(index, name, str(exc), line, place=where))
             continue
@@ -246,22 +256,22 @@ def _validate_all(
             continue
         unknown_fields = sorted(set(entry) - set(EvalCase.model_fields))
         if unknown_fields:
-            result.warnings.append(
-                (
-                    f"{where}: unknown field '{unknown_fields[0]}' "
-                    "ignored (put free-form data under 'metadata')",
-                    line,
-                )
-            )
-        # the earlier turns and the reference count against the same input limit
-        asked = "".join([case.ticket, *case.context.texts()])
-        too_large = oversize_reason(asked, case.response or "", max_input_chars)
+            warning = f"{where}: unknown field '{unknown_fields[0]}' ignored"
+            result.warnings.append((f"{warning} (put free-form data under 'metadata')", line))
+        too_large = _too_large(case, max_input_chars)
         if too_large:
             result.entries.append(
                 InvalidEntry(index, name, too_large, line, error=True, place=where)
             )
             continue
-        result.entries.append(ValidEntry(index, case, line, name))
+        result.entries.append(ValidEntry(index, case, line, name, checks))
+
+
+def _too_large(case: EvalCase, max_input_chars: int | None) -> str | None:
+    """Why the entry is too large to judge (None when it fits): the earlier turns and the
+    reference count against the same input limit as the ticket."""
+    asked = "".join([case.ticket, *case.context.texts()])
+    return oversize_reason(asked, case.response or "", max_input_chars)
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

@@ -9,8 +9,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic_core import PydanticCustomError
 
 from ..basics.rubrics import Context, Turn
+from ..checks.parse import CheckSpec, parse_checks
 from ..config.options import MAX_RUNS
-from .checks import CheckSpec, parse_checks
 
 
 def _not_blank(value: str) -> str:
@@ -64,11 +64,12 @@ class EvalCase(BaseModel):
     runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
     expected: dict[str, Score] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
-    checks: list[Any] = Field(default_factory=list)  # validated by evalfiles.checks
+    checks: list[Any] = Field(default_factory=list)  # read by checks.parse
     judge: bool = True  # false: checked only, no judge asked
 
     def check_specs(self, rootdir: Path | None = None) -> tuple[CheckSpec, ...]:
-        """The entry's checks, validated (its file's default checks first)."""
+        """The entry's checks, read (its file's default checks first); ValueError naming the
+        check that cannot work."""
         return parse_checks(self.checks, rootdir)
 
     def mark_specs(self) -> list[MarkSpec]:

@@ -85,6 +85,11 @@ class Usage:
     # With llmjudge_trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
+    def tokens_since(self, before: Usage) -> Usage:
+        """The tokens billed since an earlier reading of this usage."""
+        prompt = self.prompt_tokens - before.prompt_tokens
+        return Usage(0, prompt, self.completion_tokens - before.completion_tokens)
+
     def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
         """Count the runs a usable reply scored (a grouped reply, one per dimension), those
         weighted by logprobs, and why the others were not when logprobs were asked for."""

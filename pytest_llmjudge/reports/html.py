@@ -257,21 +257,7 @@ def _item_row(
         f'<span class="outcome {escape(item.outcome)}">'
         f"{escape(item.outcome)}</span></td>"
     )
-    for name in names:
-        dim = item.dimensions.get(name)
-        if dim is None:
-            cells.append(f'<td data-label="{escape(name)}" data-sort="-1">-</td>')
-            continue
-        runs = runs_text(dim.runs, len(dim.failed_runs))
-        mark = "pass" if dim.passed else "fail"
-        threshold = f"threshold {dim.threshold:g}"
-        if dim.threshold != session.get(name, dim.threshold):  # the entry's own
-            threshold = f'<span class="own" title="set by the entry">{threshold}</span>'
-        cells.append(
-            f'<td data-label="{escape(name)}" data-sort="{dim.score:.4f}">'
-            f'<span class="{mark}">{dim.score:.2f}</span>'
-            f"<small>{threshold} · {escape(runs)} · sd {dim.std:.2f}</small></td>"
-        )
+    cells += [_score_cell(item, name, session) for name in names]
     if with_checks:
         cells.append(checks_cell(item))
     flags = _flags(item)
@@ -284,6 +270,23 @@ def _item_row(
     return (
         f'<tr data-outcome="{escape(item.outcome)}" data-target="{escape(item.target or "")}" '
         f'data-text="{escape(text)}">' + "".join(cells) + "</tr>"
+    )
+
+
+def _score_cell(item: ItemResult, name: str, session: dict[str, float]) -> str:
+    """A dimension's score, threshold (the entry's own marked), runs and spread."""
+    dim = item.dimensions.get(name)
+    if dim is None:
+        return f'<td data-label="{escape(name)}" data-sort="-1">-</td>'
+    runs = runs_text(dim.runs, len(dim.failed_runs))
+    mark = "pass" if dim.passed else "fail"
+    threshold = f"threshold {dim.threshold:g}"
+    if dim.threshold != session.get(name, dim.threshold):  # the entry's own
+        threshold = f'<span class="own" title="set by the entry">{threshold}</span>'
+    return (
+        f'<td data-label="{escape(name)}" data-sort="{dim.score:.4f}">'
+        f'<span class="{mark}">{dim.score:.2f}</span>'
+        f"<small>{threshold} · {escape(runs)} · sd {dim.std:.2f}</small></td>"
     )
 
 

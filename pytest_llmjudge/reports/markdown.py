@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.checks import checks_sentence
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
+from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
 
@@ -178,7 +178,8 @@ def _checks_cell(item: ItemResult) -> str:
     if not decided:
         return "-"
     passed = sum(1 for check in decided if check.passed)
-    failed = checks_sentence(item.checks).removeprefix("check failed: ")
+    word, parts = checks_verdict(item.checks)  # the word only for checks that could not run
+    failed = "; ".join(parts) if word == "check failed" else checks_sentence(item.checks)
     return f"{passed}/{len(decided)}" + (f" ❌ {failed}" if failed else "")
 
 

@@ -13,10 +13,13 @@ import pytest
 
 from ..analysis.judgment import JudgeError
 from ..basics.wording import entry_place
+from ..checks.item import NOT_CHECKED, ItemChecks
 from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from ..judging.verdict import EvalFailed
+from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
 from .item_body import run_eval_entry
+from .item_checks import item_checks
 from .pytest_internals import relocated_failure
 from .state import EVAL_ITEM_KEY, STATE_KEY
 
@@ -67,6 +70,7 @@ class EvalFile(pytest.File):
                             entry=entry,
                             target=target,
                             extra_marks=marks,
+                            checks=item_checks(self.config, entry),
                         )
                     continue
                 place = entry_place(shown, entry.line, entry.name)
@@ -143,12 +147,14 @@ class EvalItem(pytest.Function):
         entry: ValidEntry,
         extra_marks: list[pytest.MarkDecorator],
         target: str | None = None,
+        checks: ItemChecks = NOT_CHECKED,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.target = target  # the live bot whose answer this item judges, if any
+        self.checks = checks  # its deterministic checks, run on its answer first
         for mark in extra_marks:
             self.add_marker(mark)
 
@@ -176,9 +182,9 @@ class EvalItem(pytest.Function):
         pytest's own representation of the exception, its crash location the entry's file
         and line, its text the verdict in that style.
         """
-        text = str(excinfo.value)
-        verdict, _, rest = text.partition("\n\n")
-        table = rest.partition("\n\n")[0]
+        failed = excinfo.value
+        assert isinstance(failed, EvalFailed)
+        verdict, table = failed.verdict, tables(failed.judgments, failed.checks)
         where = os.path.relpath(self.path)
         line = self.entry.line or 1
         lines = {
@@ -187,9 +193,12 @@ class EvalItem(pytest.Function):
             "native": [
                 "Traceback (most recent call last):",
                 f'  File "{where}", line {line}, in {self.name}',
-                f"{type(excinfo.value).__name__}: {text}",
+                f"{type(failed).__name__}: {failed}",
             ],
-        }.get(str(self.config.getoption("tbstyle", "auto")), text.splitlines())
+        }.get(
+            str(self.config.getoption("tbstyle", "auto")),
+            failure_blocks(failed.judgments, failed.regressions, failed.checks),
+        )
         return relocated_failure(excinfo, where, line, verdict, lines)
 
 

@@ -17,7 +17,6 @@ from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
-from ..reports.item_text import scores_line
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
 from .pytest_internals import crash_message
@@ -111,8 +110,8 @@ def invalid_entry(item: pytest.Item) -> SkippedEntry | None:
 
 
 def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
-    """Put the attempt's row (and its scores, for the -v line) on its report, as plain data
-    that travels from an xdist worker."""
+    """Put the attempt's row on its report, as plain data that travels from an xdist
+    worker."""
     if when == "call" or (when == "setup" and not report.passed):
         invalid = invalid_entry(item)
         if invalid is not None:
@@ -120,13 +119,6 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
         row = judged_item(item)
         if row is not None:
             report.llmjudge = row.model_dump(mode="json")  # type: ignore[attr-defined]
-            attempt = item.stash.get(RECORD_KEY, None)
-            if attempt is not None and (attempt.judgments or attempt.checks):  # the -v line
-                judgments = list(attempt.judgments.values())
-                scores = scores_line(
-                    judgments, row.injection_suspected, _far_from_label(item), attempt.checks
-                )
-                report.llmjudge_scores = scores  # type: ignore[attr-defined]
             if isinstance(item, EvalItem) and item.target is not None:
                 _attach_entry(item, report)
             # --junitxml reads the properties of the item (via its teardown report); a rerun
@@ -228,8 +220,14 @@ def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
         return None
     assert record is not None
     record.flaky_failed = True
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "assertion failed"
+    first_line = exc.verdict if isinstance(exc, EvalFailed) else _first_line(exc)
     return f"flaky eval below threshold (not gating): {first_line}"
+
+
+def _first_line(error: BaseException) -> str:
+    """A hand-written test's assertion: the first line of its own message (not ours)."""
+    message = str(error).strip()
+    return message.splitlines()[0] if message else "assertion failed"
 
 
 def report_outcome(report: pytest.TestReport, row: JudgedItem) -> tuple[Outcome, str | None]:

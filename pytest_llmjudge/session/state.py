@@ -52,7 +52,6 @@ class SessionState:
     baseline: Baseline = field(default_factory=dict)
     baseline_mismatch: str | None = None  # another judge made the baseline: not compared
     usage: Usage | None = None  # what this process's engine sent, once judging has ended
-    summarising: bool = False  # pytest prints its end-of-session summary now
     collected: list[str] = field(default_factory=list)  # eval node ids, deselected ones too
     _engine: JudgeEngine | None = field(default=None, init=False)
     _servers: ServerProfiles | None = field(default=None, init=False)  # kept across engines

@@ -14,10 +14,15 @@ def _judged(dimension: str, scores: list[int], failed: int = 0) -> Judgment:
 
 
 def test_partial_runs_are_named_as_data_whatever_else_the_line_says() -> None:
-    judgments = [_judged("relevance", [2], failed=1), _judged("tone", [4, 4])]
+    from pytest_llmjudge.schema.results import JudgedItem
+
+    row = JudgedItem(id="t", file="f.json", nodeid="f.json::t", expected={"relevance": 5})
+    row.relevance = _judged("relevance", [2], failed=1).result
+    row.tone = _judged("tone", [4, 4]).result
     # a label note after the runs once made the failed item's line read "FAILED ()"
-    line = scores_line(judgments, far_from_label={"relevance": 5})
+    line = scores_line(row, label_margin=1.0)
     assert line == "relevance 2.00 (1 of 2 runs) (label 5), tone 4.00"
+    assert scores_line(row, label_margin=3.0) == "relevance 2.00 (1 of 2 runs), tone 4.00"
 
 
 def test_runs_shown_are_runs_judged_not_a_list_read_as_a_count() -> None:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.analysis.checks import python_verdict, run_checks
-from pytest_llmjudge.evalfiles.check_values import split_texts
-from pytest_llmjudge.evalfiles.checks import parse_checks
+from pytest_llmjudge.checks.parse import parse_checks
+from pytest_llmjudge.checks.run import python_verdict, run_checks
+from pytest_llmjudge.checks.values import split_texts
 from pytest_llmjudge.schema.items import CheckResult
 
 CI = {"case": "insensitive"}

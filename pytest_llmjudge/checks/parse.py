@@ -6,7 +6,7 @@ expects as the value, an optional ``name`` for messages, for text checks an opti
 what they mean in promptfoo's assertions of the same name (``check_values``). A check that
 cannot work (an unknown kind, a regex that does not compile, a JSON Schema that is not one or
 names a format that cannot be checked, a ``python`` check that cannot be imported) makes the
-entry invalid, with a message naming the check. Running checks is ``analysis/checks``.
+entry invalid, with a message naming the check. Running checks is ``checks/run``.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import importlib
 import importlib.util
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .check_values import (
+from .values import (
     FORMATS_WITH_EXTRAS,
     as_count,
     as_range,
@@ -312,8 +312,3 @@ def python_check(reference: str, rootdir: Path | None) -> Callable[..., Any]:
     if not callable(function):
         raise TypeError(f"{function_name} is not a function")
     return function  # type: ignore[no-any-return]
-
-
-def combined(*layers: Sequence[CheckSpec]) -> tuple[CheckSpec, ...]:
-    """Checks of several layers (the ini's, a file's defaults, the entry's), in that order."""
-    return tuple(check for layer in layers for check in layer)

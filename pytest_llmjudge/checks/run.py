@@ -1,7 +1,6 @@
 """Deterministic checks run on an answer: exact, free and instant, before any judge call.
 
-``run_checks`` gives one ``CheckResult`` per check; ``checks_sentence`` the line a failed item
-shows (``check failed: contains "reset link": not found; max_words 120: got 187``). A check
+``run_checks`` gives one ``CheckResult`` per check (``checks/report`` says them). A check
 that cannot be decided on an answer (no latency measured, a python check that raised) is a
 check error, never a pass.
 """
@@ -13,8 +12,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..evalfiles.checks import CONTAINS_KINDS, CheckSpec, python_check
 from ..schema.items import CheckResult
+from .parse import CONTAINS_KINDS, CheckSpec, python_check
 
 REGEX_SECONDS = 1.0  # a pattern that backtracks past this on an answer is a check error
 _SHOWN_WHEN_PASSED = ("words", "chars", "is_refusal")  # the count, the refusal found
@@ -302,14 +301,3 @@ def _score(score: float, threshold: float | None) -> tuple[bool, str]:
         return score > 0, f"score {score:g}"
     passed = score >= threshold
     return passed, f"score {score:g}" + ("" if passed else f" is below the threshold {threshold:g}")
-
-
-def checks_sentence(results: Sequence[CheckResult]) -> str:
-    """``check failed: contains "reset link": not found; max_words 120: got 187`` (and check
-    errors); empty when every check passed."""
-    failed = [r for r in results if r.passed is False]
-    if not failed:
-        return ""
-    parts = [f"{r.name}: {r.detail}" if r.detail else r.name for r in failed]
-    word = "check error" if all(r.error for r in failed) else "check failed"
-    return f"{word}: {'; '.join(parts)}"
