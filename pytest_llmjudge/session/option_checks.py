@@ -41,7 +41,12 @@ def check_ini_keys(config: pytest.Config) -> None:
     """SettingsError for an ``llmjudge_*`` ini key the plugin does not know (a typo would
     quietly leave its default in force), naming the close matches, or, for a removed key,
     what replaces it."""
-    unknown = sorted(k for k in unknown_ini_keys(config) if k.startswith("llmjudge_"))
+    # keys given with -o too: pytest 8 counts only the ini file's keys as unknown
+    given = {str(o).split("=", 1)[0].strip() for o in config.option.override_ini or ()}
+    unknown = sorted(
+        {k for k in unknown_ini_keys(config) if k.startswith("llmjudge_")}
+        | {k for k in given if k.startswith("llmjudge_") and k not in INI_KEYS}
+    )
     if not unknown:
         return
 
