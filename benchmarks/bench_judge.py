@@ -70,6 +70,33 @@ ENTRIES, RUNS, CONCURRENCY, LATENCY = 50, 3, 16, 0.2
 CALLS = ENTRIES * 2 * RUNS
 
 
+@dataclass(frozen=True)
+class ProcessRun:
+    """What one process printed and cost: wall and CPU time, peak RSS, exit status."""
+
+    output: str
+    started: float  # time.perf_counter() when it was started
+    wall: float
+    cpu: float
+    rss_mb: float
+    exit_status: int
+
+
+def run_process(command: list[str], folder: Path, env: dict[str, str]) -> ProcessRun:
+    """Run ``command`` and measure it with ``wait4`` (its own usage, not this process's)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
+    cpu = usage.ru_utime + usage.ru_stime
+    return ProcessRun(output, started, wall, cpu, usage.ru_maxrss / 1024, proc.returncode)
+
+
 @dataclass
 class Measured:
     wall: float
@@ -121,25 +148,17 @@ def run_pytest(
         **(environ or {}),
     }
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    assert proc.stdout is not None
-    output = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
+    process = run_process(command, folder, env)
     return Measured(
-        wall=wall,
-        cpu=usage.ru_utime + usage.ru_stime,
-        rss_mb=usage.ru_maxrss / 1024,
+        wall=process.wall,
+        cpu=process.cpu,
+        rss_mb=process.rss_mb,
         calls=server.count(),
         peak=server.peak_in_flight,
-        output=output,
-        first_request=min(seen) - started if seen else None,
-        last_request=max(seen) - started if seen else None,
-        exit_status=proc.returncode,
+        output=process.output,
+        first_request=min(seen) - process.started if seen else None,
+        last_request=max(seen) - process.started if seen else None,
+        exit_status=process.exit_status,
     )
 
 

@@ -33,10 +33,8 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,20 +112,11 @@ class Measured:
 
 def run(folder: Path, args: list[str], env: dict[str, str]) -> Measured:
     """One pytest process: its wall time, CPU time and peak RSS (``wait4``)."""
+    from bench_judge import run_process
+
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:xdist"]
-    command += ["-p", "no:cacheprovider", *args]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    assert proc.stdout is not None
-    output = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
-    return Measured(
-        wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, output
-    )
+    process = run_process([*command, "-p", "no:cacheprovider", *args], folder, env)
+    return Measured(process.wall, process.cpu, process.rss_mb, process.exit_status, process.output)
 
 
 def write_suite(folder: Path, entries: int) -> None:
