@@ -15,6 +15,7 @@ from ..analysis.judgment import JudgeError
 from ..basics.wording import entry_place
 from ..checks.item import NOT_CHECKED, ItemChecks
 from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
+from ..evalfiles.cases import EvalFile as LoadedFile
 from ..judging.verdict import EvalFailed
 from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
@@ -37,14 +38,7 @@ class EvalFile(pytest.File):
         targets = settings.targets
         shown = Path(os.path.relpath(self.path, self.config.rootpath))
         try:
-            loaded = load_eval_file(
-                self.path,
-                settings.dimensions,
-                live=targets is not None,
-                shown_as=shown,
-                max_input_chars=settings.max_input_chars,
-                rootdir=self.config.rootpath,
-            )
+            loaded = _load(self.config, self.path, shown)
         except EvalFileError as exc:
             raise self.CollectError(str(exc)) from None
         for message, line in loaded.warnings:
@@ -105,6 +99,37 @@ class EvalFile(pytest.File):
         """A warning located at the eval file and entry line (not in the plugin's source)."""
         category = original.category if original is not None else LLMJudgeWarning
         warnings.warn_explicit(message, category, filename=str(self.path), lineno=line or 1)
+
+
+def _load(config: pytest.Config, path: Path, shown: Path) -> LoadedFile:
+    settings = config.stash[STATE_KEY].settings
+    return load_eval_file(
+        path,
+        settings.dimensions,
+        live=settings.targets is not None,
+        shown_as=shown,
+        max_input_chars=settings.max_input_chars,
+        rootdir=config.rootpath,
+    )
+
+
+def timed_entry_names(config: pytest.Config, path: Path) -> set[str]:
+    """The names of the items of an eval file that have a latency check, as its collection
+    names them without ``llmjudge_targets`` (for the xdist controller, which collects
+    nothing: its workers do, and send it their items' node ids only)."""
+    try:
+        loaded = _load(config, path, Path(os.path.relpath(path, config.rootpath)))
+    except EvalFileError:
+        return set()  # its collection error comes from the workers
+    names = set()
+    for entry in loaded.entries:
+        if isinstance(entry, ValidEntry) and item_checks(config, entry).timed:
+            with warnings.catch_warnings():  # the workers warn of its marks
+                warnings.simplefilter("ignore")
+                valid = _marks(entry.case)[1] is None  # else an invalid entry's item
+            if valid:
+                names.add(entry.name)
+    return names
 
 
 def _item_name(entry_id: str, target: str | None, targets: int) -> str:

@@ -73,6 +73,7 @@ class ResultsReporter:
         self.summary: list[str] = []
         self._sigterm = SigtermAsInterrupt()
         self._reported: JudgedItem | None = None  # the row of the report being logged
+        self._collection_said = False  # under xdist: what is said of the items, said once
 
     @property
     def results(self) -> SessionResults:
@@ -91,9 +92,9 @@ class ResultsReporter:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.stash[STATE_KEY].has_evals and not self.config.getoption("collectonly"):
             self._eval_session()
-            from .item_checks import say_latency_without_target
+            from .item_checks import say_latency_without_target, timed_items
 
-            say_latency_without_target(session)
+            say_latency_without_target(self.config, timed_items(session.items))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -111,6 +112,11 @@ class ResultsReporter:
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         if any(is_eval_nodeid(nodeid) for nodeid in ids):
             self._eval_session()
+            if not self._collection_said:  # every worker collects the same items
+                self._collection_said = True
+                from .distributed import say_of_collection
+
+                say_of_collection(self.config, ids)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:

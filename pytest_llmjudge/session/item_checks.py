@@ -96,25 +96,33 @@ def judged_in_advance(item: pytest.Item) -> bool:
     return not checked(item, case.response).skips_judge
 
 
-def say_latency_without_target(session: pytest.Session) -> None:
-    """Said once before the items: some have a latency check but the session has no live
-    target to measure one (each such item is then an error that says why)."""
-    line = latency_without_target(session.items)
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if line and reporter is not None:
+def say_latency_without_target(config: pytest.Config, timed: int, status: bool = False) -> None:
+    """Said once before the items: ``timed`` of them have a latency check but the session
+    has no live target to measure one (each such item is then an error that says why).
+    ``status``: over xdist's status line, which a terminal rewrites in place, unended."""
+    line = latency_without_target(config, timed)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if not line or reporter is None:
+        return
+    if status and getattr(reporter, "isatty", False):
+        reporter.rewrite(f"llmjudge: {line}", erase=True)  # xdist's next status: a new line
+        reporter.write("\n")
+    else:
         reporter.ensure_newline()
         reporter.write_line(f"llmjudge: {line}")
 
 
-def latency_without_target(items: list[pytest.Item]) -> str | None:
+def timed_items(items: list[pytest.Item]) -> int:
+    """How many of these items have a latency check."""
+    return sum(1 for item in items if checks_of(item).timed)
+
+
+def latency_without_target(config: pytest.Config, timed: int) -> str | None:
     """That line, or None (no such item, or a live target answers)."""
-    if not items or items[0].config.stash[STATE_KEY].settings.targets is not None:
-        return None
-    timed = [item for item in items if checks_of(item).timed]
-    if not timed:
+    if not timed or config.stash[STATE_KEY].settings.targets is not None:
         return None
     return (
-        f"{counted(len(timed), 'item')} {'has' if len(timed) == 1 else 'have'} a latency check "
+        f"{counted(timed, 'item')} {'has' if timed == 1 else 'have'} a latency check "
         "(max_latency_ms) but this session has no live target (llmjudge_targets): a stored "
         "answer has no latency, so those items are errors"
     )

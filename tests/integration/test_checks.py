@@ -283,6 +283,70 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
     assert [r["checks"][0]["error"] for r in rows] == [True, True]
 
 
+def _latency_suite(pytester: pytest.Pytester) -> None:
+    timed = [{"max_latency_ms": 300}]
+    write_evals(
+        pytester,
+        [entry(f"stored{i}", checks=timed, judge=False) for i in (1, 2)]
+        + [
+            entry("plain", checks=[{"contains": "heap"}], judge=False),
+            {"id": "broken", "response": "no ticket", "checks": timed},  # invalid: no item
+        ],
+    )
+    write_evals(
+        pytester,
+        {"defaults": {"checks": timed}, "examples": [entry("by-default", judge=False)]},
+        name="defaults.json",
+    )
+    write_evals(
+        pytester,
+        [entry("untimed", checks=[{"contains": "heap"}], judge=False)],
+        name="untimed.json",
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ((), "llmjudge: 3 items have a latency check"),
+        (
+            ("-o", 'llmjudge_checks=[{"max_latency_ms": 300}]'),
+            "llmjudge: 5 items have a latency check",
+        ),
+    ],
+    ids=["entries", "ini"],
+)
+def test_a_latency_check_without_target_is_said_once_before_the_items_under_xdist(
+    pytester: pytest.Pytester, option: tuple[str, ...], said: str
+) -> None:
+    _latency_suite(pytester)
+    plain = run(pytester, "evals/", "-v", *option)
+    notice = [line for line in plain.outlines if "have a latency check" in line]
+    assert len(notice) == 1 and notice[0].startswith(said)
+    # the xdist controller collects nothing; it says the same, once, before the first item
+    distributed = run(pytester, "evals/", "-v", "-n", "2", *option)
+    distributed.assert_outcomes(**plain.parseoutcomes())
+    lines = distributed.outlines
+    assert [line for line in lines if "have a latency check" in line] == notice
+    first_item = next(i for i, line in enumerate(lines) if line.startswith("[gw"))
+    assert lines.index(notice[0]) < first_item
+
+
+def test_a_latency_check_with_a_live_target_is_not_said_under_xdist(
+    pytester: pytest.Pytester, slow_bot: BotServer
+) -> None:
+    write_evals(
+        pytester,
+        [
+            {"id": f"t{i}", "ticket": "fast ticket", "checks": [{"max_latency_ms": 5000}]}
+            for i in (1, 2)
+        ],
+    )
+    result = run(pytester, "evals/", "-n", "2", "-o", f"llmjudge_targets=bot={slow_bot.url}")
+    result.assert_outcomes(passed=2)
+    assert "latency check" not in result.stdout.str()
+
+
 def test_checks_reach_junit_markdown_html_baseline_and_the_dry_run(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
