@@ -121,8 +121,13 @@ def latency_without_target(config: pytest.Config, timed: int) -> str | None:
     """That line, or None (no such item, or a live target answers)."""
     if not timed or config.stash[STATE_KEY].settings.targets is not None:
         return None
+    return latency_line(timed)
+
+
+def latency_line(timed: int) -> str:
+    one = timed == 1
     return (
-        f"{counted(timed, 'item')} {'has' if timed == 1 else 'have'} a latency check "
+        f"{counted(timed, 'item')} {'has' if one else 'have'} a latency check "
         "(max_latency_ms) but this session has no live target (llmjudge_targets): a stored "
-        "answer has no latency, so those items are errors"
+        f"answer has no latency, so {'that item is an error' if one else 'those items are errors'}"
     )
