@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .collect import timed_entry_names
 from .discovery import is_eval_nodeid
-from .item_checks import say_latency_without_target, suite_checks
 from .state import STATE_KEY
 
 LATENCY = "max_latency_ms"
@@ -22,24 +20,38 @@ LATENCY = "max_latency_ms"
 
 def say_of_collection(config: pytest.Config, ids: list[str]) -> None:
     """What the session says before its items, as a session without xdist says it."""
-    if config.stash[STATE_KEY].settings.targets is None:  # a live target measures latency
-        say_latency_without_target(config, timed_ids(config, ids), status=True)
+    if config.stash[STATE_KEY].settings.targets is not None:  # a live target measures latency
+        return
+    timed = timed_ids(config, ids)
+    if timed:
+        from .item_checks import say_latency_without_target
+
+        say_latency_without_target(config, timed, status=True)
 
 
 def timed_ids(config: pytest.Config, ids: list[str]) -> int:
     """How many of the collected items have a latency check."""
+    suite = LATENCY in str(config.getini("llmjudge_checks") or "")
+    files = {nodeid.partition("::")[0] for nodeid in ids if "::" in nodeid}
+    # Most sessions have no latency check: their files are read as text, not parsed twice.
+    read = {
+        file
+        for file in files
+        if is_eval_nodeid(file) and (suite or _mentions_latency(config.rootpath / file))
+    }
+    if not read:
+        return 0
     names: dict[str, set[str]] = defaultdict(set)
     for nodeid in ids:
-        if is_eval_nodeid(nodeid) and "::" in nodeid:
-            file, _, name = nodeid.partition("::")
+        file, _, name = nodeid.partition("::")
+        if file in read:
             names[file].add(name)
-    every = any(check.kind == LATENCY for check in suite_checks(config))
-    timed = 0
-    for file, collected in names.items():
-        path = config.rootpath / file
-        if every or _mentions_latency(path):  # most files need not be read twice
-            timed += len(collected & timed_entry_names(config, path))
-    return timed
+    from .collect import timed_entry_names
+
+    return sum(
+        len(collected & timed_entry_names(config, config.rootpath / file))
+        for file, collected in names.items()
+    )
 
 
 def _mentions_latency(path: Path) -> bool:
