@@ -125,6 +125,7 @@ def latency_without_target(config: pytest.Config, timed: int) -> str | None:
 
 
 def latency_line(timed: int) -> str:
+    """The words, for ``timed`` items (one or more)."""
     one = timed == 1
     return (
         f"{counted(timed, 'item')} {'has' if one else 'have'} a latency check "
