@@ -1,11 +1,15 @@
 """A content-addressed, on-disk cache of successful judge runs.
 
-One small JSON file per run, named by the SHA-256 of everything that changes the judgment:
-provider, base URL, model, temperature, prompt/rubric version, dimension, ticket, response,
-run index, and the earlier turns and the reference answer where the judge sees them; a
-pairwise run's key holds both answers in the order shown. Entries
-are written atomically (temp file + rename), so several xdist
-workers can read and write the same directory at once; an unreadable entry is a miss.
+Each run is keyed by the SHA-256 of everything that changes the judgment: provider, base
+URL, model, temperature, prompt/rubric version, dimension, ticket, response, run index, and
+the earlier turns and the reference answer where the judge sees them; a pairwise run's key
+holds both answers in the order shown. A run judged directly is one small JSON file named by
+its key, written atomically (temp file + rename), so several xdist workers can read and write
+the same directory at once. The runs of a batch (10^5 and more at once) go in one write to
+``entries.sqlite3`` beside them (the standard library's SQLite: one transaction instead of a
+file per run), as the same sealed JSON text under the same key. Either way an entry is served
+only when whole, written for its key and unchanged since (checksum); an unreadable entry, or
+database, is a miss.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Mapping
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -26,6 +32,8 @@ from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
 from ..judges.base import PairVote, RunResult
 
 CACHE_FORMAT = 2
+DATABASE = "entries.sqlite3"  # the entries written many at once (a batch's runs)
+SQL_CHUNK = 500  # keys per query: below SQLite's limit on parameters
 
 
 class JudgeCache:
@@ -36,6 +44,9 @@ class JudgeCache:
         self._directory: Path | None = None
         self._identity = dict(identity)
         self._folders: set[str] = set()  # the key folders made by this process
+        self._db: sqlite3.Connection | None = None
+        self._db_lock = threading.Lock()  # the engine's loop thread and pytest's share it
+        self._db_broken = False  # not a database (damaged, or an old cache's file): misses
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -120,13 +131,94 @@ class JudgeCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def _read(self, key: str, kind: type[EntryT]) -> EntryT | None:
-        """The entry stored for ``key``, or None (a miss) unless whole, valid as ``kind``,
-        written for this key and unchanged since (checksum)."""
-        try:
-            entry = kind.model_validate_json(self._path(key).read_bytes())
-        except (OSError, ValidationError):
-            return None
-        return entry if entry.key == key and entry.checksum == _checksum(entry.stored()) else None
+        """The entry stored for ``key`` (in the database, else its file), or None (a miss)
+        unless whole, valid as ``kind``, written for this key and unchanged since."""
+        text = self._stored_text(key) if kind is CacheEntry else None
+        if text is None:
+            try:
+                text = self._path(key).read_bytes()
+            except OSError:
+                return None
+        return _valid(key, text, kind)
+
+    def _database(self, create: bool) -> sqlite3.Connection | None:
+        """The entries database (made only by a write: a session that judges directly
+        leaves none); None when there is none or it cannot be read."""
+        if self._db is None and not self._db_broken:
+            path = self.directory / DATABASE
+            if not create and not path.exists():
+                return None
+            try:
+                if create:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                # timeout: xdist workers writing their batches wait for each other
+                db = sqlite3.connect(path, timeout=60, check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")  # readers do not wait for a writer
+                db.execute("PRAGMA synchronous=NORMAL")  # a lost entry is only a miss
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, entry TEXT"
+                    " NOT NULL) WITHOUT ROWID"
+                )
+                db.commit()
+            except sqlite3.Error:
+                self._db_broken = True
+                return None
+            self._db = db
+        return self._db
+
+    def _stored_text(self, key: str) -> str | None:
+        with self._db_lock:
+            db = self._database(create=False)
+            if db is None:
+                return None
+            try:
+                row = db.execute("SELECT entry FROM entries WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error:
+                return None
+        return None if row is None else str(row[0])
+
+    def put_many(self, results: Iterable[tuple[str, RunResult]]) -> bool:
+        """Many runs in one write (a batch's); False when they could not be kept (a
+        database that cannot be written only costs calls next time)."""
+        rows = [(key, _entry(key, result)) for key, result in results]
+        with self._db_lock:
+            db = self._database(create=True)
+            if db is None:
+                return False
+            try:
+                with db:  # one transaction
+                    db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?)", rows)
+            except sqlite3.Error:
+                return False
+        return True
+
+    def held(self, keys: Sequence[str], files: set[str]) -> set[str]:
+        """Those of ``keys`` whose entry is there and valid (in the database, or a file
+        among ``files``, the names ``stored_keys`` found): what a batch need not ask."""
+        found: set[str] = set()
+        with self._db_lock:
+            db = self._database(create=False)
+            for start in range(0, len(keys) if db is not None else 0, SQL_CHUNK):
+                chunk = keys[start : start + SQL_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                try:
+                    rows = db.execute(  # type: ignore[union-attr]
+                        f"SELECT key, entry FROM entries WHERE key IN ({marks})", chunk
+                    ).fetchall()
+                except sqlite3.Error:
+                    break
+                found.update(k for k, text in rows if _valid(k, text, CacheEntry) is not None)
+        for key in keys:
+            if key in files and key not in found and self.get(key) is not None:
+                found.add(key)
+        return found
+
+    def close(self) -> None:
+        """Close the database (the files need nothing)."""
+        with self._db_lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     def _write(self, key: str, text: str) -> None:
         """An entry written atomically; a cache that cannot be written only costs a call
@@ -164,16 +256,7 @@ class JudgeCache:
         )
 
     def put(self, key: str, result: RunResult) -> None:
-        entry = CacheEntry(
-            key=key,
-            score=result.score,
-            reasoning=result.reasoning,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            text_score=result.text_score,
-            checksum="",
-        )
-        self._write(key, entry.sealed().model_dump_json(exclude_none=True))
+        self._write(key, _entry(key, result))
 
 
 Score = Annotated[float, Field(ge=1, le=5)]
@@ -223,6 +306,29 @@ class VoteEntry(StoredEntry):
 
     winner: Literal["A", "B", "tie"]
     reasoning: str
+
+
+def _entry(key: str, result: RunResult) -> str:
+    """A run's entry as stored: sealed JSON text."""
+    entry = CacheEntry(
+        key=key,
+        score=result.score,
+        reasoning=result.reasoning,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        text_score=result.text_score,
+        checksum="",
+    )
+    return entry.sealed().model_dump_json(exclude_none=True)
+
+
+def _valid(key: str, text: str | bytes, kind: type[EntryT]) -> EntryT | None:
+    """The stored text as ``kind`` if whole, written for ``key`` and unchanged (checksum)."""
+    try:
+        entry = kind.model_validate_json(text)
+    except ValidationError:
+        return None
+    return entry if entry.key == key and entry.checksum == _checksum(entry.stored()) else None
 
 
 def worth_keeping(result: RunResult, scoring: str) -> bool:

@@ -7,6 +7,7 @@ context: runs judged alone and runs judged together never stand in for each othe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..analysis.judgment import RunOutcome
@@ -57,17 +58,60 @@ class StoredRuns:
 
     def _in_batch(self, key: str, usage: Usage) -> RunOutcome | None:
         assert self.batch is not None
-        served = self.batch.served.get(key)
+        served = self._served(key, usage)
         if served is not None:
-            result = served.result
-            usage.scored(result, logprobs_asked=self.scoring == "logprobs")
-            usage.batch_runs += 1
-            if served.first:  # the request is charged to the first run it scored
-                usage.add(_request(result))
-            return RunOutcome(result, None, int(served.first))
+            return served[0]
         pending = self.batch.pending.get(key)
         failed = self.batch.failed.get(key) if self.batch_strict else None
         return RunOutcome(None, pending or failed, 0) if pending or failed else None
+
+    def _served(self, key: str, usage: Usage) -> tuple[RunOutcome, bool] | None:
+        """A run judged in the session's batch: its outcome (its request charged to
+        ``usage`` unless an item took the run already), and whether one did."""
+        result = self._batch_result(key)
+        return None if result is None else self._take(key, result, usage)
+
+    def _batch_result(self, key: str) -> RunResult | None:
+        assert self.batch is not None
+        served = self.batch.served
+        if served.look(key) is None:
+            return None
+        # None when its entry is gone: asked directly
+        return served.results.get(key) or (self.cache.get(key) if self.cache else None)
+
+    def _take(self, key: str, result: RunResult, usage: Usage) -> tuple[RunOutcome, bool]:
+        assert self.batch is not None
+        charged, taken = self.batch.served.take(key) or (False, True)
+        if not taken:
+            usage.scored(result, logprobs_asked=self.scoring == "logprobs")
+            usage.batch_runs += 1
+            if charged:  # the request is charged to the first run it scored
+                usage.add(_request(result))
+        return RunOutcome(result, None, int(charged)), taken
+
+    def served_now(self, runs: Sequence[PlannedRun]) -> list[tuple[RunOutcome, Usage, bool]] | None:
+        """The runs' outcomes, on the caller's thread, when the session's batch judged every
+        one of them (nothing is planned, scheduled or waited for): each with what it cost
+        and whether an item took it already; None when one was not judged there."""
+        if self.batch is None or not self.batch.served:
+            return None
+        keys = [self.key(run) for run in runs]
+        results = [None if key is None else self._batch_result(key) for key in keys]
+        if any(result is None for result in results):
+            return None
+        found = []
+        for key, result in zip(keys, results, strict=True):
+            usage = Usage()
+            outcome, taken = self._take(key, result, usage)  # type: ignore[arg-type]
+            found.append((outcome, usage, taken))
+        return found
+
+    def all_served(self, runs: Sequence[PlannedRun]) -> bool:
+        """Whether the session's batch judged every one of the runs (not to be planned)."""
+        if self.batch is None or not self.batch.served:
+            return False
+        keys = [self.key(run) for run in runs]
+        return all(key is not None and self.batch.served.look(key) is not None for key in keys)
 
     def remember(self, run: PlannedRun, result: RunResult) -> None:
         """Keep a run's result; a grouped request's, each dimension's under its own key."""
