@@ -29,6 +29,7 @@ process's user + system time divided by the requests the server counted (target 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -47,7 +48,7 @@ RUNS = 3
 KB_PER_ENTRY, MS_PER_ENTRY, CPU_MS_PER_REQUEST = 6.0, 1.2, 2.0
 DIRECT_ENTRIES, DIRECT_LATENCY, DIRECT_CONCURRENCY = 2_000, 0.02, 64
 
-PLAIN_TEST = '''\
+PLAIN_TEST = """\
 import json
 from pathlib import Path
 
@@ -59,7 +60,7 @@ ENTRIES = json.loads((Path(__file__).parent / "evals" / "support.json").read_tex
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
 def test_entry(entry):
     assert entry["ticket"] and entry["response"]
-'''
+"""
 
 
 def serve(conn: multiprocessing.connection.Connection) -> None:
@@ -68,15 +69,12 @@ def serve(conn: multiprocessing.connection.Connection) -> None:
     from judge_server import JudgeServer, Reply
 
     server = JudgeServer().start()
-    latency = 0.0
-    server.script = lambda request: Reply(score=4, delay=latency)
     conn.send(server.url)
     while True:
         command, value = conn.recv()
         if command == "latency":
             server.reset()
-            latency = float(value)
-            server.script = lambda request: Reply(score=4, delay=latency)
+            server.script = functools.partial(lambda delay, request: Reply(4, delay=delay), value)
             conn.send(None)
         elif command == "count":
             conn.send((server.count(), server.batches.lines_answered))
@@ -177,8 +175,9 @@ def direct(server: Server, folder: Path) -> tuple[Measured, int]:
     args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={DIRECT_CONCURRENCY}"]
     args += [f"--judge-cache-dir={cache}", f"--judge-output={folder / 'direct.json'}"]
     measured = run(folder, args, env)
-    requests, _ = server.ask("count")  # type: ignore[misc]
-    return measured, requests
+    counted = server.ask("count")
+    assert isinstance(counted, tuple)
+    return measured, int(counted[0])
 
 
 def verdict(met: bool) -> str:

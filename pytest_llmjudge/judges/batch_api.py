@@ -97,11 +97,11 @@ async def find(client: AsyncOpenAI, fingerprint: str, look_at: int = 100) -> Bat
 async def download(client: AsyncOpenAI, file_id: str, path: Path) -> None:
     """A file's content (a batch's output or error lines) written to ``path`` as it
     arrives, never held whole."""
-    async with _calling(f"downloading file {file_id}"):
-        async with client.files.with_streaming_response.content(file_id) as response:
-            with open(path, "wb") as out:
-                async for chunk in response.iter_bytes():
-                    out.write(chunk)
+    streaming = client.files.with_streaming_response
+    async with _calling(f"downloading file {file_id}"), streaming.content(file_id) as response:
+        with open(path, "wb") as out:
+            async for chunk in response.iter_bytes():
+                out.write(chunk)
 
 
 def _status(batch: Any) -> BatchStatus:

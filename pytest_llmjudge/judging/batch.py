@@ -8,16 +8,16 @@ uploaded, the batch created, and both recorded (``batch_records``) so that a rer
 after Ctrl-C, collects the batch instead of submitting it again. The batch is polled, backing
 off, until it is done or the wait ends. Its replies are validated as direct replies are and
 fill the cache; the items are then judged from them (``served``), each request counted once,
-at the batch price.
+at the batch price. A request that failed in the batch is asked directly when its item runs
+(or is the item's error with ``--judge-batch-strict``); what is still pending when the wait
+ends is its items' error. The requests of a batch that expired, failed or was cancelled are
+submitted again by the next session.
 
 Memory does not grow with the suite beyond the request ids and the run keys they map to: the
 request lines go to a file on disk as they are made (and are uploaded from it), the output is
 downloaded to a file and read line by line, its runs go to the cache many at a time, and what
 the items need to know (which runs the batch judged, and which request each is charged to)
-is a compact table; the replies' texts are read back from the cache when an item needs them. A request that failed in the batch is asked directly when its item runs
-(or is the item's error with ``--judge-batch-strict``); what is still pending when the wait
-ends is its items' error. The requests of a batch that expired, failed or was cancelled are
-submitted again by the next session.
+is a compact table; the replies' texts are read back from the cache when an item needs them.
 """
 
 from __future__ import annotations
@@ -26,85 +26,24 @@ import json
 import os
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-from pydantic import ValidationError
-
-from ..basics.rubrics import Context, Dimension, grouped
 from ..config.settings import Settings
 from ..judges import RetryableJudgeError, RunResult, batch_api
 from ..judges.batch_api import BatchApiError, BatchStatus
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
+from .batch_served import BatchOutcome, Planned, WantedRuns, reply_answers
 from .cache import JudgeCache, worth_keeping
+
+__all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
 
 FIRST_POLL = 0.2  # seconds; the wait between polls grows by half each time
 LONGEST_POLL = 30.0
 PLAN_CHUNK = 500  # judgments whose cached runs are looked up in one query
 WRITE_CHUNK = 5_000  # runs put in the cache in one write
 OnLoop = Callable[[Coroutine[Any, Any, Any]], Any]  # runs a coroutine on the judge's loop
-
-
-@dataclass(frozen=True)
-class WantedRuns:
-    """The runs an item asks of one dimension (or of an item's group of dimensions)."""
-
-    dimension: Dimension
-    ticket: str
-    response: str
-    runs: int
-    context: Context
-
-
-@dataclass
-class Planned:
-    """A batch's requests, planned: their lines in a file on disk, what each request judges."""
-
-    path: Path
-    lines: dict[str, LineRuns]
-    size: int  # bytes
-
-
-@dataclass
-class Served:
-    """The runs a session's batches judged: per run key (as its 32 bytes), the batch, whether
-    its request is charged to it and whether an item took it already. The results are in the
-    cache; those the cache does not keep (or could not write) are held here."""
-
-    runs: dict[bytes, int] = field(default_factory=dict)  # batch << 2 | taken << 1 | first
-    batch_ids: list[str] = field(default_factory=list)
-    results: dict[str, RunResult] = field(default_factory=dict)
-
-    def add(self, key: str, batch: int, first: bool) -> None:
-        self.runs[bytes.fromhex(key)] = batch << 2 | int(first)
-
-    def look(self, key: str) -> int | None:
-        """The run's entry (None: not judged in a batch)."""
-        return self.runs.get(bytes.fromhex(key))
-
-    def take(self, key: str) -> tuple[bool, bool] | None:
-        """The run, marked as taken by an item: (charged to it, taken already)."""
-        bits = self.runs.get(name := bytes.fromhex(key))
-        if bits is None:
-            return None
-        self.runs[name] = bits | 2
-        return bool(bits & 1), bool(bits & 2)
-
-    def __len__(self) -> int:
-        return len(self.runs)
-
-
-@dataclass
-class BatchOutcome:
-    """What the session's batches gave: runs judged, runs whose request failed, runs still
-    pending (with the item's message), and each batch's status for the summary."""
-
-    served: Served = field(default_factory=Served)
-    failed: dict[str, str] = field(default_factory=dict)
-    pending: dict[str, str] = field(default_factory=dict)
-    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class BatchJudging:
@@ -350,7 +289,7 @@ class BatchJudging:
         results: list[tuple[str, RunResult]],
     ) -> None:
         """One request's reply: each choice's runs served, or failed with the reason."""
-        answers = self._answers(runs, reply)
+        answers = reply_answers(self.judge, self.settings.dimensions, runs, reply)
         charged = False
         for choice, keys in enumerate(runs.keys):
             answer = answers[choice] if isinstance(answers, list) else answers
@@ -371,33 +310,6 @@ class BatchJudging:
                     results.append((key, result))
                 else:  # not kept by the cache (a weighted score asked, the text one given)
                     self.outcome.served.results[key] = result
-
-    def _answers(
-        self, runs: LineRuns, reply: dict[str, Any] | None
-    ) -> list[RunResult | RetryableJudgeError] | str:
-        """A reply's choices validated as a direct reply's, or why the request failed."""
-        if reply is None:
-            return "no reply in the batch"
-        response = reply.get("response") or {}
-        body = response.get("body") if isinstance(response, dict) else None
-        if reply.get("error") or response.get("status_code") != 200 or not isinstance(body, dict):
-            error = reply.get("error") or (body or {}).get("error") or {}
-            message = error.get("message") if isinstance(error, dict) else error
-            return f"{response.get('status_code') or 'error'} {message or 'no reply'}"
-        dimensions = [self.settings.dimensions.get(name) for name in runs.parts]
-        if None in dimensions:
-            return "a dimension of this request is no longer configured"
-        from openai.types.chat import ChatCompletion
-
-        try:
-            completion = ChatCompletion.model_validate(body)
-        except ValidationError:
-            return "the batch's reply is not a chat completion"
-        known = [d for d in dimensions if d is not None]
-        dimension = known[0] if len(known) == 1 else grouped(known)
-        answers = self.judge.read_replies(dimension, completion, len(runs.keys))
-        missing = RetryableJudgeError("the reply has fewer choices than asked")
-        return answers + [missing] * (len(runs.keys) - len(answers))
 
 
 def _facts(status: BatchStatus) -> dict[str, Any]:

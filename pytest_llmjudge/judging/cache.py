@@ -133,7 +133,7 @@ class JudgeCache:
     def _read(self, key: str, kind: type[EntryT]) -> EntryT | None:
         """The entry stored for ``key`` (in the database, else its file), or None (a miss)
         unless whole, valid as ``kind``, written for this key and unchanged since."""
-        text = self._stored_text(key) if kind is CacheEntry else None
+        text: str | bytes | None = self._stored_text(key) if kind is CacheEntry else None
         if text is None:
             try:
                 text = self._path(key).read_bytes()

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, TypeVar
 
 from ..analysis.judgment import JudgeError, Judgment, RunOutcome, build_judgment
@@ -54,8 +55,6 @@ class JudgeEngine:
     _planned: deque[list[PlannedRun]] = field(default_factory=deque, init=False)
     _planned_active: int = field(default=0, init=False)
     _claimed: set[RunKey] = field(default_factory=set, init=False)
-    #: what the runs judged in a batch cost, taken by items without the engine's tables
-    _batch_usage: Usage = field(default_factory=Usage, init=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
     _targets: TargetAnswers = field(init=False)
     _started: float | None = field(default=None, init=False)  # when the first run started
@@ -132,10 +131,10 @@ class JudgeEngine:
         """Every request this engine sent and every token billed, whoever asked for them."""
         with self._lock:
             total = Usage()
-            total.add(self._batch_usage)
             for usage in self._usage.values():
                 total.add(usage)
             if self._executor is not None:
+                total.add(self._executor.stored.taken)  # runs taken from the batch
                 self._executor.server.facts(total)
                 if self._executor.stored.batch is not None:
                     total.batches |= self._executor.stored.batch.batches
@@ -157,9 +156,7 @@ class JudgeEngine:
         groups = self._groups(
             dimension_names, ticket, response, every, 0, owner, context, by_item=True
         )
-        if self._executor is not None and self._executor.stored.batch is not None:
-            # what the session's batch judged is taken when the item asks, not planned
-            groups = [g for g in groups if not self._executor.stored.all_served(g)]
+        groups = self._executor.stored.unserved(groups) if self._executor else groups
         with self._lock:
             self._planned.extend(groups)
         self._pump()
@@ -231,22 +228,18 @@ class JudgeEngine:
             groups = self._groups(
                 [dimension.name], *(ticket, response, indexes), generation, owner, context
             )
-            served = self._served_now(groups, paid)
-            if served is not None:
-                outcomes += [outcome for outcome, _ in served]
-                reused += [taken for _, taken in served]
-            else:
-                planned = [run for group in groups for run in group]
-                with self._lock:
+            asked = [run for group in groups for run in group]
+            with self._lock:  # runs a batch judged are taken here, without a future each
+                if taken := self._executor and self._executor.stored.take(asked, self._runs, paid):
+                    slots, reused = taken[0], reused + taken[1]
+                else:
                     slots = [s for group in groups for s in self._start_group(group) or []]
-                    fresh = [run.key not in self._claimed for run in planned]
+                    fresh = [run.key not in self._claimed for run in asked]
                     reused += [not is_fresh for is_fresh in fresh]
-                    self._claimed.update(run.key for run in planned)
+                    self._claimed.update(run.key for run in asked)
                     if paid is not None:
-                        paid += [
-                            self._usage[r.key] for r, f in zip(planned, fresh, strict=True) if f
-                        ]
-                outcomes += self._results(slots)
+                        paid += [self._usage[run.key] for run in compress(asked, fresh)]
+            outcomes += self._results(slots)
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
             )
@@ -254,31 +247,7 @@ class JudgeEngine:
                 return judgment
             batch = min(max(runs, 2), limit - len(outcomes))
 
-    def _served_now(
-        self, groups: list[list[PlannedRun]], paid: list[Usage] | None
-    ) -> list[tuple[RunOutcome, bool]] | None:
-        """With ``--judge-batch``, the runs' outcomes when the batch judged all of them and
-        none has started here: taken on this thread, without a future or a table entry per
-        run (10^5 items x 6 runs); with whether an item took each already."""
-        executor = self._executor
-        if executor is None or executor.stored.batch is None:
-            return None
-        runs = [run for group in groups for run in group]
-        if any(run.group is not None for run in runs):
-            return None  # judged with the item's other dimensions: the engine's way
-        with self._lock:
-            if any(run.key in self._runs for run in runs):
-                return None
-            served = executor.stored.served_now(runs)
-            if served is None:
-                return None
-            for _, usage, taken in served:
-                self._batch_usage.add(usage)
-                if paid is not None and not taken:
-                    paid.append(usage)
-        return [(outcome, taken) for outcome, _, taken in served]
-
-    def _results(self, slots: list[RunSlot]) -> list[RunOutcome]:
+    def _results(self, slots: Sequence[RunSlot]) -> list[RunOutcome]:
         return outcomes_of(slots, self.on_wait, WAIT_TICK)
 
     def progress(self) -> Progress:
@@ -377,7 +346,4 @@ class JudgeEngine:
 
         self._loop.stop(close_clients)
         self._loop = None
-        if self.cache is not None:
-            self.cache.close()
-        if self._executor.trace is not None:
-            self._executor.trace.close()
+        self._executor.stored.close()  # the trace, the cache's database

@@ -39,6 +39,7 @@ from ..schema.results import (
     Summary,
     Tokens,
 )
+from .row_spill import RowSpill
 
 HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 # pytest's exit codes, without importing pytest.
@@ -78,6 +79,8 @@ class SessionResults:
     _collect_errors: dict[str, str] = field(default_factory=dict)
     #: node id -> the entry's fields that decide its outcome (--judge-save-responses)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: where the rows are kept when only their lean copies need be in memory
+    spill: RowSpill | None = None
 
     @property
     def seen_anything(self) -> bool:
@@ -85,7 +88,7 @@ class SessionResults:
 
     def add(self, row: ItemResult) -> None:
         """One attempt's row; the latest attempt of an item wins (a rerun replaces it)."""
-        self._items[row.nodeid] = row
+        self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
         """An entry that failed validation: skipped, or an error (``--judge-strict``)."""
@@ -99,8 +102,9 @@ class SessionResults:
         self._collect_errors[file] = reason
 
     def rows(self) -> list[ItemResult]:
-        """Every item's latest row so far."""
-        return list(self._items.values())
+        """Every item's latest row so far (whole, also when spilled)."""
+        spill = self.spill
+        return [row if spill is None else spill.full(row) for row in self._items.values()]
 
     def finish(
         self,

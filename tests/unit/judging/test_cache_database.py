@@ -25,7 +25,7 @@ def test_many_runs_in_one_write_read_back_as_written(tmp_path: Path) -> None:
     assert (tmp_path / DATABASE).is_file()
     again = _cache(tmp_path)  # another session (or xdist worker) reads them
     assert [again.get(key) for key in keys] == results
-    assert again.held(keys[:700] + ["0" * 64], set()) == set(keys[:700])
+    assert again.held([*keys[:700], "0" * 64], set()) == set(keys[:700])
 
 
 def test_a_changed_or_moved_row_is_a_miss(tmp_path: Path) -> None:
