@@ -198,8 +198,8 @@ def main() -> None:
     try:
         if not options.direct_only:
             print(
-                "| entries | pytest's own: RSS / wall | plugin, --judge-batch: RSS / wall "
-                "| plugin adds per entry | target (+6 KB, +1.2 ms) | results |"
+                "| entries | pytest's own: RSS / wall (CPU) | plugin, --judge-batch: RSS / wall "
+                "(CPU) | plugin adds per entry | target (+6 KB, +1.2 ms) | results |"
             )
             print("|---|---|---|---|---|---|")
             for entries in options.sizes:
@@ -209,8 +209,8 @@ def main() -> None:
                 met = kb <= KB_PER_ENTRY and ms <= MS_PER_ENTRY
                 judged = summary.get("passed", 0) + summary.get("failed", 0)
                 print(
-                    f"| {entries:,} | {plain.rss_mb:,.0f} MB / {plain.wall:.1f} s "
-                    f"| {plugin.rss_mb:,.0f} MB / {plugin.wall:.1f} s "
+                    f"| {entries:,} | {plain.rss_mb:,.0f} MB / {plain.wall:.1f} s ({plain.cpu:.1f} s) "
+                    f"| {plugin.rss_mb:,.0f} MB / {plugin.wall:.1f} s ({plugin.cpu:.1f} s) "
                     f"| {kb:.1f} KB / {ms:.2f} ms | {verdict(met)} "
                     f"| {judged:,} judged, exit {plugin.exit_status} |",
                     flush=True,
