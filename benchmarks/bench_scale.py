@@ -180,6 +180,10 @@ def direct(server: Server, folder: Path) -> tuple[Measured, int]:
     return measured, int(counted[0])
 
 
+def cell(m: Measured) -> str:
+    return f"{m.rss_mb:,.0f} MB / {m.wall:.1f} s ({m.cpu:.1f} s)"
+
+
 def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
@@ -209,8 +213,7 @@ def main() -> None:
                 met = kb <= KB_PER_ENTRY and ms <= MS_PER_ENTRY
                 judged = summary.get("passed", 0) + summary.get("failed", 0)
                 print(
-                    f"| {entries:,} | {plain.rss_mb:,.0f} MB / {plain.wall:.1f} s ({plain.cpu:.1f} s) "
-                    f"| {plugin.rss_mb:,.0f} MB / {plugin.wall:.1f} s ({plugin.cpu:.1f} s) "
+                    f"| {entries:,} | {cell(plain)} | {cell(plugin)} "
                     f"| {kb:.1f} KB / {ms:.2f} ms | {verdict(met)} "
                     f"| {judged:,} judged, exit {plugin.exit_status} |",
                     flush=True,

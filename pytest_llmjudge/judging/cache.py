@@ -19,8 +19,6 @@ import hashlib
 import json
 import os
 import shutil
-import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -30,10 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..basics.fileio import write_atomically
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
 from ..judges.base import PairVote, RunResult
+from .cache_db import DATABASE, EntryDatabase
 
 CACHE_FORMAT = 2
-DATABASE = "entries.sqlite3"  # the entries written many at once (a batch's runs)
-SQL_CHUNK = 500  # keys per query: below SQLite's limit on parameters
 
 
 class JudgeCache:
@@ -44,14 +41,18 @@ class JudgeCache:
         self._directory: Path | None = None
         self._identity = dict(identity)
         self._folders: set[str] = set()  # the key folders made by this process
-        self._db: sqlite3.Connection | None = None
-        self._db_lock = threading.Lock()  # the engine's loop thread and pytest's share it
-        self._db_broken = False  # not a database (damaged, or an old cache's file): misses
+        self._db: EntryDatabase | None = None
 
     @property
     def identity(self) -> dict[str, Any]:
         """The judge every key is made for (provider, base URL, model, temperature...)."""
         return dict(self._identity)
+
+    @property
+    def _entries(self) -> EntryDatabase:
+        if self._db is None:
+            self._db = EntryDatabase(self.directory / DATABASE)
+        return self._db
 
     @property
     def directory(self) -> Path:
@@ -133,92 +134,14 @@ class JudgeCache:
     def _read(self, key: str, kind: type[EntryT]) -> EntryT | None:
         """The entry stored for ``key`` (in the database, else its file), or None (a miss)
         unless whole, valid as ``kind``, written for this key and unchanged since."""
-        text: str | bytes | None = self._stored_text(key) if kind is CacheEntry else None
+        stored = self._entries.texts([key]) if kind is CacheEntry else []
+        text: str | bytes | None = stored[0][1] if stored else None
         if text is None:
             try:
                 text = self._path(key).read_bytes()
             except OSError:
                 return None
         return _valid(key, text, kind)
-
-    def _database(self, create: bool) -> sqlite3.Connection | None:
-        """The entries database (made only by a write: a session that judges directly
-        leaves none); None when there is none or it cannot be read."""
-        if self._db is None and not self._db_broken:
-            path = self.directory / DATABASE
-            if not create and not path.exists():
-                return None
-            try:
-                if create:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                # timeout: xdist workers writing their batches wait for each other
-                db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")  # readers do not wait for a writer
-                db.execute("PRAGMA synchronous=NORMAL")  # a lost entry is only a miss
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, entry TEXT"
-                    " NOT NULL) WITHOUT ROWID"
-                )
-                db.commit()
-            except sqlite3.Error:
-                self._db_broken = True
-                return None
-            self._db = db
-        return self._db
-
-    def _stored_text(self, key: str) -> str | None:
-        with self._db_lock:
-            db = self._database(create=False)
-            if db is None:
-                return None
-            try:
-                row = db.execute("SELECT entry FROM entries WHERE key = ?", (key,)).fetchone()
-            except sqlite3.Error:
-                return None
-        return None if row is None else str(row[0])
-
-    def put_many(self, results: Iterable[tuple[str, RunResult]]) -> bool:
-        """Many runs in one write (a batch's); False when they could not be kept (a
-        database that cannot be written only costs calls next time)."""
-        rows = [(key, _entry(key, result)) for key, result in results]
-        with self._db_lock:
-            db = self._database(create=True)
-            if db is None:
-                return False
-            try:
-                with db:  # one transaction
-                    db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?)", rows)
-            except sqlite3.Error:
-                return False
-        return True
-
-    def held(self, keys: Sequence[str], files: set[str]) -> set[str]:
-        """Those of ``keys`` whose entry is there and valid (in the database, or a file
-        among ``files``, the names ``stored_keys`` found): what a batch need not ask."""
-        found: set[str] = set()
-        with self._db_lock:
-            db = self._database(create=False)
-            for start in range(0, len(keys) if db is not None else 0, SQL_CHUNK):
-                chunk = keys[start : start + SQL_CHUNK]
-                marks = ",".join("?" * len(chunk))
-                try:
-                    rows = db.execute(  # type: ignore[union-attr]
-                        f"SELECT key, entry FROM entries WHERE key IN ({marks})", chunk
-                    ).fetchall()
-                except sqlite3.Error:
-                    break
-                found.update(k for k, text in rows if _valid(k, text, CacheEntry) is not None)
-        for key in keys:
-            if key in files and key not in found and self.get(key) is not None:
-                found.add(key)
-        return found
-
-    def close(self) -> None:
-        """Close the database (the files need nothing)."""
-        with self._db_lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
 
     def _write(self, key: str, text: str) -> None:
         """An entry written atomically; a cache that cannot be written only costs a call
@@ -229,6 +152,26 @@ class JudgeCache:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._folders.add(key[:2])
             write_atomically(path, text, durable=False, folder_exists=True)
+
+    def put_many(self, results: Iterable[tuple[str, RunResult]]) -> bool:
+        """Many runs in one write (a batch's); False when they could not be kept (a
+        database that cannot be written only costs calls next time)."""
+        return self._entries.put([(key, _entry(key, result)) for key, result in results])
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, RunResult]:
+        """The valid entries of ``keys`` in the database, in one query (an item's runs)."""
+        found = ((key, _valid(key, text, CacheEntry)) for key, text in self._entries.texts(keys))
+        return {key: _result(entry) for key, entry in found if entry is not None}
+
+    def held(self, keys: Sequence[str], files: set[str]) -> set[str]:
+        """Those of ``keys`` whose entry is there and valid (in the database, or a file
+        among ``files``, the names ``stored_keys`` found): what a batch need not ask."""
+        found = set(self.get_many(keys))
+        return found | {k for k in keys if k in files and k not in found and self.get(k)}
+
+    def close(self) -> None:
+        """Close the database (the files need nothing)."""
+        self._entries.close()
 
     def stored_keys(self) -> set[str]:
         """The keys of every entry on disk (read or not), from the folder listing: what a
@@ -245,15 +188,7 @@ class JudgeCache:
         written for this key, unchanged since (checksum), a score that is an integer 1-5 (or
         a weighted score in [1, 5] beside the integer the judge wrote)."""
         entry = self._read(key, CacheEntry)
-        if entry is None:
-            return None
-        return RunResult(
-            entry.score,
-            entry.reasoning,
-            entry.prompt_tokens,
-            entry.completion_tokens,
-            text_score=entry.text_score,
-        )
+        return None if entry is None else _result(entry)
 
     def put(self, key: str, result: RunResult) -> None:
         self._write(key, _entry(key, result))
@@ -320,6 +255,16 @@ def _entry(key: str, result: RunResult) -> str:
         checksum="",
     )
     return entry.sealed().model_dump_json(exclude_none=True)
+
+
+def _result(entry: CacheEntry) -> RunResult:
+    return RunResult(
+        entry.score,
+        entry.reasoning,
+        entry.prompt_tokens,
+        entry.completion_tokens,
+        text_score=entry.text_score,
+    )
 
 
 def _valid(key: str, text: str | bytes, kind: type[EntryT]) -> EntryT | None:

@@ -156,7 +156,6 @@ class JudgeEngine:
         groups = self._groups(
             dimension_names, ticket, response, every, 0, owner, context, by_item=True
         )
-        groups = self._executor.stored.unserved(groups) if self._executor else groups
         with self._lock:
             self._planned.extend(groups)
         self._pump()
@@ -165,12 +164,13 @@ class JudgeEngine:
         self, names: Sequence[str], ticket: str, response: str, indexes: range,
         generation: int, owner: str, context: Context, *, by_item: bool = False,
     ) -> list[list[PlannedRun]]:  # fmt: skip
-        """The runs ``indexes`` of the dimensions, in the groups that are asked together:
-        with ``by_item`` and ``--judge-grouping=item`` an LLM judges them all at once."""
+        """The runs ``indexes`` of the dimensions, in the groups asked together (``by_item``,
+        for runs started ahead: with grouping by item in one; not those a batch judged)."""
         s, dimensions = self.settings, [self.dimension(name) for name in names]
         item = by_item and s.grouping == "item" and s.uses_llm
         where = (ticket, response, indexes, generation, owner, context)
-        return run_groups(dimensions, *where, one_per_request=s.sampling == "calls", by_item=item)
+        groups = run_groups(dimensions, *where, one_per_request=s.sampling == "calls", by_item=item)
+        return self._executor.stored.unserved(groups) if by_item and self._executor else groups
 
     def cancel_planned(self) -> None:
         """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""

@@ -99,10 +99,16 @@ class StoredRuns:
         already (not charged again; what the others cost goes to ``paid`` and ``taken``)."""
         if self.batch is None or not self.batch.served or any(run.group for run in runs):
             return None  # (runs judged with the item's other dimensions: the engine's way)
-        keys = [self.key(run) for run in runs]
-        results = [None if key is None else self._batch_result(key) for key in keys]
-        if None in results or any(run.key in started for run in runs):
+        keys = [key for run in runs if (key := self.key(run)) is not None]
+        served = self.batch.served
+        if len(keys) < len(runs) or any(served.look(key) is None for key in keys):
             return None
+        if any(run.key in started for run in runs):
+            return None
+        found = self.cache.get_many(keys) if self.cache else {}  # one query for the item's
+        results = [served.results.get(key) or found.get(key) for key in keys]
+        if None in results:
+            return None  # an entry is gone: asked directly
         outcomes: list[RunSlot] = []
         reused: list[bool] = []
         for key, result in zip(keys, results, strict=True):

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
 from pytest_llmjudge.judges import RunResult
-from pytest_llmjudge.judging.cache import DATABASE, JudgeCache
+from pytest_llmjudge.judging.cache import JudgeCache
+from pytest_llmjudge.judging.cache_db import DATABASE
 
 
 def _cache(tmp_path: Path) -> JudgeCache:

@@ -16,7 +16,7 @@ from helpers import default_settings, session_facts
 
 
 def _row(i: int, outcome: Outcome) -> ItemResult:
-    runs = [RunOutcome(RunResult(s, f"reason {i}.{s} \"quoted\"\nline"), None, 1) for s in (4, 2)]
+    runs = [RunOutcome(RunResult(s, f'reason {i}.{s} "quoted"\nline'), None, 1) for s in (4, 2)]
     judged = JudgedItem(nodeid=f"e.json::c{i}", file="e.json", id=f"c{i}", line=10 - i, runs=2)
     judged.relevance = build_judgment("relevance", runs, 3.5).result
     judged.ticket, judged.response = f"ticket {i}", f"answer {i}\twith a tab"
@@ -32,12 +32,15 @@ def test_spilled_rows_write_the_same_results_file(tmp_path: Path) -> None:
     for results in (kept, spilled):
         for row in [*rows, rerun]:
             results.add(row)
-    assert all(r.ticket is None and not r.relevance.reasoning for r in spilled._items.values())
+    assert all(
+        r.ticket is None and r.relevance and not r.relevance.reasoning
+        for r in spilled._items.values()
+    )
     facts = session_facts(1)
     expected = dump(kept.finish(settings, {}, facts).results)
     end = spilled.finish(settings, {}, facts)
     assert end.summary == kept.finish(settings, {}, facts).summary
-    written, failures = write_outputs(end.results, settings, {}, None, spilled.spill)
+    _, failures = write_outputs(end.results, settings, {}, None, spilled.spill)
     assert failures == []
     assert settings.output.read_text(encoding="utf-8") == expected
     assert [r.ticket for r in spilled.rows()] == [r.ticket for r in kept.rows()]
