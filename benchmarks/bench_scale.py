@@ -166,13 +166,13 @@ def scale(server: Server, folder: Path, entries: int) -> tuple[Measured, Measure
     return plain, plugin, summary
 
 
-def direct(server: Server, folder: Path) -> tuple[Measured, int]:
+def direct(server: Server, folder: Path, concurrency: int) -> tuple[Measured, int]:
     write_suite(folder, DIRECT_ENTRIES)
     env = environment(server.url)
     server.ask("latency", DIRECT_LATENCY)
     cache = folder / "cache-direct"
     shutil.rmtree(cache, ignore_errors=True)
-    args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={DIRECT_CONCURRENCY}"]
+    args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={concurrency}"]
     args += [f"--judge-cache-dir={cache}", f"--judge-output={folder / 'direct.json'}"]
     measured = run(folder, args, env)
     counted = server.ask("count")
@@ -194,6 +194,7 @@ def main() -> None:
     parser.add_argument("--direct-only", action="store_true")
     parser.add_argument("--no-direct", action="store_true")
     parser.add_argument("--keep", type=Path, help="write the suites and results here")
+    parser.add_argument("--in-flight", type=int, default=DIRECT_CONCURRENCY)
     options = parser.parse_args()
     server = Server()
     folder = options.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -221,12 +222,12 @@ def main() -> None:
                 if plugin.exit_status != 0:
                     print(plugin.output[-3000:])
         if not options.no_direct:
-            measured, requests = direct(server, folder / "direct")
+            measured, requests = direct(server, folder / "direct", options.in_flight)
             per = measured.cpu * 1000 / max(requests, 1)
             transport = os.environ.get("LLMJUDGE_TRANSPORT", "default")
             print(
                 f"direct path ({DIRECT_ENTRIES:,} entries x 2 x {RUNS} runs, "
-                f"{DIRECT_LATENCY * 1000:.0f} ms, {DIRECT_CONCURRENCY} in flight, transport "
+                f"{DIRECT_LATENCY * 1000:.0f} ms, {options.in_flight} in flight, transport "
                 f"{transport}): {requests:,} requests, wall {measured.wall:.2f} s, CPU "
                 f"{measured.cpu:.2f} s = {per:.2f} ms per request "
                 f"(target <= {CPU_MS_PER_REQUEST:g}: {verdict(per <= CPU_MS_PER_REQUEST)}), "

@@ -130,7 +130,9 @@ class StoredRuns:
         return [
             group
             for group in groups
-            if not all((key := self.key(run)) is not None and served.look(key) for run in group)
+            if not all(
+                (k := self.key(run)) is not None and served.look(k) is not None for run in group
+            )
         ]
 
     def close(self) -> None:

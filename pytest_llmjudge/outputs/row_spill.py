@@ -67,11 +67,15 @@ class RowSpill:
 
 
 def lean(row: ItemResult) -> ItemResult:
-    """The row without its texts (the spill has them)."""
-    update: dict[str, object] = {**TEXTS, **EMPTY}
-    for name, dimension in row.dimensions.items():
-        update[name] = dimension.model_copy(update={"reasoning": "", "run_reasonings": []})
-    return row.model_copy(update=update)
+    """The row without its texts (the spill has them), made so in place: the session's row
+    is its own (read from the report's data), and a copy would hold a record of its fields
+    per model, which ``JudgedItem.lean`` shares."""
+    for name, value in {**TEXTS, **EMPTY}.items():
+        object.__setattr__(row, name, value)
+    for dimension in row.dimensions.values():
+        object.__setattr__(dimension, "reasoning", "")
+        object.__setattr__(dimension, "run_reasonings", [])
+    return row
 
 
 def streams_rows(settings: Settings) -> bool:

@@ -87,7 +87,8 @@ class SessionResults:
         return bool(self._items or self._invalid or self._collect_errors)
 
     def add(self, row: ItemResult) -> None:
-        """One attempt's row; the latest attempt of an item wins (a rerun replaces it)."""
+        """One attempt's row (the session's own: spilled, it is made lean in place); the
+        latest attempt of an item wins (a rerun replaces it)."""
         self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:

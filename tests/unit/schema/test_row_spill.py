@@ -31,7 +31,7 @@ def test_spilled_rows_write_the_same_results_file(tmp_path: Path) -> None:
     kept, spilled = SessionResults(), SessionResults(spill=RowSpill())
     for results in (kept, spilled):
         for row in [*rows, rerun]:
-            results.add(row)
+            results.add(row.model_copy(deep=True))  # each its own (spilled ones go lean)
     assert all(
         r.ticket is None and r.relevance and not r.relevance.reasoning
         for r in spilled._items.values()
