@@ -23,15 +23,14 @@ side, and what the plugin adds per entry, against the issue's targets (peak with
 The direct path: 2,000 entries, 2 dimensions, 3 runs as the choices of one request, 20 ms
 latency, ``--judge-concurrency=64``, an empty cache: CPU per request is the pytest
 process's user + system time divided by the requests the server counted (target <= 2 ms).
-The judge's HTTP transport is aiohttp where the SDK's ``aiohttp`` extra is installed, else
-the SDK's default (httpx2); the line says which.
+The judge uses the SDK's own HTTP client (httpx2); docs/performance.md has the transports
+measured against it.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import importlib.util
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -226,7 +225,7 @@ def main() -> None:
         if not options.no_direct:
             measured, requests = direct(server, folder / "direct", options.in_flight)
             per = measured.cpu * 1000 / max(requests, 1)
-            transport = "aiohttp" if importlib.util.find_spec("aiohttp") else "httpx2"
+            transport = "httpx2"
             print(
                 f"direct path ({DIRECT_ENTRIES:,} entries x 2 x {RUNS} runs, "
                 f"{DIRECT_LATENCY * 1000:.0f} ms, {options.in_flight} in flight, transport "

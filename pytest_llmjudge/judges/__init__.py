@@ -47,5 +47,4 @@ def make_judge(settings: Settings) -> Judge:
         key_optional=not settings.needs_api_key,
         scoring=settings.scoring,
         max_tokens=settings.max_tokens,
-        connections=settings.concurrency,
     )

@@ -57,7 +57,6 @@ class OpenAIJudge:
         key_optional: bool,
         scoring: str = "text",
         max_tokens: int = 0,
-        connections: int = 100,
     ) -> None:
         self.model = model
         #: text, or logprobs (until a server answers without them: text for the session)
@@ -67,7 +66,6 @@ class OpenAIJudge:
         self.temperature = temperature
         self.key_optional = key_optional
         self.max_tokens = max_tokens  # completion tokens per choice; 0: no limit sent
-        self.connections = connections  # the most requests in flight: the pool's size
         #: the most choices the server takes per request, once learned (a 400, or its slots)
         self.max_choices: int | None = None
         self._client: AsyncOpenAI | None = None
@@ -97,28 +95,9 @@ class OpenAIJudge:
                     raise FatalJudgeError(_MISSING_KEY, short="OPENAI_API_KEY is not set")
                 key = "unused"  # local servers (Ollama, vLLM) accept any key
             self._client = AsyncOpenAI(
-                api_key=key,
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=0,
-                http_client=self._http_client(),
+                api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0
             )
         return self._client
-
-    def _http_client(self) -> Any:
-        """The SDK's HTTP client with a pool the size of the requests in flight (the SDK's
-        own keeps up to 1,000). Its aiohttp transport where the SDK's ``aiohttp`` extra is
-        installed (``pip install "openai[aiohttp]"``): it costs less CPU per request than
-        the default httpx2 one (docs/performance.md, "CPU per request")."""
-        import httpx2
-        import openai
-
-        size = self.connections
-        limits = httpx2.Limits(max_connections=size, max_keepalive_connections=size)
-        try:
-            return openai.DefaultAioHttpClient(limits=limits, timeout=self.timeout)
-        except RuntimeError:  # the extra is not installed
-            return openai.DefaultAsyncHttpxClient(limits=limits, timeout=self.timeout)
 
     async def server_slots(self) -> int | None:
         """The parallel slots a local server announces (llama.cpp's ``GET /props`` has

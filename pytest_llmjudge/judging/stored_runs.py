@@ -130,9 +130,9 @@ class StoredRuns:
         return [
             group
             for group in groups
-            if not all(
-                (k := self.key(run)) is not None and served.look(k) is not None for run in group
-            )
+            # (runs judged with the item's other dimensions are started the engine's way)
+            if any(run.group for run in group)
+            or not all((k := self.key(run)) and served.look(k) is not None for run in group)
         ]
 
     def close(self) -> None:

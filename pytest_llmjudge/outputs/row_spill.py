@@ -69,7 +69,10 @@ class RowSpill:
 def lean(row: ItemResult) -> ItemResult:
     """The row without its texts (the spill has them), made so in place: the session's row
     is its own (read from the report's data), and a copy would hold a record of its fields
-    per model, which ``JudgedItem.lean`` shares."""
+    per model, which ``JudgedItem.lean`` shares. A target's row stays whole: the
+    comparison of targets reads its ticket and answer (also from a replayed file)."""
+    if row.target is not None:
+        return row
     for name, value in {**TEXTS, **EMPTY}.items():
         object.__setattr__(row, name, value)
     for dimension in row.dimensions.values():
