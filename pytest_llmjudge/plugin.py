@@ -24,6 +24,7 @@ from .session.discovery import (
     may_collect_evals,
     warn_of_files_outside_paths,
 )
+from .session.option_checks import refuse_removed_flags, warn_of_removed_variables
 from .session.pytest_internals import is_xdist_worker, turn_off_xdist, xdist_worker_output
 from .session.state import (
     EVAL_ITEM_KEY,
@@ -49,7 +50,7 @@ MARKERS = (
     "this test (runs per dimension and a minimum score 1-5 for any built-in or configured "
     "dimension, correctness among them); overrides the command line and ini",
     "flaky_eval: a judged test whose scores are known to be noisy: falling below threshold "
-    "is reported as xfail and does not fail the session (unless --judge-strict-flaky)",
+    "is reported as xfail and does not fail the session (unless strict: --judge-strict)",
 )
 
 
@@ -57,28 +58,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("llmjudge", "LLM judge evals (pytest-llmjudge)")
     for spec in OPTIONS:
         dest = f"llmjudge_{spec.dest}"
-        if spec.is_flag:
-            group.addoption(spec.flag, action="store_true", default=None, dest=dest, help=spec.help)
-            if spec.negative_flag:
-                group.addoption(
-                    spec.negative_flag,
-                    action="store_false",
-                    default=None,
-                    dest=dest,
-                    help=f"opposite of {spec.flag}",
-                )
-        else:
+        if spec.is_flag and spec.flag:
+            action = "store_false" if spec.negated else "store_true"
+            group.addoption(spec.flag, action=action, default=None, dest=dest, help=spec.help)
+        elif spec.flag:
             group.addoption(
-                *(spec.flag, *([spec.old_flag] if spec.old_flag else [])),
+                spec.flag,
                 action="append" if spec.repeatable else "store",
                 default=None,
                 dest=dest,
                 metavar=spec.metavar,
                 help=spec.help,
             )
-        parser.addini(spec.ini, f"pytest-llmjudge: {spec.help}", default="")
-        if spec.old_ini:
-            parser.addini(spec.old_ini, f"pytest-llmjudge: the old name of {spec.ini}", default="")
+        if spec.ini:
+            parser.addini(spec.ini, f"pytest-llmjudge: {spec.help}", default="")
     parser.addini(
         "llmjudge_paths",
         "pytest-llmjudge: directories whose JSON files are evals",
@@ -105,6 +98,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    refuse_removed_flags(args)  # before argparse refuses one with its usage text
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
@@ -117,6 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
             suite_checks(config)
     except (SettingsError, ValueError) as exc:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
+    warn_of_removed_variables(config)
     clear_cache(config, config.stash[STATE_KEY].settings)
     from .session.hooks import (
         DryRunHooks,
@@ -153,13 +152,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
-    settings = config.stash[STATE_KEY].settings
-    if not settings.needs_api_key:
-        return [settings.header()]
-    from .session.judge_check import missing_key_line
+    from .session.judge_check import header_lines
 
-    missing_key = missing_key_line(settings, os.environ)
-    return [settings.header(), *([missing_key] if missing_key else [])]
+    return header_lines(config.stash[STATE_KEY].settings, os.environ)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -202,30 +197,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
         attach_record(item, call.when, report)
     return report
-
-
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
-    scores = getattr(report, "llmjudge_scores", None)
-    if not scores or report.when != "call" or hasattr(report, "wasxfail"):
-        return None
-    state = config.stash.get(STATE_KEY, None)
-    if state is not None and state.summarising:
-        return None  # pytest's short summary keeps its shape: "PASSED <nodeid>"
-    if report.passed:
-        return "passed", ".", (f"PASSED ({scores})", {"green": True})
-    if report.failed:
-        return "failed", "F", (f"FAILED ({scores})", {"red": True})
-    return None
-
-
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_terminal_summary(config: pytest.Config) -> Any:
-    # From here on pytest asks for each report's word again (-rA, -rf): the -v line's
-    # scores would sit between the word and the node id there.
-    state = config.stash.get(STATE_KEY, None)
-    if state is not None:
-        state.summarising = True
-    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -276,7 +247,7 @@ def eval_case(request: pytest.FixtureRequest) -> EvalCase:
 
 @pytest.fixture
 def llmjudge_target(request: pytest.FixtureRequest) -> str | None:
-    """The name of the live bot this item judges (``--judge-targets``), or None."""
+    """The name of the live bot this item judges (``llmjudge_targets``), or None."""
     return getattr(request.node, "target", None)
 
 

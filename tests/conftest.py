@@ -56,7 +56,8 @@ def judge_server(_server: JudgeServer, monkeypatch: pytest.MonkeyPatch) -> Judge
     monkeypatch.setenv("OPENAI_BASE_URL", _server.url)
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
     monkeypatch.setenv("JUDGE_PROVIDER", "openai")
-    monkeypatch.setenv("JUDGE_RETRY_WAIT", "0")
+    # no wait between retries: an ini setting, for one run, as PYTEST_ADDOPTS carries it
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-o llmjudge_retry_wait=0")
     return _server
 
 

@@ -23,6 +23,7 @@ from ..schema.results import (
     TargetScores,
 )
 from .gates import dimension_names
+from .pairwise import pairwise_runs_text
 from .stats import interval_fields, paired_difference
 
 TIE = "tie"
@@ -156,14 +157,11 @@ def _overall(
     wins = sum(1 for e in decided if e.winner == target)
     ties = sum(1 for e in decided if e.winner == TIE)
     losses = len(decided) - wins - ties
-    means = {
-        d: [
-            e.targets[target].dimensions[d].score
-            for e in decided
-            if d in e.targets[target].dimensions
-        ]
-        for d in dims
-    }
+    answered = [e.targets[target] for e in entries if target in e.targets]
+    judged = [t for t in answered if t.combined is not None]
+    # the means of the entries compared; where none was, of the entries it was judged on
+    scored = [e.targets[target] for e in decided if target in e.targets] or judged
+    means = {d: [t.dimensions[d].score for t in scored if d in t.dimensions] for d in dims}
 
     def percent(count: int) -> float | None:
         return round(100 * count / len(decided), 1) if decided else None
@@ -176,9 +174,46 @@ def _overall(
         loss_pct=percent(losses),
         tie_pct=percent(ties),
         mean={d: round(math.fsum(v) / len(v), 4) for d, v in means.items() if v},
-        checks_passed=sum(e.targets[target].checks_passed for e in entries if target in e.targets),
-        checks=sum(e.targets[target].checks for e in entries if target in e.targets),
+        checks_passed=sum(t.checks_passed for t in answered),
+        checks=sum(t.checks for t in answered),
+        entries=len(answered),
+        judged=len(judged),
+        not_judged=None if judged or not answered else _cause(answered),
     )
+
+
+def _cause(answers: Sequence[TargetScores]) -> str:
+    """Why a target's answers were not judged: the commonest cause among them."""
+    causes = Counter(
+        t.error
+        or (
+            f"its checks failed ({t.checks - t.checks_passed} of {t.checks})"
+            * (t.checks_passed < t.checks)
+        )
+        or (f"{t.outcome} without a score" if t.outcome else "no score")
+        for t in answers
+    )
+    cause, count = causes.most_common(1)[0]
+    return cause if count == len(answers) else f"{cause} ({count} of {len(answers)})"
+
+
+def overall_text(name: str, o: TargetOverall) -> str:
+    """A target's line of the comparison: its wins, losses and ties of the entries compared
+    (``0 of 5 judged`` and the cause where it has none), its means and checks."""
+    means = ", ".join(f"{d} {v:.2f}" for d, v in o.mean.items())
+    checks = f"; checks passed {o.checks_passed}/{o.checks}" if o.checks else ""
+    if o.not_judged is not None:
+        return f"{name}: 0 of {o.entries} judged: {o.not_judged}{checks}"
+    judged = f"{o.judged} of {o.entries} judged" if o.judged < o.entries else ""
+    if o.win_pct is None:
+        counts = "no entry compared (no other target was judged on it)"
+    else:
+        counts = (
+            f"{o.wins} wins ({o.win_pct}%), {o.losses} losses ({o.loss_pct}%), "
+            f"{o.ties} ties ({o.tie_pct}%)"
+        )
+    said = "; ".join(part for part in (judged, counts, f"mean {means}" * bool(means)) if part)
+    return f"{name}: {said}{checks}"
 
 
 def compare_targets(items: Sequence[ItemResult], tolerance: float) -> TargetComparison | None:
@@ -227,13 +262,7 @@ def comparison_lines(comparison: TargetComparison) -> list[str]:
             f"  {counted(partly, 'entry', 'entries')} compared without a dimension that does "
             "not apply to them (no reference answer)"
         )
-    for name, o in comparison.overall.items():
-        means = ", ".join(f"{d} {v:.2f}" for d, v in o.mean.items())
-        checks = f"; checks passed {o.checks_passed}/{o.checks}" if o.checks else ""
-        lines.append(
-            f"  {name}: {o.wins} wins ({o.win_pct}%), {o.losses} losses "
-            f"({o.loss_pct}%), {o.ties} ties ({o.tie_pct}%); mean {means}{checks}"
-        )
+    lines += [f"  {overall_text(name, o)}" for name, o in comparison.overall.items()]
     lines += [f"  {s.statement}" for s in comparison.significance]
     if comparison.disagreements:
         lines.append(
@@ -243,8 +272,8 @@ def comparison_lines(comparison: TargetComparison) -> list[str]:
     pairwise = comparison.pairwise
     if pairwise is not None:
         lines.append(
-            f"  pairwise (answers side by side, both orders, {pairwise.runs} "
-            f"run{'s' * (pairwise.runs != 1)} each; a win needs both orders):"
+            f"  pairwise (answers side by side, both orders, {pairwise_runs_text(pairwise)}; "
+            "a win needs both orders):"
         )
         lines += [f"    {pair.statement}" for pair in pairwise.pairs]
         failed = [e for e in pairwise.entries if e.error]

@@ -90,7 +90,7 @@ def evaluate_gates(
 def agreement_gates(
     labels: Mapping[str, LabelAgreement], minimums: Mapping[str, float] | None
 ) -> list[Gate]:
-    """``--judge-min-agreement``: each metric on each labelled dimension (fail closed)."""
+    """``llmjudge_gates agreement``: each metric on each labelled dimension (fail closed)."""
     if not minimums:
         return []
     if not labels:

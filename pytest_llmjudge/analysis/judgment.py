@@ -57,7 +57,7 @@ class Judgment:
     decision: str = ""  # pass, fail or undecided (see stats.decide); derived when empty
     ci_low: float | None = None
     ci_high: float | None = None
-    extra_runs: int = 0  # added by --judge-adaptive
+    extra_runs: int = 0  # added by --judge-runs N..M
     mode: str = "mean"  # the verdict rule that made ``decision``
     run_reasonings: tuple[str, ...] = ()  # every run's, in the order of ``runs``
     text_scores: tuple[int, ...] | None = None  # the written integers, when runs are weighted
@@ -72,7 +72,7 @@ class Judgment:
         return self.decision == "pass"
 
     def uncertain(self, margin: float) -> bool:
-        """Whether more runs could change the verdict (``--judge-adaptive``): undecided, runs
+        """Whether more runs could change the verdict (``--judge-runs N..M``): undecided, runs
         on both sides of the threshold, or a mean within ``margin`` of it."""
         if self.decision == "undecided" or self.unstable:
             return True

@@ -122,6 +122,16 @@ def pairwise_result(votes: Sequence[PairVotes], runs: int) -> PairwiseResult:
     return PairwiseResult(runs=runs, entries=entries, pairs=pairs)
 
 
+def pairwise_runs_text(result: PairwiseResult) -> str:
+    """``3 runs each`` where every order of every entry got its runs, else the runs judged:
+    ``0 of 24 runs judged``."""
+    asked = result.runs * 2 * len(result.entries)
+    judged = sum(sum(o.votes.values()) for e in result.entries for o in e.orders)
+    if judged == asked:
+        return f"{result.runs} run{'s' * (result.runs != 1)} each"
+    return f"{judged} of {asked} runs judged"
+
+
 WinRate = tuple[str, str, float, float | None, float | None]  # other, dimension, rate, CI
 
 
@@ -141,7 +151,7 @@ def win_rate_of(result: PairwiseResult, target: str) -> list[WinRate]:
 
 
 def win_rate_gates(result: PairwiseResult, least: Mapping[str, float]) -> list[Gate]:
-    """``--judge-min-win-rate``: per target, its win rate over every other target (on every
+    """``llmjudge_gates win_rate``: per target, its win rate over every other target (on every
     dimension) at least the value; the failed comparisons named with their intervals."""
     gates = []
     for target, required in least.items():

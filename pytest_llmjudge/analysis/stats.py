@@ -16,7 +16,7 @@ class Aggregate:
     mean: float
     std: float
     agreement: float
-    straddles: bool  # some runs at/above the threshold and some below: a flaky signal
+    straddles: bool  # some runs at/above the threshold and some below: unstable
     nearest_run: int  # index of the run whose score is nearest the mean
 
 

@@ -74,7 +74,7 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-# A log record of a problem the item's own report states: kept in log files (--judge-log-dir),
+# A log record of a problem the item's own report states: kept in log files (llmjudge_log_dir),
 # left out of pytest's captured logs, where it would repeat the report.
 SHOWN_IN_REPORT = {"llmjudge_shown_in_report": True}
 

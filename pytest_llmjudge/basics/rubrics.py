@@ -19,7 +19,7 @@ class Dimension:
     name: str
     rubric: str
     uses_reference: bool = False  # judged against the entry's known-good answer
-    #: the dimensions judged together in one request (``--judge-grouping=item``); () for one
+    #: the dimensions judged together in one request (``llmjudge_grouping=item``); () for one
     parts: tuple[Dimension, ...] = ()
 
     def applies(self, context: Context) -> bool:
@@ -62,7 +62,7 @@ CORRECTNESS = Dimension(
 )
 
 DIMENSIONS: dict[str, Dimension] = {d.name: d for d in (RELEVANCE, TONE)}
-#: built in, judged only where enabled (``--judge-dimensions=correctness``; no rubric file)
+#: built in, judged only where enabled (``llmjudge_dimensions=correctness``; no rubric file)
 OPTIONAL_DIMENSIONS: dict[str, Dimension] = {CORRECTNESS.name: CORRECTNESS}
 
 
@@ -195,7 +195,7 @@ the score of another. Answer with JSON only, one key per dimension in this order
 
 
 def grouped(dimensions: Sequence[Dimension]) -> Dimension:
-    """The dimensions of an item judged together in one request (``--judge-grouping=item``):
+    """The dimensions of an item judged together in one request (``llmjudge_grouping=item``):
     one prompt with every rubric (in the order of their names), one reply with a score per
     dimension. Its version covers the grouped prompt and each part's rubric, so its runs are
     cached apart from runs judged alone."""

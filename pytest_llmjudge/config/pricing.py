@@ -3,7 +3,7 @@
 USD per million tokens (input, output), list prices at the time of writing. Teams with
 other prices or models set ``llmjudge_prices`` in ini (``model=input,output`` per line, or
 ``model=input,output,batch_input,batch_output`` with the Batch API's prices). Requests judged
-through the Batch API (``--judge-batch``) cost half the direct price unless a line says more.
+through the Batch API (``llmjudge_batch``) cost half the direct price unless a line says more.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 BATCH_DISCOUNT = 0.5  # OpenAI's Batch API: half the price of a direct request
 Prices = tuple[float, ...]  # input, output[, batch input, batch output] per million tokens
@@ -50,11 +51,27 @@ class Price:
         return (prompt_tokens * prompt + completion_tokens * completion) / 1_000_000
 
 
-def configured_price(model: str | None, lines: Iterable[str] | None, llm: bool) -> Price | None:
+# The provider's own hosts: the built-in table holds its list prices, and only its.
+PROVIDER_HOSTS = ("api.openai.com",)
+
+
+def provider_host(base_url: str | None) -> bool:
+    """Whether the judge is the provider's own API (no base URL: the SDK's default)."""
+    if not base_url:
+        return True
+    host = urlsplit(base_url).hostname or ""
+    return host in PROVIDER_HOSTS
+
+
+def configured_price(
+    model: str | None, lines: Iterable[str] | None, llm: bool, base_url: str | None = None
+) -> Price | None:
     """The price of the judge's model: ini ``llmjudge_prices`` first, then the built-in table
-    (None for the heuristic judge); ValueError for a malformed line."""
+    where the judge is the provider's own host (a local, LAN or other server's model is not
+    priced as its namesake); None for the heuristic judge; ValueError for a malformed line."""
     prices = parse_price_lines(lines or [])
-    return price_for(model, prices) if llm else None
+    builtin = provider_host(base_url)
+    return price_for(model, prices, builtin=builtin) if llm else None
 
 
 def parse_price_lines(lines: Iterable[str]) -> dict[str, Prices]:
@@ -86,7 +103,9 @@ def parse_price_lines(lines: Iterable[str]) -> dict[str, Prices]:
 _SNAPSHOT = re.compile(r"^(?P<family>.+)-\d{4}-\d{2}-\d{2}$")
 
 
-def price_for(model: str | None, overrides: Mapping[str, Prices]) -> Price | None:
+def price_for(
+    model: str | None, overrides: Mapping[str, Prices], *, builtin: bool = True
+) -> Price | None:
     """The configured or built-in price of a model, or of the model a dated snapshot is of.
 
     Nothing else is guessed: "gpt-4o-mni" (a typo) or "gpt-4o-audio" is not priced as
@@ -96,7 +115,8 @@ def price_for(model: str | None, overrides: Mapping[str, Prices]) -> Price | Non
         return None
     snapshot = _SNAPSHOT.match(model)
     names = (model, snapshot["family"]) if snapshot else (model,)
-    for table, source in ((overrides, "ini llmjudge_prices"), (BUILTIN_PRICES, "built-in")):
+    tables = [(overrides, "ini llmjudge_prices"), (BUILTIN_PRICES, "built-in")][: 1 + builtin]
+    for table, source in tables:
         for name in names:
             if name in table:
                 prompt, completion, *batch = table[name]

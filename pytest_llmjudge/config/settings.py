@@ -1,69 +1,36 @@
 """Configuration resolved once into a frozen ``Settings``.
 
-Precedence for every option: command line > environment > ini (``[tool.pytest.ini_options]``)
-> default. Per-item values (an eval entry, the ``llmjudge`` marker) are applied on top by
-``item_settings``. Bad values raise ``SettingsError`` naming the source they came from.
+Precedence for every option: command line > environment (the few variables CI scripts
+already set) > ini (``[tool.pytest.ini_options]``, or ``-o`` for one run) > default. Per-item
+values (an eval entry, the ``llmjudge`` marker) are applied on top by ``item_settings``. Bad
+values raise ``SettingsError`` naming the source they came from.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from ..basics.redaction import register_url, safe_url
 from ..basics.rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
-from ..basics.rubrics import OPTIONAL_DIMENSIONS, Dimension
+from ..basics.rubrics import Dimension
 from .options import (
     DEFAULT_MAX_INPUT_CHARS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_HOST,
     DEFAULT_OLLAMA_MODEL,
     DEFAULT_THRESHOLD,
-    OPTIONS,
     OPTIONS_BY_DEST,
-    OptionSpec,
+    CacheChoice,
 )
+from .picked import Picked, pick
+from .picked import SettingsError as SettingsError  # raised here; its home is picked
 from .pricing import Price, configured_price
+from .rubric_files import read_rubrics
 from .targets import TargetConfig
-
-
-class SettingsError(ValueError):
-    """A configuration value is invalid; the message names its source."""
-
-
-def _read_rubrics(
-    pairs: tuple[tuple[str, str], ...], folder: Path, source: str
-) -> dict[str, Dimension]:
-    dimensions = dict(BUILTIN_DIMENSIONS)
-    if pairs:
-        # The schema (and pydantic) only for sessions that configure dimensions.
-        from ..schema.results import RESERVED_NAMES
-
-        taken = sorted(RESERVED_NAMES.intersection(name for name, _ in pairs))
-        if taken:
-            raise SettingsError(
-                f"{source} dimension names are lowercase identifiers, not {taken[0]!r} "
-                "(a key of every results row)"
-            )
-    for name, file in pairs:
-        if name in dimensions:
-            raise SettingsError(f"{source}: dimension {name!r} is defined twice (or built in)")
-        if name in OPTIONAL_DIMENSIONS and not file:
-            dimensions[name] = OPTIONAL_DIMENSIONS[name]  # built in: its own rubric
-            continue
-        path = Path(file) if Path(file).is_absolute() else folder / file
-        try:
-            rubric = path.read_text(encoding="utf-8").strip()
-        except OSError:
-            raise SettingsError(f"{source}: rubric file {path} not found") from None
-        if not rubric:
-            raise SettingsError(f"{source}: rubric file {path} is empty")
-        built_in = OPTIONAL_DIMENSIONS.get(name)  # correctness with a rubric of one's own
-        dimensions[name] = Dimension(name, rubric, built_in is not None and built_in.uses_reference)
-    return dimensions
 
 
 @dataclass(frozen=True)
@@ -80,7 +47,8 @@ class Settings:
     concurrency: int
     timeout: float
     max_retries: int
-    strict: bool
+    # What turns from a warning into an error: entries, flaky, baseline, batch, fallback.
+    strict: frozenset[str]
     temperature: float | None
     retry_wait: float
     cache: bool = False
@@ -88,7 +56,6 @@ class Settings:
     max_calls: int | None = None
     max_cost: float | None = None
     price: Price | None = None
-    strict_flaky: bool = False
     adaptive: bool = False
     max_runs: int = 5
     adaptive_margin: float = 0.5
@@ -99,7 +66,6 @@ class Settings:
     grouping: str = "dimension"  # dimension | item: an item's dimensions in one request
     batch: bool = False  # judge through the provider's Batch API
     batch_wait: float | None = None  # seconds to wait for a batch; None: until done
-    batch_strict: bool = False  # a request failed in the batch is an error, not asked again
     dry_run: bool = False  # plan and estimate, send nothing
     progress: float = 10.0  # seconds between progress lines in a log; 0: no progress
     min_pass_rate: float | None = None
@@ -112,7 +78,6 @@ class Settings:
     tie_tolerance: float = 0.01
     save_responses: Path | None = None
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
-    baseline_strict: bool = False
     min_agreement: Mapping[str, float] | None = None
     label_margin: float = 1.0
     trace: Path | None = None
@@ -158,39 +123,6 @@ class Settings:
         )
 
 
-def _pick(
-    spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
-) -> tuple[Any, str]:
-    """Return (value, source) for one option, parsed and validated."""
-    candidates: list[tuple[Any, str]] = []
-    cli_value = cli.get(spec.dest)
-    if isinstance(cli_value, list):  # a repeatable flag given several times
-        cli_value = ",".join(cli_value)
-    if cli_value is not None:
-        candidates.append((cli_value, spec.flag))
-    for name in spec.env:
-        if env.get(name, "").strip():
-            candidates.append((env[name], f"environment variable {name}"))
-            break
-    for ini_name in filter(None, (spec.ini, spec.old_ini)):
-        ini_value = ini.get(ini_name)
-        if ini_value not in (None, ""):
-            candidates.append((ini_value, f"ini option {ini_name}"))
-            break
-    if not candidates:
-        return spec.default, "default"
-    raw, source = candidates[0]
-    if isinstance(raw, bool) and spec.is_flag:
-        return raw, source
-    try:
-        return spec.parse(str(raw)), source
-    except ValueError as exc:
-        reason = str(exc)
-        if "invalid literal" in reason or "could not convert" in reason:
-            reason = f"must be a number, got {raw!r}"
-        raise SettingsError(f"{source} {reason}") from None
-
-
 def resolve_settings(
     cli: Mapping[str, Any],
     env: Mapping[str, str],
@@ -198,124 +130,156 @@ def resolve_settings(
     base_dir: Path,
     ini_dir: Path,
 ) -> Settings:
-    """Apply precedence to every option and decide the provider."""
-    values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for spec in OPTIONS:
-        values[spec.dest], sources[spec.dest] = _pick(spec, cli, env, ini)
+    """Apply precedence to every option, decide the judge, and derive each setting that is
+    more than its option's value (``_DERIVED``); refuse what cannot work together."""
+    picked = Picked.of(cli, env, ini, base_dir, ini_dir)
+    judge = _judge(picked, cli, env, ini)
+    register_url(judge["base_url"])  # its credentials never appear in any output
+    resolved = {**judge, **_costs(picked, judge, ini), **_dimensions(picked)}
+    for name, refused, problem in _REFUSED:
+        if refused(picked.values):
+            raise picked.fail(name, problem)
+    # An option's value is the Settings field of its name, unless resolved further here.
+    resolved.update((name, picked.values[name]) for name in OPTION_FIELDS)
+    resolved.update((name, picked.path(name)) for name in PATH_FIELDS)
+    resolved.update((name, how(picked.values[option])) for name, (option, how) in _DERIVED.items())
+    table, chosen = picked.values["targets"], picked.values["cache"]
+    return Settings(
+        **resolved,
+        cache_dir=None if chosen.folder is None else picked.where(chosen.folder, "cache"),
+        reports=tuple(picked.where(p, "reports") for p in picked.values["reports"]),
+        save_responses=None
+        if table is None or table.save_responses is None
+        else picked.where(table.save_responses, "targets"),
+    )
 
-    provider: str = values["provider"]
-    api_key_set = bool(env.get("OPENAI_API_KEY", "").strip())
-    base_url: str | None = values["base_url"] or None
-    model: str | None = values["model"] or None
-    if provider == "auto":
-        if api_key_set:
-            provider, reason = "openai", "auto: OPENAI_API_KEY is set"
-        elif base_url:
-            provider, reason = "openai", f"auto: base URL from {sources['base_url']}"
-        else:
-            provider, reason = "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL"
-    else:
-        reason = f"from {sources['provider']}"
-    if values["require_llm"] and provider == "heuristic":
-        raise SettingsError(
-            f"{sources['require_llm']}: no LLM judge is configured ({reason}): set "
-            "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"
+
+def _judge(
+    picked: Picked, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The provider (and why it was chosen), its model and base URL."""
+    provider, reason, base_url = _provider(picked, env)
+    model: str | None = picked.values["model"] or None
+    asked_for_any = picked.values["provider"] == "auto"
+    if "fallback" in picked.values["strict"] and provider == "heuristic" and asked_for_any:
+        raise picked.fail(
+            "strict",
+            f"(fallback): no LLM judge is configured ({reason}): set "
+            "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server",
         )
     if provider == "ollama":
         # The alias reads OLLAMA_HOST / OLLAMA_MODEL where openai reads OPENAI_BASE_URL / _MODEL.
-        host_spec = replace(
-            OPTIONS_BY_DEST["base_url"], env=("OLLAMA_HOST",), default=DEFAULT_OLLAMA_HOST
-        )
-        host = str(_pick(host_spec, cli, env, ini)[0])
+        host = env.get("OLLAMA_HOST", "").strip() or DEFAULT_OLLAMA_HOST
         if not host.startswith(("http://", "https://")):
             host = f"http://{host}"
         base_url = host if host.rstrip("/").endswith("/v1") else host.rstrip("/") + "/v1"
         model_spec = replace(
             OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",), default=DEFAULT_OLLAMA_MODEL
         )
-        model = str(_pick(model_spec, cli, env, ini)[0])
+        model = str(pick(model_spec, cli, env, ini)[0])
     elif provider == "openai":
         model = model or DEFAULT_MODEL
     else:
         model, base_url = None, None
+    return {"provider": provider, "provider_reason": reason, "model": model, "base_url": base_url}
 
-    def where(text: str, name: str) -> Path:
-        """A path as given: relative to the rootdir from ini, else to the invocation."""
-        value = Path(text).expanduser()
-        if value.is_absolute():
-            return value
-        return (ini_dir if sources[name].startswith("ini") else base_dir) / value
 
-    def path(name: str) -> Path | None:
-        return None if values[name] is None else where(values[name], name)
+def _provider(picked: Picked, env: Mapping[str, str]) -> tuple[str, str, str | None]:
+    """The provider asked for (``auto``: openai with a key or a base URL, else the
+    heuristic judge), why, and the base URL from the environment or the provider's value."""
+    provider: str = picked.values["provider"]
+    base_url = env.get("OPENAI_BASE_URL", "").strip() or None
+    if provider.startswith(("http://", "https://")):  # an OpenAI-compatible server by its URL
+        return "openai", f"a server's URL from {picked.sources['provider']}", provider
+    if provider != "auto":
+        return provider, f"from {picked.sources['provider']}", base_url
+    if env.get("OPENAI_API_KEY", "").strip():
+        return "openai", "auto: OPENAI_API_KEY is set", base_url
+    if base_url:
+        return "openai", "auto: base URL from environment variable OPENAI_BASE_URL", base_url
+    return "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL", base_url
 
-    register_url(base_url)  # its credentials never appear in any output
+
+def _costs(picked: Picked, judge: Mapping[str, Any], ini: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's price (a USD budget needs one) and whether the cache is on."""
+    provider, model = judge["provider"], judge["model"]
     try:
-        price = configured_price(model, ini.get("llmjudge_prices"), provider != "heuristic")
+        llm = provider != "heuristic"
+        price = configured_price(model, ini.get("llmjudge_prices"), llm, judge["base_url"])
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
-    if values["max_cost"] is not None and price is None and provider != "heuristic":
-        raise SettingsError(
-            f"{sources['max_cost']} needs the price of model {model!r}: "
-            f"add a line '{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices"
+    if "usd" in picked.values["budget"] and price is None and provider != "heuristic":
+        raise picked.fail(
+            "budget",
+            f"usd= needs the price of model {model!r}: add a line "
+            f"'{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices",
         )
-    cache = values["cache"] if values["cache"] is not None else provider != "heuristic"
-    folder = ini_dir if sources["dimensions"].startswith("ini") else base_dir
-    dimensions = _read_rubrics(values["dimensions"], folder, sources["dimensions"])
-    for name in ("min_mean", "thresholds"):
-        unknown = sorted(set(values[name] or {}) - set(dimensions))
+    chosen: CacheChoice = picked.values["cache"]
+    return {"price": price, "cache": chosen.on if chosen.on is not None else llm}
+
+
+def _dimensions(picked: Picked) -> dict[str, Any]:
+    """The dimensions judged (built-in and from rubric files) and their thresholds."""
+    values, source = picked.values, picked.sources["dimensions"]
+    try:
+        dimensions = read_rubrics(values["dimensions"], picked.folder("dimensions"), source)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    for name, named in (("gates", values["gates"].mean), ("thresholds", values["thresholds"])):
+        unknown = sorted(set(named or {}) - set(dimensions))
         if unknown:
-            raise SettingsError(
-                f"{sources[name]} names unknown dimension {unknown[0]!r} "
-                f"(known: {', '.join(dimensions)})"
+            raise picked.fail(
+                name,
+                f"names unknown dimension {unknown[0]!r} (known: {', '.join(dimensions)})",
             )
-    thresholds = {
-        **{name: DEFAULT_THRESHOLD for name in dimensions},
-        "relevance": values["min_relevance"],
-        "tone": values["min_tone"],
-        **(values["thresholds"] or {}),
-    }
-    if values["verdict"] == "confident" and values["runs"] < 2:
-        raise SettingsError(
-            f"{sources['verdict']} confident needs --judge-runs >= 2 "
-            "(one run has no confidence interval)"
-        )
-    if values["fail_on_regression"] and values["baseline"] is None:
-        raise SettingsError(f"{sources['fail_on_regression']} needs --judge-baseline")
-    # An option's value is the Settings field of its name, unless resolved further here.
-    from_table: dict[str, Any] = {name: values[name] for name in OPTION_FIELDS}
-    from_table.update((name, path(name)) for name in PATH_FIELDS)
-    return Settings(
-        **from_table,
-        provider=provider,
-        provider_reason=reason,
-        model=model,
-        base_url=base_url,
-        thresholds=thresholds,
-        dimensions=dimensions,
-        cache=cache,
-        price=price,
-        max_runs=max(values["max_runs"] or 5, values["runs"]),
-        reports=tuple(where(p, "reports") for p in values["reports"]),
-        targets=None
-        if values["targets"] is None
-        else TargetConfig(
-            targets=values["targets"],
-            body=values["target_body"],
-            field=values["target_field"],
-            headers=tuple(values["target_headers"]),
-            timeout=values["target_timeout"],
-        ),
-    )
+    thresholds = {name: DEFAULT_THRESHOLD for name in dimensions}
+    return {"dimensions": dimensions, "thresholds": {**thresholds, **(values["thresholds"] or {})}}
+
+
+# Options that cannot work together: the option named, when, and what it needs.
+_REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
+    (
+        "verdict",
+        lambda v: v["verdict"][0] == "confident" and v["runs"].runs < 2,
+        "confident needs --judge-runs >= 2 (one run has no confidence interval)",
+    ),
+    (
+        "gates",
+        lambda v: v["gates"].regression and v["baseline"] is None,
+        "regression needs --judge-baseline",
+    ),
+)
+# Settings fields read from one option's parsed value: field -> (option, how).
+_DERIVED: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "runs": ("runs", lambda plan: plan.runs),
+    "adaptive": ("runs", lambda plan: plan.most is not None),
+    "max_runs": ("runs", lambda plan: plan.most or plan.runs),
+    "verdict": ("verdict", lambda chosen: chosen[0]),
+    "undecided": ("verdict", lambda chosen: chosen[1]),
+    "batch": ("batch", lambda batch: batch is not None),
+    "batch_wait": ("batch", lambda batch: None if batch is None else batch.wait),
+    "max_calls": ("budget", lambda budget: int(budget["calls"]) if "calls" in budget else None),
+    "max_cost": ("budget", lambda budget: budget.get("usd")),
+    "min_pass_rate": ("gates", lambda gates: gates.pass_rate),
+    "min_mean": ("gates", lambda gates: gates.mean),
+    "min_agreement": ("gates", lambda gates: gates.agreement),
+    "min_win_rate": ("gates", lambda gates: gates.win_rate),
+    "fail_on_regression": ("gates", lambda gates: gates.regression),
+    "targets": ("targets", lambda table: None if table is None else table.config),
+    "pairwise": ("targets", lambda table: False if table is None else table.pairwise),
+    "tie_tolerance": ("targets", lambda table: 0.01 if table is None else table.tie_tolerance),
+}
 
 
 # Settings fields resolved from more than their option's value (or from no option).
 RESOLVED_FIELDS = frozenset(
     {"provider", "provider_reason", "model", "base_url", "thresholds", "dimensions", "cache"}
-    | {"price", "max_runs", "reports", "targets", "workers"}  # workers: set per xdist worker
+    | {"cache_dir", "price", "runs", "adaptive", "max_runs", "verdict", "undecided", "batch"}
+    | {"batch_wait", "max_calls", "max_cost", "min_pass_rate", "min_mean", "min_agreement"}
+    | {"min_win_rate", "fail_on_regression", "reports", "targets", "pairwise", "tie_tolerance"}
+    | {"save_responses", "workers"}  # workers: set per xdist worker
 )
-PATH_FIELDS = ("output", "cache_dir", "baseline", "save_responses", "trace", "log_dir")
+PATH_FIELDS = ("output", "baseline", "trace", "log_dir")
 OPTION_FIELDS = tuple(
     f.name
     for f in fields(Settings)

@@ -10,6 +10,7 @@ written anywhere.
 from __future__ import annotations
 
 import json
+import math
 import re
 import string
 from collections.abc import Mapping, Sequence
@@ -64,6 +65,90 @@ def parse_targets(text: str) -> tuple[Target, ...]:
         register_url(url)
         targets.append(Target(name, url or None))
     return tuple(targets)
+
+
+# The settings of the targets table beside the targets themselves; no target has these names.
+TABLE_SETTINGS = (
+    *("body", "headers", "field", "timeout"),
+    *("pairwise", "tie_tolerance", "save_responses"),
+)
+_WHOLE_LINE = re.compile(r"^\s*(body|headers)\s*=\s*(.*)$")  # values with spaces in them
+
+
+@dataclass(frozen=True)
+class TargetTable:
+    """``llmjudge_targets``: the live bots, how to ask them and how to compare them."""
+
+    config: TargetConfig
+    pairwise: bool = False  # the answers also compared side by side, in both orders
+    tie_tolerance: float = 0.01  # combined scores closer than this are a tie
+    save_responses: str | None = None  # folder for the answers as static eval files
+
+    def __bool__(self) -> bool:
+        return bool(self.config.targets)
+
+
+def parse_target_table(text: str) -> TargetTable:
+    """Lines of ``name=URL`` (several a line), ``name`` (answered by a ``llmjudge_response``
+    override), and the table's settings: ``body = {"message": "{ticket}"}``,
+    ``headers = Authorization: Bearer ${BOT_TOKEN}``, ``field=answer timeout=30 pairwise=true
+    tie_tolerance=0.01 save_responses=DIR``."""
+    found, targets = _table_parts(text)
+    body = found.get("body", DEFAULT_BODY)
+    check_body_template(body)
+
+    switch = found.get("pairwise", "false").strip().lower()
+    if switch not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+        raise ValueError(f"pairwise must be true or false, got {switch!r}")
+
+    config = TargetConfig(
+        targets=parse_targets(" ".join(targets)),
+        body=body,
+        field=found.get("field", DEFAULT_FIELD) or DEFAULT_FIELD,
+        headers=parse_headers(found.get("headers", "")),
+        timeout=_number(found, "timeout", 30.0, positive=True),
+    )
+    if not config.targets and found:
+        raise ValueError(f"names no target (name=URL), only {', '.join(found)}")
+    return TargetTable(
+        config,
+        pairwise=switch in ("true", "1", "yes", "on"),
+        tie_tolerance=_number(found, "tie_tolerance", 0.01, positive=False),
+        save_responses=found.get("save_responses") or None,
+    )
+
+
+def _table_parts(text: str) -> tuple[dict[str, str], list[str]]:
+    """The table's settings by name, and its ``name=URL`` (or ``name``) words."""
+    found: dict[str, str] = {}
+    targets: list[str] = []
+    for line in text.splitlines():
+        whole = _WHOLE_LINE.match(line)
+        if whole:
+            found[whole.group(1)] = whole.group(2).strip()
+            continue
+        for part in re.sub(r"\s*=\s*", "=", line).split():
+            name, _, value = part.partition("=")
+            if name in TABLE_SETTINGS:
+                found[name] = value
+            else:
+                targets.append(part)
+    return found, targets
+
+
+def _number(found: dict[str, str], name: str, default: float, positive: bool) -> float:
+    """A number setting of the table (its default when not given); ValueError naming it."""
+    if name not in found:
+        return default
+    try:
+        value = float(found[name])
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(
+            f"{name} must be a number {'> 0' if positive else '>= 0'}, got {found[name]!r}"
+        )
+    return value
 
 
 def parse_headers(text: str) -> tuple[tuple[str, str], ...]:

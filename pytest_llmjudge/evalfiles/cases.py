@@ -10,8 +10,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..basics.wording import entry_place
+from ..checks.parse import CheckSpec
 from .entry_model import EvalCase, MarkSpec, TurnSpec
-from .entry_rules import check_id, check_mark, describe_error, oversize_reason
+from .entry_rules import check_id, check_mark, describe_error, oversize_reason, too_deep
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
 from .json_entries import Unreadable, loads, loads_by_entry, members, trailing_comma
 
@@ -31,7 +33,7 @@ class InvalidEntry:
     reason: str
     line: int | None
     error: bool = False  # an error even without --judge-strict (it can never be judged)
-    where: str = ""  # "line 3" (JSONL), "row 4" (CSV); empty: "entry <index>"
+    place: str = ""  # "evals/a.csv:5 (ticket-001)": file, line and name
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class ValidEntry:
     index: int
     case: EvalCase
     line: int | None
+    name: str  # its item's name: the id, unless an entry before took it as its "#3" name
+    checks: tuple[CheckSpec, ...] = ()  # the entry's checks, as read when it was validated
 
 
 @dataclass
@@ -53,7 +57,15 @@ class EvalFile:
 def validate_entry(
     raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
 ) -> EvalCase:
-    """Validate one entry; raise ValueError with a one-line reason naming the field.
+    """Validate one entry; raise ValueError with a one-line reason naming the field."""
+    return read_entry(raw, dimensions, live, rootdir)[0]
+
+
+def read_entry(
+    raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
+) -> tuple[EvalCase, tuple[CheckSpec, ...]]:
+    """One entry validated, and its checks as read; ValueError with a one-line reason
+    naming the field.
 
     ``live``: answers come from targets (bots), so a stored ``response`` is optional.
     ``rootdir``: where ``python`` checks are imported from (as conftest modules are).
@@ -64,6 +76,9 @@ def validate_entry(
         raise ValueError(f"entry must be an object, got {type(raw).__name__}")
     if isinstance(raw.get("id"), str):
         check_id(raw["id"])
+    deep = too_deep(raw)
+    if deep:
+        raise ValueError(deep)
     try:
         case = EvalCase.model_validate(raw)
     except ValidationError as exc:
@@ -77,7 +92,7 @@ def validate_entry(
         raise ValueError(describe_error(first)) from None
     for position, spec in enumerate(case.mark_specs()):
         check_mark(position, spec.name)
-    case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
+    checks = case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
     if not case.judge and not case.checks:
         raise ValueError("'judge': false needs 'checks': nothing else would decide the outcome")
     if not live and case.response is None:
@@ -89,7 +104,7 @@ def validate_entry(
                 f"'{section}.{unknown[0]}' is not a known dimension "
                 f"(known: {', '.join(dimensions)})"
             )
-    return case
+    return case, checks
 
 
 def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:
@@ -157,11 +172,12 @@ def parse_eval_text(
 
 def _json(text: str, path: Path) -> Any:
     try:
-        return loads(text)
+        try:
+            return loads(text)
+        except RecursionError:  # nested too deep for the parser: read entry by entry
+            return loads_by_entry(text)
     except json.JSONDecodeError as exc:
         raise EvalFileError(f"{path}: {_json_problem(exc)}") from None
-    except RecursionError:  # nested too deep for the parser: read entry by entry
-        return loads_by_entry(text)
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:
@@ -214,41 +230,48 @@ def _validate_all(
 ) -> None:
     """Every entry validated, in file order: valid ones, and invalid ones with the reason."""
     path = result.path
-    first_index: dict[str, int] = {}
+    # id: the line of the first entry that has it, valid or not (an id names one entry; a
+    # later entry with it is a duplicate even when the first is invalid)
+    first_line: dict[str, int | None] = {}
     names: set[str] = set()
     for index, entry in enumerate(raw.entries):
         line = raw.lines[index] if index < len(raw.lines) else None
-        where = raw.where[index] if index < len(raw.where) else ""
         name = _entry_name(entry, index, names)
         names.add(name)
+        where = entry_place(path, line, name)
+        raw_id = entry.get("id") if isinstance(entry, dict) else None
+        claimed = isinstance(raw_id, str) and raw_id in first_line
+        if isinstance(raw_id, str) and not claimed:
+            first_line[raw_id] = line
         try:
-            case = validate_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
+            case, checks = read_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
         except ValueError as exc:
-            result.entries.append(InvalidEntry(index, name, str(exc), line, where=where))
+            result.entries.append(InvalidEntry(index, name, str(exc), line, place=where))
             continue
-        if case.id in first_index:
-            reason = f"Duplicate id '{case.id}' (already used by entry {first_index[case.id]})"
-            result.entries.append(InvalidEntry(index, name, reason, line, where=where))
+        if claimed:
+            first = first_line[case.id]
+            earlier = f"the entry at line {first}" if first else "an earlier entry"
+            reason = f"Duplicate id '{case.id}' (already used by {earlier})"
+            result.entries.append(InvalidEntry(index, name, reason, line, place=where))
             continue
-        first_index[case.id] = index
         unknown_fields = sorted(set(entry) - set(EvalCase.model_fields))
         if unknown_fields:
-            result.warnings.append(
-                (
-                    f"{path} {where or f'entry {index}'}: unknown field '{unknown_fields[0]}' "
-                    "ignored (put free-form data under 'metadata')",
-                    line,
-                )
-            )
-        # the earlier turns and the reference count against the same input limit
-        asked = "".join([case.ticket, *case.context.texts()])
-        too_large = oversize_reason(asked, case.response or "", max_input_chars)
+            warning = f"{where}: unknown field '{unknown_fields[0]}' ignored"
+            result.warnings.append((f"{warning} (put free-form data under 'metadata')", line))
+        too_large = _too_large(case, max_input_chars)
         if too_large:
             result.entries.append(
-                InvalidEntry(index, name, too_large, line, error=True, where=where)
+                InvalidEntry(index, name, too_large, line, error=True, place=where)
             )
             continue
-        result.entries.append(ValidEntry(index, case, line))
+        result.entries.append(ValidEntry(index, case, line, name, checks))
+
+
+def _too_large(case: EvalCase, max_input_chars: int | None) -> str | None:
+    """Why the entry is too large to judge (None when it fits): the earlier turns and the
+    reference count against the same input limit as the ticket."""
+    asked = "".join([case.ticket, *case.context.texts()])
+    return oversize_reason(asked, case.response or "", max_input_chars)
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

@@ -5,13 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from ..basics.rubrics import Context, Turn
+from ..checks.parse import CheckSpec, parse_checks
 from ..config.options import MAX_RUNS
-from .checks import CheckSpec, parse_checks
 
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+def _not_blank(value: str) -> str:
+    # pydantic strips Unicode White_Space only; Python (and the judge, which refuses a blank
+    # ticket) also counts the separators \x1c-\x1f as space: "\x1c" alone is blank here too.
+    if not value.strip():
+        raise PydanticCustomError("string_too_short", "String should have at least 1 character")
+    return value
+
+
+NonEmpty = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_not_blank)
+]
 Score = Annotated[float, Field(ge=1, le=5)]
 
 
@@ -52,11 +64,12 @@ class EvalCase(BaseModel):
     runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None
     expected: dict[str, Score] = Field(default_factory=dict)
     metadata: dict[str, Any] = Field(default_factory=dict)
-    checks: list[Any] = Field(default_factory=list)  # validated by evalfiles.checks
+    checks: list[Any] = Field(default_factory=list)  # read by checks.parse
     judge: bool = True  # false: checked only, no judge asked
 
     def check_specs(self, rootdir: Path | None = None) -> tuple[CheckSpec, ...]:
-        """The entry's checks, validated (its file's default checks first)."""
+        """The entry's checks, read (its file's default checks first); ValueError naming the
+        check that cannot work."""
         return parse_checks(self.checks, rootdir)
 
     def mark_specs(self) -> list[MarkSpec]:

@@ -3,6 +3,7 @@ pytest can apply, and a size the judge can take (plus the excerpt kept of a long
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, overload
 
 from .json_entries import HugeNumber
@@ -27,6 +28,14 @@ def check_id(entry_id: str) -> None:
             raise ValueError(
                 f"'id' {entry_id!r} cannot be part of a pytest node id: it contains {name}"
             )
+    # Controls (\x1e, \x85) and Unicode line separators: tools and terminals break lines at
+    # some of them or show nothing, so the printed node id would not select the entry.
+    unseen = next((c for c in entry_id if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
+    if unseen is not None:
+        raise ValueError(
+            f"'id' {entry_id!r} cannot be part of a pytest node id: it contains the control "
+            f"character U+{ord(unseen):04X}"
+        )
     if entry_id.strip() and entry_id != entry_id.strip():
         raise ValueError(f"'id' {entry_id!r} has leading or trailing spaces")
 
@@ -37,9 +46,28 @@ def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None
     if limit is None or size <= limit:
         return None
     return (
-        f"ticket + response are {size:,} characters, over --judge-max-input-chars={limit}: "
+        f"ticket + response are {size:,} characters, over llmjudge_max_input_chars={limit}: "
         "not sent to the judge"
     )
+
+
+MAX_DEPTH = 50  # levels of lists and objects in an entry's field; real entries use a few
+
+
+def too_deep(raw: dict[Any, Any]) -> str | None:
+    """Why a field is nested too deeply to keep (results, reports and xdist's messages
+    recurse into it and would break), or None. Iterative: any depth costs nothing."""
+    for key, value in raw.items():
+        stack = [(value, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                return f"'{key}' is nested more than {MAX_DEPTH} levels deep"
+            if isinstance(node, dict):
+                stack.extend((child, depth + 1) for child in node.values())
+            elif isinstance(node, list):
+                stack.extend((child, depth + 1) for child in node)
+    return None
 
 
 EXCERPT_CHARS = 2_000

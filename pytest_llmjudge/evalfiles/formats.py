@@ -5,7 +5,8 @@ JSON eval file has (validation is the same for all, in ``dataset``).
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
   ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
   ``checks`` (a JSON list); ``judge`` (true or false).
-  Empty cells are absent fields. Rows are named by their row in the file (the header is 1).
+  Empty cells are absent fields. Rows are named by the line where their record starts (the
+  header is line 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .json_entries import Unreadable, trailing_comma
+from .json_entries import Unreadable, loads, read_entry, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
 CSV_FIELDS = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
@@ -36,17 +37,21 @@ class RawEntries:
 
     entries: list[Any]
     lines: list[int | None]
-    where: list[str] = field(default_factory=list)  # "line 3", "row 4"; empty: "entry N"
     warnings: list[tuple[str, int | None]] = field(default_factory=list)
 
 
 def read_jsonl(text: str) -> RawEntries:
     raw = RawEntries([], [])
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Only \n, \r\n and \r end a line (str.splitlines would also split at U+2028, U+0085
+    # and other characters a JSON string may hold unescaped, and cut the entry in two).
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            entry: Any = json.loads(line)
+            entry: Any = loads(line)  # numbers of thousands of digits kept, not refused
+        except RecursionError:  # nested too deep for the parser: the field at fault named
+            entry = read_entry(line)
         except json.JSONDecodeError as exc:
             comma = trailing_comma(exc)
             entry = Unreadable(
@@ -57,7 +62,6 @@ def read_jsonl(text: str) -> RawEntries:
             )
         raw.entries.append(entry)
         raw.lines.append(number)
-        raw.where.append(f"line {number}")
     return raw
 
 
@@ -69,6 +73,19 @@ OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
 
 def read_csv(text: str, path: Path) -> RawEntries:
+    # The csv module refuses a cell over 131,072 characters (a process-wide setting): lifted
+    # while this file is read, so that a long answer is an over-long entry, not a broken file.
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    try:
+        return _read_csv(text, path)
+    except csv.Error as exc:  # e.g. a NUL character on Python 3.10
+        raise FormatError(f"{path}: not readable as CSV: {exc}") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _read_csv(text: str, path: Path) -> RawEntries:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = reader.fieldnames or []
     if "ticket" not in header:
@@ -83,7 +100,6 @@ def read_csv(text: str, path: Path) -> RawEntries:
     for row in reader:
         raw.entries.append(_csv_entry(row))
         raw.lines.append(row_start)
-        raw.where.append(f"row {row_start}")
         row_start = reader.line_num + 1
     return raw
 
@@ -160,6 +176,11 @@ def read_yaml(text: str, path: Path) -> tuple[Any, list[int | None]]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise FormatError(f"{path}: invalid YAML{where}: {problem}") from None
+    except RecursionError:  # PyYAML builds nodes recursively: hundreds of levels end it
+        raise FormatError(
+            f"{path}: invalid YAML: lists or mappings nested too deeply to read (hundreds of "
+            "levels)"
+        ) from None
     return data, _yaml_lines(node)
 
 

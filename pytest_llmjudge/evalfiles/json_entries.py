@@ -98,39 +98,61 @@ def value_end(text: str, pos: int) -> int:
 
 
 def members(text: str, start: int) -> Iterator[tuple[str | None, int, int]]:
-    """(key, value start, value end) of each member of the array or object at ``start``."""
+    """(key, value start, value end) of each member of the array or object at ``start``.
+
+    The commas between members are checked as JSON's parser checks them (this reads files
+    too deep for that parser, whose other mistakes must not pass unseen); a file that ends
+    early raises ``json.JSONDecodeError`` too."""
     closing = _CLOSING[text[start]]
-    pos = start + 1
-    while True:
-        pos = _skip_space(text, pos)
-        if text[pos] == ",":
-            pos = _skip_space(text, pos + 1)
-        if text[pos] == closing:
-            return
-        key = None
-        if closing == "}":
-            key_end = _string_end(text, pos)
-            key = json.loads(text[pos:key_end])
-            pos = _skip_space(text, key_end)
-            pos = _skip_space(text, pos + 1)  # the colon
-        end = value_end(text, pos)
-        yield key, pos, end
-        pos = end
+    pos, first = start + 1, True
+    try:
+        while True:
+            pos = _skip_space(text, pos)
+            if text[pos] == closing and first:
+                return
+            if not first:
+                if text[pos] == closing:
+                    return
+                if text[pos] != ",":
+                    raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+                pos = _skip_space(text, pos + 1)
+                if text[pos] == closing:  # a trailing comma: named as the parser names it
+                    raise json.JSONDecodeError("Expecting value", text, pos)
+            first = False
+            key = None
+            if closing == "}":
+                key_end = _string_end(text, pos)
+                key = json.loads(text[pos:key_end])
+                pos = _skip_space(text, key_end)
+                pos = _skip_space(text, pos + 1)  # the colon
+            end = value_end(text, pos)
+            yield key, pos, end
+            pos = end
+    except (IndexError, ValueError) as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise json.JSONDecodeError("Unexpected end of the file", text, len(text)) from None
 
 
 def loads_by_entry(text: str) -> Any:
     """The document with each entry read on its own; entries that cannot be read at all (too
-    deep for Python's parser) become Unreadable, naming the field at fault."""
+    deep for Python's parser) become Unreadable, naming the field at fault. Broken JSON
+    around or inside the entries raises ``json.JSONDecodeError``, as ``loads`` would."""
     start = _skip_space(text, 0)
+    document: Any
     if text[start] == "[":
-        return [_entry(text, a, b) for _, a, b in members(text, start)]
-    document: dict[str, Any] = {}
-    for key, a, b in members(text, start):
-        assert key is not None
-        if key == "examples" and text[a] == "[":
-            document[key] = [_entry(text, x, y) for _, x, y in members(text, a)]
-        else:
-            document[key] = _read(text, a, b, f"'{key}' is nested too deeply to read")
+        document = [_entry(text, a, b) for _, a, b in members(text, start)]
+    else:
+        document = {}
+        for key, a, b in members(text, start):
+            assert key is not None
+            if key == "examples" and text[a] == "[":
+                document[key] = [_entry(text, x, y) for _, x, y in members(text, a)]
+            else:
+                document[key] = _read(text, a, b, f"'{key}' is nested too deeply to read")
+    end = _skip_space(text, value_end(text, start))
+    if end < len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
     return document
 
 
@@ -139,6 +161,14 @@ def _read(text: str, start: int, end: int, reason: str) -> Any:
         return loads(text[start:end])
     except RecursionError:
         return Unreadable(reason)
+    except json.JSONDecodeError as exc:  # located in the file, not in the entry's text
+        raise json.JSONDecodeError(exc.msg, text, start + exc.pos) from None
+
+
+def read_entry(text: str) -> Any:
+    """One entry's text (a JSON Lines line) read as ``loads_by_entry`` reads an entry."""
+    start = _skip_space(text, 0)
+    return _entry(text, start, value_end(text, start))
 
 
 def _entry(text: str, start: int, end: int) -> Any:

@@ -16,11 +16,13 @@ HOW_TO = (
 
 
 def eval_shaped(text: str) -> bool:
-    """A list of objects (or an empty list), an object with ``examples``, or broken JSON."""
+    """A list of objects (or an empty list, or a list with entries after a first element that
+    is not one), an object with ``examples``, or broken JSON."""
     stripped = text.lstrip()
     if stripped.startswith("["):
-        # The first element decides: entries are objects.
-        return stripped[1:].lstrip()[:1] in ("{", "]")
+        # The first element decides (entries are objects), unless entries follow it: a file
+        # whose first entry is wrong is a broken eval file, not some other tool's list.
+        return stripped[1:].lstrip()[:1] in ("{", "]") or '"ticket"' in stripped
     if not stripped.startswith("{"):
         return not _is_json(stripped)  # a scalar is no eval file; broken text may be one
     try:

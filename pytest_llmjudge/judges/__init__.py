@@ -15,6 +15,7 @@ from .base import (
     UnreachableJudgeError,
     Usage,
 )
+from .server_profile import ServerProfile, ServerProfiles
 
 __all__ = [
     "ChoicesJudge",
@@ -24,6 +25,8 @@ __all__ = [
     "RejectedRequestError",
     "RetryableJudgeError",
     "RunResult",
+    "ServerProfile",
+    "ServerProfiles",
     "TooManyChoices",
     "UnreachableJudgeError",
     "Usage",
@@ -31,8 +34,9 @@ __all__ = [
 ]
 
 
-def make_judge(settings: Settings) -> Judge:
-    """The provider the settings name; the SDK is imported only for an LLM provider."""
+def make_judge(settings: Settings, profiles: ServerProfiles | None = None) -> Judge:
+    """The provider the settings name; the SDK is imported only for an LLM provider.
+    ``profiles``: what the session knows of its servers, shared by every judge it builds."""
     if not settings.uses_llm:
         from .heuristic import HeuristicJudge
 
@@ -47,4 +51,5 @@ def make_judge(settings: Settings) -> Judge:
         key_optional=not settings.needs_api_key,
         scoring=settings.scoring,
         max_tokens=settings.max_tokens,
+        profile=profiles.of(settings.base_url, settings.model) if profiles else None,
     )

@@ -14,7 +14,7 @@ from ..basics.rubrics import NO_CONTEXT, Context, Dimension
 class RunResult:
     """One judge run: a validated 1-5 score, its reasoning and what it cost.
 
-    With ``--judge-scoring=logprobs`` the score is the probability-weighted mean of the
+    With ``llmjudge_scoring=logprobs`` the score is the probability-weighted mean of the
     score token's alternatives (a float) and ``text_score`` the integer the model wrote;
     otherwise ``text_score`` is None and the score is the written integer."""
 
@@ -25,7 +25,7 @@ class RunResult:
     text_score: int | None = None
     #: asked for logprobs but scored by the written integer: why (``weighted.NO_LOGPROBS``...)
     unweighted: str | None = None
-    #: a grouped request's reply (``--judge-grouping=item``): each dimension's own result
+    #: a grouped request's reply (``llmjudge_grouping=item``): each dimension's own result
     parts: Mapping[str, RunResult] | None = None
 
     def redacted(self) -> RunResult:
@@ -62,18 +62,19 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
-    weighted: int = 0  # of those, runs scored by logprobs (--judge-scoring=logprobs)
+    weighted: int = 0  # of those, runs scored by logprobs (llmjudge_scoring=logprobs)
     short_replies: int = 0  # requests for n choices answered with fewer (the server ignores n)
     unweighted: dict[str, int] = field(default_factory=dict)  # runs not weighted, by cause
     cut_off: int = 0  # replies (choices) cut off at the completion-token limit
-    timeouts: int = 0  # requests that got no reply within --judge-timeout
+    timeouts: int = 0  # requests that got no reply within llmjudge_timeout
     requeued: int = 0  # of those, sent again because the server was busy (not the item's fault)
     # Session facts, set on the engine's totals (summed over xdist workers):
     choices_cap: int = 0  # the most choices the server takes per request, once learned
     kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
     server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
     stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
-    # Through the Batch API (--judge-batch), counted as its runs are used: of the requests
+    learned: dict[str, Any] = field(default_factory=dict)  # server_profile.learned()
+    # Through the Batch API (llmjudge_batch), counted as its runs are used: of the requests
     # and tokens above, those answered in a batch (billed at its price), and the runs they
     # scored; the session's batches by id ({"status", "requests", "completed", "failed"}).
     batch_calls: int = 0
@@ -81,8 +82,13 @@ class Usage:
     batch_completion_tokens: int = 0
     batch_runs: int = 0
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # With --judge-trace: what each request sent and got back ({"messages", "reply"}).
+    # With llmjudge_trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
+
+    def tokens_since(self, before: Usage) -> Usage:
+        """The tokens billed since an earlier reading of this usage."""
+        prompt = self.prompt_tokens - before.prompt_tokens
+        return Usage(0, prompt, self.completion_tokens - before.completion_tokens)
 
     def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
         """Count the runs a usable reply scored (a grouped reply, one per dimension), those
@@ -113,6 +119,7 @@ class Usage:
         self.kept_in_flight += other.kept_in_flight
         self.server_slots = max(self.server_slots, other.server_slots)
         self.stopped = self.stopped or other.stopped
+        self.learned = merge_learned(self.learned, other.learned)
         self.batch_calls += other.batch_calls
         self.batch_prompt_tokens += other.batch_prompt_tokens
         self.batch_completion_tokens += other.batch_completion_tokens
@@ -215,3 +222,22 @@ class ChoicesJudge(Judge, Protocol):
         a validated score, or why that choice was rejected. Raises when none is usable.
         ``firm``: an earlier reply was cut off at the token limit; ask for a shorter one."""
         ...
+
+
+def merge_learned(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """What two processes (xdist workers) learned of one server, together: the smaller
+    choices cap, the larger slots, and a capability refused by either is refused."""
+    merged = dict(one)
+    for name, value in other.items():
+        mine = merged.get(name)
+        if value is None or mine is None:
+            merged[name] = value if mine is None else mine
+        elif name == "choices_cap":
+            merged[name] = min(mine, value)
+        elif name == "slots":
+            merged[name] = max(mine, value)
+        elif name == "ignores_n":
+            merged[name] = mine or value
+        else:  # logprobs, json_schema: False (refused) over True
+            merged[name] = mine and value
+    return merged

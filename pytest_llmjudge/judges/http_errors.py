@@ -65,9 +65,14 @@ def names_parameter(exc: Any, parameter: str) -> bool:
 def choices_cap(exc: Any) -> int | None:
     """The most choices (``n``) one request may ask, when a 400 says that ``n`` was too many:
     the bound it names, else 1. None when the error is about something else."""
-    message = status_message(exc)
     inner = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
     param = inner.get("param") if isinstance(inner, dict) else None
+    return choices_cap_in(status_message(exc), param)
+
+
+def choices_cap_in(message: str, param: Any = None) -> int | None:
+    """``choices_cap`` of an error's message (and the parameter it names), wherever it came
+    from: a direct reply, or a line of a batch."""
     if param != "n" and not _NAMES_N.search(message):
         return None
     bound = _BOUND.search(message)

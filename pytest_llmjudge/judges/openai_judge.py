@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from .replies import (
     parse_group_choice,
     parse_pair_choice,
 )
+from .server_profile import ServerProfile
 from .weighted import TOP_LOGPROBS
 
 if TYPE_CHECKING:
@@ -38,8 +38,6 @@ _MISSING_KEY = (
     "OPENAI_API_KEY is not set: set it, point OPENAI_BASE_URL at an OpenAI-compatible "
     "server, or run with --judge-provider=heuristic"
 )
-
-logger = logging.getLogger("pytest_llmjudge")
 
 
 class OpenAIJudge:
@@ -57,21 +55,32 @@ class OpenAIJudge:
         key_optional: bool,
         scoring: str = "text",
         max_tokens: int = 0,
+        profile: ServerProfile | None = None,
     ) -> None:
         self.model = model
-        #: text, or logprobs (until a server answers without them: text for the session)
-        self.scoring = scoring
+        self._scoring = scoring  # as configured; the profile says whether the server can
         self.base_url = base_url
         self.timeout = timeout
         self.temperature = temperature
         self.key_optional = key_optional
         self.max_tokens = max_tokens  # completion tokens per choice; 0: no limit sent
-        #: the most choices the server takes per request, once learned (a 400, or its slots)
-        self.max_choices: int | None = None
+        #: what the session knows of the server, shared with every judge built for it
+        self.profile = profile or ServerProfile()
         self._client: AsyncOpenAI | None = None
-        self._schema_supported = True
-        # OpenAI's name for the limit; servers that reject it get the older max_tokens
-        self._limit_param = "max_completion_tokens"
+
+    @property
+    def scoring(self) -> str:
+        """text, or logprobs (until the server answered without them: then text)."""
+        return "text" if self.profile.logprobs is False else self._scoring
+
+    @property
+    def max_choices(self) -> int | None:
+        """The most choices the server takes per request, once learned (a 400, its slots)."""
+        return self.profile.max_choices
+
+    @property
+    def _schema_supported(self) -> bool:
+        return self.profile.json_schema is not False
 
     @property
     def key_given(self) -> bool:
@@ -123,7 +132,7 @@ class OpenAIJudge:
         extra: dict[str, Any] = {"n": n} if n > 1 else {}
         if self.max_tokens:
             # per choice; a grouped reply holds a score and a reasoning per dimension
-            extra[self._limit_param] = self.max_tokens * parts
+            extra[self.profile.limit_param] = self.max_tokens * parts
         if self.scoring == "logprobs":
             extra |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         if self.temperature is not None:
@@ -182,7 +191,8 @@ class OpenAIJudge:
         choices = completion.choices[:n]
         if not choices:
             return [RetryableJudgeError("judge reply has no choices")]
-        self._check_logprobs(choices)
+        if self.scoring == "logprobs":  # a server without them: text scores from now on
+            self.profile.check_logprobs(choices, self.shown_url)
         weighted = self.scoring == "logprobs"
         names = tuple(part.name for part in dimension.parts)
         replies = [
@@ -246,7 +256,7 @@ class OpenAIJudge:
     def learn_choices_cap(self, cap: int) -> None:
         """The server takes at most ``cap`` choices per request (a 400 said so, or its slots):
         from now on the choices of a judgment are asked in requests of at most that many."""
-        self.max_choices = min(cap, self.max_choices or cap)
+        self.profile.learn_choices_cap(cap)
 
     async def _create_fitting(
         self,
@@ -266,18 +276,25 @@ class OpenAIJudge:
         try:
             while True:
                 # what this request sends (another request may learn something meanwhile)
-                sent_schema, sent_limit = self._schema_supported, self._limit_param
+                sent_schema, sent_limit = self._schema_supported, self.profile.limit_param
+                known = self.max_choices
+                if n > 1 and known is not None and n > known:
+                    # learned meanwhile (another request, another path): not sent again
+                    raise TooManyChoices(known, f"the server takes at most {known} choices")
                 try:
-                    return await self._create(client, messages, usage, n, schema, parts)
+                    completion = await self._create(client, messages, usage, n, schema, parts)
+                    if sent_schema:
+                        self.profile.json_schema = True
+                    return completion
                 except openai.BadRequestError as exc:
                     if sent_schema and schema_unsupported(exc):
-                        self._schema_supported = False  # learned once, kept for the session
+                        self.profile.json_schema = False  # learned once, kept for the session
                     elif (
                         sent_limit != "max_tokens"
                         and self.max_tokens
                         and names_parameter(exc, sent_limit)
                     ):
-                        self._limit_param = "max_tokens"
+                        self.profile.limit_param = "max_tokens"
                     elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
                         self.learn_choices_cap(cap)
                         raise TooManyChoices(cap, redact(str(exc))) from None
@@ -291,18 +308,6 @@ class OpenAIJudge:
             raise UnreachableJudgeError(self.unreachable(exc)) from None
         except openai.APIStatusError as exc:
             raise status_error(exc, self.key_given) from None
-
-    def _check_logprobs(self, choices: list[Any]) -> None:
-        """A server that answers a logprobs request without them cannot weight scores: say
-        so once and score by the written integer for the rest of the session."""
-        if self.scoring != "logprobs" or any(c.logprobs and c.logprobs.content for c in choices):
-            return
-        self.scoring = "text"
-        logger.warning(
-            "the judge at %s returned no logprobs: --judge-scoring=logprobs falls back to "
-            "text scores for this session",
-            self.shown_url,
-        )
 
     async def _create(
         self,

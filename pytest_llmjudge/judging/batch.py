@@ -1,15 +1,15 @@
-"""``--judge-batch``: the judge requests a session needs, through the provider's Batch API.
+"""``llmjudge_batch``: the judge requests a session needs, through the provider's Batch API.
 
 Before the first item, the runs that the selected items will ask for and that the cache does
 not hold become one JSONL input file: one request per judgment (its runs as the ``n``
-choices; one per run with ``--judge-sampling=calls``; an item's dimensions together with
-``--judge-grouping=item``), ``custom_id`` the cache key of its first run. The file is
+choices; one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
+``llmjudge_grouping=item``), ``custom_id`` the cache key of its first run. The file is
 uploaded, the batch created, and both recorded (``batch_records``) so that a rerun, also
 after Ctrl-C, collects the batch instead of submitting it again. The batch is polled, backing
 off, until it is done or the wait ends. Its replies are validated as direct replies are and
 fill the cache; the items are then judged from them (``served``), each request counted once,
 at the batch price. A request that failed in the batch is asked directly when its item runs
-(or is the item's error with ``--judge-batch-strict``); what is still pending when the wait
+(or is the item's error with strict ``batch``); what is still pending when the wait
 ends is its items' error. The requests of a batch that expired, failed or was cancelled are
 submitted again by the next session.
 
@@ -30,8 +30,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..config.settings import Settings
+
+# batch_api's names are read through the module: one module object, also when tests run
+# pytest in-process again and the package holds an earlier import of it
 from ..judges import RetryableJudgeError, RunResult, batch_api
-from ..judges.batch_api import BatchApiError, BatchStatus
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
 from .batch_served import BatchOutcome, Planned, WantedRuns, reply_answers
@@ -65,7 +67,7 @@ class BatchJudging:
         self.outcome = BatchOutcome()
 
     def run(self, wanted: Sequence[WantedRuns], wait: float | None) -> BatchOutcome:
-        waiting: list[tuple[BatchRecord, BatchStatus]] = []
+        waiting: list[tuple[BatchRecord, batch_api.BatchStatus]] = []
         with self.records.lock():  # xdist workers planning the same runs submit them once
             for record in self.records.load(self.judge_id):
                 status = self._resume(record)
@@ -89,7 +91,7 @@ class BatchJudging:
 
         return self.on_loop(call())
 
-    def _resume(self, record: BatchRecord) -> BatchStatus | None:
+    def _resume(self, record: BatchRecord) -> batch_api.BatchStatus | None:
         """The batch of an earlier session's record: read, found again (its creation was sent
         but the answer lost) or created from the uploaded file. None: nothing to resume."""
         try:
@@ -100,7 +102,7 @@ class BatchJudging:
                 return None
             found = self._call(batch_api.find, record.fingerprint)
             status = found or self._call(batch_api.create, record.input_file_id, record.fingerprint)
-        except BatchApiError as exc:
+        except batch_api.BatchApiError as exc:
             if exc.status == 404:  # the batch or its file is gone: submitted anew
                 self.say(f"{exc}: its requests are submitted again")
                 self.records.drop(record)
@@ -162,7 +164,10 @@ class BatchJudging:
     ) -> None:
         """The requests for a judgment's ``missing`` runs, each a line of the input file."""
         parts = [p.name for p in w.dimension.parts or (w.dimension,)]
-        chunks = [[i] for i in missing] if self.settings.sampling == "calls" else [missing]
+        # as many choices per request as the server takes (what any path learned)
+        calls = self.settings.sampling == "calls"
+        size = 1 if calls else self.judge.profile.choices_for(max(1, len(missing)))
+        chunks = [missing[i : i + size] for i in range(0, len(missing), size)]
         for chunk in filter(None, chunks):
             runs = LineRuns(parts, [keys[i] for i in chunk])
             body = self.judge.request_body(w.dimension, w.ticket, w.response, len(chunk), w.context)
@@ -170,7 +175,7 @@ class BatchJudging:
             out.write(json.dumps(batch_api.request_line(custom_id, body)).encode() + b"\n")
             lines[custom_id] = runs
 
-    def _submit(self, planned: Planned) -> tuple[BatchRecord, BatchStatus] | None:
+    def _submit(self, planned: Planned) -> tuple[BatchRecord, batch_api.BatchStatus] | None:
         lines = planned.lines
         record = BatchRecord(self.judge_id, fingerprint(list(lines)), lines)
         self.records.save(record)  # before the upload: a rerun knows what was under way
@@ -180,10 +185,10 @@ class BatchJudging:
             finally:
                 planned.path.unlink(missing_ok=True)
             self.records.save(record)
-            status: BatchStatus = self._call(
+            status: batch_api.BatchStatus = self._call(
                 batch_api.create, record.input_file_id, record.fingerprint
             )
-        except BatchApiError as exc:
+        except batch_api.BatchApiError as exc:
             self._not_now(record, str(exc))
             return None
         record.batch_id = status.id
@@ -198,7 +203,7 @@ class BatchJudging:
     def _not_now(self, record: BatchRecord, problem: str) -> None:
         """A batch that could not be submitted or read now: said once; its runs are their
         items' errors, and its record is kept for the next session."""
-        what = f"batch {record.batch_id}: " if record.batch_id else "--judge-batch: "
+        what = f"batch {record.batch_id}: " if record.batch_id else "Batch API: "
         self.say(f"{what}{problem}; its record is kept: run again to go on")
         self._pending(record, f"{what}{problem}: run again to go on")
 
@@ -207,7 +212,9 @@ class BatchJudging:
         for key in record.run_keys():
             self.outcome.pending.setdefault(key, message)
 
-    def _wait(self, waiting: list[tuple[BatchRecord, BatchStatus]], wait: float | None) -> None:
+    def _wait(
+        self, waiting: list[tuple[BatchRecord, batch_api.BatchStatus]], wait: float | None
+    ) -> None:
         started = time.monotonic()
         pause, said = FIRST_POLL, started
         while waiting:
@@ -220,7 +227,7 @@ class BatchJudging:
             for record, status in waiting:
                 try:
                     status = self._call(batch_api.retrieve, status.id)
-                except BatchApiError as exc:  # read again at the next poll
+                except batch_api.BatchApiError as exc:  # read again at the next poll
                     self.say(str(exc))
                 if status.finished:
                     self._collect(record, status)
@@ -236,7 +243,7 @@ class BatchJudging:
             done = f"{status.completed:,} of {status.total:,} done"
             self._pending(record, f"pending in batch {status.id} ({done}): run again to collect")
 
-    def _collect(self, record: BatchRecord, status: BatchStatus) -> None:
+    def _collect(self, record: BatchRecord, status: batch_api.BatchStatus) -> None:
         """Read a finished batch's replies into the cache and the outcome, a line at a time;
         forget its record."""
         self.outcome.batches[status.id] = _facts(status)
@@ -312,7 +319,7 @@ class BatchJudging:
                     self.outcome.served.results[key] = result
 
 
-def _facts(status: BatchStatus) -> dict[str, Any]:
+def _facts(status: batch_api.BatchStatus) -> dict[str, Any]:
     return {
         "status": status.status,
         "requests": status.total,
@@ -321,7 +328,7 @@ def _facts(status: BatchStatus) -> dict[str, Any]:
     }
 
 
-def _progress(status: BatchStatus, record: BatchRecord) -> str:
+def _progress(status: batch_api.BatchStatus, record: BatchRecord) -> str:
     minutes, seconds = divmod(int(time.time() - record.submitted), 60)
     return (
         f"batch {status.id} {status.status}: {status.completed:,} of {status.total:,} "

@@ -1,4 +1,4 @@
-"""What ``--judge-batch`` plans and gives: the runs an item asks for, a batch's requests as
+"""What ``llmjudge_batch`` plans and gives: the runs an item asks for, a batch's requests as
 planned, and the runs the session's batches judged, failed or left pending, kept compact
 (a session of 10^5 items has 6 x 10^5 runs)."""
 
@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ..basics.rubrics import Context, Dimension, grouped
 from ..judges import RetryableJudgeError, RunResult
+from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import LineRuns
 
@@ -91,6 +92,10 @@ def reply_answers(
     if reply.get("error") or response.get("status_code") != 200 or not isinstance(body, dict):
         error = reply.get("error") or (body or {}).get("error") or {}
         message = error.get("message") if isinstance(error, dict) else error
+        param = error.get("param") if isinstance(error, dict) else None
+        cap = choices_cap_in(str(message or ""), param)
+        if len(runs.keys) > 1 and cap is not None and cap < len(runs.keys):
+            judge.learn_choices_cap(cap)  # asked directly in requests it takes
         return f"{response.get('status_code') or 'error'} {message or 'no reply'}"
     asked = [dimensions.get(name) for name in runs.parts]
     if None in asked:

@@ -1,4 +1,4 @@
-"""Session limits on judge calls: ``--judge-max-calls``, ``--judge-max-cost``, a judge that
+"""Session limits on judge calls: ``llmjudge_budget calls``, ``llmjudge_budget usd``, a judge that
 refused the session (401/403/404, no key), and a circuit breaker for an unreachable judge."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ BREAKER_SECONDS = 1.0
 
 
 class BudgetExhausted(JudgeCallError):
-    """No new calls may be made: ``--judge-max-calls`` or ``--judge-max-cost`` was reached."""
+    """No new calls may be made: ``llmjudge_budget``'s calls or usd was reached."""
 
 
 NOT_JUDGED = "not judged"  # how a run refused after judging stopped begins
@@ -52,13 +52,13 @@ class Budget:
             raise JudgingStopped(self.stopped)
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise BudgetExhausted(
-                f"judge call budget exhausted: --judge-max-calls={self.max_calls} calls made; "
+                f"judge call budget exhausted: llmjudge_budget calls={self.max_calls} made; "
                 "no new calls in this session"
             )
         if self.max_cost is not None and self.price is not None and self.spent_usd >= self.max_cost:
             raise BudgetExhausted(
                 f"judge cost budget exhausted: ${self.spent_usd:.4f} spent of "
-                f"--judge-max-cost={self.max_cost:g}; no new calls in this session"
+                f"llmjudge_budget usd={self.max_cost:g}; no new calls in this session"
             )
         self.calls += 1
 

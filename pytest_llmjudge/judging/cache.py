@@ -27,7 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..basics.fileio import write_atomically
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
+from ..config.settings import Settings
 from ..judges.base import PairVote, RunResult
+from ..judges.weighted import NO_OTHER_DIGIT
 from .cache_db import DATABASE, EntryDatabase
 
 CACHE_FORMAT = 2
@@ -226,6 +228,7 @@ class CacheEntry(StoredEntry):
     prompt_tokens: Annotated[int, Field(ge=0)]
     completion_tokens: Annotated[int, Field(ge=0)]
     text_score: Annotated[int, Field(ge=1, le=5)] | None = None  # weighted: what the judge wrote
+    unweighted: str | None = None  # asked for logprobs, scored by the integer: why
 
     @model_validator(mode="after")
     def _whole_or_weighted(self) -> CacheEntry:
@@ -252,6 +255,7 @@ def _entry(key: str, result: RunResult) -> str:
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
         text_score=result.text_score,
+        unweighted=result.unweighted,
         checksum="",
     )
     return entry.sealed().model_dump_json(exclude_none=True)
@@ -264,6 +268,7 @@ def _result(entry: CacheEntry) -> RunResult:
         entry.prompt_tokens,
         entry.completion_tokens,
         text_score=entry.text_score,
+        unweighted=entry.unweighted,
     )
 
 
@@ -279,7 +284,13 @@ def _valid(key: str, text: str | bytes, kind: type[EntryT]) -> EntryT | None:
 def worth_keeping(result: RunResult, scoring: str) -> bool:
     """A run asked for logprobs but scored by its written integer is not kept: a later
     session would serve it as a weighted score."""
-    return scoring != "logprobs" or result.text_score is not None
+    return (
+        scoring != "logprobs"
+        or result.text_score is not None
+        # the judge was certain: every candidate of the score token is that digit, so the
+        # weighted score is the integer (kept, or a certain judge would pay every rerun)
+        or result.unweighted == NO_OTHER_DIGIT
+    )
 
 
 def _checksum(stored: dict[str, Any]) -> str:
@@ -290,3 +301,18 @@ def _checksum(stored: dict[str, Any]) -> str:
 def clear_cache_dir(path: Path) -> None:
     """Remove a cache directory (``--cache-clear`` for a location outside .pytest_cache)."""
     shutil.rmtree(path, ignore_errors=True)
+
+
+def session_cache(s: Settings, directory: Callable[[], Path] | None) -> JudgeCache | None:
+    """The session's cache, its keys made for this judge; None when caching is off."""
+    if not s.cache or directory is None:
+        return None
+    identity = {
+        "provider": "heuristic" if not s.uses_llm else "openai-compatible",
+        "base_url": s.base_url,
+        "model": s.model,
+        "temperature": s.temperature,
+    }
+    if s.uses_llm and s.scoring == "logprobs":  # text entries keep their keys
+        identity["scoring"] = s.scoring
+    return JudgeCache(directory, identity)

@@ -58,8 +58,13 @@ class ServerCapacity:
         await asyncio.shield(self._probe)
 
     async def _ask(self) -> None:
-        ask = getattr(self.judge, "server_slots", None)
-        slots = await ask() if ask is not None else None
+        profile = getattr(self.judge, "profile", None)
+        slots = profile.slots if profile is not None else None
+        if slots is None:  # asked once per server: a judge built again knows the answer
+            ask = getattr(self.judge, "server_slots", None)
+            slots = await ask() if ask is not None else None
+            if profile is not None:
+                profile.slots = slots or 0
         if not slots:
             return
         self.slots = slots
@@ -73,6 +78,9 @@ class ServerCapacity:
         """What the session learned of the server, on the engine's totals."""
         total.server_slots = self.slots
         total.choices_cap = getattr(self.judge, "max_choices", None) or 0
+        profile = getattr(self.judge, "profile", None)
+        if profile is not None:
+            total.learned = profile.learned()
         total.stopped = self.budget.stopped_fact
         total.add(self.checked)
         if self.limit.limit < self.limit.maximum:  # a limit that came down and grew back

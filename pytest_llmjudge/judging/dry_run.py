@@ -1,7 +1,7 @@
 """``--judge-dry-run``: what a session would send, estimated before anything is sent.
 
 Requests and judgments are counted exactly as the engine would make them (the judge cache
-is read, identical runs of several items count once, ``--judge-sampling`` decides how many
+is read, identical runs of several items count once, ``llmjudge_sampling`` decides how many
 runs share a request). Tokens are an estimate from the prompt text: about four characters
 per token plus a few per message (OpenAI's rule of thumb for English), and a fixed size
 for each reply. The cost applies the price table to those estimates.
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages
+from ..config.pricing import provider_host
 from ..config.settings import Settings
 from .cache import JudgeCache
 
@@ -119,27 +120,27 @@ def estimate_lines(
         lines.append("judge: heuristic (no LLM): no requests, no tokens, no cost")
     else:
         how = (
-            "one per run (--judge-sampling=calls)"
+            "one per run (llmjudge_sampling=calls)"
             if settings.sampling == "calls"
             else "the runs of a judgment as the choices of one request (a server that "
             "ignores n takes one request per run)"
         )
         if settings.grouping == "item":
-            how += "; an item's dimensions in one request (--judge-grouping=item)"
+            how += "; an item's dimensions in one request (llmjudge_grouping=item)"
         if settings.batch:
-            how += "; in one batch (--judge-batch), outside the per-minute limits"
+            how += "; in one batch (llmjudge_batch), outside the per-minute limits"
         priced = "batch price" if settings.batch else "price"
         lines += [
             f"judge calls: {e.calls:,}, {how}",
             f"estimated tokens: {e.prompt_tokens:,} prompt + {e.completion_tokens:,} completion "
             f"(about {CHARS_PER_TOKEN} characters per token; {REPLY_TOKENS} per reply)",
-            "estimated cost: "
-            + (
-                f"${e.cost_usd:.4f} ({settings.price.source} {priced} of {settings.model})"
-                if e.cost_usd is not None and settings.price is not None
-                else f"unknown (no price for model {settings.model!r}: llmjudge_prices)"
-            ),
         ]
+        if e.cost_usd is not None and settings.price is not None:
+            source = f"{settings.price.source} {priced} of {settings.model}"
+            lines.append(f"estimated cost: ${e.cost_usd:.4f} ({source})")
+        elif provider_host(settings.base_url):  # another server: tokens only
+            lines.append(f"estimated cost: unknown (no price for model {settings.model!r}: "
+                         "llmjudge_prices)")  # fmt: skip
     if e.target_questions:
         lines.append(
             f"questions to targets: {e.target_questions:,}; their answers are unknown until asked "
@@ -147,11 +148,11 @@ def estimate_lines(
         )
     if pairwise:
         lines.append(
-            f"pairwise judge calls (--judge-pairwise): {pairwise:,}, both orders of every pair "
+            f"pairwise judge calls (pairwise=true): {pairwise:,}, both orders of every pair "
             "of targets per entry and dimension (their tokens depend on the answers)"
         )
     if settings.adaptive:
-        lines.append(f"--judge-adaptive: uncertain items take up to {settings.max_runs} runs")
+        lines.append(f"--judge-runs N..M: uncertain items take up to {settings.max_runs} runs")
     if other_tests:
         lines.append(f"{other_tests} other tests not run (their judge calls are not estimated)")
     return lines

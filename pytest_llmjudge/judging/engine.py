@@ -118,7 +118,7 @@ class JudgeEngine:
         return loop.run(work(executor))
 
     def judge_in_batch(self, wanted: Sequence[WantedRuns], say: Callable[[str], None]) -> None:
-        """``--judge-batch``: judge ``wanted`` through the Batch API now (``batch``)."""
+        """``llmjudge_batch``: judge ``wanted`` through the Batch API now (``batch``)."""
         from .batch import BatchJudging
 
         loop, executor = self._start_loop()
@@ -165,7 +165,8 @@ class JudgeEngine:
         generation: int, owner: str, context: Context, *, by_item: bool = False,
     ) -> list[list[PlannedRun]]:  # fmt: skip
         """The runs ``indexes`` of the dimensions, in the groups asked together (``by_item``,
-        for runs started ahead: with grouping by item in one; not those a batch judged)."""
+        for runs started ahead: with ``llmjudge_grouping=item`` in one; not those a batch
+        judged)."""
         s, dimensions = self.settings, [self.dimension(name) for name in names]
         item = by_item and s.grouping == "item" and s.uses_llm
         where = (ticket, response, indexes, generation, owner, context)
@@ -208,12 +209,10 @@ class JudgeEngine:
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done.
 
-        With ``--judge-adaptive``, a verdict that is still uncertain after those runs (runs on
-        both sides of the threshold, a mean within the margin, or an undecided confidence
-        interval) gets more runs, in rounds, up to ``--judge-max-runs``. ``paid`` receives the
-        usage of every run this call is the first to claim (also of runs that then fail or are
-        abandoned), so that the caller's item is charged what its judging cost.
-        """
+        With ``--judge-runs N..M``, a verdict still uncertain after N runs (runs on both sides
+        of the threshold, a mean within the margin, an undecided interval) gets more runs, in
+        rounds, up to M. ``paid`` receives the usage of every run this call is the first to
+        claim (also of runs that then fail or are abandoned): the item's cost."""
         dimension = self.dimension(dimension_name)
         too_large = self._too_large(ticket, response, context)
         if too_large:
@@ -222,30 +221,37 @@ class JudgeEngine:
         outcomes: list[RunOutcome] = []
         reused: list[bool] = []
         limit = max(runs, self.settings.max_runs) if self.settings.adaptive else runs
-        batch = runs
+        round_size = runs  # adaptive runs come in rounds (a "batch" is the Batch API)
         while True:
-            indexes = range(len(outcomes), len(outcomes) + batch)
+            indexes = range(len(outcomes), len(outcomes) + round_size)
             groups = self._groups(
                 [dimension.name], *(ticket, response, indexes), generation, owner, context
             )
-            asked = [run for group in groups for run in group]
-            with self._lock:  # runs a batch judged are taken here, without a future each
-                if taken := self._executor and self._executor.stored.take(asked, self._runs, paid):
-                    slots, reused = taken[0], reused + taken[1]
-                else:
-                    slots = [s for group in groups for s in self._start_group(group) or []]
-                    fresh = [run.key not in self._claimed for run in asked]
-                    reused += [not is_fresh for is_fresh in fresh]
-                    self._claimed.update(run.key for run in asked)
-                    if paid is not None:
-                        paid += [self._usage[run.key] for run in compress(asked, fresh)]
+            slots, again = self._claim(groups, paid)
+            reused += again
             outcomes += self._results(slots)
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
             )
             if len(outcomes) >= limit or not judgment.uncertain(self.settings.adaptive_margin):
                 return judgment
-            batch = min(max(runs, 2), limit - len(outcomes))
+            round_size = min(max(runs, 2), limit - len(outcomes))
+
+    def _claim(
+        self, groups: list[list[PlannedRun]], paid: list[Usage] | None
+    ) -> tuple[list[RunSlot], list[bool]]:
+        """The runs' slots, and whether each was claimed before (``paid`` gets the usage of
+        the others); runs a batch judged are taken as they are, without a future each."""
+        asked = [run for group in groups for run in group]
+        with self._lock:
+            if taken := self._executor and self._executor.stored.take(asked, self._runs, paid):
+                return taken
+            slots = [s for group in groups for s in self._start_group(group) or []]
+            fresh = [run.key not in self._claimed for run in asked]
+            self._claimed.update(run.key for run in asked)
+            if paid is not None:
+                paid += [self._usage[run.key] for run in compress(asked, fresh)]
+            return slots, [not is_fresh for is_fresh in fresh]
 
     def _results(self, slots: Sequence[RunSlot]) -> list[RunOutcome]:
         return outcomes_of(slots, self.on_wait, WAIT_TICK)
@@ -314,15 +320,9 @@ class JudgeEngine:
         self._answer_future(target, ticket, context).add_done_callback(plan_runs)
 
     def prefetch(
-        self,
-        dimension_names: Sequence[str],
-        ticket: str,
-        response: str,
-        runs: int,
-        generation: int = 0,
-        owner: str = "",
-        context: Context = NO_CONTEXT,
-    ) -> None:
+        self, dimension_names: Sequence[str], ticket: str, response: str, runs: int,
+        generation: int = 0, owner: str = "", context: Context = NO_CONTEXT,
+    ) -> None:  # fmt: skip
         """Start the runs of several dimensions now so that they overlap."""
         if self._too_large(ticket, response, context):
             return

@@ -53,17 +53,7 @@ class ItemJudge:
             scoped = ItemJudge(self._engine, self.settings, self._record, self._owner)
             scoped.context = Context(given or self.context.conversation, reference)
             return scoped.judge(dimension, ticket, response, runs=runs, threshold=threshold)
-        _check_text("ticket", ticket)
-        _check_text("response", response)
-        if not self._applies(dimension):
-            raise NotApplicable(
-                f"{dimension}: not applicable without a reference answer (an entry's "
-                "'reference', or reference=... in a hand-written test)"
-            )
-        turns = [t.content for t in self.context.conversation]
-        for snippet in injection_snippets(*turns, ticket, response):  # flagged, never obeyed
-            if snippet not in self._record.injection:
-                self._record.injection.append(snippet)
+        self._admit(dimension, ticket, response)
         limit = threshold if threshold is not None else self.settings.thresholds.get(dimension)
         try:
             judgment = self._engine().judge(
@@ -82,6 +72,21 @@ class ItemJudge:
             raise
         self._record.judgments[dimension] = judgment
         return judgment
+
+    def _admit(self, dimension: str, ticket: str, response: str) -> None:
+        """Check what is to be judged, and flag instruction-like text in it (never obeyed);
+        NotApplicable for a dimension that needs a reference answer when there is none."""
+        _check_text("ticket", ticket)
+        _check_text("response", response)
+        if not self._applies(dimension):
+            raise NotApplicable(
+                f"{dimension}: not applicable without a reference answer (an entry's "
+                "'reference', or reference=... in a hand-written test)"
+            )
+        turns = [t.content for t in self.context.conversation]
+        for snippet in injection_snippets(*turns, ticket, response):
+            if snippet not in self._record.injection:
+                self._record.injection.append(snippet)
 
     def relevance(self, ticket: str, response: str, **options: Any) -> Judgment:
         """Relevance of the response to the ticket, 1-5."""

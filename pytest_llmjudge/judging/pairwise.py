@@ -9,9 +9,11 @@ policy, budget and in-flight limit, and is counted like any judge request.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..basics.redaction import redact
 from ..basics.rubrics import Context, Dimension, Turn
@@ -21,6 +23,7 @@ from ..judges.base import (
     JudgeCallError,
     PairVote,
     RetryableJudgeError,
+    TooManyChoices,
     Usage,
     Winner,
 )
@@ -108,36 +111,29 @@ async def _order(
     usage: Usage,
 ) -> list[Winner]:
     """The ``runs`` votes with ``first`` shown as A: from the cache, else asked (as the
-    choices of one request, or one request per run with ``--judge-sampling=calls``)."""
-    settings, cache, judge = executor.settings, executor.cache, executor.judge
+    choices of one request, or one request per run with ``llmjudge_sampling=calls``)."""
+    settings, cache = executor.settings, executor.cache
     dimension, ticket, context = request.dimension, request.ticket, request.context
     keys = [
         cache.pair_key(dimension, ticket, first, second, i, context) if cache else None
         for i in range(runs)
     ]
     votes: list[PairVote | None] = [cache.get_vote(key) if cache and key else None for key in keys]
-    ask = getattr(judge, "judge_pair", None)
+    ask = getattr(executor.judge, "judge_pair", None)
     if ask is None:
         raise FatalJudgeError("this judge cannot compare answers pairwise")
-    tries = settings.max_retries + 1
+    pair = functools.partial(ask, dimension, ticket, first, second, context=context)
+    if any(vote is None for vote in votes):
+        await executor.server.learned()  # the slots a server announces cap the choices
     async for attempt in retrying(
-        RetryableJudgeError, tries=tries, first_wait=settings.retry_wait, what="pairwise call"
+        RetryableJudgeError,
+        tries=settings.max_retries + 1,
+        first_wait=settings.retry_wait,
+        what="pairwise call",
     ):
         with attempt:
             while missing := [i for i, vote in enumerate(votes) if vote is None]:
-                n = 1 if settings.sampling == "calls" else len(missing)
-                async with executor.limit:
-                    executor.budget.take_request()
-                    try:
-                        asked = await asyncio.wait_for(
-                            ask(dimension, ticket, first, second, n, usage=usage, context=context),
-                            settings.timeout,
-                        )
-                    except asyncio.TimeoutError:
-                        usage.timeouts += 1
-                        raise RetryableJudgeError(
-                            f"timed out after {settings.timeout:g}s"
-                        ) from None
+                asked = await _pair_request(executor, pair, len(missing), usage)
                 usable = [vote for vote in asked if isinstance(vote, PairVote)]
                 for index, vote in zip(missing, usable, strict=False):
                     votes[index] = vote
@@ -147,3 +143,25 @@ async def _order(
                 if len(usable) < len(asked):  # a choice that could not be read: ask again
                     raise next(v for v in asked if isinstance(v, RetryableJudgeError))
     return [vote.winner for vote in votes if vote is not None]
+
+
+async def _pair_request(
+    executor: RunExecutor, pair: Callable[..., Any], missing: int, usage: Usage
+) -> list[Any]:
+    """One request for up to ``missing`` votes (in a slot of the in-flight limit); none when
+    the server refused that many choices: the cap is learned now, and the votes are asked
+    again in requests it takes."""
+    settings, profile = executor.settings, executor.profile
+    n = 1 if settings.sampling == "calls" else profile.choices_for(missing)
+    async with executor.limit:
+        executor.budget.take_request()
+        try:
+            asked: list[Any] = await asyncio.wait_for(pair(n, usage=usage), settings.timeout)
+        except TooManyChoices:
+            return []
+        except asyncio.TimeoutError:
+            usage.timeouts += 1
+            raise RetryableJudgeError(f"timed out after {settings.timeout:g}s") from None
+    if n > 1 and len(asked) < n:
+        profile.ignores_n = True  # from now on one request per run, on every path
+    return asked

@@ -132,7 +132,7 @@ def together_context(runs: list[PlannedRun]) -> Context:
 def asked_together(
     runs: list[PlannedRun], missing: list[int]
 ) -> tuple[list[PlannedRun], list[list[int]]]:
-    """The ``missing`` ones of an item's runs of several dimensions (``--judge-grouping=item``)
+    """The ``missing`` ones of an item's runs of several dimensions (``llmjudge_grouping=item``)
     as runs of their group: one per run index, each scoring every dimension in one reply (a
     dimension's run that is already known is asked again, not used: a group is asked whole);
     and for each, which of ``runs`` it serves."""
@@ -168,3 +168,34 @@ def split_outcomes(
                 part = replace(part, prompt_tokens=tokens[0], completion_tokens=tokens[1])
             outcomes[i] = RunOutcome(part, outcome.error, outcome.calls if k == 0 else 0)
     return outcomes
+
+
+@dataclass
+class AskedRuns:
+    """The runs of one request while they are asked, across its attempts."""
+
+    runs: list[PlannedRun]
+    outcomes: list[RunOutcome | None]
+    waiting: list[int]  # the runs without an outcome yet
+    tries: int = 0
+    firm: bool = False  # a reply was cut off: the next attempt asks for a shorter one
+    backing_off: bool = False  # the last attempt failed: the runs wait for the next one
+
+    @property
+    def what(self) -> str:
+        """``judge call for <item> (relevance, run 1-3)``: the request, for retry warnings."""
+        first, last = self.runs[0], self.runs[-1]
+        numbers = f"run {first.run_index + 1}" + (f"-{last.run_index + 1}" * (len(self.runs) > 1))
+        return f"judge call for {first.owner or 'a test'} ({first.dimension.name}, {numbers})"
+
+    def finished(self, error: str | None, calls: int) -> list[RunOutcome | None]:
+        """One outcome per run (the error for those still waiting); the requests are
+        charged to the first."""
+        if error is not None:
+            for i in self.waiting:
+                self.outcomes[i] = RunOutcome(None, error, 0)
+        for i, outcome in enumerate(self.outcomes):
+            if outcome is not None:
+                self.outcomes[i] = replace(outcome, calls=calls)
+                break
+        return self.outcomes

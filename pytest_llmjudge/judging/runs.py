@@ -2,7 +2,7 @@
 and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
 
 The runs of one judgment (same dimension, ticket and response) are asked together: with
-``--judge-sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
+``llmjudge_sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
 one request, so the prompt is sent and billed once.
 """
 
@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..analysis.judgment import RunOutcome
@@ -25,6 +25,7 @@ from ..judges import (
     JudgeCallError,
     RetryableJudgeError,
     RunResult,
+    ServerProfile,
     TooManyChoices,
     Usage,
 )
@@ -33,6 +34,7 @@ from .cache import JudgeCache
 from .capacity import ServerBusy, ServerCapacity
 from .limiter import AdaptiveLimit
 from .planned import (
+    AskedRuns,
     PlannedRun,
     asked_together,
     once,
@@ -60,17 +62,18 @@ class RunExecutor:
     budget: Budget
     limit: AdaptiveLimit
     trace: TraceWriter | None = None
-    #: set when the server answered a request for n choices with fewer (it ignores n):
-    #: from then on every run is its own request (``--judge-sampling=auto``)
-    choices_ignored: bool = False
     retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
     split_noted: bool = False  # the notice that a judgment's runs are split was logged
     server: ServerCapacity = field(init=False)
     stored: StoredRuns = field(init=False)
+    #: what is known of the server: the judge's (shared by the session's judges) or its own
+    profile: ServerProfile = field(init=False)
 
     def __post_init__(self) -> None:
         s = self.settings
-        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=s.batch_strict)
+        self.profile = getattr(self.judge, "profile", None) or ServerProfile()
+        strict = "batch" in s.strict  # a request failed in the batch is not asked again
+        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=strict)
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )
@@ -162,7 +165,7 @@ class RunExecutor:
         return (
             self.settings.sampling != "calls"
             and isinstance(self.judge, ChoicesJudge)
-            and not self.choices_ignored
+            and not self.profile.ignores_n  # then each run is its own request, on every path
         )
 
     def _choices_refused(self, outcomes: dict[int, RunOutcome], runs: int) -> dict[int, RunOutcome]:
@@ -171,11 +174,11 @@ class RunExecutor:
         with ``auto`` the missing runs, and every later run, are asked one request each."""
         message = "the judge server answered fewer choices than asked for (it ignores n)"
         if self.settings.sampling == "choices":
-            error = f"{message}: use --judge-sampling=auto or calls for this server"
+            error = f"{message}: use llmjudge_sampling=auto or calls for this server"
             charged = {i: o.calls for i, o in outcomes.items()}
             return {i: RunOutcome(None, error, charged.get(i, 0)) for i in range(runs)}
-        if not self.choices_ignored:
-            self.choices_ignored = True
+        if not self.profile.ignores_n:
+            self.profile.ignores_n = True
             logger.warning("%s; each run is its own request from now on", message)
         return outcomes
 
@@ -185,15 +188,8 @@ class RunExecutor:
         """Judge ``runs`` with one request (n choices when more than one), retrying only the
         runs whose choice was rejected. One outcome per run; None for runs the server left
         out (it ignored n). The requests are charged to the first outcome."""
-        s = self.settings
-        outcomes: list[RunOutcome | None] = [None] * len(runs)
-        waiting = list(range(len(runs)))
-        tries = 0
-        first = runs[0]
-        numbers = f"run {first.run_index + 1}" + (f"-{runs[-1].run_index + 1}" * (len(runs) > 1))
+        s, asking = self.settings, AskedRuns(runs, [None] * len(runs), list(range(len(runs))))
         error: str | None = None
-        backing_off = False  # the last attempt failed: the runs wait for the next one
-        firm = False  # a reply was cut off: the next attempt asks for a shorter one
         await self.server.learned()
         try:
             async for attempt in retrying(
@@ -201,70 +197,81 @@ class RunExecutor:
                 tries=s.max_retries + 1,
                 first_wait=s.retry_wait,
                 max_seconds=s.timeout * (s.max_retries + 1),
-                what=f"judge call for {first.owner or 'a test'} ({first.dimension.name}, "
-                f"{numbers})",
+                what=asking.what,
             ):
-                if backing_off:  # the wait is over: this attempt asks again
-                    self.retrying -= len(waiting)
-                    backing_off = False
+                if asking.backing_off:  # the wait is over: this attempt asks again
+                    self.retrying -= len(asking.waiting)
+                    asking.backing_off = False
                 with attempt:
-                    before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
-                    try:
-                        tries += 1
-                        asked = [runs[i] for i in waiting]
-                        replies = await self._sent(asked, usage, tries, firm)
-                    except RetryableJudgeError as exc:  # no choice was usable
-                        # cut off at the token limit: the same prompt would run as long again
-                        firm = firm or exc.cut_off
-                        raise
-                    finally:
-                        # what the reply billed (rejected or not), before the next call starts
-                        self.budget.spend(_since(before, usage))
-                        first_attempt_done()
-                    rejected: list[RetryableJudgeError] = []
-                    for i, reply in zip(waiting, replies, strict=False):
-                        if isinstance(reply, RetryableJudgeError):
-                            rejected.append(reply)
-                            continue
-                        result = reply.redacted()  # no echoed secret in results or cache
-                        self.stored.remember(runs[i], result)
-                        usage.scored(result, logprobs_asked=s.scoring == "logprobs" and s.uses_llm)
-                        outcomes[i] = RunOutcome(result, None, 0)
-                    usage.short_replies += len(replies) < len(waiting)
-                    waiting = [i for i in waiting[: len(replies)] if outcomes[i] is None]
-                    if rejected:
-                        firm = firm or any(reply.cut_off for reply in rejected)
-                        raise rejected[0]  # ask again for the runs whose choice was rejected
+                    await self._attempt(asking, usage, first_attempt_done)
                 tried = attempt.retry_state.outcome
-                backing_off = tried is not None and tried.failed
-                self.retrying += len(waiting) if backing_off else 0
+                asking.backing_off = tried is not None and tried.failed
+                self.retrying += len(asking.waiting) if asking.backing_off else 0
         except TooManyChoices:
             raise  # the caller asks these runs again in requests the server takes
-        except (BudgetExhausted, JudgingStopped) as exc:
-            error = redact(str(exc))
-        except FatalJudgeError as exc:
-            # Bad key, unknown model, unreachable: every later call would fail the same way.
-            # A run the server refused says so in full (runs in flight together fold into one
-            # line of their item); the runs refused before being sent say where and why.
-            self.budget.stop(exc, first.owner)
-            error = redact(f"judge call failed: {exc} (not retried; judging stops here)")
+        except (BudgetExhausted, JudgingStopped, FatalJudgeError) as exc:
+            error = self._stopped(exc, runs[0])
         except (JudgeCallError, RetryAfterTooLong) as exc:
-            error = redact(f"judge call failed after {tries} tries: {exc}")
+            error = redact(f"judge call failed after {asking.tries} tries: {exc}")
             if getattr(exc, "cut_off", False):
-                error += f"; raise --judge-max-tokens (now {s.max_tokens})"
+                error += f"; raise llmjudge_max_tokens (now {s.max_tokens})"
             # one line with the cause: a traceback of the plugin tells a user nothing more
             # (the item's report says it too: not repeated among its captured logs)
-            logger.warning("%s: %s", first.owner or "a test", error, extra=SHOWN_IN_REPORT)
+            logger.warning("%s: %s", runs[0].owner or "a test", error, extra=SHOWN_IN_REPORT)
         finally:
-            self.retrying -= len(waiting) if backing_off else 0
-        if error is not None:
-            for i in waiting:
-                outcomes[i] = RunOutcome(None, error, 0)
-        for i, outcome in enumerate(outcomes):
-            if outcome is not None:
-                outcomes[i] = replace(outcome, calls=usage.calls)
-                break
-        return outcomes
+            self.retrying -= len(asking.waiting) if asking.backing_off else 0
+        return asking.finished(error, usage.calls)
+
+    def _stopped(self, exc: Exception, first: PlannedRun) -> str:
+        """Why runs were not judged when judging stopped (budget, Ctrl-C) or cannot go on."""
+        if not isinstance(exc, FatalJudgeError):
+            return redact(str(exc))
+        # Bad key, unknown model, unreachable: every later call would fail the same way.
+        # A run the server refused says so in full (runs in flight together fold into one
+        # line of their item); the runs refused before being sent say where and why.
+        self.budget.stop(exc, first.owner)
+        return redact(f"judge call failed: {exc} (not retried; judging stops here)")
+
+    async def _attempt(
+        self, asking: AskedRuns, usage: Usage, first_attempt_done: Callable[[], None]
+    ) -> None:
+        """One attempt for the runs still waiting; raises the first rejected choice's error
+        (tenacity asks again for those runs)."""
+        before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
+        try:
+            asking.tries += 1
+            asked = [asking.runs[i] for i in asking.waiting]
+            replies = await self._sent(asked, usage, asking.tries, asking.firm)
+        except RetryableJudgeError as exc:  # no choice was usable
+            # cut off at the token limit: the same prompt would run as long again
+            asking.firm = asking.firm or exc.cut_off
+            raise
+        finally:
+            # what the reply billed (rejected or not), before the next call starts
+            self.budget.spend(usage.tokens_since(before))
+            first_attempt_done()
+        rejected = self._kept(asking, replies, usage)
+        if rejected:
+            asking.firm = asking.firm or any(reply.cut_off for reply in rejected)
+            raise rejected[0]  # ask again for the runs whose choice was rejected
+
+    def _kept(
+        self, asking: AskedRuns, replies: list[Reply], usage: Usage
+    ) -> list[RetryableJudgeError]:
+        """The usable choices kept as the waiting runs' outcomes; the rejected ones."""
+        logprobs = self.settings.scoring == "logprobs" and self.settings.uses_llm
+        rejected: list[RetryableJudgeError] = []
+        for i, reply in zip(asking.waiting, replies, strict=False):
+            if isinstance(reply, RetryableJudgeError):
+                rejected.append(reply)
+                continue
+            result = reply.redacted()  # no echoed secret in results or cache
+            self.stored.remember(asking.runs[i], result)
+            usage.scored(result, logprobs_asked=logprobs)
+            asking.outcomes[i] = RunOutcome(result, None, 0)
+        usage.short_replies += len(replies) < len(asking.waiting)
+        asking.waiting = [i for i in asking.waiting[: len(replies)] if asking.outcomes[i] is None]
+        return rejected
 
     async def _sent(
         self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
@@ -283,7 +290,7 @@ class RunExecutor:
     async def _traced(
         self, runs: list[PlannedRun], usage: Usage, attempt: int, firm: bool
     ) -> list[Reply]:
-        """One attempt, and with --judge-trace its line: what was sent, what came back."""
+        """One attempt, and with llmjudge_trace its line: what was sent, what came back."""
         if self.trace is None:
             return await self._timed(runs, usage, firm)
         before = Usage(usage.calls, usage.prompt_tokens, usage.completion_tokens)
@@ -335,12 +342,3 @@ async def _each(asks: list[Coroutine[Any, Any, T]]) -> list[T | BaseException]:
         return [await asks[0]]
     except TooManyChoices as exc:
         return [exc]
-
-
-def _since(before: Usage, now: Usage) -> Usage:
-    """The tokens billed between two readings of one usage."""
-    return Usage(
-        0,
-        now.prompt_tokens - before.prompt_tokens,
-        now.completion_tokens - before.completion_tokens,
-    )

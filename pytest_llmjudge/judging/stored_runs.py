@@ -1,6 +1,6 @@
 """The judge cache as runs see it: a run's key, a cached run as its outcome, a result kept.
 
-A run judged with the other dimensions of its item in one request (``--judge-grouping=item``)
+A run judged with the other dimensions of its item in one request (``llmjudge_grouping=item``)
 is kept under its own dimension's key, marked with the group and seen with the group's
 context: runs judged alone and runs judged together never stand in for each other.
 """
@@ -24,7 +24,7 @@ class StoredRuns:
     cache: JudgeCache | None
     scoring: str  # a run asked for logprobs but scored by text is not kept as weighted
     trace: TraceWriter | None = None
-    #: with --judge-batch: the runs the session's batches judged, failed or left pending
+    #: with llmjudge_batch: the runs the session's batches judged, failed or left pending
     batch: BatchOutcome | None = None
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
@@ -93,7 +93,7 @@ class StoredRuns:
     def take(
         self, runs: Sequence[PlannedRun], started: Container[RunKey], paid: list[Usage] | None
     ) -> tuple[list[RunSlot], list[bool]] | None:
-        """With ``--judge-batch``: the runs' outcomes, on the caller's thread, when the batch
+        """With ``llmjudge_batch``: the runs' outcomes, on the caller's thread, when the batch
         judged every one of them and none was ``started`` otherwise (no future, no plan, no
         table entry per run: 6 x 10^5 runs for 10^5 items); with whether an item took each
         already (not charged again; what the others cost goes to ``paid`` and ``taken``)."""

@@ -52,8 +52,6 @@ async def ask(
     conversation: Sequence[Turn] = (),
 ) -> str:
     """One request to a target; the answer text. RetryableTargetError when worth retrying."""
-    import httpx2
-
     if target.url is None:
         raise TargetError("has no URL: give one (name=URL) or override llmjudge_response")
     headers = {
@@ -61,30 +59,9 @@ async def ask(
         "accept": "application/json",
         **expand_headers(config.headers, env),
     }
-    url = target.url
-    body = render_body(config.body, ticket, conversation)
-    for _ in range(MAX_REDIRECTS + 1):
-        try:
-            reply = await client.post(url, content=body, headers=headers)
-        except httpx2.TimeoutException:
-            raise RetryableTargetError(
-                f"cannot reach {safe_url(url)}: no answer within {config.timeout:g}s"
-            ) from None
-        except httpx2.TransportError as exc:
-            raise RetryableTargetError(
-                f"cannot reach {safe_url(url)}: {_root_cause(exc)}"
-            ) from None
-        if not reply.is_redirect:
-            break
-        location = str(reply.url.join(reply.headers.get("location", "")))
-        if reply.status_code not in (307, 308):
-            # 301/302/303 turn the POST into a GET: the ticket would never reach the target.
-            raise TargetError(
-                f"HTTP {reply.status_code}: the target moved to {safe_url(location)}; give that URL"
-            )
-        url = location  # 307/308: the same POST, body and all
-    else:
-        raise TargetError(f"more than {MAX_REDIRECTS} redirects from {safe_url(target.url)}")
+    reply = await _followed(
+        client, target.url, render_body(config.body, ticket, conversation), headers, config.timeout
+    )
     if reply.status_code >= 400:
         message = f"HTTP {reply.status_code} {reply.reason_phrase}"
         if is_retryable_status(reply.status_code):
@@ -95,6 +72,36 @@ async def ask(
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise TargetError(f"reply is not JSON: {reply.content[:60]!r}") from None
     return extract(data, config.field)
+
+
+async def _followed(
+    client: httpx2.AsyncClient, url: str, body: bytes, headers: dict[str, str], timeout: float
+) -> httpx2.Response:
+    """The POST's reply, after the redirects that keep it a POST (307, 308)."""
+    import httpx2
+
+    first = url
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            reply = await client.post(url, content=body, headers=headers)
+        except httpx2.TimeoutException:
+            raise RetryableTargetError(
+                f"cannot reach {safe_url(url)}: no answer within {timeout:g}s"
+            ) from None
+        except httpx2.TransportError as exc:
+            raise RetryableTargetError(
+                f"cannot reach {safe_url(url)}: {_root_cause(exc)}"
+            ) from None
+        if not reply.is_redirect:
+            return reply
+        location = str(reply.url.join(reply.headers.get("location", "")))
+        if reply.status_code not in (307, 308):
+            # 301/302/303 turn the POST into a GET: the ticket would never reach the target.
+            raise TargetError(
+                f"HTTP {reply.status_code}: the target moved to {safe_url(location)}; give that URL"
+            )
+        url = location  # 307/308: the same POST, body and all
+    raise TargetError(f"more than {MAX_REDIRECTS} redirects from {safe_url(first)}")
 
 
 def _root_cause(exc: BaseException) -> str:
@@ -138,7 +145,7 @@ class TargetAnswers:
     ) -> str:
         config = self.config
         if config is None:
-            raise TargetError("no targets are configured (--judge-targets)")
+            raise TargetError("no targets are configured (llmjudge_targets)")
         if self._client is None:
             self._client = target_client(config)
         target = config.get(target_name)

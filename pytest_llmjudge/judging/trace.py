@@ -1,4 +1,4 @@
-"""``--judge-trace PATH``: one JSON line per judge request (and per run served from the cache),
+"""``llmjudge_trace PATH``: one JSON line per judge request (and per run served from the cache),
 secrets redacted. Each process appends whole lines (one ``write`` each) to the same file."""
 
 from __future__ import annotations

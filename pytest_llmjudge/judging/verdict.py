@@ -8,7 +8,7 @@ from typing import Any
 
 from ..analysis.judgment import JudgeError, Judgment, NotApplicable
 from ..judges.base import Usage
-from ..reports.item_text import failure_report, judge_error_report, verdict_line
+from ..reports.item_text import failure_report, failure_verdict, judge_error_report, verdict_line
 from ..schema.items import CheckResult
 from .budget import NOT_JUDGED
 
@@ -38,7 +38,7 @@ class AttemptRecord:
 
 def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Judgment]]) -> None:
     """Start every dimension's runs before waiting for any; the dimensions of one test's
-    judge start together (one request for all with ``--judge-grouping=item``)."""
+    judge start together (one request for all with ``llmjudge_grouping=item``)."""
     together: dict[int, tuple[Any, list[str]]] = {}
     for judge in judges.values():
         shared = getattr(judge, "item_judge", None)  # a built-in dimension's judge
@@ -51,7 +51,27 @@ def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Jud
 
 
 class EvalFailed(Exception):
-    """A judged dimension is below its threshold: the eval's verdict, not a crash."""
+    """A check failed or a judged dimension is below its threshold: the eval's verdict, not a
+    crash. It carries what failed; its text is composed where it is shown."""
+
+    def __init__(
+        self,
+        judgments: Sequence[Judgment] = (),
+        regressions: Sequence[str] = (),
+        checks: Sequence[CheckResult] = (),
+    ) -> None:
+        super().__init__()
+        self.judgments = tuple(judgments)
+        self.regressions = tuple(regressions)
+        self.checks = tuple(checks)
+
+    @property
+    def verdict(self) -> str:
+        """The one-line verdict: what failed."""
+        return failure_verdict(self.judgments, self.regressions, self.checks)
+
+    def __str__(self) -> str:
+        return failure_report(self.judgments, self.regressions, self.checks)
 
 
 def judge_all(
@@ -100,7 +120,7 @@ class VerdictPolicy:
 
 
 class UndecidedVerdict(Exception):
-    """The confident verdict could not decide and --judge-undecided=xfail: report as xfail."""
+    """The confident verdict could not decide and ``undecided=xfail``: report as xfail."""
 
 
 def check_verdict(
@@ -113,6 +133,6 @@ def check_verdict(
     undecided = [j for j in judgments if j.decision == "undecided"]
     checks_failed = any(check.passed is False for check in checks)
     if checks_failed or failing or regressions or (undecided and policy.undecided == "fail"):
-        raise EvalFailed(failure_report(judgments, regressions, checks))
+        raise EvalFailed(judgments, regressions, checks)
     if undecided and policy.undecided == "xfail":
         raise UndecidedVerdict(verdict_line(undecided))

@@ -16,7 +16,7 @@ def unwritable_outputs(settings: Settings, environ: Mapping[str, str]) -> list[s
     wanted: list[tuple[str, Path, bool]] = [("--judge-output", settings.output, False)]
     wanted += [("--judge-report", report, False) for report in settings.reports]
     if settings.save_responses is not None:
-        wanted.append(("--judge-save-responses", settings.save_responses, True))
+        wanted.append(("llmjudge_targets save_responses", settings.save_responses, True))
     if environ.get("GITHUB_STEP_SUMMARY"):
         wanted.append(("GITHUB_STEP_SUMMARY", Path(environ["GITHUB_STEP_SUMMARY"]), False))
     problems = []

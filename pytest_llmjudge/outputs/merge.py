@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -19,7 +20,7 @@ from ..analysis.agreement import label_agreement
 from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_baseline
 from ..analysis.comparison import compare_targets
 from ..analysis.gates import agreement_gates, evaluate_gates
-from ..schema.results import BaselineResult, ResultsFile, Tokens
+from ..schema.results import BaselineResult, Meta, ResultsFile, Tokens
 from .session_results import summarize
 
 
@@ -62,7 +63,6 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         raise MergeError("no results files to merge")
     _check_one_suite(shards)
     _check_disjoint(shards)
-    first = shards[0][1]
     items = sorted(
         (item for _, shard in shards for item in shard.results),
         key=lambda i: (i.file, i.line or 0, i.nodeid),
@@ -70,28 +70,7 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     skipped = [entry for _, shard in shards for entry in shard.skipped]
     errors = [entry for _, shard in shards for entry in shard.errors]
     skipped_items = sum(1 for i in items if i.outcome == "skipped")
-    metas = [shard.meta for _, shard in shards]
-    costs = [m.cost_usd for m in metas]
-    prompt = sum(m.tokens.prompt for m in metas)
-    completion = sum(m.tokens.completion for m in metas)
-    meta = first.meta.model_copy(
-        update={
-            "started": min(m.started for m in metas),
-            "duration_s": max(m.duration_s for m in metas),
-            "complete": all(m.complete for m in metas),
-            "calls": sum(m.calls for m in metas),
-            "judgments": sum(m.judgments for m in metas),
-            "cached_runs": sum(m.cached_runs for m in metas),
-            "unattributed_calls": sum(m.unattributed_calls for m in metas),
-            "timeouts": sum(m.timeouts for m in metas),
-            "cut_off": sum(m.cut_off for m in metas),
-            # each shard kept its own limit against its own server (or the same one)
-            "in_flight_limit": max((m.in_flight_limit or 0 for m in metas), default=0) or None,
-            "tokens": Tokens(prompt=prompt, completion=completion, total=prompt + completion),
-            "cost_usd": None if None in costs else round(sum(c or 0 for c in costs), 6),
-            "notices": list(dict.fromkeys(n for m in metas for n in m.notices)),
-        }
-    )
+    meta = _merged_meta([shard.meta for _, shard in shards])
     merged = ResultsFile(
         meta=meta,
         results=items,
@@ -112,6 +91,30 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     red_gates = not all(g.passed for g in merged.gates) or _regressed(merged, gates)
     merged.meta.exit_status = 1 if red_items or red_gates else 0
     return merged
+
+
+# meta counts that add up over the shards
+_ADDED = ("calls", "judgments", "cached_runs", "unattributed_calls", "timeouts", "cut_off")
+
+
+def _merged_meta(metas: Sequence[Meta]) -> Meta:
+    """The shards' meta as one: counts and tokens added, the earliest start, the longest
+    shard, cost where every shard knows its own, each notice once."""
+    costs = [m.cost_usd for m in metas]
+    prompt = sum(m.tokens.prompt for m in metas)
+    completion = sum(m.tokens.completion for m in metas)
+    update: dict[str, Any] = {name: sum(getattr(m, name) for m in metas) for name in _ADDED}
+    update |= {
+        "started": min(m.started for m in metas),
+        "duration_s": max(m.duration_s for m in metas),
+        "complete": all(m.complete for m in metas),
+        # each shard kept its own limit against its own server (or the same one)
+        "in_flight_limit": max((m.in_flight_limit or 0 for m in metas), default=0) or None,
+        "tokens": Tokens(prompt=prompt, completion=completion, total=prompt + completion),
+        "cost_usd": None if None in costs else round(sum(c or 0 for c in costs), 6),
+        "notices": list(dict.fromkeys(n for m in metas for n in m.notices)),
+    }
+    return metas[0].model_copy(update=update)
 
 
 def _compare(merged: ResultsFile, path: Path) -> None:

@@ -22,6 +22,7 @@ from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.settings import Settings
 from ..judges.base import Usage
+from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
 from ..judging.planned import split_notice
 from ..reports.markdown import github_annotations
 from ..reports.terminal import terminal_summary
@@ -35,13 +36,13 @@ from ..schema.results import (
     JudgeIdentity,
     Meta,
     ResultsFile,
+    ServerLearned,
     SkippedEntry,
     Summary,
     Tokens,
 )
 from .row_spill import RowSpill
 
-HEURISTIC_NOTE = "heuristic judge: scores come from text signals; no LLM was used"
 # pytest's exit codes, without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
 
@@ -77,7 +78,7 @@ class SessionResults:
     _usage: Usage = field(default_factory=Usage)
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
-    #: node id -> the entry's fields that decide its outcome (--judge-save-responses)
+    #: node id -> the entry's fields that decide its outcome (llmjudge_targets save_responses)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: where the rows are kept when only their lean copies need be in memory
     spill: RowSpill | None = None
@@ -138,7 +139,7 @@ class SessionResults:
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
-        lines = terminal_summary(results, facts.output_shown, strict=settings.strict)
+        lines = terminal_summary(results, facts.output_shown, strict="entries" in settings.strict)
         if facts.github_actions:
             lines += github_annotations(results)
         return SessionEnd(results, exit_status, lines)
@@ -223,6 +224,9 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         if price is None
         else round(price.cost(direct.prompt, direct.completion) + _cost(batch), 6),
         price_source=None if price is None else price.source,
+        server=ServerLearned(**usage.learned)
+        if any(v is not None for v in usage.learned.values())
+        else None,
         batch=batch,
         verdict=settings.verdict,
         plugin_version=plugin_version(),
@@ -263,17 +267,17 @@ def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[
         then = (
             "the runs it left out, and every later run, were asked one request each"
             if settings.sampling == "auto"
-            else "the runs it left out are errors (use --judge-sampling=auto or calls)"
+            else "the runs it left out are errors (use llmjudge_sampling=auto or calls)"
         )
         notices.append(
             f"the judge server answered {usage.short_replies} request(s) for several choices "
             f"with fewer (it ignores n): {then}"
         )
     if settings.batch and not settings.uses_llm:
-        notices.append("--judge-batch needs an LLM judge: the heuristic judged in-process")
+        notices.append("llmjudge_batch needs an LLM judge: the heuristic judged in-process")
     if settings.scoring == "logprobs" and not settings.uses_llm:
         notices.append(
-            "--judge-scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
+            "llmjudge_scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
         )
     unweighted = usage.judgments - usage.weighted
     if identity.scoring == "logprobs" and unweighted:
@@ -298,7 +302,7 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
     if usage.cut_off:
         notices.append(
             f"{usage.cut_off} judge repl{'ies were' if usage.cut_off != 1 else 'y was'} cut "
-            f"off at --judge-max-tokens={settings.max_tokens} and asked again for a shorter one"
+            f"off at llmjudge_max_tokens={settings.max_tokens} and asked again for a shorter one"
         )
     if usage.timeouts:
         requeued = (

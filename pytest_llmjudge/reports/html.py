@@ -13,10 +13,12 @@ from collections.abc import Sequence
 
 from ..analysis.gates import dimension_names, suite_means
 from ..basics.wording import counted
+from ..config.pricing import provider_host
+from ..judges.heuristic import LABEL
 from ..schema.results import ItemResult, ResultsFile
 from .html_parts import SCRIPT, STYLE, escape, histogram
 from .html_sections import baseline_section, checks_cell, checks_detail, comparison_section
-from .item_text import item_sentence, score_text
+from .item_text import item_sentence, runs_text, score_text
 from .terminal import outcome_counts
 
 REASONS_SHOWN = 5  # failures named in the verdict banner; the table has them all
@@ -93,7 +95,7 @@ def _settings(results: ResultsFile) -> str:
     meta = results.meta
     judge = meta.judge
     facts = [
-        ("judge", f"{meta.provider} {meta.model or '(no LLM)'}"),
+        ("judge", f"{meta.provider} {meta.model}" if meta.llm else f"{LABEL} (no LLM)"),
         ("server", judge.base_url_host if judge and judge.base_url_host else "-"),
         ("scoring", judge.scoring if judge else "text"),
         ("prompt", judge.prompt_version if judge else "-"),
@@ -135,14 +137,18 @@ def _cards(results: ResultsFile) -> str:
     runs = meta.judgments + meta.cached_runs
     cached = f"{counted(meta.cached_runs, 'run')} from the cache"
     cards.append(("judge runs", f"{runs}", f"{counted(meta.calls, 'request')} made, {cached}"))
+    # a cost where the price is known; unknown on the provider's host; a local, LAN or
+    # other server shows tokens only
+    priced = meta.cost_usd is not None
     if meta.calls == 0 and runs:  # nothing was asked: say where the scores came from
-        cards += [("tokens", "0", "no request made"), ("cost", "$0", "every run from the cache")]
+        cards.append(("tokens", "0", "no request made"))
+        cards += [("cost", "$0", "every run from the cache")] * priced
     else:
-        cost = "-" if meta.cost_usd is None else f"${meta.cost_usd:.4f}"
-        cards += [
-            ("tokens", f"{meta.tokens.total:,}", f"{meta.tokens.prompt:,} prompt"),
-            ("cost", cost, meta.price_source or "price unknown"),
-        ]
+        cards.append(("tokens", f"{meta.tokens.total:,}", f"{meta.tokens.prompt:,} prompt"))
+        if priced:
+            cards.append(("cost", f"${meta.cost_usd:.4f}", meta.price_source or ""))
+        elif meta.llm and provider_host(meta.base_url):
+            cards.append(("cost", "unknown", f"add {meta.model} to llmjudge_prices"))
     html_cards = "".join(
         f'<div class="card"><div class="label">{escape(label)}</div>'
         f'<div class="value">{escape(value)}</div><div class="sub">{escape(sub)}</div></div>'
@@ -251,21 +257,7 @@ def _item_row(
         f'<span class="outcome {escape(item.outcome)}">'
         f"{escape(item.outcome)}</span></td>"
     )
-    for name in names:
-        dim = item.dimensions.get(name)
-        if dim is None:
-            cells.append(f'<td data-label="{escape(name)}" data-sort="-1">-</td>')
-            continue
-        runs = ", ".join(score_text(r) for r in dim.runs)
-        mark = "pass" if dim.passed else "fail"
-        threshold = f"threshold {dim.threshold:g}"
-        if dim.threshold != session.get(name, dim.threshold):  # the entry's own
-            threshold = f'<span class="own" title="set by the entry">{threshold}</span>'
-        cells.append(
-            f'<td data-label="{escape(name)}" data-sort="{dim.score:.4f}">'
-            f'<span class="{mark}">{dim.score:.2f}</span>'
-            f"<small>{threshold} · runs {escape(runs)} · sd {dim.std:.2f}</small></td>"
-        )
+    cells += [_score_cell(item, name, session) for name in names]
     if with_checks:
         cells.append(checks_cell(item))
     flags = _flags(item)
@@ -278,6 +270,23 @@ def _item_row(
     return (
         f'<tr data-outcome="{escape(item.outcome)}" data-target="{escape(item.target or "")}" '
         f'data-text="{escape(text)}">' + "".join(cells) + "</tr>"
+    )
+
+
+def _score_cell(item: ItemResult, name: str, session: dict[str, float]) -> str:
+    """A dimension's score, threshold (the entry's own marked), runs and spread."""
+    dim = item.dimensions.get(name)
+    if dim is None:
+        return f'<td data-label="{escape(name)}" data-sort="-1">-</td>'
+    runs = runs_text(dim.runs, len(dim.failed_runs))
+    mark = "pass" if dim.passed else "fail"
+    threshold = f"threshold {dim.threshold:g}"
+    if dim.threshold != session.get(name, dim.threshold):  # the entry's own
+        threshold = f'<span class="own" title="set by the entry">{threshold}</span>'
+    return (
+        f'<td data-label="{escape(name)}" data-sort="{dim.score:.4f}">'
+        f'<span class="{mark}">{dim.score:.2f}</span>'
+        f"<small>{threshold} · {escape(runs)} · sd {dim.std:.2f}</small></td>"
     )
 
 

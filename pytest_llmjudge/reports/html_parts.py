@@ -108,19 +108,15 @@ def _x(score: float) -> float:
     return PAD + (score - 1) / 4 * (WIDTH - 2 * PAD)
 
 
-def histogram(
-    name: str, scores: Sequence[tuple[float, bool]], threshold: float, own: int = 0
-) -> str:
-    """Item means in half-point bins from 1 to 5, each bin split into the items that met their
-    threshold (green) and those below it (red): an item held to its own threshold is counted
-    by its own verdict. The session's threshold is a dashed line; ``own`` items have another.
-    """
+def _bars(scores: Sequence[tuple[float, bool]], floor: int) -> str:
+    """The histogram's bars: per half-point bin, the items that met their threshold stacked
+    under those below it, with the bin's count on top."""
     met, below = [0] * 8, [0] * 8
     for score, passed in scores:
         (met if passed else below)[min(int((score - 1) / 0.5), 7)] += 1
     top = max(m + b for m, b in zip(met, below, strict=True)) or 1
     bar_width = (WIDTH - 2 * PAD) / 8
-    floor, room = HEIGHT - PAD, HEIGHT - PAD - TOP - 12  # 12: the count above the tallest bar
+    room = floor - TOP - 12  # 12: the count above the tallest bar
     bars = []
     for i, (good, bad) in enumerate(zip(met, below, strict=True)):
         x, low, y = PAD + i * bar_width, 1 + i * 0.5, float(floor)
@@ -138,6 +134,18 @@ def histogram(
                 f'<text x="{x + bar_width / 2:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
                 f'font-size="10">{good + bad}</text>'
             )
+    return "".join(bars)
+
+
+def histogram(
+    name: str, scores: Sequence[tuple[float, bool]], threshold: float, own: int = 0
+) -> str:
+    """Item means in half-point bins from 1 to 5, each bin split into the items that met their
+    threshold (green) and those below it (red): an item held to its own threshold is counted
+    by its own verdict. The session's threshold is a dashed line; ``own`` items have another.
+    """
+    floor = HEIGHT - PAD
+    bars = _bars(scores, floor)
     ticks = "".join(
         f'<text x="{_x(s):.1f}" y="{floor + 14}" text-anchor="middle" font-size="10">{s}</text>'
         for s in range(1, 6)
@@ -158,7 +166,7 @@ def histogram(
         f'<svg role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'aria-label="{escape(name)} distribution">'
         f'<text x="{PAD}" y="14" font-size="12" font-weight="600">{escape(name)} '
-        f"({counted(len(scores), 'item')})</text>{''.join(bars)}"
+        f"({counted(len(scores), 'item')})</text>{bars}"
         f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{floor}" y2="{floor}" stroke="#57606a"/>'
         f'{ticks}<line x1="{line:.1f}" x2="{line:.1f}" y1="{TOP - 12}" y2="{floor}" '
         f'stroke="#1b1f24" stroke-dasharray="4 3"><title>{escape(label)}</title></line>'

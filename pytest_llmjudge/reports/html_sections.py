@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from ..analysis.comparison import overall_text
+from ..analysis.pairwise import pairwise_runs_text
 from ..analysis.stats import confidence_interval, mean_and_std
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, ItemResult, TargetComparison
@@ -60,7 +62,10 @@ def comparison_section(comparison: TargetComparison) -> str:
         f"<td>{escape(', '.join(e.run_winners))}</td></tr>"
         for e in comparison.entries
     )
-    statements = "".join(f"<li>{escape(s.statement)}</li>" for s in comparison.significance)
+    statements = "".join(
+        [f"<li>{escape(overall_text(t, o))}</li>" for t, o in comparison.overall.items()]
+        + [f"<li>{escape(s.statement)}</li>" for s in comparison.significance]
+    )
     pairwise = _pairwise(comparison.pairwise) if comparison.pairwise is not None else ""
     return (
         '<section id="comparison"><h2>A/B comparison</h2>'
@@ -93,7 +98,7 @@ def _pairwise(result: PairwiseResult) -> str:
         for p in result.pairs
     )
     return (
-        f"<h3>Side by side (pairwise, both orders, {result.runs} runs each)</h3>"
+        f"<h3>Side by side (pairwise, both orders, {pairwise_runs_text(result)})</h3>"
         f'<div class="charts"><figure>{chart}<figcaption>win rate of the first target over '
         "the second, 95% interval; ties count half</figcaption></figure></div>"
         "<table><thead><tr><th>pair</th><th>dimension</th><th>win rate</th><th>95% CI</th>"

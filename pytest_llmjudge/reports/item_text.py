@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..analysis.checks import checks_sentence
 from ..analysis.judgment import Judgment
+from ..checks.report import checks_sentence, checks_table
 
 if TYPE_CHECKING:  # the results models load at the session's end, not before judging
-    from ..schema.results import CheckResult, DimensionResult, ItemResult
+    from ..schema.results import CheckResult, DimensionResult, ItemResult, JudgedItem
 
 
 def _runs(judgment: Judgment) -> str:
-    return ", ".join(score_text(s) for s in judgment.runs)
+    return runs_text(judgment.runs, len(judgment.failed_runs))
+
+
+def runs_text(runs: Sequence[float], failed: int) -> str:
+    """The runs judged, read as a count only where it is one: ``runs 3, 3, 2``, ``1 run: 3``,
+    ``1 of 3 runs: 3`` (two failed)."""
+    scores = ", ".join(score_text(s) for s in runs)
+    if failed:
+        return f"{len(runs)} of {len(runs) + failed} runs: {scores}"
+    return f"runs {scores}" if len(runs) > 1 else f"1 run: {scores}"
 
 
 def score_text(score: float) -> str:
@@ -23,21 +32,26 @@ def score_text(score: float) -> str:
     return str(score) if isinstance(score, int) else f"{score:.2f}"
 
 
-def _ci(j: Judgment) -> str:
+def _interval(j: Judgment) -> str | None:
+    """``3.10-4.20``; None when one run gives no interval."""
     if j.ci_low is None or j.ci_high is None or math.isinf(j.ci_low):
-        return "no interval from one run"
-    return f"95% CI {j.ci_low:.2f}-{j.ci_high:.2f}"
+        return None
+    return f"{j.ci_low:.2f}-{j.ci_high:.2f}"
+
+
+def _ci(j: Judgment) -> str:
+    interval = _interval(j)
+    return "no interval from one run" if interval is None else f"95% CI {interval}"
 
 
 def _dimension_verdict(j: Judgment) -> str:
     if j.decision == "undecided":
         return (
-            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} "
-            f"(runs {_runs(j)})"
+            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} ({_runs(j)})"
         )
     if j.ci_low is not None and j.decision == "fail" and j.mode == "confident":
-        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; runs {_runs(j)})"
-    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} (runs {_runs(j)})"
+        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; {_runs(j)})"
+    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_runs(j)})"
 
 
 def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
@@ -49,11 +63,11 @@ def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ())
 def dimension_sentence(name: str, dim: DimensionResult) -> str:
     """``relevance 3.67 < 4.5 (runs 3, 4, 4)``: why a dimension of a results row did not pass
     (the threshold it was held to: its own where the entry set one)."""
-    runs = ", ".join(score_text(s) for s in dim.runs)
+    runs = runs_text(dim.runs, len(dim.failed_runs))
     if dim.decision == "undecided" and dim.ci_low is not None and dim.ci_high is not None:
         interval = f"95% CI {dim.ci_low:.2f}-{dim.ci_high:.2f}"
         return f"{name} {dim.score:.2f} undecided: {interval} contains {dim.threshold:g}"
-    return f"{name} {dim.score:.2f} < {dim.threshold:g} (runs {runs})"
+    return f"{name} {dim.score:.2f} < {dim.threshold:g} ({runs})"
 
 
 def item_sentence(item: ItemResult) -> str:
@@ -85,13 +99,13 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
             j.dimension,
             f"{j.score:.2f}",
             f"{j.std:.2f}",
-            _runs(j),
+            ", ".join(score_text(r) for r in j.runs)
+            + (f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)})" * bool(j.failed_runs)),
             f"{j.threshold:g}",
             verdict,
         )
         if confident:
-            interval = _ci(j).removeprefix("95% CI ")
-            row = (*row[:5], interval, row[5])
+            row = (*row[:5], _interval(j) or "no interval from one run", row[5])
         rows.append(row)
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     return "\n".join(
@@ -112,24 +126,21 @@ def _reasoning(judgments: Sequence[Judgment]) -> str:
     return "\n".join(lines)
 
 
-def checks_table(checks: Sequence[CheckResult]) -> str:
-    """One row per deterministic check: its name, result and what was found."""
-    rows = [("check", "result", "detail")]
-    for check in checks:
-        result = "n/a" if check.passed is None else "ok" if check.passed else "FAIL"
-        rows.append((check.name, "ERROR" if check.error else result, check.detail))
-    widths = [max(len(row[c]) for row in rows) for c in range(3)]
-    return "\n".join(
-        "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row)).rstrip() for row in rows
-    )
-
-
-def _tables(judgments: Sequence[Judgment], checks: Sequence[CheckResult]) -> str:
+def tables(judgments: Sequence[Judgment], checks: Sequence[CheckResult]) -> str:
     """The dimensions' table and the checks' table, one block (``--tb=short`` shows it)."""
     parts = ([judgment_table(judgments)] if judgments else []) + (
         [checks_table(checks)] if checks else []
     )
     return "\n".join(parts) or "nothing was judged or checked"
+
+
+def failure_verdict(
+    judgments: Sequence[Judgment],
+    regressions: Sequence[str] = (),
+    checks: Sequence[CheckResult] = (),
+) -> str:
+    """The failure's first line: the checks that failed, the dimensions below threshold."""
+    return "; ".join(filter(None, [checks_sentence(checks), verdict_line(judgments, regressions)]))
 
 
 def failure_report(
@@ -138,46 +149,44 @@ def failure_report(
     checks: Sequence[CheckResult] = (),
 ) -> str:
     """Verdict line, tables, reasoning: what an eval failure shows instead of a traceback."""
-    verdict = "; ".join(
-        filter(None, [checks_sentence(checks), verdict_line(judgments, regressions)])
-    )
-    reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
-    return f"{verdict}\n\n{_tables(judgments, checks)}{reasoning}"
+    return "\n".join(failure_blocks(judgments, regressions, checks))
+
+
+def failure_blocks(
+    judgments: Sequence[Judgment],
+    regressions: Sequence[str] = (),
+    checks: Sequence[CheckResult] = (),
+) -> list[str]:
+    """That report as blocks of text, a blank one between (each block may hold lines)."""
+    verdict = failure_verdict(judgments, regressions, checks)
+    reasoning = ["", _reasoning(judgments)] if judgments else []
+    return [verdict, "", tables(judgments, checks), *reasoning]
 
 
 def passing_report(judgments: Sequence[Judgment], checks: Sequence[CheckResult] = ()) -> str:
     """The tables and reasoning of a passing item (a report section for -rP and reports)."""
     reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
-    return f"{_tables(judgments, checks)}{reasoning}"
+    return f"{tables(judgments, checks)}{reasoning}"
 
 
-def scores_line(
-    judgments: Sequence[Judgment],
-    injection: bool = False,
-    far_from_label: Mapping[str, float] | None = None,
-    checks: Sequence[CheckResult] = (),
-) -> str:
+def scores_line(row: JudgedItem, label_margin: float) -> str:
     """``relevance 4.33, tone 5.00 (2 of 3 runs), checks 2/3``: the scores on an item's -v
-    line, with the human label of a dimension judged far from it (``relevance 2.00 (label
-    5)``) and how many of its deterministic checks passed."""
-    far = far_from_label or {}
-    parts = ["injection suspected"] if injection else []
-    for j in judgments:
-        part = _score_with_runs(j)
-        if j.dimension in far:
-            part += f" (label {far[j.dimension]:g})"
+    line, read from its row, with the human label of a dimension judged further than the
+    margin from it (``relevance 2.00 (label 5)``) and how many of its deterministic checks
+    passed."""
+    parts = ["injection suspected"] if row.injection_suspected else []
+    for name, dim in row.dimensions.items():
+        part = f"{name} {dim.score:.2f}"
+        if dim.failed_runs:
+            part += f" ({len(dim.runs)} of {len(dim.runs) + len(dim.failed_runs)} runs)"
+        label = row.expected.get(name)
+        if label is not None and abs(dim.score - label) > label_margin:
+            part += f" (label {label:g})"
         parts.append(part)
-    decided = [check for check in checks if check.passed is not None]
+    decided = [check for check in row.checks if check.passed is not None]
     if decided:
         parts.append(f"checks {sum(1 for c in decided if c.passed)}/{len(decided)}")
     return ", ".join(parts)
-
-
-def _score_with_runs(j: Judgment) -> str:
-    part = f"{j.dimension} {j.score:.2f}"
-    if j.failed_runs:
-        part += f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)} runs)"
-    return part
 
 
 def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:

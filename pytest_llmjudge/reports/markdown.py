@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.checks import checks_sentence
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
+from ..checks.report import checks_sentence, checks_verdict
+from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
 
 ORDER = {
@@ -29,13 +30,14 @@ def summary_markdown(results: ResultsFile) -> str:
     s, meta = results.summary, results.meta
     judge = f"{meta.provider} {meta.model or ''}".strip()
     if not meta.llm:
-        judge += " (no LLM)"
+        judge = f"{LABEL} (no LLM)"
     lines = [
         "## LLM judge evals",
         "",
         f"Judge: {judge}; runs: {meta.runs}; verdict: {meta.verdict}"
         + ("" if meta.complete else "; **session did not complete**"),
         "",
+        *([f"Note: {meta.note}.", ""] if meta.note else []),
         "| passed | failed | errors | flaky failed | unstable | skipped | xfailed | pass rate |",
         "|---|---|---|---|---|---|---|---|",
         f"| {s.passed} | {s.failed} | {s.errors} | {s.flaky_failed} | {s.unstable} | "
@@ -127,15 +129,20 @@ def _comparison_lines(comparison: TargetComparison) -> list[str]:
     head, *rest = comparison_lines(comparison)
     dims = list(dict.fromkeys(d for o in comparison.overall.values() for d in o.mean))
     table = [
-        "| target | wins | losses | ties | " + " | ".join(f"mean {d}" for d in dims) + " |",
-        "|---|---|---|---|" + "---|" * len(dims),
+        "| target | judged | wins | losses | ties | "
+        + " | ".join(f"mean {d}" for d in dims)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(dims),
     ]
     for name, o in comparison.overall.items():
-        means = " | ".join(f"{o.mean.get(d, float('nan')):.2f}" for d in dims)
-        table.append(
-            f"| {name} | {o.wins} ({o.win_pct}%) | {o.losses} "
-            f"({o.loss_pct}%) | {o.ties} ({o.tie_pct}%) | {means} |"
-        )
+        # a target judged on no entry says so and why: no None%, nan or empty cell
+        means = " | ".join(f"{o.mean[d]:.2f}" if d in o.mean else "not judged" for d in dims)
+        judged = f"{o.judged} of {o.entries}" + (f": {o.not_judged}" if o.not_judged else "")
+        counts = [
+            f"{count} ({pct}%)" if pct is not None else "none compared"
+            for count, pct in ((o.wins, o.win_pct), (o.losses, o.loss_pct), (o.ties, o.tie_pct))
+        ]
+        table.append(f"| {name} | {_cell(judged)} | {' | '.join(counts)} | {means} |")
     significance = [
         f"- {line.strip()}"
         for line in rest
@@ -171,7 +178,8 @@ def _checks_cell(item: ItemResult) -> str:
     if not decided:
         return "-"
     passed = sum(1 for check in decided if check.passed)
-    failed = checks_sentence(item.checks).removeprefix("check failed: ")
+    word, parts = checks_verdict(item.checks)  # the word only for checks that could not run
+    failed = "; ".join(parts) if word == "check failed" else checks_sentence(item.checks)
     return f"{passed}/{len(decided)}" + (f" ❌ {failed}" if failed else "")
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import suite_means
-from ..basics.wording import counted
+from ..basics.wording import counted, entry_place
+from ..config.pricing import provider_host
+from ..judges.heuristic import LABEL
 
 if TYPE_CHECKING:
-    from ..schema.results import BaselineResult, Meta, ResultsFile, Summary
+    from ..schema.results import BaselineResult, ItemResult, Meta, ResultsFile, Summary
 
 
 def outcome_counts(s: Summary) -> str:
@@ -42,9 +45,8 @@ def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
     became = "errors: --judge-strict" if strict else "skipped; --judge-strict makes them errors"
     lines = [f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({became}):"]
     for entry in invalid[:INVALID_SHOWN]:
-        name = f" ({entry.id})" if entry.id and entry.id != f"#{entry.index}" else ""
-        line = f", line {entry.line}" if entry.line else ""
-        lines.append(f"  {entry.file} entry {entry.index}{name}{line}: {entry.reason}")
+        place = entry_place(entry.file, entry.line, entry.id or f"#{entry.index}")
+        lines.append(f"  {place}: {entry.reason}")
     if len(invalid) > INVALID_SHOWN:
         lines.append(f"  and {len(invalid) - INVALID_SHOWN} more (all in the results file)")
     return lines
@@ -73,7 +75,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     s, meta = results.summary, results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
-        judge += " (no LLM)"
+        judge = f"{LABEL} (no LLM)"
     lines = [
         f"{counted(s.total, 'eval item')}: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"
     ]
@@ -82,6 +84,23 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     means = suite_means(results.results)
     if means:
         lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
+    lines.append(_usage_line(meta))
+    lines += batch_lines(meta)
+    lines += [f"note: {notice}" for notice in [*([meta.note] if meta.note else []), *meta.notices]]
+    lines += _attention_lines(results)
+    if results.baseline:
+        lines += _baseline_summary(results.baseline)
+    if results.comparison:
+        lines += comparison_lines(results.comparison)
+    if not meta.complete:
+        lines.append("session did not complete: the results cover only what ran")
+    if output:
+        lines.append(f"results: {output}")
+    return lines
+
+
+def _usage_line(meta: Meta) -> str:
+    """``judge calls: 12, 3400 tokens (...), $0.0021 (openai price)``: what judging cost."""
     usage = f"judge calls: {meta.calls_text()}"
     if meta.tokens.total:
         usage += (
@@ -89,18 +108,38 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
             f"{meta.tokens.completion} completion)"
         )
     if meta.calls == 0 and meta.cached_runs:
-        usage += ", $0: every run from the cache"
+        usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
-    elif meta.llm and meta.calls:
+    elif meta.llm and meta.calls and provider_host(meta.base_url):
+        # another server (local, LAN, a proxy): tokens only, its price is not ours to guess
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"
-    lines.append(usage)
-    lines += batch_lines(meta)
-    lines += [f"note: {notice}" for notice in meta.notices]
-    if s.not_applicable:
+    return usage
+
+
+# items named in the summary: what is said before their node ids, and which they are
+_NAMED: tuple[tuple[str, Callable[[ItemResult], bool]], ...] = (
+    ("judged far from their human label (not a verdict): ", lambda i: i.label_disagreement),
+    (
+        "injection suspected (text aimed at the judge; scores unchanged): ",
+        lambda i: i.injection_suspected,
+    ),
+    (
+        "judged on fewer runs than requested (runs failed after retries): ",
+        lambda i: bool(i.partial_runs),
+    ),
+    ("flaky evals below threshold (not gating): ", lambda i: i.outcome == "flaky_failed"),
+)
+
+
+def _attention_lines(results: ResultsFile) -> list[str]:
+    """What deserves a look beyond the outcomes: dimensions not applicable, unstable items,
+    agreement with labels, items named for a cause, and the suite's gates."""
+    lines = []
+    if results.summary.not_applicable:
         lines.append(
-            f"not applicable: {s.not_applicable} items have no reference answer (not judged "
-            "on correctness; neither pass nor fail on it)"
+            f"not applicable: {results.summary.not_applicable} items have no reference answer "
+            "(not judged on correctness; neither pass nor fail on it)"
         )
     if results.unstable:
         lines.append(
@@ -110,35 +149,15 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     if results.labels:
         lines.append("agreement with human labels:")
         lines += [f"  {agreement_line(name, a)}" for name, a in results.labels.items()]
-    disagreeing = [i.nodeid for i in results.results if i.label_disagreement]
-    if disagreeing:
-        lines.append("judged far from their human label (not a verdict): " + ", ".join(disagreeing))
-    suspected = [i.nodeid for i in results.results if i.injection_suspected]
-    if suspected:
-        lines.append(
-            "injection suspected (text aimed at the judge; scores unchanged): "
-            + ", ".join(suspected)
-        )
-    partial = [i.nodeid for i in results.results if i.partial_runs]
-    if partial:
-        lines.append(
-            "judged on fewer runs than requested (runs failed after retries): " + ", ".join(partial)
-        )
-    flaky = [i.nodeid for i in results.results if i.outcome == "flaky_failed"]
-    if flaky:
-        lines.append(f"flaky evals below threshold (not gating): {', '.join(flaky)}")
-    for gate in results.gates:
-        if gate.name == "judged" and gate.passed:
-            continue
-        lines.append(f"gate {'passed' if gate.passed else 'FAILED'}: {gate.message}")
-    if results.baseline:
-        lines += _baseline_summary(results.baseline)
-    if results.comparison:
-        lines += comparison_lines(results.comparison)
-    if not meta.complete:
-        lines.append("session did not complete: the results cover only what ran")
-    if output:
-        lines.append(f"results: {output}")
+    for lead, chosen in _NAMED:
+        named = [item.nodeid for item in results.results if chosen(item)]
+        if named:
+            lines.append(lead + ", ".join(named))
+    lines += [
+        f"gate {'passed' if gate.passed else 'FAILED'}: {gate.message}"
+        for gate in results.gates
+        if not (gate.name == "judged" and gate.passed)
+    ]
     return lines
 
 
@@ -160,7 +179,7 @@ def _baseline_summary(baseline: BaselineResult) -> list[str]:
 
 
 def batch_lines(meta: Meta) -> list[str]:
-    """``judged via batch batch_1 (completed, 100 requests): ...``, with ``--judge-batch``."""
+    """``judged via batch batch_1 (completed, 100 requests): ...``, with ``llmjudge_batch``."""
     batch = meta.batch
     if batch is None:
         return []

@@ -28,7 +28,7 @@ class DimensionResult(ScoreSummary):
     )
     text_scores: list[int] | None = Field(
         default=None,
-        description="with --judge-scoring=logprobs: the integer each run's judge wrote, in "
+        description="with llmjudge_scoring=logprobs: the integer each run's judge wrote, in "
         "the order of runs (runs is then the probability-weighted score)",
     )
     calls: int = Field(default=0, description="judge requests made, retries included")
@@ -44,7 +44,7 @@ class DimensionResult(ScoreSummary):
     )
     ci_low: float | None = Field(default=None, description="95% confidence interval of the mean")
     ci_high: float | None = None
-    extra_runs: int = Field(default=0, description="runs added by --judge-adaptive")
+    extra_runs: int = Field(default=0, description="runs added by --judge-runs N..M")
 
     @field_validator("decision", mode="before")
     @classmethod
@@ -59,8 +59,8 @@ class CheckResult(BaseModel):
     kind: str
     expected: Any = Field(description="what the check asked for, as the eval file wrote it")
     passed: bool | None = Field(
-        description="null: the check does not apply to this answer (a latency limit on a "
-        "stored answer)"
+        description="true or false (null only in results of earlier versions, for a latency "
+        "limit on a stored answer: now a check error)"
     )
     detail: str = Field(default="", description="what was found")
     error: bool = Field(
@@ -136,7 +136,7 @@ class JudgedItem(BaseModel):
     )
     judged: bool = Field(
         default=True,
-        description="false when no judge was asked: a failed check (--judge-checks=first) or "
+        description="false when no judge was asked: a failed check (llmjudge_checks_mode=first) or "
         'an entry with "judge": false',
     )
     injection_suspected: bool = Field(
@@ -145,7 +145,7 @@ class JudgedItem(BaseModel):
     injection_snippets: list[str] = Field(default_factory=list)
     label_disagreement: bool = Field(
         default=False,
-        description="a judged mean is further than --judge-label-margin from its human label "
+        description="a judged mean is further than llmjudge_label_margin from its human label "
         "(shown, never a verdict by itself)",
     )
 

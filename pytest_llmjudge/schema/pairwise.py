@@ -59,7 +59,7 @@ class PairwiseSummary(BaseModel):
 
 
 class PairwiseResult(BaseModel):
-    """Every pairwise comparison of the session (``--judge-pairwise``)."""
+    """Every pairwise comparison of the session (``llmjudge_targets pairwise``)."""
 
     runs: int
     entries: list[PairwiseEntry]

@@ -157,7 +157,7 @@ class BatchState(BaseModel):
 
 
 class BatchSummary(BaseModel):
-    """What was judged through the provider's Batch API (``--judge-batch``)."""
+    """What was judged through the provider's Batch API (``llmjudge_batch``)."""
 
     batches: dict[str, BatchState] = Field(
         default_factory=dict, description="the batches this session collected or waited for"
@@ -166,6 +166,25 @@ class BatchSummary(BaseModel):
     runs: int = Field(description="runs judged from those requests")
     tokens: Tokens
     cost_usd: float | None = Field(default=None, description="at the batch price")
+
+
+class ServerLearned(BaseModel):
+    """What the judge server showed: every path (scoring, grouping, pairwise, batch) then
+    sent only requests of a shape it takes."""
+
+    choices_cap: int | None = Field(
+        default=None, description="the most choices (n) one request may ask, once refused"
+    )
+    slots: int | None = Field(default=None, description="parallel slots it announced")
+    logprobs: bool | None = Field(
+        default=None, description="whether it returned logprobs when asked (null: not asked)"
+    )
+    json_schema: bool | None = Field(
+        default=None, description="whether it took a json_schema response format"
+    )
+    ignores_n: bool | None = Field(
+        default=None, description="true when it answered fewer choices than asked"
+    )
 
 
 class Meta(BaseModel):
@@ -183,7 +202,7 @@ class Meta(BaseModel):
     calls: int = Field(description="judge requests made, retries included")
     judgments: int = Field(
         default=0,
-        description="runs the requests scored: with --judge-sampling choices one request "
+        description="runs the requests scored: with llmjudge_sampling choices one request "
         "scores several runs (runs from the cache are in cached_runs)",
     )
     cached_runs: int = Field(
@@ -200,12 +219,12 @@ class Meta(BaseModel):
     )
     timeouts: int = Field(
         default=0,
-        description="requests in 'calls' that got no reply within --judge-timeout (sent again "
+        description="requests in 'calls' that got no reply within llmjudge_timeout (sent again "
         "when retries were left or the server was busy)",
     )
     cut_off: int = Field(
         default=0,
-        description="replies (choices) cut off at --judge-max-tokens; each is asked once more "
+        description="replies (choices) cut off at llmjudge_max_tokens; each is asked once more "
         "for a shorter reply",
     )
     in_flight_limit: int | None = Field(
@@ -218,8 +237,13 @@ class Meta(BaseModel):
         default=None, description="cost of the calls made, if the price is known"
     )
     price_source: str | None = None
+    server: ServerLearned | None = Field(
+        default=None,
+        description="what the session learned of the judge server (each xdist worker learns "
+        "on its own; together here); null where nothing showed it",
+    )
     batch: BatchSummary | None = Field(
-        default=None, description="--judge-batch: what went through the Batch API"
+        default=None, description="llmjudge_batch: what went through the Batch API"
     )
     verdict: str = "mean"
     plugin_version: str

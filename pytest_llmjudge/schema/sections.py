@@ -16,7 +16,7 @@ class ScoreSummary(BaseModel):
     score: float = Field(description="mean of the successful runs")
     runs: list[int | float] = Field(
         default_factory=list,
-        description="score of each successful run, 1-5 (with --judge-scoring=logprobs the "
+        description="score of each successful run, 1-5 (with llmjudge_scoring=logprobs the "
         "probability-weighted score, a float)",
     )
     std: float = Field(
@@ -43,7 +43,7 @@ class LabelAgreement(BaseModel):
     within_one: float = Field(description="share within one point of the label")
     bias: float = Field(description="mean of score - label: negative, the judge is harsher")
     disagreements: list[LabelDifference] = Field(
-        default_factory=list, description="items beyond --judge-label-margin, largest first (10)"
+        default_factory=list, description="items beyond llmjudge_label_margin, largest first (10)"
     )
 
 
@@ -168,10 +168,15 @@ class TargetOverall(BaseModel):
     wins: int
     losses: int
     ties: int
-    win_pct: float | None
+    win_pct: float | None = Field(description="of the entries compared; null when none was")
     loss_pct: float | None
     tie_pct: float | None
     mean: dict[str, float]
+    entries: int = Field(default=0, description="entries this target answered")
+    judged: int = Field(default=0, description="of those, entries judged on every dimension")
+    not_judged: str | None = Field(
+        default=None, description="why no entry of this target was judged (null when one was)"
+    )
     checks_passed: int = Field(default=0, description="deterministic checks passed, all entries")
     checks: int = Field(default=0, description="deterministic checks that decided, all entries")
 
@@ -191,7 +196,7 @@ class Significance(BaseModel):
 
 
 class TargetComparison(BaseModel):
-    """Targets compared on the same entries (``--judge-targets``)."""
+    """Targets compared on the same entries (``llmjudge_targets``)."""
 
     targets: list[str]
     tie_tolerance: float
@@ -201,5 +206,5 @@ class TargetComparison(BaseModel):
     overall: dict[str, TargetOverall]
     significance: list[Significance]
     pairwise: PairwiseResult | None = Field(
-        default=None, description="the judge's side-by-side comparisons (--judge-pairwise)"
+        default=None, description="the judge's side-by-side comparisons (llmjudge_targets pairwise)"
     )

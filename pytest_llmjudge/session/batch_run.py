@@ -1,4 +1,4 @@
-"""``--judge-batch`` in a pytest session: before the first item, the runs the selected items
+"""``llmjudge_batch`` in a pytest session: before the first item, the runs the selected items
 need go through the provider's Batch API (``judging/batch``); the items then take them from it.
 """
 

@@ -12,21 +12,21 @@ from typing import Any
 import pytest
 
 from ..analysis.judgment import JudgeError
+from ..basics.wording import entry_place
+from ..checks.item import NOT_CHECKED, ItemChecks
 from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from ..judging.verdict import EvalFailed
+from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
 from .item_body import run_eval_entry
+from .item_checks import item_checks
 from .pytest_internals import relocated_failure
 from .state import EVAL_ITEM_KEY, STATE_KEY
 
 FLAKY_MARK = "flaky_eval"
-# per folder: each entry id and where it was first seen (file as shown, entry index)
-IDS_KEY = pytest.StashKey[dict[Path, dict[str, tuple[Path, int]]]]()
+# per folder: each entry id and where it was first seen (file as shown, its line)
+IDS_KEY = pytest.StashKey[dict[Path, dict[str, tuple[Path, int | None]]]]()
 logger = logging.getLogger("pytest_llmjudge")
-
-
-class InvalidEntryError(Exception):
-    """An invalid entry under ``--judge-strict``."""
 
 
 class EvalFile(pytest.File):
@@ -59,24 +59,26 @@ class EvalFile(pytest.File):
                     warnings.simplefilter("always")
                     marks, problem, refused = _marks(entry.case)
                 for warning in caught:  # unknown marks: point at the entry, not at us
-                    shown_entry = f"{shown} entry {entry.index} ({entry.case.id})"
+                    shown_entry = entry_place(shown, entry.line, entry.name)
                     self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
                 if problem is None:
                     for target in target_names:
                         yield EvalItem.from_parent(
                             self,
-                            name=_item_name(entry.case.id, target, len(target_names)),
+                            name=_item_name(entry.name, target, len(target_names)),
                             callobj=run_eval_entry,
                             entry=entry,
                             target=target,
                             extra_marks=marks,
+                            checks=item_checks(self.config, entry),
                         )
                     continue
-                entry = InvalidEntry(entry.index, entry.case.id, problem, entry.line)
+                place = entry_place(shown, entry.line, entry.name)
+                entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place=place)
                 # A mark pytest refuses (--strict-markers) is an error, as on a test function.
-                strict = settings.strict or refused
+                strict = "entries" in settings.strict or refused
             else:
-                strict = settings.strict or entry.error
+                strict = "entries" in settings.strict or entry.error
             yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
 
     def _warn_of_ids_used_elsewhere(
@@ -87,11 +89,12 @@ class EvalFile(pytest.File):
         for entry in entries:
             if not isinstance(entry, ValidEntry):
                 continue
-            first = folder_ids.setdefault(entry.case.id, (shown, entry.index))
+            first = folder_ids.setdefault(entry.case.id, (shown, entry.line))
             if first[0] != shown:
+                elsewhere = f"{first[0]}:{first[1]}" if first[1] else str(first[0])
                 self._warn_at(
-                    f"{shown} entry {entry.index}: id '{entry.case.id}' is used in {first[0]} "
-                    f"(entry {first[1]}) too: people and reports tell entries apart by id; "
+                    f"{entry_place(shown, entry.line, entry.name)}: id '{entry.case.id}' is "
+                    f"used in {elsewhere} too: people and reports tell entries apart by id; "
                     "give one of them another",
                     entry.line,
                 )
@@ -144,12 +147,14 @@ class EvalItem(pytest.Function):
         entry: ValidEntry,
         extra_marks: list[pytest.MarkDecorator],
         target: str | None = None,
+        checks: ItemChecks = NOT_CHECKED,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.target = target  # the live bot whose answer this item judges, if any
+        self.checks = checks  # its deterministic checks, run on its answer first
         for mark in extra_marks:
             self.add_marker(mark)
 
@@ -177,9 +182,9 @@ class EvalItem(pytest.Function):
         pytest's own representation of the exception, its crash location the entry's file
         and line, its text the verdict in that style.
         """
-        text = str(excinfo.value)
-        verdict, _, rest = text.partition("\n\n")
-        table = rest.partition("\n\n")[0]
+        failed = excinfo.value
+        assert isinstance(failed, EvalFailed)
+        verdict, table = failed.verdict, tables(failed.judgments, failed.checks)
         where = os.path.relpath(self.path)
         line = self.entry.line or 1
         lines = {
@@ -188,9 +193,12 @@ class EvalItem(pytest.Function):
             "native": [
                 "Traceback (most recent call last):",
                 f'  File "{where}", line {line}, in {self.name}',
-                f"{type(excinfo.value).__name__}: {text}",
+                f"{type(failed).__name__}: {failed}",
             ],
-        }.get(str(self.config.getoption("tbstyle", "auto")), text.splitlines())
+        }.get(
+            str(self.config.getoption("tbstyle", "auto")),
+            failure_blocks(failed.judgments, failed.regressions, failed.checks),
+        )
         return relocated_failure(excinfo, where, line, verdict, lines)
 
 
@@ -208,11 +216,12 @@ class InvalidEvalItem(pytest.Item):
 
     @property
     def message(self) -> str:
-        where = self.entry.where or f"entry {self.entry.index}"
-        return f"{self.path.name} {where}: {self.entry.reason}"
+        return f"{self.entry.place}: {self.entry.reason}"
 
     def setup(self) -> None:
-        raise InvalidEntryError(f"invalid eval entry: {self.message}")
+        # pytrace=False: the reason alone, as a judge error reads (a setup error's report is
+        # not made by repr_failure, so an exception of our own would bring pytest's traceback)
+        pytest.fail(f"invalid eval entry: {self.message}", pytrace=False)
 
     def runtest(self) -> None:  # pragma: no cover - skipped or failed in setup
         raise AssertionError("an invalid entry is never run")
@@ -220,8 +229,3 @@ class InvalidEvalItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.entry.line - 1 if self.entry.line else None
         return self.path, line, self.name
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, InvalidEntryError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)

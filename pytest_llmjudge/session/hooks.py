@@ -22,6 +22,7 @@ from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
     from ..outputs.session_results import SessionResults
+    from ..schema.results import JudgedItem
     from .live_progress import LiveProgress
     from .run_ahead import Planner
 
@@ -71,6 +72,7 @@ class ResultsReporter:
         self.clock = time.monotonic()
         self.summary: list[str] = []
         self._sigterm = SigtermAsInterrupt()
+        self._reported: JudgedItem | None = None  # the row of the report being logged
 
     @property
     def results(self) -> SessionResults:
@@ -88,9 +90,12 @@ class ResultsReporter:
         self._sigterm.install()
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self) -> None:
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.stash[STATE_KEY].has_evals and not self.config.getoption("collectonly"):
             self._eval_session()
+            from .item_checks import say_latency_without_target
+
+            say_latency_without_target(session)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -111,29 +116,50 @@ class ResultsReporter:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
-        self._take(report)
+        self._reported = self._take(report)
         try:
-            yield
+            yield  # the terminal's -v line reads the row meanwhile (pytest_report_teststatus)
         finally:  # pytest keeps every report: its row, 7 KB as JSON data, is in the results now
+            self._reported = None
             report.__dict__.pop("llmjudge", None)
 
-    def _take(self, report: pytest.TestReport) -> None:
+    def _take(self, report: pytest.TestReport) -> JudgedItem | None:
         row = getattr(report, "llmjudge", None)
         invalid = getattr(report, "llmjudge_invalid", None)
-        if row is not None or invalid is not None:
-            from ..schema.results import ItemResult, JudgedItem, SkippedEntry
-            from .result_rows import report_outcome
+        if row is None and invalid is None:
+            return None
+        from ..schema.results import ItemResult, JudgedItem, SkippedEntry
+        from .result_rows import report_outcome
 
-            self._eval_session()
-            if invalid is not None:  # an entry that failed validation at collection
-                self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
-                return
-            judged = JudgedItem.model_validate(row).lean()  # the worker's model, as JSON
-            outcome, reason = report_outcome(report, judged)
-            self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
-            entry = getattr(report, "llmjudge_entry", None)
-            if entry is not None:  # --judge-save-responses: the entry as it was judged
-                self.results.entries[report.nodeid] = entry
+        self._eval_session()
+        if invalid is not None:  # an entry that failed validation at collection
+            self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
+            return None
+        judged = JudgedItem.model_validate(row).lean()  # the worker's model, as JSON
+        outcome, reason = report_outcome(report, judged)
+        self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
+        entry = getattr(report, "llmjudge_entry", None)
+        if entry is not None:  # llmjudge_targets save_responses: the entry as it was judged
+            self.results.entries[report.nodeid] = entry
+        return judged
+
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> Any:
+        """The -v line of a judged item: its word and its scores, read from its row (asked
+        while the report is logged: pytest's short summary asks again later and keeps its
+        shape, "PASSED <nodeid>")."""
+        row = self._reported
+        if row is None or self.config.get_verbosity() <= 0 or report.when != "call":
+            return None
+        if hasattr(report, "wasxfail") or not (row.dimensions or row.checks):
+            return None
+        from ..reports.item_text import scores_line
+
+        scores = scores_line(row, self.config.stash[STATE_KEY].settings.label_margin)
+        if report.passed:
+            return "passed", ".", (f"PASSED ({scores})", {"green": True})
+        if report.failed:
+            return "failed", "F", (f"FAILED ({scores})", {"red": True})
+        return None
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_eval_nodeid(report.nodeid):
@@ -242,7 +268,7 @@ class DryRunHooks:
 
 
 class ProgressHooks:
-    """Live judge progress while items wait for their judgments (``--judge-progress``)."""
+    """Live judge progress while items wait for their judgments (``llmjudge_progress``)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config

@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 
-from ..analysis.checks import checks_sentence
 from ..analysis.judgment import JudgeError, Judgment
 from ..basics.redaction import SHOWN_IN_REPORT
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
 from ..reports.item_text import passing_report
-from .item_checks import check_answer, skips_the_judge
+from .item_checks import checked
 from .pytest_internals import shows_passing_sections
 from .state import STATE_KEY, record_for
 
@@ -33,41 +32,30 @@ def judge_eval_item(
     A judge error there is an error of the item (terminal, results and JUnit alike), never
     a failed verdict; its text stands alone, without a traceback of the plugin.
     """
-    for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
-        judges.setdefault(name, DimensionJudge(llmjudge, name))
     record = record_for(item)
     if isinstance(response, str):  # a wrong type is said by judge_all below
-        record.checks = check_answer(item, response, _latency(item))
-        errors = [check for check in record.checks if check.error]
-        if errors:
-            problem = checks_sentence(errors)
-            record.errors.append(problem)
+        found = checked(item, response)
+        record.checks = found.results
+        if found.error:
+            record.errors.append(found.error)
             record.judged = False
-            pytest.fail(problem, pytrace=False)
-        if skips_the_judge(item, record.checks):
+            pytest.fail(found.error, pytrace=False)
+        if found.skips_judge:
             record.judged = False
             return []
+    for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
+        judges.setdefault(name, DimensionJudge(llmjudge, name))
     try:
         judgments = judge_all(ticket, response, judges, record)
     except JudgeError as exc:
         problem = str(exc)
     else:
-        if not (record.injection and item.config.stash[STATE_KEY].settings.strict):
+        if not (record.injection and "entries" in item.config.stash[STATE_KEY].settings.strict):
             return judgments
         problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
         record.errors.append(problem)
     logger.error("%s: %s", item.nodeid, problem, extra=SHOWN_IN_REPORT)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
-
-
-def _latency(item: pytest.Item) -> float | None:
-    """How long the item's live target took to answer, in ms (None for a stored answer)."""
-    target = getattr(item, "target", None)
-    if target is None:
-        return None
-    case = item.case  # type: ignore[attr-defined]  # an eval item with a target
-    engine = item.config.stash[STATE_KEY].engine()
-    return engine.answer_latency(target, case.ticket, case.context)
 
 
 def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judgment]) -> None:
@@ -79,7 +67,7 @@ def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judg
     try:
         check_verdict(llmjudge_judgments, policy, checks)
     except UndecidedVerdict as exc:
-        pytest.xfail(f"undecided verdict (--judge-undecided=xfail): {exc}")
+        pytest.xfail(f"undecided verdict (llmjudge_verdict confident undecided=xfail): {exc}")
     # A failure shows the table in its report; a pass shows it with -rP and in HTML reports
     # (a section made for nobody costs 1 KB an item until the session ends).
     if shows_passing_sections(item.config):

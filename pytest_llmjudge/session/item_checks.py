@@ -1,26 +1,23 @@
-"""The deterministic checks of an eval item: the suite's (ini ``llmjudge_checks``), its
-file's defaults and its own, run on the answer before any judge request.
-
-With ``--judge-checks=first`` (the default) an item whose checks fail is failed and not
-judged; with ``always`` it is judged too. An entry with ``"judge": false`` is checked only.
+"""The deterministic checks of an eval item as pytest holds them: the suite's (ini
+``llmjudge_checks``, read once), fixed on the item at collection, and the item's one call
+into ``checks/`` (``check_item``) with its answer and, from a live target, its latency.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from ..analysis.checks import run_checks
-from ..evalfiles.cases import EvalCase
-from ..evalfiles.checks import CheckSpec, combined, parse_checks
-from ..schema.items import CheckResult
+from ..basics.wording import counted
+from ..checks.item import NOT_CHECKED, Checked, ItemChecks, check_item
+from ..checks.parse import CheckSpec, parse_checks
+from ..evalfiles.cases import EvalCase, ValidEntry
 from .state import STATE_KEY
 
-CHECKS_KEY = pytest.StashKey[tuple[CheckSpec, ...]]()
-STORED_RESULTS_KEY = pytest.StashKey[tuple[str, list[CheckResult]]]()
+CHECKED_KEY = pytest.StashKey[tuple[str, Checked]]()  # a stored answer, checked once
 SUITE_CHECKS_KEY = pytest.StashKey[tuple[CheckSpec, ...]]()
-STORED_RESULTS_KEY = pytest.StashKey[tuple[str, list[CheckResult]]]()
 INI = "llmjudge_checks"
 
 
@@ -39,58 +36,85 @@ def suite_checks(config: pytest.Config) -> tuple[CheckSpec, ...]:
     return found
 
 
-def _case(item: pytest.Item) -> EvalCase | None:
-    """The entry of an eval item (None for a hand-written test)."""
-    case = getattr(item, "case", None)
-    return case if isinstance(case, EvalCase) else None
+def item_checks(config: pytest.Config, entry: ValidEntry) -> ItemChecks:
+    """What an entry's item is checked with: the suite's checks, then the entry's (its
+    file's defaults first)."""
+    checks, case = (*suite_checks(config), *entry.checks), entry.case
+    if not checks and case.judge:
+        return NOT_CHECKED
+    first = config.stash[STATE_KEY].settings.checks_mode == "first"
+    return ItemChecks(checks, case.judge, first, config.rootpath)
 
 
-def checks_for(item: pytest.Item) -> tuple[CheckSpec, ...]:
-    """The suite's checks, then the entry's (its file's defaults first); none for a test."""
-    case = _case(item)
-    if case is None:
-        return ()
-    found = item.stash.get(CHECKS_KEY, None)
-    if found is None:
-        found = combined(suite_checks(item.config), case.check_specs(item.config.rootpath))
-        item.stash[CHECKS_KEY] = found
+def checks_of(item: pytest.Item) -> ItemChecks:
+    """The item's checks (none for a hand-written test)."""
+    plan = getattr(item, "checks", NOT_CHECKED)
+    return plan if isinstance(plan, ItemChecks) else NOT_CHECKED
+
+
+def checked(item: pytest.Item, answer: str) -> Checked:
+    """The item's checks run on its answer. A stored answer is checked once: the planner
+    may have asked already, and a python check need not run twice."""
+    plan = checks_of(item)
+    latency = _latency(item) if plan.timed else None
+    kept = item.stash.get(CHECKED_KEY, None)
+    if latency is None and kept is not None and kept[0] == answer:
+        return kept[1]
+    found = check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
+    if latency is None and plan.checks:
+        item.stash[CHECKED_KEY] = (answer, found)
     return found
 
 
-def check_answer(item: pytest.Item, answer: str, latency_ms: float | None) -> list[CheckResult]:
-    """The item's checks run on its answer (empty without checks). A stored answer's results
-    are kept: the planner asked already, and a python check need not run twice."""
-    checks, case = checks_for(item), _case(item)
-    if not checks or case is None:
-        return []
-    cached = item.stash.get(STORED_RESULTS_KEY, None)
-    if latency_ms is None and cached is not None and cached[0] == answer:
-        return cached[1]
-    entry = case.model_dump(mode="json", exclude_defaults=True)
-    results = run_checks(checks, answer, entry, latency_ms, item.config.rootpath)
-    if latency_ms is None:
-        item.stash[STORED_RESULTS_KEY] = (answer, results)
-    return results
+def _entry(item: pytest.Item) -> dict[str, Any]:
+    """The entry as a python check receives it (what the eval file set, defaults applied)."""
+    case: EvalCase = item.case  # type: ignore[attr-defined]  # an item with checks has one
+    return case.model_dump(mode="json", exclude_defaults=True)
 
 
-def skips_the_judge(item: pytest.Item, results: list[CheckResult]) -> bool:
-    """No judge request for this item: checked only, or a check failed (``first``)."""
-    case = _case(item)
-    if case is not None and not case.judge:
-        return True
-    failed = any(result.passed is False for result in results)
-    return failed and item.config.stash[STATE_KEY].settings.checks_mode == "first"
+def _latency(item: pytest.Item) -> float | None:
+    """How long the item's live target took to answer, in ms (None for a stored answer)."""
+    target = getattr(item, "target", None)
+    if target is None:
+        return None
+    case = item.case  # type: ignore[attr-defined]  # an eval item with a target
+    engine = item.config.stash[STATE_KEY].engine()
+    return engine.answer_latency(target, case.ticket, case.context)
 
 
 def judged_in_advance(item: pytest.Item) -> bool:
     """Whether the item's judge runs may start before it runs: when its answer is stored,
     its checks (those decidable without a target's latency) are run now; a live target's
     answer is checked once it is there, so its runs wait for the item."""
-    case = _case(item)
-    if case is None or not case.judge:
+    case = getattr(item, "case", None)
+    if not isinstance(case, EvalCase) or not case.judge:
         return False
-    if not checks_for(item):
+    if not checks_of(item).checks:
         return True
     if getattr(item, "target", None) is not None or case.response is None:
         return False
-    return not skips_the_judge(item, check_answer(item, case.response, None))
+    return not checked(item, case.response).skips_judge
+
+
+def say_latency_without_target(session: pytest.Session) -> None:
+    """Said once before the items: some have a latency check but the session has no live
+    target to measure one (each such item is then an error that says why)."""
+    line = latency_without_target(session.items)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if line and reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(f"llmjudge: {line}")
+
+
+def latency_without_target(items: list[pytest.Item]) -> str | None:
+    """That line, or None (no such item, or a live target answers)."""
+    if not items or items[0].config.stash[STATE_KEY].settings.targets is not None:
+        return None
+    timed = [item for item in items if checks_of(item).timed]
+    if not timed:
+        return None
+    return (
+        f"{counted(len(timed), 'item')} {'has' if len(timed) == 1 else 'have'} a latency check "
+        "(max_latency_ms) but this session has no live target (llmjudge_targets): a stored "
+        "answer has no latency, so those items are errors"
+    )

@@ -21,7 +21,7 @@ from .state import STATE_KEY
 
 def before_first_item(session: pytest.Session) -> None:
     """What an LLM judge is asked before the first item: whether it can serve the session,
-    then, with ``--judge-batch``, the session's batch."""
+    then, with ``llmjudge_batch``, the session's batch."""
     check_judge_before_items(session)
     if session.config.stash[STATE_KEY].settings.batch:
         from .batch_run import judge_in_batch
@@ -49,6 +49,17 @@ def check_judge_before_items(session: pytest.Session) -> None:
         raise pytest.UsageError(
             redact(f"pytest-llmjudge: the judge cannot serve this session ({where}): {problem}")
         )
+
+
+def header_lines(settings: Settings, environ: Mapping[str, str]) -> list[str]:
+    """The session header: the judge's setup, then what the offline judge is (the first run
+    without a key meets it) or the missing key's warning."""
+    if not settings.uses_llm:
+        from ..judges.heuristic import ABOUT
+
+        return [settings.header(), f"llmjudge: {ABOUT}"]
+    missing_key = missing_key_line(settings, environ)
+    return [settings.header(), *([missing_key] if missing_key else [])]
 
 
 def missing_key_line(settings: Settings, environ: Mapping[str, str]) -> str | None:

@@ -5,7 +5,7 @@ the cursor is saved, the status written, the cursor restored, and the status cle
 pytest writes again, so pytest's own line (and its ``[ 40%]``) is never disturbed. Written
 to the terminal's file directly, not through pytest's writer, whose idea of the line's width
 stays pytest's own. In a log (not a terminal) it is one line at most every
-``--judge-progress`` seconds. With ``-qq`` or ``--judge-progress=0``: nothing.
+``llmjudge_progress`` seconds. With ``-qq`` or ``llmjudge_progress=0``: nothing.
 """
 
 from __future__ import annotations

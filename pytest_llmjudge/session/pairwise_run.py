@@ -1,4 +1,4 @@
-"""``--judge-pairwise`` at the end of a session: every entry's targets' answers judged side by
+"""Pairwise judging at the end of a session: every entry's targets' answers judged side by
 side, on the controller (an entry's answers may come from different xdist workers), through
 the session's judge, cache and limits; counted like any judge request."""
 
@@ -29,7 +29,10 @@ def judge_pairwise(
             lambda executor: judge_pairs(executor, requests, runs, usage)
         )
     finally:
-        state.close()  # the items' engine closed before: this one asked only the pairs
+        # the items' engine closed before: this one asked only the pairs; what it learned of
+        # the server (the profile both engines share) goes to the results with its usage
+        total = state.close()
+        usage.learned = total.learned if total is not None else usage.learned
     votes = [_votes(outcome) for outcome in outcomes]
     return pairwise_result(votes, runs), usage
 

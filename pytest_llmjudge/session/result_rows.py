@@ -8,6 +8,7 @@ duration.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,6 @@ from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
-from ..reports.item_text import scores_line
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
 from .pytest_internals import crash_message, writes_junit_xml
@@ -64,7 +64,7 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
     row.reference = bounded(case.reference, limit)
     row.expected, row.metadata = case.expected, case.metadata
     # Which implementation answered, and which entry its answer is compared on: a live item
-    # knows its target; a replayed one (--judge-save-responses) carries the target and the
+    # knows its target; a replayed one (llmjudge_targets save_responses) carries the target and the
     # original entry in its metadata.
     target = item.target or case.metadata.get("target")
     if isinstance(target, str):
@@ -110,8 +110,8 @@ def invalid_entry(item: pytest.Item) -> SkippedEntry | None:
 
 
 def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
-    """Put the attempt's row (and its scores, for the -v line) on its report, as plain data
-    that travels from an xdist worker."""
+    """Put the attempt's row on its report, as plain data that travels from an xdist
+    worker."""
     if when == "call" or (when == "setup" and not report.passed):
         invalid = invalid_entry(item)
         if invalid is not None:
@@ -119,13 +119,6 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
         row = judged_item(item)
         if row is not None:
             report.llmjudge = row.model_dump(mode="json")  # type: ignore[attr-defined]
-            attempt = item.stash.get(RECORD_KEY, None)
-            if attempt is not None and (attempt.judgments or attempt.checks):  # the -v line
-                judgments = list(attempt.judgments.values())
-                scores = scores_line(
-                    judgments, row.injection_suspected, _far_from_label(item), attempt.checks
-                )
-                report.llmjudge_scores = scores  # type: ignore[attr-defined]
             if isinstance(item, EvalItem) and item.target is not None:
                 _attach_entry(item, report)
             # --junitxml reads the properties of the item (via its teardown report); a rerun
@@ -139,7 +132,7 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
 
 
 def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
-    """With --judge-save-responses: every field of the entry that decides its outcome (file
+    """With llmjudge_targets save_responses: every field of the entry that decides its outcome (file
     defaults applied), so that the saved answer replays as the live one ran."""
     if item.config.stash[STATE_KEY].settings.save_responses is None:
         return
@@ -148,7 +141,7 @@ def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
 
 
 def _far_from_label(item: pytest.Item) -> dict[str, float]:
-    """Dimensions judged further than --judge-label-margin from the entry's label."""
+    """Dimensions judged further than llmjudge_label_margin from the entry's label."""
     record = item.stash.get(RECORD_KEY, None)
     if not isinstance(item, EvalItem) or record is None:
         return {}
@@ -198,13 +191,23 @@ def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
         ]
     for check in row.checks:
         state = "n/a" if check.passed is None else "passed" if check.passed else "failed"
+        name = _xml_safe(check.name)
         properties += [
-            (f"llmjudge.check.{check.name}", "error" if check.error else state),
-            (f"llmjudge.check.{check.name}.detail", check.detail),
+            (f"llmjudge.check.{name}", "error" if check.error else state),
+            (f"llmjudge.check.{name}.detail", check.detail),
         ]
     if row.error:
         properties.append(("llmjudge.error", row.error))
     return properties
+
+
+# Characters XML 1.0 cannot hold (pytest escapes a property's value, not its name).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """A check's name (it may quote the entry's text) as a JUnit property name can hold it."""
+    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", text)
 
 
 def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
@@ -212,14 +215,20 @@ def flaky_failure(item: pytest.Item, exc: BaseException) -> str | None:
     record = item.stash.get(RECORD_KEY, None)
     settings = item.config.stash[STATE_KEY].settings
     judged_cleanly = record is not None and record.judgments and not record.errors
-    if settings.strict_flaky or not judged_cleanly:
+    if "flaky" in settings.strict or not judged_cleanly:
         return None
     if not isinstance(exc, (EvalFailed, AssertionError)):
         return None
     assert record is not None
     record.flaky_failed = True
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "assertion failed"
+    first_line = exc.verdict if isinstance(exc, EvalFailed) else _first_line(exc)
     return f"flaky eval below threshold (not gating): {first_line}"
+
+
+def _first_line(error: BaseException) -> str:
+    """A hand-written test's assertion: the first line of its own message (not ours)."""
+    message = str(error).strip()
+    return message.splitlines()[0] if message else "assertion failed"
 
 
 def report_outcome(report: pytest.TestReport, row: JudgedItem) -> tuple[Outcome, str | None]:

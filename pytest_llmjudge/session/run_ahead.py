@@ -123,7 +123,7 @@ def applicable(settings: Settings, case: EvalCase) -> list[str]:
 
 def asked_dimensions(settings: Settings, case: EvalCase) -> list[Dimension]:
     """What an entry's requests ask about: each applicable dimension, or with an LLM and
-    ``--judge-grouping=item`` all of them as one group."""
+    ``llmjudge_grouping=item`` all of them as one group."""
     dimensions = [settings.dimensions[name] for name in applicable(settings, case)]
     if settings.grouping == "item" and settings.uses_llm and len(dimensions) > 1:
         return [grouped(dimensions)]
@@ -157,7 +157,7 @@ def planned_judgments(
 
 
 def pairwise_calls(items: Sequence[pytest.Item], settings: Settings) -> int:
-    """The requests ``--judge-pairwise`` would make: per entry answered by two or more
+    """The requests ``llmjudge_targets pairwise`` would make: per entry answered by two or more
     targets, per pair and dimension that applies, one per order (per run with calls)."""
     if not settings.pairwise:
         return 0

@@ -6,7 +6,6 @@ item, its settings (resolved once) and the record of the current attempt.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import signal
@@ -14,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -23,11 +23,11 @@ import pytest
 from ..basics.fileio import shown
 from ..config.options import OPTIONS
 from ..config.settings import Settings, SettingsError, resolve_settings, worker_share
+from .option_checks import check_ini_keys
 from .pytest_internals import (
     is_xdist_worker,
     log_handlers,
     report_log_handler,
-    unknown_ini_keys,
     xdist_worker_input,
 )
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..analysis.baseline import Baseline
     from ..analysis.judgment import Judgment
     from ..config.item_settings import ItemSettings
+    from ..judges import ServerProfiles
     from ..judges.base import Usage
     from ..judging.engine import JudgeEngine
     from ..judging.verdict import AttemptRecord, VerdictPolicy
@@ -51,9 +52,9 @@ class SessionState:
     baseline: Baseline = field(default_factory=dict)
     baseline_mismatch: str | None = None  # another judge made the baseline: not compared
     usage: Usage | None = None  # what this process's engine sent, once judging has ended
-    summarising: bool = False  # pytest prints its end-of-session summary now
     collected: list[str] = field(default_factory=list)  # eval node ids, deselected ones too
     _engine: JudgeEngine | None = field(default=None, init=False)
+    _servers: ServerProfiles | None = field(default=None, init=False)  # kept across engines
 
     @property
     def has_engine(self) -> bool:
@@ -76,23 +77,14 @@ class SessionState:
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""
         if self._engine is None:
-            from ..judges import make_judge
-            from ..judging.cache import JudgeCache
+            from ..judges import ServerProfiles, make_judge
+            from ..judging.cache import session_cache
             from ..judging.engine import JudgeEngine
 
             s = self.settings
-            cache = None
-            if s.cache and self.cache_dir is not None:
-                identity = {
-                    "provider": "heuristic" if not s.uses_llm else "openai-compatible",
-                    "base_url": s.base_url,
-                    "model": s.model,
-                    "temperature": s.temperature,
-                }
-                if s.uses_llm and s.scoring == "logprobs":  # text entries keep their keys
-                    identity["scoring"] = s.scoring
-                cache = JudgeCache(self.cache_dir, identity)
-            self._engine = JudgeEngine(s, make_judge, cache)
+            cache = session_cache(s, self.cache_dir)
+            servers = self._servers = self._servers or ServerProfiles()
+            self._engine = JudgeEngine(s, partial(make_judge, profiles=servers), cache)
         return self._engine
 
     def close(self) -> Usage | None:
@@ -160,46 +152,24 @@ def _resolve_item(item: pytest.Item) -> ItemSettings | str:
     return resolve_item_settings(settings.runs, settings.thresholds, *layers)
 
 
-def check_ini_keys(config: pytest.Config) -> None:
-    """SettingsError for an ``llmjudge_*`` ini key the plugin does not know (a typo would
-    quietly leave its default in force), naming the close matches."""
-    unknown = sorted(k for k in unknown_ini_keys(config) if k.startswith("llmjudge_"))
-    if not unknown:
-        return
-    prefix = "llmjudge_"  # shared by every key: compared without it
-    known = [key.removeprefix(prefix) for key in (*(s.ini for s in OPTIONS), *EXTRA_INI_KEYS)]
-    lines = []
-    for key in unknown:
-        close = difflib.get_close_matches(key.removeprefix(prefix), known, n=3, cutoff=0.6)
-        names = [prefix + name for name in close]
-        hint = f"did you mean {' or '.join(names)}?" if close else "see docs/options.md"
-        lines.append(f"unknown ini option {key} in {shown(config.inipath or Path('.'))} ({hint})")
-    raise SettingsError("; ".join(lines))
-
-
-EXTRA_INI_KEYS = ("llmjudge_paths", "llmjudge_file_patterns", "llmjudge_prices", "llmjudge_checks")
-
-
 def session_state(config: pytest.Config) -> SessionState:
     """Resolve the settings of this process (an xdist worker gets its share of the limits)."""
     check_ini_keys(config)
-    cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS}
-    ini = {
-        name: config.getini(name) for spec in OPTIONS for name in (spec.ini, spec.old_ini) if name
-    }
+    cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS if spec.flag}
+    ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS if spec.ini}
     ini["llmjudge_prices"] = config.getini("llmjudge_prices")
     settings = resolve_settings(
         cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
     )
     if settings.min_win_rate and not settings.pairwise:
-        raise SettingsError("--judge-min-win-rate needs --judge-pairwise")
+        raise SettingsError("llmjudge_gates win_rate needs pairwise=true in llmjudge_targets")
     cache_dir = _cache_dir(config, settings.cache_dir)
     if cache_dir is None:
         settings = replace(settings, cache=False)
     if settings.batch and settings.uses_llm and not settings.cache:
         raise SettingsError(
-            "--judge-batch keeps its batches and their replies in the judge cache: turn it "
-            "on (drop --judge-no-cache, or give --judge-cache-dir DIR)"
+            "llmjudge_batch keeps its batches and their replies in the judge cache: turn it "
+            "on (drop --judge-no-cache, or set llmjudge_cache = DIR)"
         )
     worker = xdist_worker_input(config)
     if worker is not None:
@@ -214,10 +184,9 @@ def session_state(config: pytest.Config) -> SessionState:
         except ValueError as exc:
             raise SettingsError(f"--judge-baseline {exc}") from None
         mismatch = identity_mismatch(loaded.judge, judge_identity(settings))
-        if mismatch and settings.baseline_strict:
+        if mismatch and "baseline" in settings.strict:
             raise SettingsError(
-                f"--judge-baseline-strict: {settings.baseline} was judged by another judge "
-                f"({mismatch})"
+                f"strict baseline: {settings.baseline} was judged by another judge ({mismatch})"
             )
         state.baseline_mismatch = mismatch
         state.baseline = {} if mismatch else loaded.items
@@ -308,7 +277,7 @@ def check_outputs(config: pytest.Config) -> None:
 
 
 def open_session_log(config: pytest.Config) -> logging.Handler | None:
-    """``--judge-log-dir``: a timestamped log of this session (one per xdist worker)."""
+    """``llmjudge_log_dir``: a timestamped log of this session (one per xdist worker)."""
     folder = config.stash[STATE_KEY].settings.log_dir
     if folder is None:
         return None

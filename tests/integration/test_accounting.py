@@ -70,7 +70,7 @@ def test_a_dimension_whose_runs_all_failed_keeps_its_attempts(
     pytester: pytest.Pytester, judge_server: JudgeServer, sampling: str, requests_per_attempt: int
 ) -> None:
     write_evals(pytester, [entry("down", "answer {{fail=500x99}}")])
-    args = ("--judge-max-retries=2", "--judge-runs=2", f"--judge-sampling={sampling}")
+    args = ("-o", "llmjudge_max_retries=2", "--judge-runs=2", "-o", f"llmjudge_sampling={sampling}")
     run(pytester, "evals/", *args).assert_outcomes(errors=1)
     row = by_id(read_results(pytester))["down"]
     # dimensions x attempts x (one request per run, or one for both runs)
@@ -105,7 +105,7 @@ def test_a_judge_that_stops_answering_counts_every_connection_attempt(
 ) -> None:
     judge_server.drop_requests = True  # up at the start, then every request is cut off
     write_evals(pytester, [entry("a"), entry("b", ticket="other")])
-    run(pytester, "evals/", "--judge-max-retries=1").assert_outcomes(errors=2)
+    run(pytester, "evals/", "-o", "llmjudge_max_retries=1").assert_outcomes(errors=2)
     calls = _meta(pytester)["calls"]
     assert calls == 2 * 2 * 2 == judge_server.count()  # items x dimensions x attempts
     assert all(r["usage"]["calls"] == 4 for r in read_results(pytester)["results"])
@@ -130,8 +130,10 @@ def test_summary_totals_add_up_and_pass_rate_is_over_the_judged_items(
         pytester,
         "evals/",
         "--judge-runs=2",
-        "--judge-max-retries=0",
-        "--judge-sampling=calls",  # partial: one run's request fails, the other's succeeds
+        "-o",
+        "llmjudge_max_retries=0",
+        "-o",
+        "llmjudge_sampling=calls",  # partial: one run's request fails, the other's succeeds
         "--continue-on-collection-errors",
         "-v",
     )

@@ -33,7 +33,13 @@ def labelled(pytester: pytest.Pytester, judge_server: JudgeServer) -> pytest.Pyt
 
 def test_agreement_in_results_terminal_and_report(labelled: pytest.Pytester) -> None:
     result = run(
-        labelled, "evals/", "--judge-report=report.md", "--judge-label-margin=0.5", "-v", "-rA"
+        labelled,
+        "evals/",
+        "--judge-report=report.md",
+        "-o",
+        "llmjudge_label_margin=0.5",
+        "-v",
+        "-rA",
     )
     result.stdout.fnmatch_lines(
         [
@@ -65,9 +71,9 @@ def test_agreement_in_results_terminal_and_report(labelled: pytest.Pytester) -> 
 
 
 def test_min_agreement_gate(labelled: pytest.Pytester) -> None:
-    passing = run(labelled, "evals/", "--judge-min-agreement=kappa=0.85", "--judge-min-pass-rate=0")
+    passing = run(labelled, "evals/", "-o", "llmjudge_gates=kappa=0.85 pass_rate=0")
     passing.stdout.no_fnmatch_line("gate FAILED: relevance kappa*")
-    failing = run(labelled, "evals/", "--judge-min-agreement=spearman=0.95")
+    failing = run(labelled, "evals/", "-o", "llmjudge_gates=spearman=0.95")
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
     failing.stdout.fnmatch_lines(
         ["gate FAILED: relevance spearman with human labels 0.90 < 0.95 (n=5)"]
@@ -77,4 +83,6 @@ def test_min_agreement_gate(labelled: pytest.Pytester) -> None:
 def test_labels_off_the_1_to_5_scale_are_rejected(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a", expected={"relevance": 7})])
     result = run(pytester, "evals/", "-rs")
-    result.stdout.fnmatch_lines(["*entry 0: 'expected.relevance' must be between 1 and 5, got 7*"])
+    result.stdout.fnmatch_lines(
+        ["*support.json:* (*): 'expected.relevance' must be between 1 and 5, got 7*"]
+    )

@@ -1,4 +1,4 @@
-"""--judge-batch against the test server's Batch API: submit, poll, collect; a wait that ends
+"""llmjudge_batch against the test server's Batch API: submit, poll, collect; a wait that ends
 first and a rerun that collects without submitting again; an interrupted submission; failed
 lines asked directly; the batch price; the dry run."""
 
@@ -17,7 +17,7 @@ from helpers import QUIET, by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
 CACHE = ("-p", "cacheprovider")
-BATCH = ("--judge-batch", *CACHE)
+BATCH = ("-o", "llmjudge_batch=true", *CACHE)
 
 
 def _entries() -> list[dict[str, Any]]:
@@ -88,8 +88,8 @@ def test_a_wait_that_ends_first_leaves_errors_and_a_rerun_collects_without_resub
 ) -> None:
     write_evals(pytester, _entries())
     judge_server.batches.delay = 30.0
-    wait = ("--judge-batch-wait=1", "--judge-progress=0.3")
-    result = run(pytester, "evals/", "--judge-runs=3", *wait, *BATCH)
+    wait = ("-o", "llmjudge_batch=1", "-o", "llmjudge_progress=0.3")
+    result = run(pytester, "evals/", "--judge-runs=3", *wait, *CACHE)
     result.assert_outcomes(errors=3)
     assert result.ret != 0
     out = result.stdout.str()
@@ -151,7 +151,7 @@ def test_ctrl_c_while_waiting_keeps_the_batch_for_the_next_session(
 
 def test_wait_zero_submits_and_exits(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
-    result = run(pytester, "evals/", "--judge-batch-wait=0", *BATCH)
+    result = run(pytester, "evals/", "-o", "llmjudge_batch=0", *CACHE)
     result.assert_outcomes(errors=3)
     assert judge_server.batches.creations == 1 and judge_server.batches.retrievals == 0
     run(pytester, "evals/", *BATCH).assert_outcomes(passed=2, failed=1)
@@ -173,8 +173,8 @@ def test_an_interrupted_submission_goes_on_without_a_second_batch(
     assert "creating the batch failed" in out and "run again to go on" in out
     lines = out.splitlines()
     # said once for the session, and once in each item's error section
-    assert sum(line.startswith("llmjudge: --judge-batch: creating") for line in lines) == 1
-    item_error = "judge error: relevance, tone: --judge-batch"
+    assert sum(line.startswith("llmjudge: Batch API: creating") for line in lines) == 1
+    item_error = "judge error: relevance, tone: Batch API"
     assert sum(line.startswith(item_error) for line in lines) == 3
     assert len(_records(pytester)) == 1
 
@@ -207,7 +207,7 @@ def test_a_failed_line_is_asked_directly_or_is_an_error_with_strict(
 ) -> None:
     flaky = entry("f", "Check the DNS. {{fail=500x1}}", ticket="t9")
     write_evals(pytester, [*_entries()[:1], flaky])
-    result = run(pytester, "evals/", "--judge-batch-strict", *BATCH)
+    result = run(pytester, "evals/", "-o", "llmjudge_strict=batch", *BATCH)
     result.assert_outcomes(passed=1, errors=1)
     rows = by_id(read_results(pytester))
     assert "batch batch_" in rows["f"]["error"] and "500 scripted 500" in rows["f"]["error"]
@@ -235,7 +235,7 @@ def test_an_expired_batch_is_said_and_its_requests_are_submitted_again(
 ) -> None:
     write_evals(pytester, _entries())
     judge_server.batches.final_status = "expired"
-    result = run(pytester, "evals/", "--judge-batch-strict", *BATCH)
+    result = run(pytester, "evals/", "-o", "llmjudge_strict=batch", *BATCH)
     result.assert_outcomes(passed=1, errors=2)  # half of 6 requests answered: a and c's first
     assert "expired (3 of 6 requests done)" in result.stdout.str()
     judge_server.batches.final_status = "completed"
@@ -246,6 +246,7 @@ def test_an_expired_batch_is_said_and_its_requests_are_submitted_again(
 
 def test_dry_run_estimates_the_batch(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
     result = run(pytester, "evals/", "--judge-runs=3", "--judge-dry-run", *BATCH)
     result.stdout.fnmatch_lines(["*judge calls: 6,*in one batch*", "*batch price*"])
     assert judge_server.batches.uploads == 0 and judge_server.count() == 0
@@ -253,7 +254,7 @@ def test_dry_run_estimates_the_batch(pytester: pytest.Pytester, judge_server: Ju
 
 def test_grouping_by_item_in_a_batch(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-grouping=item", *BATCH)
+    result = run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_grouping=item", *BATCH)
     result.assert_outcomes(passed=2, failed=1)
     lines = judge_server.batches.input_lines()
     assert len(lines) == 3
@@ -275,7 +276,23 @@ def test_each_xdist_worker_uses_the_one_batch(
 
 def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
-    result = run(pytester, "evals/", "--judge-batch", "--judge-no-cache")
+    result = run(pytester, "evals/", "-o", "llmjudge_batch=true", "--judge-no-cache")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*--judge-batch keeps its batches*judge cache*"])
+    result.stderr.fnmatch_lines(["*llmjudge_batch keeps its batches*judge cache*"])
     assert json.dumps(judge_server.batches.uploads) == "0"
+
+
+def test_lines_refused_for_too_many_choices_teach_the_direct_requests(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # a server that takes 2 choices per request refuses the batch's n=3 lines; the items
+    # then ask their runs directly as 2 + 1, never n=3 again
+    judge_server.max_choices = 2
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "--judge-runs=3", *BATCH)
+    result.assert_outcomes(passed=2, failed=1)
+    assert len(judge_server.batches.input_lines()) == 6
+    assert sorted(r.n for r in judge_server.requests) == sorted([2, 1] * 6)
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == judge_server.count() and meta["judgments"] == 18
+    assert meta["server"]["choices_cap"] == 2

@@ -42,6 +42,14 @@ KINDS: list[tuple[dict[str, Any], str, str, str]] = [
         '{"action": 3}',
         "$.action: 3 is not of type*",
     ),
+    ({"not_equals": "No."}, "Yes.", "No.", 'got "No."'),
+    ({"not_starts_with": "Sorry"}, OK, "Sorry, no.", 'got "Sorry, no."'),
+    ({"not_is_json": True}, OK, '{"a": 1}', "is JSON"),
+    ({"not_contains_all": "spam, link"}, "Check spam.", OK, "found every one"),
+    ({"words": {"min": 2, "max": 5}}, "Check spam.", OK, "got 12"),
+    ({"not_chars": {"max": 20}}, OK, "Check spam.", "got 11"),
+    ({"contains_json": SCHEMA}, 'Done:\n```json\n{"action": "reset"}\n```', "Done.", "no JSON*"),
+    ({"is_refusal": True}, "Sorry, I can't help with that.", OK, "no refusal found"),
 ]
 
 
@@ -117,7 +125,7 @@ def test_a_failed_check_spares_the_judge_unless_always(
     assert rows["fails"]["judged"] is False and rows["fails"]["relevance"] is None
     assert rows["fails"]["usage"]["calls"] == 0
     judge_server.reset()
-    always = run(pytester, "evals/", "-p", "no:cacheprovider", "--judge-checks=always")
+    always = run(pytester, "evals/", "-p", "no:cacheprovider", "-o", "llmjudge_checks_mode=always")
     always.assert_outcomes(passed=2, failed=1)
     assert judge_server.count() == 6  # judged too: its scores are in the report
     rows = by_id(read_results(pytester))
@@ -158,7 +166,7 @@ def test_checks_add_up_from_the_ini_the_file_defaults_and_the_entry(
             {"containz": "x"},
             "checks.0: unknown check 'containz' (did you mean 'contains'? known: *",
         ),
-        ({"regex": "(unclosed"}, "checks.0: regex '(unclosed' is not a valid regex: missing ), *"),
+        ({"regex": "(unclosed"}, "checks.0: regex '(unclosed' is not a valid regex: missing ) *"),
         (
             {"json_schema": {"type": "nothing"}},
             "checks.0: json_schema is not a valid JSON Schema (type: 'nothing' is not valid *",
@@ -168,9 +176,13 @@ def test_checks_add_up_from_the_ini_the_file_defaults_and_the_entry(
             "checks.0: python check 'no_such_module:f' cannot be used: No module named *",
         ),
         ({"max_words": "ten"}, "checks.0: max_words must be a whole number >= 0, got 'ten'"),
+        (
+            {"json_schema": {"type": "string", "format": "x-custom"}},
+            "checks.0: json_schema schema: format 'x-custom' cannot be checked here *",
+        ),
         ({"contains": "x", "max_words": 3}, "checks.0: a check has exactly one kind *"),
     ],
-    ids=["unknown", "regex", "schema", "python", "count", "two-kinds"],
+    ids=["unknown", "regex", "schema", "python", "count", "format", "two-kinds"],
 )
 def test_a_bad_check_makes_an_invalid_entry_naming_it(
     pytester: pytest.Pytester, check: dict[str, Any], message: str
@@ -178,7 +190,7 @@ def test_a_bad_check_makes_an_invalid_entry_naming_it(
     write_evals(pytester, [entry("fine"), entry("bad", checks=[check])])
     result = run(pytester, "evals/", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 1: {message}"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:* (*): {message}"])
     strict = run(pytester, "evals/", "--judge-strict")
     strict.assert_outcomes(passed=1, errors=1)
 
@@ -244,17 +256,31 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
             {"id": "slow", "ticket": "slow ticket", "checks": [{"max_latency_ms": 300}]},
         ],
     )
-    result = run(pytester, "evals/", f"--judge-targets=bot={slow_bot.url}")
+    result = run(pytester, "evals/", "-o", f"llmjudge_targets=bot={slow_bot.url}")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["check failed: max_latency_ms 300: took * ms"])
     rows = by_id(read_results(pytester))
     took = float(rows["slow"]["checks"][0]["detail"].split()[1])
     assert took >= 400  # the bot's own time, as it slept
-    # a stored answer has no latency: the check does not apply (neither passes nor fails)
-    write_evals(pytester, [entry("stored", checks=[{"max_latency_ms": 300}], judge=False)])
-    run(pytester, "evals/").assert_outcomes(passed=1)
-    (row,) = read_results(pytester)["results"]
-    assert row["checks"][0]["passed"] is None
+    # a stored answer has no latency: never a silent pass, but an error of its item, said
+    # once before the items too
+    write_evals(
+        pytester,
+        [entry(f"stored{i}", checks=[{"max_latency_ms": 300}], judge=False) for i in (1, 2)],
+    )
+    stored = run(pytester, "evals/")
+    stored.assert_outcomes(errors=2)
+    stored.stdout.fnmatch_lines(
+        [
+            "llmjudge: 2 items have a latency check (max_latency_ms) but this session has no "
+            "live target (llmjudge_targets): a stored answer has no latency, so those items are "
+            "errors",
+            "*check error: max_latency_ms 300: no latency was measured: a stored answer has none*",
+        ]
+    )
+    assert stored.stdout.str().count("have a latency check") == 1
+    rows = read_results(pytester)["results"]
+    assert [r["checks"][0]["error"] for r in rows] == [True, True]
 
 
 def test_checks_reach_junit_markdown_html_baseline_and_the_dry_run(
@@ -296,7 +322,7 @@ def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester)
                 for i in (1, 2)
             ],
         )
-        result = run(pytester, "evals/", f"--judge-targets=good={good.url} bad={bad.url}")
+        result = run(pytester, "evals/", "-o", f"llmjudge_targets=good={good.url} bad={bad.url}")
     finally:
         good.stop()
         bad.stop()
@@ -304,3 +330,36 @@ def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester)
     result.stdout.fnmatch_lines(["  good: *; checks passed 2/2", "  bad: *; checks passed 0/2"])
     overall = read_results(pytester)["comparison"]["overall"]
     assert (overall["bad"]["checks_passed"], overall["bad"]["checks"]) == (0, 2)
+
+
+def test_promptfoo_values_carry_over(pytester: pytest.Pytester) -> None:
+    """Values as promptfoo's assertions write them mean the same in an eval file: a
+    comma-separated string of texts, a number, a JSON value to equal, a word range, a module
+    whose get_assert returns a score (and one under its threshold)."""
+    pytester.makepyfile(
+        scored="def get_assert(output, context):\n    return {'pass': True, 'score': 0.4}\n"
+    )
+    checks = [
+        {"contains_any": '"reset link", "new link"'},
+        {"contains": 5},
+        {"words": {"min": 3, "max": 20}},
+        {"python": "scored"},
+    ]
+    write_evals(
+        pytester,
+        [
+            entry("carried", "Request a new link within 5 minutes.", checks=checks, judge=False),
+            entry(
+                "json", '{"action": "reset"}', checks=[{"equals": {"action": "reset"}}], judge=False
+            ),
+            entry("low", OK, checks=[{"python": "scored", "threshold": 0.5}], judge=False),
+        ],
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        ["check failed: python scored: score 0.4 is below the threshold 0.5"]
+    )
+    rows = by_id(read_results(pytester))
+    assert [c["passed"] for c in rows["carried"]["checks"]] == [True] * 4
+    assert rows["carried"]["checks"][0]["name"] == 'contains_any "reset link, new link"'

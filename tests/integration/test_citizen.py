@@ -84,7 +84,10 @@ LIGHT_MODULES = {
     "pytest_llmjudge.session.hooks",
     "pytest_llmjudge.config.options",
     "pytest_llmjudge.config.settings",
+    "pytest_llmjudge.config.picked",  # settings resolve from it (was part of settings)
+    "pytest_llmjudge.config.rubric_files",
     "pytest_llmjudge.session.state",
+    "pytest_llmjudge.session.option_checks",
     "pytest_llmjudge.config.pricing",
     "pytest_llmjudge.basics.rubrics",
     "pytest_llmjudge.config.targets",

@@ -96,7 +96,7 @@ def test_no_hint_for_a_run_s_own_outputs_or_files_beside_the_arguments(
     write_evals(pytester, [entry("a")])
     # eval-shaped, beside the folder named: pytest shows it to the plugin, nobody asked for it
     (pytester.path / "stray.json").write_text(json.dumps([entry("stray")]))
-    outputs = ("--judge-output=out.json", "--judge-trace=trace.jsonl")
+    outputs = ("--judge-output=out.json", "-o", "llmjudge_trace=trace.jsonl")
     for arguments in (("evals",), ("evals",), (".", "--ignore=stray.json")):
         result = run(pytester, *arguments, *outputs)  # the second run finds the first's files
         result.assert_outcomes(passed=1)
@@ -113,11 +113,11 @@ def test_an_id_used_by_two_files_of_a_folder_is_named(pytester: pytest.Pytester)
     result = run(pytester, "evals/", "--judge-provider=heuristic")
     result.stdout.fnmatch_lines(
         [
-            "*LLMJudgeWarning: evals/b.json entry 0: id 'shared' is used in evals/a.json "
-            "(entry 0) too: people and reports tell entries apart by id; give one of them another"
+            "*LLMJudgeWarning: evals/b.json:2 (shared): id 'shared' is used in evals/a.json:2 "
+            "too: people and reports tell entries apart by id; give one of them another"
         ]
     )
-    assert "c.json entry 0" not in result.stdout.str()  # another folder
+    assert "c.json:2 (shared)" not in result.stdout.str()  # another folder
 
 
 def test_a_json_file_named_on_the_command_line_is_collected(pytester: pytest.Pytester) -> None:
@@ -156,13 +156,13 @@ def test_invalid_entries_are_skipped_naming_file_index_and_field(
     result.assert_outcomes(passed=1, skipped=7)
     result.stdout.fnmatch_lines(
         [
-            "*support.json entry 1: Missing 'ticket' field",
-            "*support.json entry 2: 'response' must be a non-empty string",
-            "*support.json entry 3: Duplicate id 'good' (already used by entry 0)",
-            "*support.json entry 4: Missing 'id' field",
-            "*support.json entry 5: 'thresholds.relevance' must be between 1 and 5, got 9",
-            "*support.json entry 6: 'runs' must be an integer, got str",
-            "*support.json entry 7: entry must be an object, got str",
+            "*support.json:7 (no-ticket): Missing 'ticket' field",
+            "*support.json:* (empty-response): 'response' must be a non-empty string",
+            "*support.json:* (good#3): Duplicate id 'good' (already used by the entry at line 2)",
+            "*support.json:* (#4): Missing 'id' field",
+            "*support.json:* (bad-threshold): 'thresholds.relevance' must be between 1 and 5, *9",
+            "*support.json:* (bad-runs): 'runs' must be an integer, got str",
+            "*support.json:* (#7): entry must be an object, got str",
         ]
     )
     results = read_results(pytester)
@@ -184,7 +184,9 @@ def test_judge_strict_makes_invalid_entries_errors(pytester: pytest.Pytester) ->
     write_evals(pytester, [entry("good"), {"id": "no-ticket", "response": "r"}])
     result = run(pytester, "evals/", "--judge-strict")
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*invalid eval entry: support.json entry 1: Missing 'ticket'*"])
+    result.stdout.fnmatch_lines(
+        ["*invalid eval entry: evals/support.json:7 (no-ticket): Missing 'ticket'*"]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     errors = read_results(pytester)["errors"]
     assert errors == [
@@ -231,8 +233,8 @@ def test_unknown_entry_fields_warn_and_point_to_metadata(pytester: pytest.Pytest
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
         [
-            "*LLMJudgeWarning*entry 0: unknown field 'threshold' ignored (put free-form data "
-            "under 'metadata')*"
+            "*LLMJudgeWarning*evals/support.json:2 (a): unknown field 'threshold' ignored (put "
+            "free-form data under 'metadata')*"
         ]
     )
 
@@ -283,7 +285,9 @@ def test_unregistered_mark_under_strict_markers_is_an_error_of_the_entry(
     write_evals(pytester, [entry("a", marks=["nonsense"])])
     result = run(pytester, "evals/", "--strict-markers", "-rs")
     result.assert_outcomes(errors=1)  # as an unknown marker on a test function
-    result.stdout.fnmatch_lines(["*entry 0: 'marks.0': 'nonsense' not found in `markers`*"])
+    result.stdout.fnmatch_lines(
+        ["*support.json:2 (a): 'marks.0': 'nonsense' not found in `markers`*"]
+    )
 
 
 def test_k_selects_by_id_and_lf_reruns_failures(pytester: pytest.Pytester) -> None:

@@ -54,7 +54,7 @@ def test_correctness_sees_the_reference_and_the_others_do_not(
             _entry("no-reference"),
         ],
     )
-    result = run(pytester, "evals/", "--judge-dimensions=correctness", "-rA")
+    result = run(pytester, "evals/", "-o", "llmjudge_dimensions=correctness", "-rA")
     result.assert_outcomes(passed=2, failed=1)
     judged = {(r.response.split()[0], r.dimension) for r in judge_server.requests}
     assert ("Set", "correctness") not in judged  # no request for an entry without reference
@@ -68,7 +68,7 @@ def test_correctness_sees_the_reference_and_the_others_do_not(
     assert read_results(pytester)["summary"]["not_applicable"] == 1
     result.stdout.fnmatch_lines(
         [
-            "*correctness 1.00 < 3.5 (runs 1)*",
+            "*correctness 1.00 < 3.5 (1 run: 1)*",
             "not applicable: 1 items have no reference answer*",
         ]
     )
@@ -77,7 +77,7 @@ def test_correctness_sees_the_reference_and_the_others_do_not(
 def test_a_changed_conversation_or_reference_misses_the_cache(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    args = ("evals/", "--judge-dimensions=correctness", "-p", "cacheprovider")
+    args = ("evals/", "-o", "llmjudge_dimensions=correctness", "-p", "cacheprovider")
     write_evals(pytester, [_entry("a", conversation=TURNS, reference=REFERENCE)])
     run(pytester, *args).assert_outcomes(passed=1)
     assert judge_server.count() == 3
@@ -111,9 +111,8 @@ def test_a_messages_target_gets_the_history_as_a_json_list(
         result = run(
             pytester,
             "evals/",
-            f"--judge-targets=bot={bot.url}",
-            f"--judge-target-body={body}",
-            "--judge-target-field=choices.0.message.content",
+            "-o",
+            f"llmjudge_targets=bot={bot.url} field=choices.0.message.content\nbody = {body}",
         )
         result.assert_outcomes(passed=1)
     finally:
@@ -143,28 +142,29 @@ def test_bad_turns_name_the_entry_and_the_turn(
     write_evals(pytester, [_entry("bad", conversation=turns)])
     result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 0: {message}*"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:* (*): {message}*"])
 
 
 def test_the_heuristic_judge_uses_the_conversation_and_the_reference(
     pytester: pytest.Pytester,
 ) -> None:
-    # the ticket alone says nothing the answer takes up; the earlier turn does
-    turns = [{"role": "user", "content": "Maven builds fail with OutOfMemoryError in Jenkins"}]
+    # the ticket alone names no subject; the earlier turn does, and the answer takes it up or not
+    maven = [{"role": "user", "content": "Maven builds fail with OutOfMemoryError in Jenkins"}]
+    printer = [{"role": "user", "content": "The office printer shows a paper jam in tray two"}]
+    answer = "Raise the Maven heap size for the Jenkins build agents."
     entries = [
-        {"id": "with", "ticket": "Any idea?", "conversation": turns,
-         "response": "Raise the Maven heap: MAVEN_OPTS=-Xmx2g for the Jenkins build.",
-         "reference": "Set MAVEN_OPTS=-Xmx2g so that Maven gets more heap."},
-        {"id": "without", "ticket": "Any idea?",
-         "response": "Raise the Maven heap: MAVEN_OPTS=-Xmx2g for the Jenkins build.",
-         "reference": "Reinstall the agent with the new image and restart it."},
+        {"id": "with", "ticket": "Any idea?", "conversation": maven, "response": answer,
+         "reference": "Give Maven more heap on the Jenkins agents."},
+        {"id": "without", "ticket": "Any idea?", "conversation": printer, "response": answer,
+         "reference": "Open tray two and pull the jammed paper out."},
     ]  # fmt: skip
     write_evals(pytester, entries)
-    run(pytester, "evals/", "--judge-provider=heuristic", "--judge-dimensions=correctness")
+    run(pytester, "evals/", "--judge-provider=heuristic", "-o", "llmjudge_dimensions=correctness")
     rows = by_id(read_results(pytester))
     assert rows["with"]["relevance"]["score"] > rows["without"]["relevance"]["score"]
+    assert "nothing related" in rows["without"]["relevance"]["reasoning"]
     assert rows["with"]["correctness"]["score"] > rows["without"]["correctness"]["score"]
-    assert "key terms of the reference" in rows["with"]["correctness"]["reasoning"]
+    assert "subject words of the reference" in rows["with"]["correctness"]["reasoning"]
 
 
 def test_a_hand_written_test_can_give_a_reference_and_turns(
@@ -183,7 +183,7 @@ def test_no_reference(llmjudge):
     llmjudge.judge("correctness", "What should I change?", "Set -Xmx2g.")
 """
     )
-    result = run(pytester, "test_bot.py", "--judge-dimensions=correctness")
+    result = run(pytester, "test_bot.py", "-o", "llmjudge_dimensions=correctness")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*correctness: not applicable without a reference answer*"])
     (request,) = judge_server.requests

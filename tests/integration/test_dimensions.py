@@ -32,9 +32,9 @@ def test_a_configured_dimension_is_judged_on_every_item(
             ),
         ],
     )
-    result = run(pytester, "evals/", "--judge-thresholds=empathy=4", "--judge-report=r.md")
+    result = run(pytester, "evals/", "--judge-threshold=empathy=4", "--judge-report=r.md")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["empathy 3.00 < 4 (runs 3)", "*mean scores: *empathy 3.67*"])
+    result.stdout.fnmatch_lines(["empathy 3.00 < 4 (1 run: 3)", "*mean scores: *empathy 3.67*"])
     empathy_requests = [r for r in judge_server.requests if r.dimension == "empathy"]
     assert len(empathy_requests) == 3
     system = empathy_requests[0].body["messages"][0]["content"]
@@ -52,15 +52,15 @@ def test_a_configured_dimension_is_judged_on_every_item(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--judge-dimensions=empathy=missing.md"], "*rubric file *missing.md not found*"),
-        (["--judge-dimensions=Empathy=r.md"], "*dimension names are lowercase identifiers*"),
+        (["-o", "llmjudge_dimensions=empathy=missing.md"], "*rubric file *missing.md not found*"),
+        (["-o", "llmjudge_dimensions=Empathy=r.md"], "*dimension names are lowercase identifiers*"),
         (
-            ["--judge-dimensions=outcome=r.md"],
+            ["-o", "llmjudge_dimensions=outcome=r.md"],
             "*dimension names are lowercase identifiers, not 'outcome'*",
         ),
         (
-            ["--judge-thresholds=clarity=4"],
-            "*--judge-thresholds names unknown dimension 'clarity'*",
+            ["--judge-threshold=clarity=4"],
+            "*--judge-threshold names unknown dimension 'clarity'*",
         ),
     ],
 )
@@ -81,6 +81,6 @@ def test_the_heuristic_judge_cannot_score_a_configured_dimension(
     result = run(pytester, "evals/")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*the heuristic judge cannot score configured dimension 'empathy'; use an LLM provider*"]
+        ["*heuristic judge cannot score configured dimension 'empathy'; use an LLM provider*"]
     )
     assert by_id(read_results(pytester))["a"]["relevance"]["score"] >= 1

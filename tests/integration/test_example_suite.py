@@ -38,7 +38,7 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     ]
     assert len(weak) >= 6
     # as the repository's pyproject.toml configures it
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-dimensions=correctness")
+    result = run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_dimensions=correctness")
     assert result.ret == pytest.ExitCode.OK
     outcomes = result.parseoutcomes()
     assert outcomes["xfailed"] == len(weak)
@@ -53,3 +53,16 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     assert len(referenced) >= 3 and any(r["conversation"] for r in results["results"])
     assert {r["id"] for r in results["results"] if "correctness" in r} == referenced
     assert results["summary"]["not_applicable"] == len(results["results"]) - len(referenced)
+
+
+def test_the_weak_answers_that_need_a_model_pass_the_offline_judge(
+    pytester: pytest.Pytester,
+) -> None:
+    """examples/needs-a-model/ holds weak answers that are not blatant: the README says the
+    offline judge passes them and a model is needed to fail them."""
+    source = EVALS.parent / "examples" / "needs-a-model" / "weak_answers.json"
+    shutil.copy(source, pytester.path / "weak_answers.json")
+    result = run(pytester, "weak_answers.json", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=len(json.loads(source.read_text())))
+    readme = (EVALS.parent / "README.md").read_text(encoding="utf-8")
+    assert "examples/needs-a-model/weak_answers.json" in readme

@@ -57,7 +57,7 @@ def tone_judge(llmjudge):
     write_evals(pytester, [entry("a")])
     result = run(pytester, "evals/")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["tone 4.00 < 4.5 (runs 4)"])
+    result.stdout.fnmatch_lines(["tone 4.00 < 4.5 (1 run: 4)"])
 
 
 def test_llmjudge_fixture_and_marker_in_a_hand_written_test(
@@ -172,7 +172,7 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.llmjudge(tnoe=3))
 """)
     write_evals(pytester, [entry("marked")])
-    result = run(pytester, "test_bot.py", "evals/", "--judge-dimensions=empathy=empathy.md")
+    result = run(pytester, "test_bot.py", "evals/", "-o", "llmjudge_dimensions=empathy=empathy.md")
     result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines_random(
         [

@@ -34,8 +34,8 @@ def test_jsonl_entries_name_their_line(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1, skipped=2)
     result.stdout.fnmatch_lines(
         [
-            "*support.jsonl line 2: not JSON (Expecting property name enclosed in double quotes*",
-            "*support.jsonl line 4: Missing 'ticket' field*",
+            "*evals/support.jsonl:2 (#1): not JSON (Expecting property name enclosed in double*",
+            "*evals/support.jsonl:4 (no-ticket): Missing 'ticket' field*",
         ]
     )
     results = read_results(pytester)
@@ -64,8 +64,8 @@ def test_csv_columns_map_to_the_entry_fields(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         [
             "*column 'notes' ignored (use metadata.notes to keep it)*",
-            "*tickets.csv row 4: 'thresholds.relevance' must be a number, got str*",
-            "*tickets.csv row 5: Missing 'id' field*",
+            "*evals/tickets.csv:4 (bad): 'thresholds.relevance' must be a number, got str*",
+            "*evals/tickets.csv:5 (#3): Missing 'id' field*",
         ]
     )
     rows = by_id(read_results(pytester))
@@ -124,7 +124,7 @@ def test_a_trailing_comma_is_named_where_it_is(pytester: pytest.Pytester) -> Non
     )
     result.stdout.fnmatch_lines(
         [
-            "*more.jsonl line 1: not JSON: a trailing comma after the last key of an object at "
+            "*more.jsonl:1 (#0): not JSON: a trailing comma after the last key of an object at "
             "column 43; JSON allows none there: remove it*"
         ]
     )
@@ -164,7 +164,7 @@ def test_yaml_files_read_like_json(pytester: pytest.Pytester) -> None:
     _write(pytester, "support.yaml", YAML)
     result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*support.yaml entry 1: 'id' must be a string, got int*"])
+    result.stdout.fnmatch_lines(["*evals/support.yaml:* (#1): 'id' must be a string, got int*"])
     rows = by_id(read_results(pytester))
     assert rows["ok"]["line"] == 4 and rows["ok"]["relevance"]["threshold"] == 2
     _write(pytester, "support.yaml", "- id: [unclosed\n")

@@ -28,7 +28,7 @@ def test_flaky_eval_below_threshold_does_not_fail_the_session(pytester: pytest.P
     result.stdout.fnmatch_lines(
         [
             "*XFAIL evals/support.json::noisy - flaky eval below threshold (not gating): "
-            "relevance 2.00 < 3.5 (runs 2)*",
+            "relevance 2.00 < 3.5 (1 run: 2)*",
             "*flaky evals below threshold (not gating): evals/support.json::noisy*",
         ]
     )
@@ -40,7 +40,7 @@ def test_flaky_eval_below_threshold_does_not_fail_the_session(pytester: pytest.P
 
 def test_strict_flaky_makes_flaky_evals_gate(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("noisy", "answer {{relevance=2}}", marks=["flaky"])])
-    result = run(pytester, "evals/", "--judge-strict-flaky")
+    result = run(pytester, "evals/", "-o", "llmjudge_strict=flaky")
     result.assert_outcomes(failed=1)
 
 
@@ -100,9 +100,7 @@ def test_adaptive_runs_go_where_the_verdict_is_uncertain(
     result = run(
         pytester,
         "evals/",
-        "--judge-runs=2",
-        "--judge-adaptive",
-        "--judge-max-runs=6",
+        "--judge-runs=2..6",
         "--judge-no-cache",
     )
     result.assert_outcomes(passed=2)
@@ -136,8 +134,10 @@ def test_confident_verdict(
         pytester,
         "evals/",
         "--judge-runs=3",
-        "--judge-verdict=confident",
-        f"--judge-undecided={undecided}",
+        "-o",
+        "llmjudge_verdict=confident",
+        "-o",
+        f"llmjudge_verdict=confident undecided={undecided}",
     )
     result.assert_outcomes(**{outcome: 1})
     relevance = by_id(read_results(pytester))["case"]["relevance"]
@@ -153,21 +153,13 @@ def test_confident_verdict(
         )
 
 
-@pytest.mark.parametrize(
-    ("how", "outcome"),
-    [("--judge-unstable=xfail", "xfailed"), ("ini", "passed"), ("env", "xfailed")],
-)
-def test_the_names_of_undecided_before_0_2_still_work(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str, outcome: str
+def test_the_undecided_outcome_is_part_of_the_verdict_key_in_the_ini_file(
+    pytester: pytest.Pytester,
 ) -> None:
     write_evals(pytester, [entry("case", "answer {{relevance=5,2,5}}")])
-    if how == "ini":
-        pytester.makeini("[pytest]\nllmjudge_unstable = pass\n")
-    if how == "env":
-        monkeypatch.setenv("JUDGE_UNSTABLE", "xfail")
-    args = [how] if how.startswith("--") else []
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-verdict=confident", *args)
-    result.assert_outcomes(**{outcome: 1})
+    pytester.makeini("[pytest]\nllmjudge_verdict = confident undecided=pass\n")
+    result = run(pytester, "evals/", "--judge-runs=3")
+    result.assert_outcomes(passed=1)
     assert by_id(read_results(pytester))["case"]["relevance"]["decision"] == "undecided"
 
 
@@ -177,19 +169,19 @@ def test_pass_rate_gate(pytester: pytest.Pytester) -> None:
         [entry(f"ok-{i}", ticket=_ticket(i)) for i in range(3)]
         + [entry("bad", "answer {{relevance=1}}")],
     )
-    failing = run(pytester, "evals/", "--judge-min-pass-rate=0.9")
+    failing = run(pytester, "evals/", "-o", "llmjudge_gates=pass_rate=0.9")
     failing.stdout.fnmatch_lines(
         ["gate FAILED: pass rate 0.75 < 0.9 (3 of 4 judged items passed; short by 0.15)"]
     )
     gates = {g["name"]: g for g in read_results(pytester)["gates"]}
     assert gates["pass_rate"]["passed"] is False and gates["pass_rate"]["actual"] == 0.75
-    passing = run(pytester, "evals/", "--judge-min-pass-rate=0.7")
+    passing = run(pytester, "evals/", "-o", "llmjudge_gates=pass_rate=0.7")
     passing.stdout.fnmatch_lines(["gate passed: pass rate 0.75 >= 0.7*"])
 
 
 def test_mean_gate_fails_a_session_whose_items_all_pass(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry(f"ok-{i}", ticket=_ticket(i)) for i in range(3)])
-    result = run(pytester, "evals/", "--judge-min-mean=relevance=4.5,tone=3")
+    result = run(pytester, "evals/", "-o", "llmjudge_gates=mean.relevance=4.5 mean.tone=3")
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -199,7 +191,7 @@ def test_mean_gate_fails_a_session_whose_items_all_pass(pytester: pytest.Pyteste
         ]
     )
     assert read_results(pytester)["meta"]["exit_status"] == 1
-    ok = run(pytester, "evals/", "--judge-min-mean=relevance=4")
+    ok = run(pytester, "evals/", "-o", "llmjudge_gates=mean.relevance=4")
     assert ok.ret == pytest.ExitCode.OK
 
 
@@ -312,7 +304,7 @@ def test_baseline_counts_items_and_tells_deselected_from_removed(
 
 def test_fail_on_regression(pytester: pytest.Pytester) -> None:
     option = _baseline(pytester)
-    result = run(pytester, "evals/", "--judge-runs=3", option, "--judge-fail-on-regression")
+    result = run(pytester, "evals/", "--judge-runs=3", option, "-o", "llmjudge_gates=regression")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -327,8 +319,8 @@ def test_baseline_errors_stop_the_session_at_once(pytester: pytest.Pytester) -> 
     result = run(pytester, "--judge-baseline=missing.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--judge-baseline *missing.json: file not found*"])
-    result = run(pytester, "--judge-fail-on-regression")
-    result.stderr.fnmatch_lines(["*--judge-fail-on-regression needs --judge-baseline*"])
+    result = run(pytester, "-o", "llmjudge_gates=regression")
+    result.stderr.fnmatch_lines(["*llmjudge_gates regression needs --judge-baseline*"])
 
 
 def test_junit_properties(pytester: pytest.Pytester) -> None:
@@ -357,7 +349,7 @@ def test_markdown_report_and_step_summary(
             entry("bad", "answer {{relevance=1}}", ticket=_ticket(2)),
         ],
     )
-    run(pytester, "evals/", "--judge-report=reports/evals.md", "--judge-min-pass-rate=0.9")
+    run(pytester, "evals/", "--judge-report=reports/evals.md", "-o", "llmjudge_gates=pass_rate=0.9")
     report = (pytester.path / "reports/evals.md").read_text()
     assert "## LLM judge evals" in report
     assert "| 1 | 1 | 0 | 0 | 0 | 0 | 0 | 50% |" in report
@@ -401,7 +393,13 @@ def test_gates_and_reports_see_every_item_once_under_xdist(pytester: pytest.Pyte
         + [entry("bad", "answer {{relevance=1}}", ticket=_ticket(99))],
     )
     result = run(
-        pytester, "evals/", "-n", "2", "--judge-min-pass-rate=0.95", "--judge-report=report.md"
+        pytester,
+        "evals/",
+        "-n",
+        "2",
+        "-o",
+        "llmjudge_gates=pass_rate=0.95",
+        "--judge-report=report.md",
     )
     result.stdout.fnmatch_lines(["gate FAILED: pass rate 0.90 < 0.95 (9 of 10 judged items*"])
     report = (pytester.path / "report.md").read_text()
@@ -419,7 +417,9 @@ def test_a_baseline_from_another_judge_is_not_compared(
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):  # a fork: no secret
         monkeypatch.delenv(name)
     write_evals(pytester, [entry("a", "lol whatever!!"), entry("b", ticket="t2")])
-    result = run(pytester, "evals/", "--judge-baseline=main.json", "--judge-fail-on-regression")
+    result = run(
+        pytester, "evals/", "--judge-baseline=main.json", "-o", "llmjudge_gates=regression"
+    )
     result.stdout.fnmatch_lines(
         [
             "baseline main.json not compared: another judge made it (provider openai != "
@@ -430,6 +430,6 @@ def test_a_baseline_from_another_judge_is_not_compared(
     assert "regressed" not in result.stdout.str()
     baseline = read_results(pytester)["baseline"]
     assert baseline["comparable"] is False and baseline["changes"] == []
-    strict = run(pytester, "evals/", "--judge-baseline=main.json", "--judge-baseline-strict")
+    strict = run(pytester, "evals/", "--judge-baseline=main.json", "-o", "llmjudge_strict=baseline")
     assert strict.ret == pytest.ExitCode.USAGE_ERROR
-    strict.stderr.fnmatch_lines(["*--judge-baseline-strict: *main.json was judged by another*"])
+    strict.stderr.fnmatch_lines(["*strict baseline: *main.json was judged by another*"])

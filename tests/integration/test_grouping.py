@@ -1,4 +1,4 @@
-"""--judge-grouping=item: one request judges every dimension of an item, against the local
+"""llmjudge_grouping=item: one request judges every dimension of an item, against the local
 server (which answers grouped schemas with a scripted score per dimension)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_one_request_per_item_gives_the_scores_and_verdicts_of_per_dimension_req
     assert judge_server.count() == 3 * 2  # one request (3 choices) per item and dimension
     judge_server.reset()
 
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-grouping=item")
+    result = run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_grouping=item")
     result.assert_outcomes(passed=1, failed=2)
     assert _outcomes(pytester) == per_dimension  # the same runs, scores and outcomes
     # halved: one request per item, its 3 choices each scoring both dimensions
@@ -76,16 +76,16 @@ def test_the_cache_keeps_grouped_and_separate_runs_apart_and_loses_neither(
     assert judge_server.count() == 6
     judge_server.reset()
     # grouped runs are not taken from the per-dimension ones: asked anew, once per item
-    run(pytester, "evals/", "--judge-runs=2", "--judge-grouping=item", *CACHE)
+    run(pytester, "evals/", "--judge-runs=2", "-o", "llmjudge_grouping=item", *CACHE)
     assert judge_server.count() == 3
     judge_server.reset()
     # each mode finds its own runs again: nothing is asked
     run(pytester, "evals/", "--judge-runs=2", *CACHE).assert_outcomes(passed=1, failed=2)
-    run(pytester, "evals/", "--judge-runs=2", "--judge-grouping=item", *CACHE)
+    run(pytester, "evals/", "--judge-runs=2", "-o", "llmjudge_grouping=item", *CACHE)
     assert judge_server.count() == 0
     assert read_results(pytester)["meta"]["cached_runs"] == 3 * 2 * 2
     # more runs: only the missing run indexes are asked, one request for both dimensions
-    run(pytester, "evals/", "--judge-runs=3", "--judge-grouping=item", *CACHE)
+    run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_grouping=item", *CACHE)
     assert judge_server.count() == 3 and {r.n for r in judge_server.requests} == {1}
 
 
@@ -94,8 +94,8 @@ def test_logprobs_weight_each_dimension_at_its_own_score_token(
 ) -> None:
     write_evals(pytester, [entry("a", "Fine. {{relevance=4 tone=3 probs=3:0.5,4:0.5}}")])
     result = run(
-        pytester, "evals/", "--judge-grouping=item", "--judge-scoring=logprobs",
-        "--judge-thresholds=relevance=1,tone=1",
+        pytester, "evals/", "-o", "llmjudge_grouping=item", "-o", "llmjudge_scoring=logprobs",
+        "--judge-threshold=relevance=1,tone=1",
     )  # fmt: skip
     result.assert_outcomes(passed=1)
     assert judge_server.count() == 1 and judge_server.requests[0].body["logprobs"] is True
@@ -117,9 +117,9 @@ def test_a_reply_missing_a_dimension_is_asked_again(
 
     judge_server.script = script
     write_evals(pytester, [entry("a")])
-    run(pytester, "evals/", "--judge-grouping=item", "--judge-retry-wait=0").assert_outcomes(
-        passed=1
-    )
+    run(
+        pytester, "evals/", "-o", "llmjudge_grouping=item", "-o", "llmjudge_retry_wait=0"
+    ).assert_outcomes(passed=1)
     assert judge_server.count() == 2
     row = by_id(read_results(pytester))["a"]
     assert row["usage"]["calls"] == 2 and row["relevance"]["runs"] == [4]
@@ -129,7 +129,9 @@ def test_dry_run_counts_one_request_per_item(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, _entries())
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-grouping=item", "--judge-dry-run")
+    result = run(
+        pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_grouping=item", "--judge-dry-run"
+    )
     result.stdout.fnmatch_lines(
         ["*3 eval items: 18 runs to judge, 0 in the judge cache, 18 to ask*", "*judge calls: 3,*"]
     )
@@ -141,9 +143,16 @@ def test_an_item_is_grouped_over_the_dimensions_that_apply_to_it(
 ) -> None:
     with_reference = entry("r", "Raise the heap. {{correctness=5}}", reference="Set -Xmx2g.")
     write_evals(pytester, [with_reference, entry("plain", ticket="t2")])
-    args = ("--judge-dimensions=correctness", "--judge-grouping=item", "--judge-sampling=calls")
+    args = (
+        "-o",
+        "llmjudge_dimensions=correctness",
+        "-o",
+        "llmjudge_grouping=item",
+        "-o",
+        "llmjudge_sampling=calls",
+    )
     run(pytester, "evals/", "--judge-runs=2", *args).assert_outcomes(passed=2)
-    # one request per run with --judge-sampling=calls, each judging the item's dimensions
+    # one request per run with llmjudge_sampling=calls, each judging the item's dimensions
     assert sorted(r.dimension for r in judge_server.requests) == [
         *["correctness+relevance+tone"] * 2,
         *["relevance+tone"] * 2,
@@ -158,7 +167,7 @@ def test_an_item_is_grouped_over_the_dimensions_that_apply_to_it(
 
 def test_the_heuristic_judge_has_no_requests_to_group(pytester: pytest.Pytester) -> None:
     write_evals(pytester, _entries()[:1])
-    run(pytester, "evals/", "--judge-provider=heuristic", "--judge-grouping=item")
+    run(pytester, "evals/", "--judge-provider=heuristic", "-o", "llmjudge_grouping=item")
     assert read_results(pytester)["meta"]["judge"]["grouping"] == "dimension"
 
 
@@ -167,7 +176,13 @@ def test_a_baseline_judged_per_dimension_is_another_judge(
 ) -> None:
     write_evals(pytester, _entries()[:1])
     run(pytester, "evals/", "--judge-output=main.json").assert_outcomes(passed=1)
-    args = ("--judge-grouping=item", "--judge-baseline=main.json", "--judge-baseline-strict")
+    args = (
+        "-o",
+        "llmjudge_grouping=item",
+        "--judge-baseline=main.json",
+        "-o",
+        "llmjudge_strict=baseline",
+    )
     result = run(pytester, "evals/", *args)
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*judged by another judge (grouping dimension != item)*"])

@@ -46,7 +46,7 @@ def test_a_judge_that_goes_away_is_given_up_once_and_named(
 ) -> None:
     url = judge_server.url.replace("http://", "http://user:secret-pass@")
     monkeypatch.setenv("OPENAI_BASE_URL", url)
-    monkeypatch.setenv("JUDGE_RETRY_WAIT", "0.5")  # backoff as a real session has it
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-o llmjudge_retry_wait=0.5")  # a real session's backoff
     judge_server.drop_requests = True  # up at the start, then every request is cut off
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(20)])
     result = run(pytester, "evals/")
@@ -99,7 +99,7 @@ def test_bad_entries_are_one_line_and_the_rest_runs(
     write_evals(pytester, [entry("fine"), entry("bad", ticket="t2", **bad)])
     result = run(pytester, "evals/", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 1: {message}*"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:* (bad): {message}*"])
     assert "Traceback" not in result.stdout.str()
 
 
@@ -119,8 +119,8 @@ def test_nesting_too_deep_and_huge_numbers_name_their_entry_and_field(
     result.assert_outcomes(passed=1, skipped=2)
     result.stdout.fnmatch_lines_random(
         [
-            "*odd.json entry 1: 'metadata' is nested too deeply to read*",
-            "*odd.json entry 2: 'runs' must be a sensible number, got one with 5000 digits*",
+            "*evals/odd.json:2 (#1): 'metadata' is nested too deeply to read*",
+            "*evals/odd.json:3 (long): 'runs' must be a sensible number, got one with 5000 digits*",
         ]
     )
 
@@ -156,12 +156,12 @@ def test_an_oversized_entry_is_an_error_before_any_request(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("fine"), entry("log", "x" * 5_000, ticket="t2")])
-    result = run(pytester, "evals/", "--judge-max-input-chars=1000")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_input_chars=1000")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "*support.json entry 1: ticket + response are 5,002 characters, over "
-            "--judge-max-input-chars=1000: not sent to the judge*"
+            "*evals/support.json:* (log): ticket + response are 5,002 characters, over "
+            "llmjudge_max_input_chars=1000: not sent to the judge*",
         ]
     )
     assert {r.response for r in judge_server.requests} == {entry("x")["response"]}
@@ -190,11 +190,11 @@ def test_bot_redirects_keep_the_post_or_fail_naming_the_location(
     bot = _bot(route)
     try:
         write_evals(pytester, [{"id": "a", "ticket": "Ticket A"}])
-        follows = run(pytester, "evals/", f"--judge-targets=bot={bot.url}")
+        follows = run(pytester, "evals/", "-o", f"llmjudge_targets=bot={bot.url}")
         follows.assert_outcomes(passed=1)
         assert judge_server.requests[0].response == "Answer to Ticket A"  # the body followed
         moved = bot.url.replace("/chat", "/moved")
-        result = run(pytester, "evals/", f"--judge-targets=bot={moved}", "--judge-no-cache")
+        result = run(pytester, "evals/", "-o", f"llmjudge_targets=bot={moved}", "--judge-no-cache")
         result.assert_outcomes(errors=1)
         result.stdout.fnmatch_lines(
             [f"*target bot: HTTP 301: the target moved to {bot.url.replace('/chat', '/v2/chat')}*"]
@@ -211,10 +211,15 @@ def test_a_bot_answer_over_the_input_limit_is_that_items_error(
     try:
         write_evals(pytester, [{"id": "a", "ticket": "Ticket A"}])
         result = run(
-            pytester, "evals/", f"--judge-targets=bot={bot.url}", "--judge-max-input-chars=1000"
+            pytester,
+            "evals/",
+            "-o",
+            f"llmjudge_targets=bot={bot.url}",
+            "-o",
+            "llmjudge_max_input_chars=1000",
         )
         result.assert_outcomes(errors=1)
-        result.stdout.fnmatch_lines(["*over --judge-max-input-chars=1000: not sent to the judge*"])
+        result.stdout.fnmatch_lines(["*over llmjudge_max_input_chars=1000: not sent to the judge*"])
         assert judge_server.count() == 0
         row = read_results(pytester)["results"][0]
         assert len(row["answer"]) < 2_100 and "4,500 characters, cut" in row["answer"]

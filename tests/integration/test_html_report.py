@@ -114,7 +114,12 @@ def test_the_report_shows_baseline_deltas_and_gates(
     run(pytester, "evals/", "--judge-output=base.json").assert_outcomes(passed=1)
     write_evals(pytester, [entry("a", "x {{relevance=5}}")])
     judge_server.script = lambda request: __import__("judge_server").Reply(score=2)
-    args = ("--judge-baseline=base.json", "--judge-min-pass-rate=1", "--judge-report=r.html")
+    args = (
+        "--judge-baseline=base.json",
+        "-o",
+        "llmjudge_gates=pass_rate=1",
+        "--judge-report=r.html",
+    )
     run(pytester, "evals/", "--judge-no-cache", *args).assert_outcomes(failed=1)
     text = (pytester.path / "r.html").read_text()
     assert 'id="baseline"' in text and "-3.00" in text and "regressed" in text
@@ -128,8 +133,8 @@ def test_the_report_of_an_ab_comparison_has_its_charts(
     dotnet = BotServer(lambda ticket: (200, {"answer": f"B to {ticket} {{{{relevance=3,4}}}}"}))
     try:
         write_evals(pytester, [{"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(3)])
-        bots = f"--judge-targets=python={python.url} dotnet={dotnet.url}"
-        run(pytester, "evals/", bots, "--judge-runs=2", "--judge-report=ab.html")
+        bots = "-o", f"llmjudge_targets=python={python.url} dotnet={dotnet.url}"
+        run(pytester, "evals/", *bots, "--judge-runs=2", "--judge-report=ab.html")
     finally:
         python.stop()
         dotnet.stop()
@@ -250,7 +255,7 @@ def test_cards_say_where_judgments_came_from(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a"), entry("b", ticket="t2")])
-    args = ("evals/", "--judge-runs=3", "--judge-cache-dir=cache", "--judge-report=r.html")
+    args = ("evals/", "--judge-runs=3", "-o", "llmjudge_cache=cache", "--judge-report=r.html")
     run(pytester, *args).assert_outcomes(passed=2)
     run(pytester, *args).assert_outcomes(passed=2)
     text = (pytester.path / "r.html").read_text()
@@ -260,6 +265,10 @@ def test_cards_say_where_judgments_came_from(
         in text
     )
     assert '<div class="value">0</div><div class="sub">no request made</div>' in text
+    assert '<div class="label">cost</div>' not in text  # a local server: tokens only
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
+    run(pytester, *args).assert_outcomes(passed=2)  # a price the user gave: a cost
+    text = (pytester.path / "r.html").read_text()
     assert '<div class="value">$0</div><div class="sub">every run from the cache</div>' in text
 
 
@@ -273,8 +282,11 @@ def _ab_report(pytester: pytest.Pytester, name: str = "ab.html") -> Path:
         ]
         tickets[0]["thresholds"] = {"relevance": 4.5}
         write_evals(pytester, tickets)
-        bots = f"--judge-targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}"
-        run(pytester, "evals/", bots, "--judge-runs=3", f"--judge-report={name}")
+        bots = (
+            "-o",
+            f"llmjudge_targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}",
+        )
+        run(pytester, "evals/", *bots, "--judge-runs=3", f"--judge-report={name}")
     finally:
         fast.stop()
         slow.stop()
@@ -297,6 +309,15 @@ def test_an_ab_report_has_the_target_as_a_column_and_a_filter(
     shown = "".join(page.text)
     assert "t0 (dotnet-legacy-service) relevance 3.33 < 4.5" in shown  # the banner names it
 
+
+# A page holding the probed report in a frame of a given width; it copies what the probe found.
+FRAME = """<html><body style="margin:0"><iframe id="f" src="{src}"
+style="width:{width}px;height:1400px;border:0"></iframe><script>
+document.getElementById('f').addEventListener('load', function(){{
+  var found = this.contentDocument.body;
+  ['data-width', 'data-overlaps', 'data-too-wide', 'data-headers-cut'].forEach(function(name){{
+    document.body.setAttribute(name, found.getAttribute(name)); }});
+}});</script></body></html>"""
 
 # Run in the page by the layout test: text of a chart that overlaps other text or a bar, and
 # whether the page is wider than the window.
@@ -326,6 +347,7 @@ window.addEventListener('load', function(){
     if (box.width < 1 || box.left < -0.5 || box.right > window.innerWidth + 0.5 ||
         th.scrollWidth > th.clientWidth + 1) cut.push(th.textContent.trim()); });
   document.body.setAttribute('data-headers-cut', cut.join(' | ') || 'none');
+  document.body.setAttribute('data-width', String(window.innerWidth));
 });
 </script></body>"""
 
@@ -338,12 +360,19 @@ def test_no_label_overlaps_and_every_header_shows_from_a_phone_to_a_desktop(
     probed = pytester.path / "probed.html"
     probed.write_text(report.read_text().replace("</body>", LAYOUT_PROBE))
     for width in (400, 800, 1280, 1600):
-        size = f"--window-size={width},1400"
-        dom = _browser(size, "--virtual-time-budget=3000", "--dump-dom", probed.as_uri()).stdout
+        # headless Chromium keeps a window at least 500 px wide: the report is measured in a
+        # frame of exactly the width, whose viewport its media queries and probe see
+        framed = pytester.path / f"frame-{width}.html"
+        framed.write_text(FRAME.format(width=width, src=probed.name))
+        dom = _browser(
+            "--window-size=1700,1400", "--allow-file-access-from-files",
+            "--virtual-time-budget=4000", "--dump-dom", framed.as_uri(),
+        ).stdout  # fmt: skip
         body = next(found for tag, found in Page(dom).tags if tag == "body")
+        assert body["data-width"] == str(width), body
         assert body["data-overlaps"] == "none", (width, body["data-overlaps"])
         assert body["data-too-wide"] == "false", width
         assert body["data-headers-cut"] == "none", (width, body["data-headers-cut"])
         shot = pytester.path / f"ab-{width}.png"  # looked at by a person: see the closing note
-        _browser(size, f"--screenshot={shot}", report.as_uri())
+        _browser(f"--window-size={width},1400", f"--screenshot={shot}", report.as_uri())
         assert _distinct_pixels(shot) > 50

@@ -109,7 +109,7 @@ def test_a_model_the_key_may_not_use(pytester: pytest.Pytester, judge_server: Ju
 def test_an_unreachable_base_url(pytester: pytest.Pytester, dead_port: int) -> None:
     write_evals(pytester, THREE)
     url = f"http://127.0.0.1:{dead_port}/v1"
-    result = run(pytester, "evals/", "--judge-provider=openai", f"--judge-base-url={url}")
+    result = run(pytester, "evals/", "--judge-provider=openai", f"--judge-provider={url}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [f"ERROR: *(model gpt-4o-mini at {url}): cannot reach the judge at {url}: Connect*"]

@@ -13,11 +13,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from bot_server import BotServer
 from docs_blocks import block
 from helpers import read_results, run, write_evals
 from llama_server import LlamaServer, missing
@@ -47,6 +48,7 @@ ENTRIES = [
     },
 ]
 DIMENSIONS = 2  # relevance and tone
+DIMS = ("relevance", "tone")
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +73,9 @@ def local_judge(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaSer
 def _session(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The suite judged with ``args``; its results' meta and the trace's request lines."""
     write_evals(pytester, ENTRIES)
-    result = run(pytester, "evals/", f"--judge-runs={RUNS}", "--judge-trace=trace.jsonl", *args)
+    result = run(
+        pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_trace=trace.jsonl", *args
+    )
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == len(ENTRIES)
@@ -108,7 +112,7 @@ def test_the_defaults_against_llama_cpp(
 def test_logprob_scores_against_llama_cpp(
     pytester: pytest.Pytester, local_judge: LlamaServer
 ) -> None:
-    args = ("--judge-sampling=choices", "--judge-scoring=logprobs")
+    args = ("-o", "llmjudge_sampling=choices", "-o", "llmjudge_scoring=logprobs")
     meta, sent = _session(pytester, *args)
     assert all(r["choices"] in (1, 2) for r in sent)
     scores = [s for r in sent for s in r["scores"] if s is not None]
@@ -126,7 +130,7 @@ def test_one_request_per_item_against_llama_cpp(
     pytester: pytest.Pytester, local_judge: LlamaServer
 ) -> None:
     write_evals(pytester, ENTRIES)
-    args = ("--judge-grouping=item", "--judge-trace=trace.jsonl")
+    args = ("-o", "llmjudge_grouping=item", "-o", "llmjudge_trace=trace.jsonl")
     result = run(pytester, "evals/", f"--judge-runs={RUNS}", *args)
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
@@ -172,3 +176,48 @@ def test_the_docs_llama_cpp_script_serves_a_judge(pytester: pytest.Pytester) -> 
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def _answering(text: str) -> Callable[[str], tuple[int, Any]]:
+    return lambda ticket: (200, {"answer": text})
+
+
+@pytest.mark.timeout(900)  # a 135M model on one thread, beside the rest of the suite
+def test_pairwise_ab_and_grouping_with_three_runs_against_llama_cpp(
+    pytester: pytest.Pytester, local_judge: LlamaServer
+) -> None:
+    # the break this guards: the items learned the server's 2-choice cap, and the pairwise
+    # requests (another engine, at the end) still asked n=3 and were refused, every one
+    answers = ("Raise the heap: set MAVEN_OPTS=-Xmx2g in the pipeline.", "No idea, ask someone.")
+    bots = [BotServer(_answering(text)) for text in answers]
+    try:
+        write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES[:1]])
+        result = run(
+            pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_grouping=item",
+            "-o", "llmjudge_timeout=300",  # a loaded machine: slow, not dead
+            "-o", f"llmjudge_targets=good={bots[0].url} bad={bots[1].url} pairwise=true",
+        )  # fmt: skip
+    finally:
+        for bot in bots:
+            bot.stop()
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 0, result.stdout.str()
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2
+    results = read_results(pytester)
+    for row in results["results"]:  # every run of every dimension judged
+        assert all(len(row[d]["runs"]) == RUNS and not row[d]["failed_runs"] for d in DIMS)
+    comparison = results["comparison"]
+    overall = comparison["overall"]
+    assert {t: (o["judged"], o["entries"]) for t, o in overall.items()} == {
+        "good": (1, 1),
+        "bad": (1, 1),
+    }
+    pairwise = comparison["pairwise"]
+    assert all(e["error"] is None and e["verdict"] for e in pairwise["entries"])
+    assert len(pairwise["entries"]) == DIMENSIONS
+    result.stdout.fnmatch_lines(
+        [f"  pairwise (answers side by side, both orders, {RUNS} runs each;*"]
+    )
+    meta = results["meta"]
+    assert meta["server"]["choices_cap"] == SLOTS and meta["server"]["slots"] == SLOTS
+    assert meta["timeouts"] == 0

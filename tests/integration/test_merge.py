@@ -61,9 +61,7 @@ def test_three_shards_merge_into_one_verdict(
     shards = [_read(pytester.path / f) for f in files]
     assert [s["summary"]["total"] for s in shards] == [2, 2, 2]
     # the mean relevance over the union's items that gate (not the xfail) is 4.4
-    red = _cli(
-        pytester.path, "merge", *files, "-o", "merged.json", "--judge-min-mean=relevance=4.5"
-    )
+    red = _cli(pytester.path, "merge", *files, "-o", "merged.json", "--gates=mean.relevance=4.5")
     assert red.returncode == 1, red.stderr
     merged = _read(pytester.path / "merged.json")
     assert merged["summary"]["total"] == 6 and merged["summary"]["xfailed"] == 1
@@ -76,9 +74,7 @@ def test_three_shards_merge_into_one_verdict(
     assert merged["meta"]["tokens"]["total"] == sum(s["meta"]["tokens"]["total"] for s in shards)
     assert merged["meta"]["cut_off"] == sum(s["meta"]["cut_off"] for s in shards) == 2 * 2
     assert "gate FAILED: mean relevance 4.40 < 4.5 (short by 0.10)" in red.stdout
-    green = _cli(
-        pytester.path, "merge", *files, "-o", "merged.json", "--judge-min-mean=relevance=4.3"
-    )
+    green = _cli(pytester.path, "merge", *files, "-o", "merged.json", "--gates=mean.relevance=4.3")
     assert green.returncode == 0, green.stdout + green.stderr
     assert "6 eval items: 5 passed, 1 xfailed" in green.stdout
 
@@ -106,8 +102,8 @@ def test_merge_refuses_a_duplicated_item_and_another_judge(
     )
     bad = _cli(pytester.path, "merge", files[0], "nothing.json", "-o", "m.json")
     assert bad.returncode == 2 and "nothing.json: file not found" in bad.stderr
-    wrong = _cli(pytester.path, "merge", *files, "-o", "m.json", "--judge-min-pass-rate=2")
-    assert wrong.returncode != 0 and "--judge-min-pass-rate" in wrong.stderr
+    wrong = _cli(pytester.path, "merge", *files, "-o", "m.json", "--gates=pass_rate=2")
+    assert wrong.returncode != 0 and "--gates must be between 0 and 1" in wrong.stderr
 
 
 def test_report_renders_html_and_markdown_from_results_files(

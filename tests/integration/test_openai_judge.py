@@ -126,7 +126,7 @@ def test_rate_limits_and_server_errors_are_retried_by_one_layer(
 
 def test_sdk_retries_are_off(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, [entry("a", "answer {{fail=500x99}}")])
-    result = run(pytester, "evals/", "--judge-max-retries=0")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_retries=0")
     result.assert_outcomes(errors=1)
     assert judge_server.count() == 2  # one request per dimension: no hidden SDK retries
 
@@ -135,7 +135,7 @@ def test_a_judge_that_keeps_failing_is_an_error_never_a_pass(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("down", "answer {{fail=500x99}}"), entry("fine")])
-    result = run(pytester, "evals/", "--judge-max-retries=2")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_retries=2")
     result.assert_outcomes(passed=1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -165,7 +165,7 @@ def test_some_runs_failing_aggregates_the_rest_and_records_failures(
 ) -> None:
     write_evals(pytester, [entry("partial", "answer {{fail=500x2 relevance=5}}")])
     # one request per run: the first two fail, the third succeeds
-    args = ("--judge-runs=3", "--judge-max-retries=0", "--judge-sampling=calls")
+    args = ("--judge-runs=3", "-o", "llmjudge_max_retries=0", "-o", "llmjudge_sampling=calls")
     result = run(pytester, "evals/", *args)
     result.assert_outcomes(passed=1)
     relevance = by_id(read_results(pytester))["partial"]["relevance"]
@@ -187,7 +187,7 @@ def test_malformed_replies_are_retried_then_reported(
             entry("out-of-range", "answer {{outofrange=99}}"),
         ],
     )
-    result = run(pytester, "evals/", "--judge-max-retries=1")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_retries=1")
     result.assert_outcomes(passed=1, errors=2)
     errors = {e["id"]: e["reason"] for e in read_results(pytester)["errors"]}
     assert "malformed judge reply: reply is not JSON" in errors["always"]
@@ -200,7 +200,7 @@ def test_malformed_replies_are_retried_then_reported(
 
 def test_slow_replies_time_out(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, [entry("slow", "answer {{delay=2}}")])
-    result = run(pytester, "evals/", "--judge-timeout=0.3", "--judge-max-retries=1")
+    result = run(pytester, "evals/", "-o", "llmjudge_timeout=0.3", "-o", "llmjudge_max_retries=1")
     result.assert_outcomes(errors=1)
     reason = read_results(pytester)["errors"][0]["reason"]
     assert "judge call failed after 2 tries: timed out after 0.3s" in reason
@@ -266,7 +266,7 @@ def test_ollama_alias_reads_ollama_host_and_model(
     monkeypatch.setenv("OLLAMA_HOST", judge_server.url.removeprefix("http://")[: -len("/v1")])
     monkeypatch.setenv("OLLAMA_MODEL", "llama-judge")
     write_evals(pytester, [entry("a")])
-    result = run(pytester, "evals/", "--judge-temperature=0.7")
+    result = run(pytester, "evals/", "-o", "llmjudge_temperature=0.7")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
         [f"llmjudge: provider=ollama * model=llama-judge base_url={judge_server.url} *"]

@@ -108,7 +108,7 @@ def test_a_judge_error_is_an_error_in_terminal_results_and_junit(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("down", "answer {{fail=500x99}}"), entry("fine", ticket="x")])
-    result = run(pytester, "evals/", "--judge-max-retries=0", "--junitxml=junit.xml")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_retries=0", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1, errors=1)
     assert by_id(read_results(pytester))["down"]["outcome"] == "error"
     junit = (pytester.path / "junit.xml").read_text()
@@ -124,9 +124,9 @@ def test_warnings_point_at_the_eval_file_and_entry(
     result = run(pytester, "evals/", "-W", "default")
     result.stdout.fnmatch_lines_random(
         [
-            f"*evals/support.json:{LINE}: PytestUnknownMarkWarning: evals/support.json "
-            "entry 1 (b): Unknown pytest.mark.sluggish*",
-            f"*evals/support.json:{LINE}: LLMJudgeWarning: evals/support.json entry 1: "
+            f"*evals/support.json:{LINE}: PytestUnknownMarkWarning: evals/support.json"
+            ":* (b): Unknown pytest.mark.sluggish*",
+            f"*evals/support.json:{LINE}: LLMJudgeWarning: evals/support.json:* (b): "
             "unknown field 'extra' ignored*",
         ]
     )
@@ -134,7 +134,10 @@ def test_warnings_point_at_the_eval_file_and_entry(
     strict = run(pytester, "evals/", "--strict-markers")
     strict.assert_outcomes(passed=1, errors=1)
     strict.stdout.fnmatch_lines(
-        ["*invalid eval entry: support.json entry 1: 'marks.0': 'sluggish' not found in `markers`*"]
+        [
+            "*invalid eval entry: evals/support.json:* (b): 'marks.0': 'sluggish' not found in "
+            "`markers`*"
+        ]
     )
 
 
@@ -155,7 +158,7 @@ def test_ids_that_break_node_ids_are_rejected(
     write_evals(pytester, [entry(bad_id), entry("fine")])
     result = run(pytester, "evals/", "-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines([f"*support.json entry 0: 'id' *{reason}*"])
+    result.stdout.fnmatch_lines([f"*evals/support.json:2 (#0): 'id' *{reason}*"])
     assert read_results(pytester)["skipped"][0]["index"] == 0
 
 

@@ -1,7 +1,7 @@
-"""--judge-pairwise: the judge compares two targets' answers side by side, in both orders; a win
-needs both orders, a position-biased judge yields ties, the win rate has an interval and can
-gate the session; requests are counted as the server counts them, cached, and the same
-under xdist."""
+"""Pairwise (``pairwise=true`` in llmjudge_targets): the judge compares two targets' answers
+side by side, in both orders; a win needs both orders, a position-biased judge yields ties,
+the win rate has an interval and can gate the session; requests are counted as the server
+counts them, cached, and the same under xdist."""
 
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ ENTRIES = [{"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(10)]
 
 
 @pytest.fixture
-def bots() -> Iterator[Callable[[str, str], str]]:
-    """Two bots answering with the given directives; the --judge-targets option for them."""
+def bots() -> Iterator[Callable[[str, str], tuple[str, str]]]:
+    """Two bots answering with the given directives; the targets table for them, pairwise."""
     started: list[BotServer] = []
 
-    def start(better: str, worse: str) -> str:
+    def start(better: str, worse: str) -> tuple[str, str]:
         for directive in (better, worse):
             started.append(BotServer(_answering(directive)))
-        return f"--judge-targets=v2={started[-2].url} v1={started[-1].url}"
+        return "-o", f"llmjudge_targets=v2={started[-2].url} v1={started[-1].url} pairwise=true"
 
     yield start
     for bot in started:
@@ -43,11 +43,13 @@ def _pairs(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
 
 
 def test_a_clearly_better_target_wins_with_an_interval_above_one_half(
-    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+    pytester: pytest.Pytester,
+    judge_server: JudgeServer,
+    bots: Callable[[str, str], tuple[str, str]],
 ) -> None:
     targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
     write_evals(pytester, ENTRIES)
-    result = run(pytester, "evals/", targets, "--judge-runs=3", "--judge-pairwise")
+    result = run(pytester, "evals/", *targets, "--judge-runs=3")
     result.assert_outcomes(passed=20)
     result.stdout.fnmatch_lines(
         [
@@ -71,12 +73,14 @@ def test_a_clearly_better_target_wins_with_an_interval_above_one_half(
 
 
 def test_a_judge_biased_to_the_first_answer_yields_ties_not_a_winner(
-    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+    pytester: pytest.Pytester,
+    judge_server: JudgeServer,
+    bots: Callable[[str, str], tuple[str, str]],
 ) -> None:
     judge_server.favour_first = 0.9
     write_evals(pytester, ENTRIES)
     targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
-    run(pytester, "evals/", targets, "--judge-runs=3", "--judge-pairwise").stdout.fnmatch_lines(
+    run(pytester, "evals/", *targets, "--judge-runs=3").stdout.fnmatch_lines(
         ["    v2 vs v1 on relevance: *both orders agreed on *: the judge cannot tell these apart "
          "reliably"]
     )  # fmt: skip
@@ -87,13 +91,15 @@ def test_a_judge_biased_to_the_first_answer_yields_ties_not_a_winner(
     assert relevance["ci_low"] < 0.5 < relevance["ci_high"]
 
 
-def test_the_win_rate_gate(pytester: pytest.Pytester, bots: Callable[[str, str], str]) -> None:
+def test_the_win_rate_gate(
+    pytester: pytest.Pytester, bots: Callable[[str, str], tuple[str, str]]
+) -> None:
     targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
     write_evals(pytester, ENTRIES[:6])
-    passing = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-min-win-rate=v2=0.5")
+    passing = run(pytester, "evals/", *targets, "-o", "llmjudge_gates=win_rate.v2=0.5")
     passing.assert_outcomes(passed=12)
     assert passing.ret == pytest.ExitCode.OK
-    failing = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-min-win-rate=v1=0.5")
+    failing = run(pytester, "evals/", *targets, "-o", "llmjudge_gates=win_rate.v1=0.5")
     assert failing.ret == pytest.ExitCode.TESTS_FAILED  # every item passed: the gate failed
     failing.stdout.fnmatch_lines(
         [
@@ -101,17 +107,21 @@ def test_the_win_rate_gate(pytester: pytest.Pytester, bots: Callable[[str, str],
             "0.00-0.39); 0.00 over v2 on tone (95% CI 0.00-0.39)"
         ]
     )
-    alone = run(pytester, "evals/", "--judge-min-win-rate=v1=0.5")
+    alone = run(pytester, "evals/", "-o", "llmjudge_gates=win_rate.v1=0.5")
     assert alone.ret == pytest.ExitCode.USAGE_ERROR
-    alone.stderr.fnmatch_lines(["*--judge-min-win-rate needs --judge-pairwise*"])
+    alone.stderr.fnmatch_lines(
+        ["*llmjudge_gates win_rate needs pairwise=true in llmjudge_targets*"]
+    )
 
 
 def test_counts_and_verdicts_under_xdist_and_a_cached_rerun(
-    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+    pytester: pytest.Pytester,
+    judge_server: JudgeServer,
+    bots: Callable[[str, str], tuple[str, str]],
 ) -> None:
     targets = bots("relevance=5 tone=4", "relevance=4,5 tone=5")
     write_evals(pytester, ENTRIES[:6])
-    options = ("evals/", targets, "--judge-runs=2", "--judge-pairwise", "--judge-cache-dir=c")
+    options = ("evals/", *targets, "--judge-runs=2", "-o", "llmjudge_cache=c")
     run(pytester, *options, "--judge-no-cache", "-p", "no:xdist")
     plain = read_results(pytester)["comparison"]["pairwise"]
     judge_server.reset()
@@ -128,16 +138,39 @@ def test_counts_and_verdicts_under_xdist_and_a_cached_rerun(
 
 
 def test_the_heuristic_judge_and_the_dry_run(
-    pytester: pytest.Pytester, bots: Callable[[str, str], str]
+    pytester: pytest.Pytester, bots: Callable[[str, str], tuple[str, str]]
 ) -> None:
     targets = bots("x", "y")  # the same words but for the directive: the same heuristic scores
     write_evals(pytester, ENTRIES[:3])
-    dry = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-dry-run")
-    dry.stdout.fnmatch_lines(["pairwise judge calls (--judge-pairwise): 12, both orders *"])
-    heuristic = run(pytester, "evals/", targets, "--judge-pairwise", "--judge-provider=heuristic")
+    dry = run(pytester, "evals/", *targets, "--judge-dry-run")
+    dry.stdout.fnmatch_lines(["pairwise judge calls (pairwise=true): 12, both orders *"])
+    heuristic = run(pytester, "evals/", *targets, "--judge-provider=heuristic")
     heuristic.stdout.fnmatch_lines(["  pairwise (*", "    v2 vs v1 on relevance: *"])
     entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
     assert entry["verdict"] == "tie"  # equal heuristic scores: a tie in both orders
-    assert "[heuristic judge, no LLM]" in str(read_results(pytester)["meta"]["note"] or "") or (
+    assert "offline heuristic judge" in str(read_results(pytester)["meta"]["note"] or "") or (
         read_results(pytester)["meta"]["llm"] is False
     )
+
+
+def test_pairwise_asks_no_more_choices_than_the_scoring_learned_the_server_takes(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+) -> None:
+    # llama.cpp with 2 slots: the items' runs learn the cap; the pairs (another engine,
+    # after the items) never send n=3 again, and every entry is judged side by side
+    judge_server.max_choices = 2
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    write_evals(pytester, ENTRIES[:3])
+    args = ("evals/", *targets, "--judge-runs=3", "--judge-concurrency=1")
+    result = run(pytester, *args)
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(["  pairwise (answers side by side, both orders, 3 runs each;*"])
+    pairwise = read_results(pytester)["comparison"]["pairwise"]
+    assert all(e["verdict"] == "v2" and e["error"] is None for e in pairwise["entries"])
+    refused = [r for r in judge_server.requests if r.n == 3]
+    assert len(refused) == 1 and refused[0].pair is None  # one refusal, from the items
+    pairs = [r.n for r in judge_server.requests if r.pair is not None]
+    assert sorted(pairs) == sorted([2, 1] * 3 * 2 * 2)  # entries x dimensions x orders
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == judge_server.count()
+    assert meta["server"]["choices_cap"] == 2

@@ -29,7 +29,7 @@ def test_a_log_gets_a_progress_line_at_most_every_interval(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     _slow_suite(pytester)
-    args = ("evals/", "--judge-runs=2", "--judge-concurrency=1", "--judge-progress=0.4")
+    args = ("evals/", "--judge-runs=2", "--judge-concurrency=1", "-o", "llmjudge_progress=0.4")
     result = run(pytester, *args)
     result.assert_outcomes(passed=12)
     found = [LINE.search(line) for line in result.outlines]
@@ -40,8 +40,14 @@ def test_a_log_gets_a_progress_line_at_most_every_interval(
     assert {int(m.group(2)) for m in lines} == {48}  # 12 items x 2 dimensions x 2 runs
     assert all(int(m.group(3)) <= judge_server.count() for m in lines)
     assert all(0 <= int(m.group(4)) <= 1 for m in lines)  # --judge-concurrency=1
-    # with -qq, with --judge-progress=0, and for a short session: nothing
-    for quiet in (("-qq",), ("--judge-progress=0",)):
+    # with -qq, with llmjudge_progress=0, and for a short session: nothing
+    for quiet in (
+        ("-qq",),
+        (
+            "-o",
+            "llmjudge_progress=0",
+        ),
+    ):
         judge_server.reset()
         assert not any(LINE.search(x) for x in run(pytester, *args, *quiet).outlines)
     _slow_suite(pytester, items=2)  # 8 runs: a handful

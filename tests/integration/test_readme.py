@@ -28,7 +28,7 @@ def test_the_quickstart_output_is_what_pytest_prints(
         monkeypatch.delenv(name, raising=False)
     result = run(quickstart, "evals/", "--judge-runs=3")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([block("header").strip()])
+    result.stdout.fnmatch_lines(block("header").strip().splitlines())
     expected = [re.escape(line) for line in block("failure").splitlines()]
     result.stdout.re_match_lines(expected, consecutive=True)
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from pytest_llmjudge.judges.heuristic import ABOUT
 from pytest_llmjudge.schema.results import ResultsFile
 
 from helpers import by_id, entry, read_results, run, run_subprocess, run_until, write_evals
@@ -168,7 +169,7 @@ def test_heuristic_results_say_no_llm_was_used(pytester: pytest.Pytester) -> Non
     )
     meta = read_results(pytester)["meta"]
     assert meta["llm"] is False and meta["model"] is None
-    assert meta["note"] == "heuristic judge: scores come from text signals; no LLM was used"
+    assert meta["note"] == ABOUT
 
 
 def test_interrupted_before_any_verdict_still_writes_results(

@@ -1,4 +1,4 @@
-"""--judge-sampling: the runs of a judgment as the n choices of one request, against the
+"""llmjudge_sampling: the runs of a judgment as the n choices of one request, against the
 local server (which honours n, or ignores it as Ollama does), and --judge-dry-run."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def test_request_counts_per_mode(
     pytester: pytest.Pytester, judge_server: JudgeServer, sampling: str, requests: int, n: set[int]
 ) -> None:
     write_evals(pytester, [entry("a"), entry("b", "x {{relevance=2,3,5}}", ticket="t2")])
-    args = ("--judge-runs=3", f"--judge-sampling={sampling}")
+    args = ("--judge-runs=3", "-o", f"llmjudge_sampling={sampling}")
     run(pytester, "evals/", *args).assert_outcomes(passed=1, failed=1)
     assert judge_server.count() == requests and {r.n for r in judge_server.requests} == n
     assert judge_server.choices() == 2 * 2 * 3
@@ -79,7 +79,9 @@ def test_a_choice_still_rejected_after_retries_fails_only_its_run(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a", "x {{malformed=1}}")])
-    run(pytester, "evals/", "--judge-runs=3", "--judge-max-retries=0").assert_outcomes(passed=1)
+    run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_max_retries=0").assert_outcomes(
+        passed=1
+    )
     tone = by_id(read_results(pytester))["a"]["tone"]
     assert tone["runs"] == [4, 4]
     assert len(tone["failed_runs"]) == 1 and "malformed judge reply" in tone["failed_runs"][0]
@@ -115,12 +117,12 @@ def test_choices_mode_makes_a_server_that_ignores_n_an_error(
 ) -> None:
     judge_server.ignore_n = True
     write_evals(pytester, [entry("a")])
-    result = run(pytester, "evals/", "--judge-runs=3", "--judge-sampling=choices")
+    result = run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_sampling=choices")
     result.assert_outcomes(errors=1)  # not a verdict on the one run the server gave
     row = by_id(read_results(pytester))["a"]
     error = (
         "the judge server answered fewer choices than asked for (it ignores n): use "
-        "--judge-sampling=auto or calls for this server"
+        "llmjudge_sampling=auto or calls for this server"
     )
     assert error in row["error"]
     assert [r.n for r in judge_server.requests] == [3, 3]  # never asked singly
@@ -130,13 +132,13 @@ def test_choices_mode_makes_a_server_that_ignores_n_an_error(
 
 def test_the_heuristic_judge_is_unaffected(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a")])
-    args = ("--judge-provider=heuristic", "--judge-runs=3", "--judge-scoring=logprobs")
+    args = ("--judge-provider=heuristic", "--judge-runs=3", "-o", "llmjudge_scoring=logprobs")
     result = run(pytester, "evals/", *args)
     result.assert_outcomes(passed=1)
     meta = _meta(pytester)
     assert (meta["calls"], meta["judgments"]) == (6, 6)  # one in-process judgment per run
     assert meta["judge"]["scoring"] == "text"
-    result.stdout.fnmatch_lines(["note: --judge-scoring=logprobs needs an LLM judge*"])
+    result.stdout.fnmatch_lines(["note: llmjudge_scoring=logprobs needs an LLM judge*"])
 
 
 def test_dry_run_sends_nothing_and_prints_the_estimate(
@@ -166,7 +168,9 @@ def test_dry_run_sends_nothing_and_prints_the_estimate(
     sent = sum(len(m["content"]) for r in judge_server.requests for m in r.body["messages"])
     assert abs(prompt - (sent / 4 + 4 * 2 * judge_server.count())) / prompt < 0.2
     judge_server.reset()
-    again = run(pytester, *args, "--judge-dry-run", "--judge-runs=4", "--judge-sampling=calls")
+    again = run(
+        pytester, *args, "--judge-dry-run", "--judge-runs=4", "-o", "llmjudge_sampling=calls"
+    )
     again.stdout.fnmatch_lines(
         [
             "3 eval items: 16 runs to judge, 12 in the judge cache, 4 to ask",

@@ -1,4 +1,4 @@
-"""--judge-scoring=logprobs: G-Eval's probability-weighted score from the score token's
+"""llmjudge_scoring=logprobs: G-Eval's probability-weighted score from the score token's
 alternatives, as the local server returns them; the fallback when a server has none."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import pytest
 from helpers import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeRequest, JudgeServer, Reply, directive_script
 
-LOGPROBS = "--judge-scoring=logprobs"
+LOGPROBS = "-o", "llmjudge_scoring=logprobs"
 
 
 def test_the_weighted_score_is_the_mean_under_the_servers_distribution(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a", "x {{probs=3:0.2,4:0.7,5:0.1}}")])
-    run(pytester, "evals/", LOGPROBS, "--judge-runs=2").assert_outcomes(passed=1)
+    run(pytester, "evals/", *LOGPROBS, "--judge-runs=2").assert_outcomes(passed=1)
     by_hand = 3 * 0.2 + 4 * 0.7 + 5 * 0.1  # 3.9
     relevance = by_id(read_results(pytester))["a"]["relevance"]
     assert relevance["runs"] == [pytest.approx(by_hand, abs=1e-4)] * 2
@@ -34,7 +34,7 @@ def test_other_tokens_are_left_out_and_the_digits_renormalised(
 ) -> None:
     # 0.1 of the mass sits on a token that is not a score
     write_evals(pytester, [entry("a", "x {{tone=4 probs=2:0.3,4:0.6}}")])
-    run(pytester, "evals/", LOGPROBS).assert_outcomes(failed=1)
+    run(pytester, "evals/", *LOGPROBS).assert_outcomes(failed=1)
     tone = by_id(read_results(pytester))["a"]["tone"]
     assert tone["runs"] == [pytest.approx((2 * 0.3 + 4 * 0.6) / 0.9, abs=1e-4)]  # 3.3333
     assert tone["text_scores"] == [4]
@@ -45,9 +45,9 @@ def test_the_threshold_applies_to_the_weighted_score(
 ) -> None:
     # the model wrote 4, but nearly half its belief was on 3: 3.45 < 3.5
     write_evals(pytester, [entry("a", "x {{probs=3:0.55,4:0.45}}")])
-    result = run(pytester, "evals/", LOGPROBS)
+    result = run(pytester, "evals/", *LOGPROBS)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*relevance 3.45 < 3.5 (runs 3.45)*"])
+    result.stdout.fnmatch_lines(["*relevance 3.45 < 3.5 (1 run: 3.45)*"])
     judge_server.reset()
     run(pytester, "evals/").assert_outcomes(passed=1)  # text scoring: the written 4
 
@@ -57,7 +57,7 @@ def test_a_server_without_logprobs_falls_back_to_text_once(
 ) -> None:
     judge_server.logprobs_supported = False
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(3)])
-    args = ("evals/", LOGPROBS, "--judge-concurrency=1", "--judge-log-dir=logs")
+    args = ("evals/", *LOGPROBS, "--judge-concurrency=1", "-o", "llmjudge_log_dir=logs")
     result = run(pytester, *args)
     result.assert_outcomes(passed=3)
     rows = by_id(read_results(pytester))
@@ -83,10 +83,10 @@ def test_weighted_runs_are_cached_apart_from_text_runs(
     write_evals(pytester, [entry("a", "x {{probs=4:0.5,5:0.5}}")])
     cache = ("-p", "cacheprovider")
     run(pytester, "evals/", *cache).assert_outcomes(passed=1)
-    run(pytester, "evals/", LOGPROBS, *cache).assert_outcomes(passed=1)
+    run(pytester, "evals/", *LOGPROBS, *cache).assert_outcomes(passed=1)
     assert judge_server.count() == 4  # a text run in the cache is not a weighted one
     judge_server.reset()
-    run(pytester, "evals/", LOGPROBS, *cache).assert_outcomes(passed=1)
+    run(pytester, "evals/", *LOGPROBS, *cache).assert_outcomes(passed=1)
     assert judge_server.count() == 0
     relevance = by_id(read_results(pytester))["a"]["relevance"]
     assert relevance["runs"] == [4.5] and relevance["text_scores"] == [4]
@@ -99,7 +99,7 @@ def test_a_fence_stripped_from_the_content_but_kept_in_the_tokens_is_walked_over
     # llama.cpp strips a leading ```json fence from message.content, not from the logprobs
     judge_server.strip_fence = True
     write_evals(pytester, [entry("a", "x {{probs=3:0.5,4:0.5}}")])
-    run(pytester, "evals/", LOGPROBS, "--judge-runs=3").assert_outcomes(passed=1)
+    run(pytester, "evals/", *LOGPROBS, "--judge-runs=3").assert_outcomes(passed=1)
     relevance = by_id(read_results(pytester))["a"]["relevance"]
     assert relevance["runs"] == [pytest.approx(3.5)] * 3
     # no run fell back to the written integer (a loaded machine may add a server notice)
@@ -122,7 +122,7 @@ def test_the_notice_counts_each_cause_apart(
         pytester,
         [entry("a", "x"), entry("b", "y {{probs=3:0.5,4:0.5}}"), entry("c", "z {{c}}")],
     )
-    run(pytester, "evals/", LOGPROBS).assert_outcomes(passed=3)
+    run(pytester, "evals/", *LOGPROBS).assert_outcomes(passed=3)
     meta = read_results(pytester)["meta"]
     assert meta["judge"]["scoring"] == "mixed"
     assert meta["notices"] == [

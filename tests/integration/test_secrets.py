@@ -47,13 +47,15 @@ def test_no_secret_reaches_any_artifact(
         result = run(
             pytester,
             "evals/",
-            f"--judge-targets=bot={bot.url}",
-            "--judge-target-headers=Authorization: Bearer ${BOT_TOKEN}",
-            "--judge-max-retries=0",
+            "-o",
+            f"llmjudge_targets=bot={bot.url} save_responses=saved\n"
+            "headers = Authorization: Bearer ${BOT_TOKEN}",
+            "-o",
+            "llmjudge_max_retries=0",
             "--judge-report=report.md",
-            "--judge-save-responses=saved",
             "--junitxml=junit.xml",
-            "--judge-cache-dir=cache",
+            "-o",
+            "llmjudge_cache=cache",
             "-o",
             "log_cli=true",
             "--log-cli-level=DEBUG",
@@ -88,7 +90,9 @@ def test_credentials_in_a_target_url_stay_out_of_output(
     write_evals(pytester, [{"id": "a", "ticket": "Ticket A"}])
     url = bot.url.replace("http://", f"http://botuser:{PASSWORD}@")
     try:
-        result = run(pytester, "evals/", f"--judge-targets=bot={url}", "--judge-max-retries=0")
+        result = run(
+            pytester, "evals/", "-o", f"llmjudge_targets=bot={url}", "-o", "llmjudge_max_retries=0"
+        )
     finally:
         bot.stop()
     result.assert_outcomes(errors=1)

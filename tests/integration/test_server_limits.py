@@ -36,7 +36,7 @@ def test_runs_are_split_into_requests_the_server_takes(
     # llama.cpp with 2 slots: 400 "Field 'n': Value must be between 1 <= value <= 2"
     judge_server.max_choices = 2
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(3)])
-    args = ("evals/", RUNS3, "--judge-concurrency=1", "--judge-log-dir=logs")
+    args = ("evals/", RUNS3, "--judge-concurrency=1", "-o", "llmjudge_log_dir=logs")
     result = run(pytester, *args)
     result.assert_outcomes(passed=3)
     sizes = [r.n for r in judge_server.requests]
@@ -65,7 +65,7 @@ def test_one_choice_per_request_when_the_server_has_one_slot(
 ) -> None:
     judge_server.max_choices = 1
     write_evals(pytester, [entry("a")])
-    run(pytester, "evals/", RUNS3, "--judge-sampling=choices").assert_outcomes(passed=1)
+    run(pytester, "evals/", RUNS3, "-o", "llmjudge_sampling=choices").assert_outcomes(passed=1)
     assert sorted(r.n for r in judge_server.requests) == [1] * 6 + [3, 3]
     assert _meta(pytester)["notices"] == [
         "the judge server takes at most 1 choice per request: 3 runs asked as 1 + 1 + 1"
@@ -106,7 +106,15 @@ def test_a_busy_servers_queue_is_waited_out_not_held_against_items(
     # the last ones in its queue time out at 2.5 s while the first ones complete
     judge_server.slots = 2
     write_evals(pytester, [entry(f"e{i}", "x {{delay=1}}", ticket=f"t{i}") for i in range(6)])
-    args = ("evals/", "--judge-timeout=2.5", "--judge-max-retries=0", "--judge-log-dir=logs")
+    args = (
+        "evals/",
+        "-o",
+        "llmjudge_timeout=2.5",
+        "-o",
+        "llmjudge_max_retries=0",
+        "-o",
+        "llmjudge_log_dir=logs",
+    )
     result = run(pytester, *args)
     result.assert_outcomes(passed=6)  # no retries allowed, yet none failed: they were queued
     meta = _meta(pytester)
@@ -126,7 +134,7 @@ def test_a_cut_off_reply_is_asked_again_for_a_shorter_one(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a", "x {{cutoff=1}}"), entry("b", "y {{cutoff=9}}", ticket="t")])
-    result = run(pytester, "evals/", "--judge-max-retries=2")
+    result = run(pytester, "evals/", "-o", "llmjudge_max_retries=2")
     result.assert_outcomes(passed=1, errors=1)
     relevance = [r for r in judge_server.requests if r.dimension == "relevance"]
     a = [r for r in relevance if "{{cutoff=1}}" in r.response]
@@ -138,11 +146,11 @@ def test_a_cut_off_reply_is_asked_again_for_a_shorter_one(
     meta = _meta(pytester)
     assert meta["cut_off"] == 2 + 6  # a: relevance and tone once; b: three times each
     assert (
-        "8 judge replies were cut off at --judge-max-tokens=256 and asked again for a shorter "
+        "8 judge replies were cut off at llmjudge_max_tokens=256 and asked again for a shorter "
         "one" in meta["notices"]
     )
     result.stdout.fnmatch_lines(
-        ["*failed after 3 tries: judge reply was cut off*raise --judge-max-tokens (now 256)*"]
+        ["*failed after 3 tries: judge reply was cut off*raise llmjudge_max_tokens (now 256)*"]
     )
 
 
@@ -150,12 +158,12 @@ def test_the_token_limit_is_configurable_and_its_older_name_used_where_needed(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a")])
-    run(pytester, "evals/", "--judge-max-tokens=0").assert_outcomes(passed=1)
+    run(pytester, "evals/", "-o", "llmjudge_max_tokens=0").assert_outcomes(passed=1)
     assert not any("max_completion_tokens" in r.body for r in judge_server.requests)
     judge_server.reset()
     judge_server.unsupported_params = {"max_completion_tokens"}
     write_evals(pytester, [entry("b", ticket="another ticket")])
-    run(pytester, "evals/", "--judge-max-tokens=150").assert_outcomes(passed=1)
+    run(pytester, "evals/", "-o", "llmjudge_max_tokens=150").assert_outcomes(passed=1)
     bodies = [r.body for r in judge_server.requests]
     refused = [b["max_completion_tokens"] for b in bodies if "max_completion_tokens" in b]
     assert refused in ([150], [150, 150])  # the two dimensions' first requests may both go
@@ -178,7 +186,7 @@ def test_a_refused_request_is_one_line_with_its_cause_never_a_traceback(
 ) -> None:
     judge_server.context_chars = 3000  # the long entry's prompt is over it: a 400
     write_evals(pytester, [entry("short"), entry("long", "word " * 600, ticket="t")])
-    args = ("evals/", "--judge-log-dir=logs", "-o", "log_file=pytest.log")
+    args = ("evals/", "-o", "llmjudge_log_dir=logs", "-o", "log_file=pytest.log")
     result = run(pytester, *args, "-o", "log_file_level=WARNING")
     result.assert_outcomes(passed=1, errors=1)
     assert [r.response[:4] for r in judge_server.requests].count("word") == 2  # not retried
@@ -189,3 +197,22 @@ def test_a_refused_request_is_one_line_with_its_cause_never_a_traceback(
     assert "400 rejected" in written and "400 rejected" in session_log
     for text in (shown, written, session_log):
         assert "Traceback" not in text and 'File "' not in text and "tenacity" not in text
+
+
+def test_each_xdist_worker_learns_the_server_and_the_results_say_what_was_learned(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # each worker is its own process: it learns the cap (one refusal each at most, as many
+    # as it had in flight); the results hold what they learned together
+    judge_server.max_choices = 2
+    judge_server.logprobs_supported = False
+    write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(6)])
+    args = ("evals/", RUNS3, "-n", "2", "-o", "llmjudge_scoring=logprobs", "--judge-concurrency=2")
+    run(pytester, *args).assert_outcomes(passed=6)
+    refused = sum(1 for r in judge_server.requests if r.n == 3)
+    assert refused <= 2 * 2  # per worker, at most its requests in flight
+    meta = _meta(pytester)
+    assert meta["calls"] == judge_server.count() and meta["judgments"] == 6 * 2 * 3
+    assert meta["server"] == {
+        "choices_cap": 2, "slots": None, "logprobs": False, "json_schema": True, "ignores_n": None
+    }  # fmt: skip

@@ -27,8 +27,8 @@ def test_an_unknown_llmjudge_ini_key_is_an_error_naming_the_close_matches(
     result.stderr.fnmatch_lines(
         [
             "ERROR: pytest-llmjudge: unknown ini option llmjudge_run in pyproject.toml (did you "
-            "mean llmjudge_runs or *); unknown ini option llmjudge_zzz in pyproject.toml (see "
-            "docs/options.md)"
+            "mean llmjudge_runs?); unknown ini option llmjudge_zzz in pyproject.toml (see "
+            "docs/configuration.md)"
         ]
     )
     pytester.makepyprojecttoml("[tool.pytest.ini_options]\nllmjudge_runs = 3\nother_key = 1\n")
@@ -39,7 +39,7 @@ def test_ini_values_in_pyproject(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml("""
 [tool.pytest.ini_options]
 llmjudge_runs = "3"
-llmjudge_min_relevance = "4"
+llmjudge_thresholds = "relevance=4"
 llmjudge_provider = "heuristic"
 """)
     write_evals(pytester, [entry("a")])  # the header is shown where evals may be collected
@@ -61,11 +61,11 @@ def test_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
 
 def test_require_llm_refuses_the_heuristic_fallback(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("a")])
-    result = run(pytester, "evals/", "--judge-require-llm")
+    result = run(pytester, "evals/", "-o", "llmjudge_strict=fallback")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*--judge-require-llm: no LLM judge is configured (auto: no OPENAI_API_KEY or "
+            "*llmjudge_strict (fallback): no LLM judge is configured (auto: no OPENAI_API_KEY or "
             "OPENAI_BASE_URL): set OPENAI_API_KEY, or OPENAI_BASE_URL*"
         ]
     )

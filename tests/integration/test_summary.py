@@ -33,7 +33,7 @@ def test_v_lines_carry_the_scores_and_the_short_summary_keeps_pytests_shape(
         [
             "*short test summary info*",
             "PASSED evals/support.json::fine",
-            "FAILED evals/support.json::weak - relevance 2.00 < 3.5 (runs 2)",
+            "FAILED evals/support.json::weak - relevance 2.00 < 3.5 (1 run: 2)",
         ]
     )
     summary = result.stdout.str().split("short test summary info")[1]
@@ -55,8 +55,8 @@ def test_invalid_entries_are_counted_and_named_without_rs(pytester: pytest.Pytes
         [
             "3 eval items: 1 passed, 2 skipped; judge: openai gpt-4o-mini, runs=1",
             "2 invalid entries (skipped; --judge-strict makes them errors):",
-            "  evals/support.json entry 1 (no-answer), line 7: Missing 'response' field",
-            "  evals/support.json entry 2, line 11: 'id' must be a non-empty string",
+            "  evals/support.json:7 (no-answer): Missing 'response' field",
+            "  evals/support.json:11 (#2): 'id' must be a non-empty string",
         ]
     )
     results = read_results(pytester)
@@ -76,9 +76,9 @@ def test_many_invalid_entries_show_the_first_few(pytester: pytest.Pytester) -> N
     write_evals(pytester, [{"id": f"bad-{i}", "ticket": "T"} for i in range(7)])
     result = run(pytester, "evals/")
     result.stdout.fnmatch_lines(
-        ["7 invalid entries (*", "  evals/support.json entry 4 (bad-4)*", "  and 2 more (*"]
+        ["7 invalid entries (*", "  evals/support.json:* (bad-4)*", "  and 2 more (*"]
     )
-    assert "entry 5 (bad-5)" not in result.stdout.str()
+    assert "(bad-5)" not in result.stdout.str()
 
 
 def test_hand_written_tests_are_counted_as_pytest_counts_them(pytester: pytest.Pytester) -> None:

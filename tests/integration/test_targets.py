@@ -37,8 +37,10 @@ def answering(directive: str) -> Callable[[str], tuple[int, Any]]:
     return lambda ticket: (200, {"answer": f"Answer to {ticket} {{{{{directive}}}}}"})
 
 
-def targets(**bots: BotServer) -> str:
-    return "--judge-targets=" + " ".join(f"{name}={bot.url}" for name, bot in bots.items())
+def targets(*settings: str, **bots: BotServer) -> tuple[str, str]:
+    """``-o llmjudge_targets=...``: the bots by name, then the table's other lines."""
+    names = " ".join(f"{name}={bot.url}" for name, bot in bots.items())
+    return "-o", "\n".join(("llmjudge_targets=" + names, *settings))
 
 
 def test_each_bot_is_asked_once_and_each_answer_judged_n_times(
@@ -46,7 +48,7 @@ def test_each_bot_is_asked_once_and_each_answer_judged_n_times(
 ) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=4"))
     write_evals(pytester, TICKETS)
-    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-runs=3", "-v")
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet), "--judge-runs=3", "-v")
     result.assert_outcomes(passed=6)
     # ("?" for the brackets: fnmatch reads [..] as a character class)
     result.stdout.fnmatch_lines(
@@ -71,7 +73,7 @@ def test_a_single_target_replaces_the_stored_response(
 ) -> None:
     bot = bots(answering("relevance=5"))
     write_evals(pytester, [{"id": "a", "ticket": "T", "response": "stored {{relevance=1}}"}])
-    result = run(pytester, "evals/", targets(live=bot), "-v")
+    result = run(pytester, "evals/", *targets(live=bot), "-v")
     result.stdout.fnmatch_lines(["evals/support.json::a PASSED*"])
     assert {r.response for r in judge_server.requests} == {"Answer to T {{relevance=5}}"}
 
@@ -87,7 +89,7 @@ def test_winner_from_means_with_ties_and_overall_counts(
 
     python, dotnet = bots(python_reply), bots(dotnet_reply)
     write_evals(pytester, TICKETS)
-    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-runs=2")
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet), "--judge-runs=2")
     comparison = read_results(pytester)["comparison"]
     winners = {e["id"]: e["winner"] for e in comparison["entries"]}
     assert winners == {"t0": "python", "t1": "python", "t2": "tie"}
@@ -109,7 +111,7 @@ def test_winner_from_means_with_ties_and_overall_counts(
 def test_tie_tolerance_is_configurable(pytester: pytest.Pytester, bots: Any) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=4"))
     write_evals(pytester, TICKETS[:1])
-    run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-tie-tolerance=0.5")
+    run(pytester, "evals/", *targets("tie_tolerance=0.5", python=python, dotnet=dotnet))
     assert read_results(pytester)["comparison"]["entries"][0]["winner"] == "tie"
 
 
@@ -120,7 +122,7 @@ def test_majority_of_runs_against_the_mean_is_recorded(
     # three runs pick python.
     python, dotnet = bots(answering("relevance=5,5,1")), bots(answering("relevance=4"))
     write_evals(pytester, TICKETS[:1])
-    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-runs=3")
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet), "--judge-runs=3")
     entry = read_results(pytester)["comparison"]["entries"][0]
     assert entry["winner"] == "dotnet"
     assert entry["majority_winner"] == "python"
@@ -139,7 +141,7 @@ def test_majority_of_runs_against_the_mean_is_recorded(
 def test_significance_over_the_suite(pytester: pytest.Pytester, bots: Any) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3"))
     write_evals(pytester, [{"id": f"t{i}", "ticket": f"T {i}"} for i in range(5)])
-    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet))
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet))
     result.stdout.fnmatch_lines(
         [
             "  python better than dotnet on relevance by 2.00 ± 0.00 (95% CI)",
@@ -156,7 +158,11 @@ def test_entries_without_a_reference_are_compared_on_the_dimensions_that_apply(
     referenced = {**TICKETS[0], "reference": "The right answer."}
     write_evals(pytester, [referenced, *TICKETS[1:]])
     result = run(
-        pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-dimensions=correctness"
+        pytester,
+        "evals/",
+        *targets(python=python, dotnet=dotnet),
+        "-o",
+        "llmjudge_dimensions=correctness",
     )
     result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
@@ -188,8 +194,11 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
     result = run(
         pytester,
         "evals/",
-        targets(python=python) + " dotnet=http://127.0.0.1:9/chat",
-        "--judge-max-retries=1",
+        *targets("dotnet=http://127.0.0.1:9/chat", python=python),
+        "-o",
+        "llmjudge_max_retries=1",
+        "--judge-report=r.md",
+        "--judge-report=r.html",
     )
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
@@ -208,6 +217,23 @@ def test_a_bot_that_is_down_is_an_error_never_judged(
         "fewer than two targets were judged on relevance, tone (not judged: dotnet): no winner"
     )
     assert comparison["compared"] == 0
+    # the target with no judged entry says so and why, never None%, nan or an empty cell
+    dotnet = comparison["overall"]["dotnet"]
+    assert (dotnet["judged"], dotnet["entries"], dotnet["win_pct"]) == (0, 1, None)
+    assert dotnet["not_judged"].startswith("target dotnet: cannot reach")
+    result.stdout.fnmatch_lines(
+        [
+            "  python: no entry compared (no other target was judged on it); mean relevance 5.00*",
+            "  dotnet: 0 of 1 judged: target dotnet: cannot reach *",
+        ]
+    )
+    markdown = (pytester.path / "r.md").read_text()
+    html = (pytester.path / "r.html").read_text()
+    assert "| dotnet | 0 of 1: target dotnet: cannot reach" in markdown
+    assert "none compared | none compared | none compared | not judged | not judged |" in markdown
+    assert "dotnet: 0 of 1 judged: target dotnet: cannot reach" in html
+    for text in (result.stdout.str(), markdown):
+        assert "None" not in text and "nan" not in text and "| |" not in text
 
 
 def test_a_bot_that_fails_then_recovers_is_retried(pytester: pytest.Pytester, bots: Any) -> None:
@@ -219,14 +245,14 @@ def test_a_bot_that_fails_then_recovers_is_retried(pytester: pytest.Pytester, bo
 
     bot = bots(flaky)
     write_evals(pytester, TICKETS[:1])
-    run(pytester, "evals/", targets(live=bot)).assert_outcomes(passed=1)
+    run(pytester, "evals/", *targets(live=bot)).assert_outcomes(passed=1)
     assert len(bot.requests) == 2
 
 
 def test_a_reply_without_the_field_is_an_error(pytester: pytest.Pytester, bots: Any) -> None:
     bot = bots(lambda ticket: (200, {"reply": "the answer is elsewhere"}))
     write_evals(pytester, TICKETS[:1])
-    result = run(pytester, "evals/", targets(live=bot))
+    result = run(pytester, "evals/", *targets(live=bot))
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         ["*target live: reply has no field 'answer' (missing 'answer'; its keys there: 'reply')*"]
@@ -235,9 +261,11 @@ def test_a_reply_without_the_field_is_an_error(pytester: pytest.Pytester, bots: 
     result = run(
         pytester,
         "evals/",
-        targets(live=bot2),
-        "--judge-target-field=choices.0.message.content",
-        '--judge-target-body={"messages": [{"role": "user", "content": "{ticket}"}]}',
+        *targets(
+            "field=choices.0.message.content",
+            'body = {"messages": [{"role": "user", "content": "{ticket}"}]}',
+            live=bot2,
+        ),
     )
     result.assert_outcomes(passed=1)
     assert bot2.requests[0]["body"] == {
@@ -254,8 +282,7 @@ def test_auth_header_from_the_environment_never_reaches_the_results(
     result = run(
         pytester,
         "evals/",
-        targets(live=bot),
-        "--judge-target-headers=Authorization: Bearer ${BOT_TOKEN}; X-Team: support",
+        *targets("headers = Authorization: Bearer ${BOT_TOKEN}; X-Team: support", live=bot),
     )
     result.assert_outcomes(passed=1)
     headers = {k.lower(): v for k, v in bot.requests[0]["headers"].items()}
@@ -267,9 +294,8 @@ def test_auth_header_from_the_environment_never_reaches_the_results(
     failing = run(
         pytester,
         "evals/",
-        targets(live=bot),
+        *targets("headers = Authorization: Bearer ${BOT_TOKEN}", live=bot),
         "--judge-no-cache",
-        "--judge-target-headers=Authorization: Bearer ${BOT_TOKEN}",
     )
     failing.assert_outcomes(errors=1)
     failing.stdout.fnmatch_lines(
@@ -280,7 +306,7 @@ def test_auth_header_from_the_environment_never_reaches_the_results(
 def test_k_selects_a_target(pytester: pytest.Pytester, bots: Any) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=4"))
     write_evals(pytester, TICKETS)
-    result = run(pytester, "evals/", targets(python=python, dotnet=dotnet), "-k", "python")
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet), "-k", "python")
     result.assert_outcomes(passed=3, deselected=3)
     assert len(python.requests) == 3 and dotnet.requests == []
 
@@ -289,9 +315,9 @@ def test_n2_gives_the_same_comparison(pytester: pytest.Pytester, bots: Any) -> N
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3 tone=5"))
     write_evals(pytester, [{"id": f"t{i}", "ticket": f"T {i}"} for i in range(6)])
     option = targets(python=python, dotnet=dotnet)
-    run(pytester, "evals/", option, "--judge-runs=2", "-p", "no:xdist")
+    run(pytester, "evals/", *option, "--judge-runs=2", "-p", "no:xdist")
     plain = read_results(pytester)["comparison"]
-    run(pytester, "evals/", option, "--judge-runs=2", "-n", "2", "--judge-no-cache")
+    run(pytester, "evals/", *option, "--judge-runs=2", "-n", "2", "--judge-no-cache")
     assert read_results(pytester)["comparison"] == plain
     assert len(python.requests) == 6 + 6  # once per entry per session, in each session
 
@@ -301,7 +327,7 @@ def test_saved_responses_replay_the_comparison(
 ) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3"))
     write_evals(pytester, TICKETS)
-    run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-save-responses=saved")
+    run(pytester, "evals/", *targets("save_responses=saved", python=python, dotnet=dotnet))
     live = read_results(pytester)["comparison"]
     saved = json.loads((pytester.path / "saved/python.json").read_text())
     assert saved[0] == {
@@ -348,7 +374,7 @@ def test_a_replay_of_saved_answers_gives_the_live_outcomes(
     write_evals(pytester, suite)
     pytester.makeini("[pytest]\nmarkers =\n    slow: slow evals\n")
     live_run = run(
-        pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-save-responses=saved"
+        pytester, "evals/", *targets("save_responses=saved", python=python, dotnet=dotnet)
     )
     live_run.assert_outcomes(passed=3, failed=3, xfailed=1, xpassed=1, errors=0)
     live = read_results(pytester)
@@ -400,7 +426,8 @@ def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.Monk
     result = run(
         pytester,
         "tickets.json",
-        f"--judge-targets=python={urls[0]} dotnet={urls[1]}",
+        "-o",
+        f"llmjudge_targets=python={urls[0]} dotnet={urls[1]}",
         "--judge-runs=3",
     )
     result.assert_outcomes(passed=5, failed=5)
@@ -415,16 +442,16 @@ def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.Monk
 def test_markdown_report_shows_the_comparison(pytester: pytest.Pytester, bots: Any) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3"))
     write_evals(pytester, TICKETS)
-    run(pytester, "evals/", targets(python=python, dotnet=dotnet), "--judge-report=report.md")
+    run(pytester, "evals/", *targets(python=python, dotnet=dotnet), "--judge-report=report.md")
     report = (pytester.path / "report.md").read_text()
     assert "A/B comparison of python, dotnet on 3 entries (tie tolerance 0.01):" in report
-    assert "| python | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) | 5.00 | 4.00 |" in report
+    assert "| python | 3 of 3 | 3 (100.0%) | 0 (0.0%) | 0 (0.0%) | 5.00 | 4.00 |" in report
     assert "- python better than dotnet on relevance by 2.00 ± 0.00 (95% CI)" in report
 
 
 def test_targets_answered_in_python(pytester: pytest.Pytester) -> None:
     write_evals(pytester, TICKETS[:2])
-    no_url = run(pytester, "evals/", "--judge-targets=python dotnet")
+    no_url = run(pytester, "evals/", "-o", "llmjudge_targets=python dotnet")
     no_url.assert_outcomes(errors=4)
     no_url.stdout.fnmatch_lines(
         ["*target python: has no URL: give one (name=URL) or override llmjudge_response*"]
@@ -437,6 +464,6 @@ def llmjudge_response(eval_case, llmjudge_target):
     score = {"python": 5, "dotnet": 2}[llmjudge_target]
     return f"{llmjudge_target} says hi {{{{relevance={score}}}}}"
 """)
-    result = run(pytester, "evals/", "--judge-targets=python dotnet")
+    result = run(pytester, "evals/", "-o", "llmjudge_targets=python dotnet")
     result.assert_outcomes(passed=2, failed=2)
     assert read_results(pytester)["comparison"]["overall"]["python"]["wins"] == 2

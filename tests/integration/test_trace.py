@@ -1,4 +1,4 @@
-"""A trace of every judgment: --judge-trace lines, the session log, retries naming their item."""
+"""A trace of every judgment: llmjudge_trace lines, the session log, retries naming their item."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def test_trace_has_one_line_per_request_and_per_cached_run(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry("a"), entry("b", "flaky answer {{fail=500x1}}", ticket="t2")])
-    args = ("evals/", "--judge-runs=2", "--judge-trace=trace.jsonl", "-p", "cacheprovider")
+    args = ("evals/", "--judge-runs=2", "-o", "llmjudge_trace=trace.jsonl", "-p", "cacheprovider")
     run(pytester, *args).assert_outcomes(passed=2)
     lines = [json.loads(x) for x in (pytester.path / "trace.jsonl").read_text().splitlines()]
     # a request per dimension asks for both runs; b: a 500 per dimension first
@@ -45,7 +45,7 @@ def test_session_log_and_retry_warnings_name_their_item(
     # pytest's log file, not the terminal: a record from the loop thread can land in the
     # capture buffer of whichever item is running (capture is per process, not per thread)
     to_file = ("-o", "log_file=pytest.log", "-o", "log_file_level=WARNING")
-    result = run_subprocess(pytester, "evals/", "--judge-log-dir=logs", *to_file)
+    result = run_subprocess(pytester, "evals/", "-o", "llmjudge_log_dir=logs", *to_file)
     result.assert_outcomes(passed=2)
     retries = [
         f"judge call for evals/support.json::shaky ({dimension}, run 1) attempt 1 failed"
@@ -63,7 +63,7 @@ def test_trace_under_xdist_holds_every_workers_requests(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(6)])
-    run(pytester, "evals/", "-n", "2", "--judge-trace=trace.jsonl").assert_outcomes(passed=6)
+    run(pytester, "evals/", "-n", "2", "-o", "llmjudge_trace=trace.jsonl").assert_outcomes(passed=6)
     lines = (pytester.path / "trace.jsonl").read_text().splitlines()
     assert len(lines) == judge_server.count() == 12
     assert {json.loads(x)["nodeid"] for x in lines} == {
@@ -81,6 +81,6 @@ def test_refund(llmjudge):
 """
     )
     for _ in range(2):
-        run(pytester, "test_bot.py", "--judge-trace=trace.jsonl", "--judge-no-cache")
+        run(pytester, "test_bot.py", "-o", "llmjudge_trace=trace.jsonl", "--judge-no-cache")
     lines = (pytester.path / "trace.jsonl").read_text().splitlines()
     assert len(lines) == 1 and judge_server.count() == 2  # the second session's one request

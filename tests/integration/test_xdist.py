@@ -58,7 +58,8 @@ def test_n2_gives_the_same_outcomes_and_results_as_a_plain_run(
         pytester,
         "evals/",
         "--judge-runs=3",
-        "--judge-max-retries=1",
+        "-o",
+        "llmjudge_max_retries=1",
         "-p",
         "no:xdist",
         "--judge-no-cache",
@@ -69,7 +70,14 @@ def test_n2_gives_the_same_outcomes_and_results_as_a_plain_run(
 
     judge_server.reset()
     dist = run(
-        pytester, "evals/", "--judge-runs=3", "--judge-max-retries=1", "-n", "2", "--judge-no-cache"
+        pytester,
+        "evals/",
+        "--judge-runs=3",
+        "-o",
+        "llmjudge_max_retries=1",
+        "-n",
+        "2",
+        "--judge-no-cache",
     )
     dist.assert_outcomes(passed=10, failed=1, xfailed=1, errors=1, skipped=1)
     dist.stdout.fnmatch_lines(["*2 workers*", "*llmjudge*", "14 eval items:*"])

@@ -31,7 +31,7 @@ Pairwise prompts (two answers, A shown first) are answered by ``pair_script``: t
 whose directive scores it higher wins, equal is a tie; ``favour_first`` makes that share of
 the replies pick the answer shown first (a judge biased by position).
 
-Grouped prompts (``--judge-grouping=item``: every dimension of an item in one request) are
+Grouped prompts (``llmjudge_grouping=item``: every dimension of an item in one request) are
 answered with one object per dimension, each part scripted as a request of that dimension
 alone would be; requests and samples are counted under ``"relevance+tone"``.
 
@@ -214,6 +214,8 @@ class JudgeServer:
         self.batches = BatchAPI(self._batch_answer)  # /v1/files and /v1/batches
         self._queue: threading.Semaphore | None = None
         self.requests: list[JudgeRequest] = []
+        #: tokens billed, as the usage of every completion answered says (chat and batch)
+        self.billed: Counter[str] = Counter()
         self._seen: Counter[tuple[str, str, str]] = Counter()
         self._samples: Counter[tuple[str, str, str]] = Counter()
         self._lock = threading.Lock()
@@ -260,6 +262,7 @@ class JudgeServer:
             self.batches.reset()
             self._queue = None
             self.requests.clear()
+            self.billed.clear()
             self._seen.clear()
             self._samples.clear()
             self.in_flight = 0
@@ -442,6 +445,7 @@ class JudgeServer:
                     top if logprobs else None,
                     server.strip_fence,
                 )
+                server._bill(completion, "chat")
                 self._send(200, completion, reply.headers)
 
             def _served_in_turn(self, delay: float) -> bool:
@@ -495,12 +499,26 @@ class JudgeServer:
     def _batch_answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """A batch line answered as the chat endpoint answers it (not counted in requests)."""
         request = self._understand(body, {}, record=False)
+        if self.max_choices is not None and request.n > self.max_choices:
+            message = f"Field 'n': Value must be between 1 <= value <= {self.max_choices}"
+            return 400, {"error": {"message": f"{message}, but got {request.n}", "param": "n"}}
         replies = self._replies(request)
         if replies[0].status != 200:
             return replies[0].status, {"error": {"message": replies[0].error_message}}
         top = int(body.get("top_logprobs") or 0)
         logprobs = bool(body.get("logprobs")) and self.logprobs_supported
-        return 200, _completion(body.get("model", "test-model"), replies, top if logprobs else None)
+        completion = _completion(
+            body.get("model", "test-model"), replies, top if logprobs else None
+        )
+        self._bill(completion, "batch")
+        return 200, completion
+
+    def _bill(self, completion: dict[str, Any], how: str) -> None:
+        usage = completion["usage"]
+        with self._lock:
+            self.billed[f"{how}_requests"] += 1
+            self.billed["prompt"] += usage["prompt_tokens"]
+            self.billed["completion"] += usage["completion_tokens"]
 
     def _understand(
         self, body: dict[str, Any], headers: dict[str, str], record: bool = True

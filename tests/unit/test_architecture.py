@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     "basics": 0,
     "schema": 0,
     "config": 1,
+    "checks": 2,
     "evalfiles": 2,
     "judges": 2,
     "analysis": 3,

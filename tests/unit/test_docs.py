@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from pytest_llmjudge.config.options import OPTIONS
+from pytest_llmjudge.config.options import FLAGS, INI_KEYS, OPTIONS
+from pytest_llmjudge.config.removed import CUTS
 from pytest_llmjudge.schema.results import ItemResult, Meta, ResultsFile, Summary
-from pytest_llmjudge.session.state import EXTRA_INI_KEYS
 
 from docs_blocks import BLOCKS, CHECKED, PAGES, README, README_LINES, ROOT, block
 
@@ -24,18 +24,43 @@ def test_the_readme_is_short_and_points_into_every_page_of_the_docs() -> None:
             assert (ROOT / "docs" / target).exists(), f"{name} links to missing {target}"
 
 
-def test_the_options_page_documents_every_option() -> None:
-    rows = [line for line in PAGES["options.md"].splitlines() if line.startswith("| `--")]
+def test_the_configuration_page_documents_every_flag_and_key() -> None:
+    page = PAGES["configuration.md"].split("## Removed names")[0]
+    flag_rows = [line for line in page.splitlines() if line.startswith("| `--")]
     for spec in OPTIONS:
-        row = next((line for line in rows if line.startswith(f"| `{spec.flag}`")), None)
-        assert row is not None, f"{spec.flag} is missing from docs/options.md"
-        assert f"`{spec.ini}`" in row
-        for name in spec.env:
-            assert f"`{name}`" in row
-        if spec.negative_flag:
-            assert f"`{spec.negative_flag}`" in row
-    documented = {line.split("`")[1] for line in rows}
-    assert documented == {spec.flag for spec in OPTIONS}, "a row for an option that is gone"
+        if spec.flag:
+            row = next((line for line in flag_rows if line.startswith(f"| `{spec.flag}`")), None)
+            assert row is not None, f"{spec.flag} is missing from docs/configuration.md"
+            assert spec.ini is None or f"`{spec.ini}`" in row
+            assert all(f"`{name}`" in row for name in spec.env)
+    assert {line.split("`")[1] for line in flag_rows} == set(FLAGS), "a row for a flag that is gone"
+    ini_rows = {line.split("`")[1] for line in page.splitlines() if line.startswith("| `llmjudge_")}
+    flagged = {spec.ini for spec in OPTIONS if spec.flag and spec.ini}
+    assert ini_rows | flagged == set(INI_KEYS)
+
+
+def test_the_configuration_page_lists_every_removed_name_with_its_replacement() -> None:
+    rows = [line for line in PAGES["configuration.md"].split("## Removed names")[1].splitlines()]
+    for cut in CUTS:
+        name = next(n for n in (cut.flag, cut.ini, cut.env) if n)
+        row = next((line for line in rows if f"`{name}`" in line), None)
+        assert row is not None, f"{name} is missing from the removed names"
+        assert all(f"`{n}`" in row for n in (cut.flag, cut.ini, cut.env) if n)
+        assert f"| {cut.command_line} | {cut.ini_file} |" in row
+
+
+def test_the_readme_table_of_flags_is_short_and_complete() -> None:
+    rows = [line for line in README.splitlines() if line.startswith("| `--judge-")]
+    assert len(rows) <= 20
+    assert {line.split("`")[1].split()[0] for line in rows} == set(FLAGS)
+
+
+def test_the_glossary_has_one_line_a_word() -> None:
+    words = [
+        line.split("**")[1] for line in PAGES["glossary.md"].splitlines() if line.startswith("- **")
+    ]
+    assert len(words) == len(set(words)) >= 20
+    assert {"batch", "strict", "flaky", "unstable", "check", "run"} <= set(words)
 
 
 def test_every_block_is_checked_or_marked_as_an_illustration() -> None:
@@ -63,7 +88,7 @@ def test_the_setup_commands_are_what_ci_runs() -> None:
 
 
 def test_toml_blocks_use_known_ini_options() -> None:
-    known = {spec.ini for spec in OPTIONS} | set(EXTRA_INI_KEYS)
+    known = set(INI_KEYS)
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     tables = [body for _, body, _ in BLOCKS if CHECKED["toml"] in body]
     assert len(tables) >= 2

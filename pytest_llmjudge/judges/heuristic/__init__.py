@@ -1,9 +1,10 @@
-"""An offline, deterministic judge: measured text signals and a small fitted model.
+"""The offline heuristic judge: deterministic, no model, and narrow on purpose.
 
-Relevance and tone each come from a linear model over signals (``relevance``, ``tone``)
-whose weights were fitted on human ratings (``benchmarks/fit_heuristic.py``; the weights
-ship in ``data/weights.json``). The reasoning names the signals that moved the score most
-and says that no LLM was involved, so nobody mistakes these scores for a model's.
+It fails an answer only on clear evidence: empty or placeholder text; a refusal, deflection,
+shrug or courtesy with nothing else in it; nothing related to the ticket's subject (for
+relevance); profanity, contempt, mockery or shouting (for tone). Every other answer gets the
+benefit of the doubt (``BENEFIT_OF_THE_DOUBT``): it cannot tell a good answer from a poor one,
+only a blatant one from the rest. Each failing score names the signal that set it.
 """
 
 from __future__ import annotations
@@ -11,70 +12,51 @@ from __future__ import annotations
 from ...basics.rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usage, Winner
 from .correctness import score_correctness
-from .model import DimensionModel, fitted
-from .relevance import ceiling as relevance_ceiling
-from .relevance import floor as relevance_floor
-from .relevance import relevance_signals
-from .signals import Signals
-from .tone import ceiling as tone_ceiling
-from .tone import floor as tone_floor
+from .refusal import find_refusal
+from .relevance import relevance_signal
 from .tone import tone_signals
 
-PREFIX = "[heuristic judge, no LLM]"
-_NAMED = 4  # signals the reasoning names at most
-_NOTICEABLE = 0.15  # points on the 1-5 scale a signal must move to be named
+__all__ = [
+    "ABOUT",
+    "LABEL",
+    "PREFIX",
+    "HeuristicJudge",
+    "find_refusal",
+    "score_relevance",
+    "score_tone",
+]
+
+LABEL = "offline heuristic judge"
+PREFIX = f"[{LABEL}, no LLM]"
+# What it can and cannot see, and how to switch: shown wherever its scores are.
+ABOUT = (
+    "offline heuristic judge (no LLM): it fails only the blatant (empty, refusal or deflection, "
+    "off-topic, insults, profanity, mockery, shouting) and passes the rest, so it cannot tell a "
+    "good answer from a poor one; for a model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a "
+    "local server (Ollama, llama.cpp)"
+)
+BENEFIT_OF_THE_DOUBT = 4  # the score of an answer with no clear evidence against it
+_NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fault)"
 
 
-def explain(model: DimensionModel, signals: Signals) -> tuple[int, str]:
-    """The 1-5 score for the signals and a reason naming its largest contributions."""
-    values = signals.values()
-    score = model.score(values)
-    combined: dict[str, float] = {}
-    for name, push in model.contributions(values).items():
-        owner = signals.by_name[name].part_of or name
-        combined[owner] = combined.get(owner, 0.0) + push
-    pushes = sorted(combined.items(), key=lambda kv: -abs(kv[1]))
-    named = [(name, push) for name, push in pushes[:_NAMED] if abs(push) >= _NOTICEABLE]
-    up = [signals.by_name[n].describe(n) for n, push in named if push > 0]
-    down = [signals.by_name[n].describe(n) for n, push in named if push < 0]
-    parts = ([f"up: {'; '.join(up)}"] if up else []) + (
-        [f"down: {'; '.join(down)}"] if down else []
-    )
-    return score, " | ".join(parts) or "no signal moves it far from the reference text"
+def score_relevance(ticket: str, response: str) -> tuple[int, str]:
+    """1-5 and why: a failing signal's score, else the benefit of the doubt."""
+    found = relevance_signal(ticket, response)
+    return found if found is not None else (BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE)
 
 
-def score_relevance(
-    ticket: str, response: str, model: DimensionModel | None = None
-) -> tuple[int, str]:
-    signals = relevance_signals(ticket, response)
-    score, reason = explain(model or fitted("relevance"), signals)
-    score, reason = capped(score, reason, relevance_ceiling(ticket, response, signals))
-    return raised(score, reason, relevance_floor(ticket, response, signals))
-
-
-def score_tone(response: str, model: DimensionModel | None = None) -> tuple[int, str]:
-    signals = tone_signals(response)
-    score, reason = explain(model or fitted("tone"), signals)
-    score, reason = capped(score, reason, tone_ceiling(response, signals))
-    return raised(score, reason, tone_floor(response, signals))
-
-
-def capped(score: int, reason: str, ceiling: tuple[int, str] | None) -> tuple[int, str]:
-    """The score held under a ceiling the signals set, with the ceiling's reason added."""
-    if ceiling is not None and score > ceiling[0]:
-        return ceiling[0], f"{reason} | {ceiling[1]}"
-    return score, reason
-
-
-def raised(score: int, reason: str, floor: tuple[int, str] | None) -> tuple[int, str]:
-    """The score lifted to a floor the signals set, with the floor's reason added."""
-    if floor is not None and score < floor[0]:
-        return floor[0], f"{reason} | {floor[1]}"
-    return score, reason
+def score_tone(response: str) -> tuple[int, str]:
+    """1-5 and why: the lowest failing signal's score, naming every signal found."""
+    if not response.strip():
+        return 1, "empty text"
+    found = tone_signals(response)
+    if not found:
+        return BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE
+    return min(score for score, _ in found), "; ".join(reason for _, reason in found)
 
 
 class HeuristicJudge:
-    """Deterministic scores from text signals; every run gives the same answer."""
+    """Deterministic scores from clear text evidence; every run gives the same answer."""
 
     uses_llm = False
 
@@ -102,7 +84,7 @@ class HeuristicJudge:
         else:
             # Not fatal: relevance and tone of the same session can still be scored.
             raise JudgeCallError(
-                f"the heuristic judge cannot score configured dimension '{dimension.name}'; "
+                f"the {LABEL} cannot score configured dimension '{dimension.name}'; "
                 "use an LLM provider"
             )
         return RunResult(score=score, reasoning=f"{PREFIX} {dimension.name} {score}/5: {reason}")

@@ -1,52 +1,43 @@
-"""Words, sentences and the two word tables the heuristic judge reads.
-
-The tables ship with the package (``data/``): a sentiment lexicon (VADER, MIT licence) and
-document frequencies of English words in conversation and forum text, so rare words can
-count for more than common ones. Both load once, on first use, from package data: nothing
-is downloaded.
+"""Words, sentences and the three tables the offline judge reads, shipped as data with their
+licences (``data/README.md``): a sentiment lexicon (VADER), a profanity list (better-profanity)
+and a stop-word list (stop-words). They load once, on first use: nothing is downloaded.
 """
 
 from __future__ import annotations
 
-import math
+import itertools
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-_DATA = "pytest_llmjudge.judges.heuristic"
-
-WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-./]*[A-Za-z0-9]|[A-Za-z0-9]")
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-./@]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-# Pre-tokenised corpora write "do n't" and "i 'm"; people write "don't" and "I'm".
-_SPLIT_CLITIC = re.compile(r"(\w) (n't|'s|'m|'re|'ll|'ve|'d)\b", re.IGNORECASE)
-
-STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are aren't as at be because
-    been before being below between both but by can can't cannot could couldn't did didn't
-    do does doesn't doing don't down during each few for from further had hadn't has hasn't
-    have haven't having he he'd he'll he's her here here's hers herself him himself his how
-    how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
-    mustn't my myself no nor not of off on once only or other ought our ours ourselves out
-    over own same shan't she she'd she'll she's should shouldn't so some such than that
-    that's the their theirs them themselves then there there's these they they'd they'll
-    they're they've this those through to too under until up very was wasn't we we'd we'll
-    we're we've were weren't what what's when when's where where's which while who who's
-    whom why why's will with won't would wouldn't you you'd you'll you're you've your yours
-    yourself yourselves just now get got yes yeah oh ok okay well really like one would
-    also much many lot lots thing things something anything think know see go going make
-    """.split()  # noqa: SIM905 - a word list reads better as text
+# Something only an answer that says something has: a figure, an address, a path or menu
+# path, a quoted label, an identifier or a command ("Settings > Billing", "support@shop.com",
+# "'Card settings'", "MAX_CONNECTIONS", "kubectl get pods").
+SPECIFIC = re.compile(
+    r"\d|@|https?://|\w/\w|\s>\s|\u2192|[\"'][^\"']{2,40}[\"']|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
 )
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+# Contractions written out, so that a pattern names one form: "we'll" is "we will".
+_CONTRACTION = re.compile(r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b", re.IGNORECASE)
+_FULL = {"re": " are", "m": " am", "ll": " will", "ve": " have", "d": " would"}
 
 
 def normalise(text: str) -> str:
-    """Join split clitics so tokenised corpora and ordinary text read alike."""
-    return _SPLIT_CLITIC.sub(r"\1\2", text)
+    """Plain quotes for typographic ones, contractions written out ("don\u2019t" is "do not")."""
+    return _CONTRACTION.sub(_written_out, text.translate(_TYPOGRAPHIC))
+
+
+def _written_out(match: re.Match[str]) -> str:
+    if match.group(1) is None:
+        return _FULL[match.group(2).lower()]
+    stem = match.group(1)
+    return {"ca": "can", "wo": "will"}.get(stem.lower(), stem) + " not"  # can't, won't
 
 
 def words(text: str) -> list[str]:
-    """Word tokens as written (case kept)."""
+    """Word tokens as written."""
     return WORD.findall(text)
 
 
@@ -56,137 +47,110 @@ def sentences(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """A crude suffix stem, enough to match deploy/deploys/deployed."""
-    for suffix in ("ing", "ed", "es", "s"):
+    """A crude suffix stem: declined ~ decline, charges ~ charge, refunds ~ refund."""
+    word = word.lower().removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s", "ly"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
 
 
-def content_terms(text: str) -> list[str]:
-    """Lower-cased, stemmed words that carry content: no stopwords, no 1-2 letter words but
-    for acronyms of two capitals ("TV", "VM", "PC"; not "IT" or "US", which are stopwords)."""
-    return [stem(w) for w in _content_words(text)]
+def content_terms(text: str) -> set[str]:
+    """The stems of the words that can name a subject: three letters or more and not a
+    function word (nor a contraction), or an acronym ("HR", "PIN", "TV")."""
+    found = set()
+    for word in words(text):
+        bare = word.strip(".-/'").removesuffix("'s")
+        if "'" in bare:
+            continue  # don't, we're, I'll
+        if (len(bare) >= 3 and bare.lower() not in stopwords()) or (
+            len(bare) >= 2 and bare.isupper() and bare.isalpha()
+        ):
+            found.add(stem(bare))
+    return found
 
 
-def written_forms(*texts: str) -> dict[str, str]:
-    """Stem -> the word as first written in the texts ("invoic" -> "invoices"): a reason
-    names words, not stems."""
-    forms: dict[str, str] = {}
-    for text in texts:
-        for word in _content_words(text):
-            forms.setdefault(stem(word), word)
-    return forms
+def same_subject(one: str, other: str) -> bool:
+    """Two stems of one word family: equal, or sharing their first five letters (deliver ~
+    delivery, subscri(be) ~ subscription), or one of four letters or more starting the other
+    (card ~ cards, pass ~ password)."""
+    if one == other:
+        return True
+    if len(one) >= 5 and len(other) >= 5 and one[:5] == other[:5]:
+        return True
+    short, long_ = sorted((one, other), key=len)
+    return len(short) >= 4 and long_.startswith(short)
 
 
-def _content_words(text: str) -> list[str]:
-    # the possessive of a name is the name: "the NAS's disks", "Have I Been Pwned's search"
-    cleaned = (_unpossessive(w.strip(".-/'")) for w in words(text))
-    return [
-        w.lower()
-        for w in cleaned
-        if (len(w) >= 3 or (len(w) == 2 and w.isupper() and w.isalpha()))
-        and w.lower() not in STOPWORDS
-    ]
+def shared_terms(ticket: str, response: str) -> list[str]:
+    """The ticket's subject words that the response takes up, itself or in another form:
+    also written together or apart ("log in" ~ "login", "Wi-Fi" ~ "wifi") or by initials
+    ("horizontal pod autoscaler" ~ "HPA")."""
+    answered = content_terms(response) | _other_forms(response)
+    asked = content_terms(ticket) | _other_forms(ticket)
+    # same_subject against every answered word, by set look-ups: the prefixes (4 letters or
+    # more) of the answer's words, and their first five letters
+    starts = {a[:k] for a in answered for k in range(4, len(a) + 1)}
+    fives = {a[:5] for a in answered if len(a) >= 5}
+    return sorted(
+        t
+        for t in asked
+        if t in answered
+        or t in starts
+        or (len(t) >= 5 and t[:5] in fives)
+        or any(t[:k] in answered for k in range(4, len(t)))
+    )
 
 
-def _unpossessive(word: str) -> str:
-    """A name's or a support term's possessive is the word ("NAS's", "certificate's"). Other
-    words keep theirs: stripping every possessive cost relevance 0.007 on the human ratings."""
-    bare = word.removesuffix("'s")
-    if bare != word and (word[:1].isupper() or stem(bare.lower()) in related_groups()):
-        return bare
-    return word
-
-
-_COMPOUND = re.compile(r"[_\-./:]+")
-
-
-def compound_parts(terms: list[str]) -> set[str]:
-    """The words inside compound tokens (``err_cert_date_invalid``: ``cert``, ``date``...),
-    so that an error code can be taken up by the words of its fix."""
-    return {
-        stem(part)
-        for term in terms
-        if _COMPOUND.search(term)
-        for part in _COMPOUND.split(term)
-        if len(part) >= 3 and part.isalpha() and part not in STOPWORDS
+def _other_forms(text: str) -> set[str]:
+    """Words written together or without hyphens, and the initials of two to four words."""
+    tokens = [w.lower() for w in words(text)]
+    joined = {a + b for a, b in itertools.pairwise(tokens) if len(a + b) >= 5}
+    joined |= {t.replace("-", "") for t in tokens if "-" in t}
+    initials = {
+        "".join(w[0] for w in tokens[i : i + n])
+        for n in (2, 3, 4)
+        for i in range(len(tokens) - n + 1)
+        if all(len(w) >= 3 and w not in stopwords() for w in tokens[i : i + n])
     }
+    return {stem(w) for w in joined} | initials
 
 
-_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)+\b")
-
-
-def camel_parts(text: str) -> set[str]:
-    """The words of identifiers in CamelCase: ``PersistentVolumeClaim`` is taken up by
-    "volume" or "claim"."""
-    found = {stem(w.lower()) for name in _CAMEL.findall(text) for w in _capitalised(name)}
-    return {w for w in found if len(w) >= 3} - STOPWORDS
-
-
-# A name of capitalised words: "Internet Explorer", "Google Cloud Platform"
-_NAME_OF_WORDS = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")
-
-
-def initials(text: str) -> set[str]:
-    """The initials of names: of identifiers of three or more words in CamelCase
-    (``PersistentVolumeClaim`` is "pvc"; "od" of OneDrive names nothing) and of names of
-    capitalised words ("Internet Explorer" is "ie")."""
-    names = [_capitalised(name) for name in _CAMEL.findall(text)]
-    found = {"".join(w[0] for w in parts).lower() for parts in names if len(parts) >= 3}
-    found |= {"".join(w[0] for w in m.split()).lower() for m in _NAME_OF_WORDS.findall(text)}
-    return found - STOPWORDS
-
-
-def _capitalised(name: str) -> list[str]:
-    return re.findall(r"[A-Z][a-z]+", name)
-
-
-@dataclass(frozen=True)
-class Rarity:
-    """Inverse document frequency from a shipped table; unseen words count as rare."""
-
-    documents: int
-    frequency: dict[str, int]
-
-    def idf(self, term: str) -> float:
-        return math.log((self.documents + 1) / (self.frequency.get(term, 0) + 1))
-
-
-@cache
-def rarity() -> Rarity:
-    text = resources.files(_DATA).joinpath("data/document_frequency.tsv").read_text("utf-8")
-    lines = text.splitlines()
-    documents = int(lines[0].split("\t")[1])  # "#documents\tN"
-    frequency = {term: int(count) for term, count in (line.split("\t") for line in lines[1:])}
-    return Rarity(documents, frequency)
-
-
-_COMMON = 20  # development texts a word must appear in to be an ordinary word
-
-
-def ordinary(word: str) -> bool:
-    """A function word, or a word of at least ``_COMMON`` development texts (lower case)."""
-    return word in STOPWORDS or rarity().frequency.get(stem(word), 0) >= _COMMON
+def _data(name: str) -> str:
+    return (
+        resources.files("pytest_llmjudge.judges.heuristic")
+        .joinpath(f"data/{name}")
+        .read_text("utf-8")
+    )
 
 
 @cache
 def sentiment() -> dict[str, float]:
     """Word -> valence (-4..4) from the VADER lexicon."""
-    text = resources.files(_DATA).joinpath("data/sentiment_lexicon.tsv").read_text("utf-8")
-    return {word: float(value) for word, value in (line.split("\t") for line in text.splitlines())}
+    return {
+        w: float(v)
+        for w, v in (line.split("\t") for line in _data("sentiment_lexicon.tsv").splitlines())
+    }
 
 
 @cache
-def related_groups() -> dict[str, frozenset[str]]:
-    """Stemmed support term -> the terms related to it (``data/related_terms.txt``: one group
-    per line; a term in several groups relates to all of their terms)."""
-    text = resources.files(_DATA).joinpath("data/related_terms.txt").read_text("utf-8")
-    related: dict[str, set[str]] = {}
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        group = {stem(word.strip().lower()) for word in line.split(",") if word.strip()}
-        for term in group:
-            related.setdefault(term, set()).update(group - {term})
-    return {term: frozenset(others) for term, others in related.items()}
+def stopwords() -> frozenset[str]:
+    """English function words and the words any text uses whatever it is about."""
+    return frozenset(line.strip() for line in _data("stopwords_english.txt").splitlines())
+
+
+@cache
+def profanity() -> frozenset[str]:
+    """Swear words and slurs: the words that both maintained sources mark, the profanity
+    list and the sentiment lexicon (strongly negative), so that ordinary words the list also
+    holds ("strip", "knob", "breast") are not read as swearing."""
+    listed = {line.strip().lower() for line in _data("profanity_wordlist.txt").splitlines()}
+    lexicon = sentiment()
+    return frozenset(w for w in listed if lexicon.get(w, 0.0) <= -1.5) - TOPIC_WORDS
+
+
+# Strongly negative words of both sources that name a topic a customer may ask about (a
+# process is killed, a screw is screwed in), not abuse of the reader.
+TOPIC_WORDS = frozenset(
+    "kill murder rape raped raping rapist raper heroin molest screwed suck sucked masochist".split()  # noqa: SIM905
+)

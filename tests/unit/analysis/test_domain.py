@@ -187,7 +187,8 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     assert end.exit_status == 1 and end.results.meta.exit_status == 1  # the gate failed
     assert end.results.summary.failed == 1 and end.results.summary.skipped == 1
     assert end.results.skipped[0].reason == "Missing 'ticket'"
-    assert "2 eval items: 1 failed, 1 skipped; judge: heuristic (no LLM), runs=1" in end.summary
+    summary = "2 eval items: 1 failed, 1 skipped; judge: offline heuristic judge (no LLM), runs=1"
+    assert summary in end.summary
     assert end.summary == terminal_summary(end.results, "results/output.json")
     row = end.results.results[0]
     assert row.outcome == "failed" and row.relevance is not None and row.relevance.score == 2.0
@@ -247,6 +248,17 @@ def test_prices_from_table_families_and_ini() -> None:
         parse_price_lines(["three=1,2,3"])
 
 
+def test_the_built_in_table_prices_only_the_providers_own_host() -> None:
+    from pytest_llmjudge.config.pricing import configured_price
+
+    assert configured_price("gpt-4o-mini", [], True, None) is not None  # the SDK's default
+    assert configured_price("gpt-4o-mini", [], True, "https://api.openai.com/v1") is not None
+    for local in ("http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "http://10.0.0.7/v1"):
+        assert configured_price("gpt-4o-mini", [], True, local) is None  # tokens only
+        given = configured_price("gpt-4o-mini", ["gpt-4o-mini=1,2"], True, local)
+        assert given is not None and given.source == "ini llmjudge_prices"
+
+
 def test_batch_prices_are_half_unless_a_line_gives_them() -> None:
     mini = price_for("gpt-4o-mini", {})
     assert mini is not None
@@ -254,3 +266,14 @@ def test_batch_prices_are_half_unless_a_line_gives_them() -> None:
     own = price_for("big", parse_price_lines(["big=1.5,3,1,2"]))
     assert own is not None and own.cost(1_000_000, 0) == pytest.approx(1.5)
     assert own.batch_cost(1_000_000, 1_000_000) == pytest.approx(1 + 2)
+
+
+def test_a_target_whose_checks_all_passed_is_not_said_to_have_failed_them() -> None:
+    from pytest_llmjudge.analysis.comparison import _cause
+    from pytest_llmjudge.schema.sections import TargetScores
+
+    passed = TargetScores(outcome="passed", checks=2, checks_passed=2)
+    assert "checks failed" not in _cause([passed, passed])
+    assert _cause([passed, passed]) == "passed without a score"
+    failed = TargetScores(outcome="failed", checks=2, checks_passed=1)
+    assert _cause([failed, passed]) == "its checks failed (1 of 2) (1 of 2)"

@@ -50,7 +50,7 @@ def test_defaults() -> None:
 
 
 def test_cli_beats_environment_beats_ini() -> None:
-    ini = {"llmjudge_runs": "2", "llmjudge_min_tone": "3"}
+    ini = {"llmjudge_runs": "2", "llmjudge_thresholds": "tone=3"}
     assert resolve(ini=ini).runs == 2
     assert resolve(env={"JUDGE_RUNS": "4"}, ini=ini).runs == 4
     assert resolve(cli={"runs": "5"}, env={"JUDGE_RUNS": "4"}, ini=ini).runs == 5
@@ -77,11 +77,8 @@ def test_ollama_alias() -> None:
         env={"JUDGE_PROVIDER": "Ollama", "OLLAMA_HOST": "gpu-box:11434", "OLLAMA_MODEL": "qwen2.5"}
     )
     assert (s.provider, s.base_url, s.model) == ("ollama", "http://gpu-box:11434/v1", "qwen2.5")
-    s = resolve(
-        cli={"provider": "ollama", "model": "m", "base_url": "http://x/v1"},
-        env={"OLLAMA_HOST": "ignored"},
-    )
-    assert (s.base_url, s.model) == ("http://x/v1", "m")
+    s = resolve(cli={"provider": "http://x/v1", "model": "m"}, env={"OLLAMA_HOST": "ignored"})
+    assert (s.provider, s.base_url, s.model) == ("openai", "http://x/v1", "m")
 
 
 @pytest.mark.parametrize(
@@ -93,30 +90,61 @@ def test_ollama_alias() -> None:
             "environment variable JUDGE_RUNS must be a number, got 'three'",
         ),
         (
-            {"ini": {"llmjudge_min_relevance": "6"}},
-            "ini option llmjudge_min_relevance must be between 1 and 5, got 6",
+            {"ini": {"llmjudge_thresholds": "relevance=6"}},
+            "ini option llmjudge_thresholds must be between 1 and 5, got 6",
         ),
         (
             {"cli": {"provider": "claude"}},
             "--judge-provider must be one of auto, openai, ollama, heuristic, got 'claude'",
         ),
-        ({"cli": {"timeout": "0"}}, "--judge-timeout must be > 0, got 0"),
+        ({"ini": {"llmjudge_timeout": "0"}}, "ini option llmjudge_timeout must be > 0, got 0"),
         (
-            {"env": {"JUDGE_STRICT": "maybe"}},
-            "environment variable JUDGE_STRICT must be true or false, got 'maybe'",
+            {"ini": {"llmjudge_strict": "maybe"}},
+            "ini option llmjudge_strict must be true, false or some of entries, flaky, "
+            "baseline, batch, fallback, got 'maybe'",
         ),
         (
-            {"cli": {"verdict": "confident"}},
-            "--judge-verdict confident needs --judge-runs >= 2 "
+            {"ini": {"llmjudge_verdict": "confident"}},
+            "ini option llmjudge_verdict confident needs --judge-runs >= 2 "
             "(one run has no confidence interval)",
         ),
         (
-            {"cli": {"min_mean": "clarity=4"}},
-            "--judge-min-mean names unknown dimension 'clarity' (known: relevance, tone)",
+            {"ini": {"llmjudge_gates": "mean.clarity=4"}},
+            "ini option llmjudge_gates names unknown dimension 'clarity' (known: relevance, tone)",
         ),
         (
-            {"cli": {"min_pass_rate": "1.5"}},
-            "--judge-min-pass-rate must be between 0 and 1, got 1.5",
+            {"ini": {"llmjudge_gates": "pass_rate=1.5"}},
+            "ini option llmjudge_gates must be between 0 and 1, got 1.5",
+        ),
+        (
+            {"ini": {"llmjudge_gates": "pass_rate=0.9 median=3"}},
+            "ini option llmjudge_gates must look like pass_rate=0.9 mean.relevance=4 "
+            "spearman=0.6 win_rate.python=0.5 regression, got 'median'",
+        ),
+        (
+            {"ini": {"llmjudge_gates": "regression"}},
+            "ini option llmjudge_gates regression needs --judge-baseline",
+        ),
+        (
+            {"cli": {"runs": "3..2"}},
+            "--judge-runs N..M needs M > N (at most M runs for uncertain items), got '3..2'",
+        ),
+        (
+            {"ini": {"llmjudge_targets": "a=http://a timeout=0"}},
+            "ini option llmjudge_targets timeout must be a number > 0, got '0'",
+        ),
+        (
+            {"ini": {"llmjudge_targets": "pairwise=true"}},
+            "ini option llmjudge_targets names no target (name=URL), only pairwise",
+        ),
+        (
+            {"ini": {"llmjudge_budget": "calls=5 tokens=3"}},
+            "ini option llmjudge_budget must look like calls=500 usd=2.5, got 'tokens'",
+        ),
+        (
+            {"ini": {"llmjudge_verdict": "mean undecided=pass"}},
+            "ini option llmjudge_verdict must be mean, or confident "
+            "[undecided=fail|pass|xfail], got 'mean undecided=pass'",
         ),
     ],
 )
@@ -126,15 +154,10 @@ def test_bad_values_name_their_source(kwargs: dict[str, Any], message: str) -> N
     assert str(excinfo.value) == message
 
 
-# Options that are no Settings field of their own: what they become.
+# Options that are no Settings field of their own: the fields they become.
 CONSUMED_OPTIONS = {
-    "min_relevance": "thresholds",
-    "min_tone": "thresholds",
-    "target_body": "targets",
-    "target_field": "targets",
-    "target_headers": "targets",
-    "target_timeout": "targets",
-    "require_llm": "a check at start",
+    "budget": "max_calls, max_cost",
+    "gates": "min_pass_rate, min_mean, min_agreement, min_win_rate, fail_on_regression",
 }
 
 
@@ -148,10 +171,51 @@ def test_the_option_table_is_the_one_source_of_the_settings_fields() -> None:
         if spec.dest in OPTION_FIELDS and field is not None and field.default is not MISSING:
             assert field.default == spec.default, spec.dest  # one default, the table's
     # every option's value reaches its field as resolved
-    given = {"runs": "7", "undecided": "xfail", "label_margin": "0.25", "max_tokens": "64"}
-    resolved = resolve_settings(given, {}, {}, Path("."), Path("."))
+    ini = {
+        "llmjudge_verdict": "confident undecided=xfail",
+        "llmjudge_label_margin": "0.25",
+        "llmjudge_max_tokens": "64",
+    }
+    resolved = resolve_settings({"runs": "7"}, {}, ini, Path("."), Path("."))
     assert (resolved.runs, resolved.undecided, resolved.label_margin) == (7, "xfail", 0.25)
     assert resolved.max_tokens == 64
+
+
+def test_one_setting_per_concept() -> None:
+    s = resolve(
+        cli={"runs": "3..7", "thresholds": ["relevance=4", "tone=3"], "strict": True},
+        ini={
+            "llmjudge_gates": "pass_rate=0.9, mean.tone=3\nspearman=0.6 win_rate.a=0.5",
+            "llmjudge_budget": "calls=50 usd=2",
+            "llmjudge_batch": "30",
+            "llmjudge_cache": ".judge-cache",
+            "llmjudge_targets": "a=http://a b=http://b pairwise=true tie_tolerance=0.2\n"
+            'body = {"q": "{ticket}"}\nheaders = X-A: 1; X-B: 2',
+            "llmjudge_prices": ["gpt-4o-mini=1,2"],
+        },
+        env={"OPENAI_API_KEY": "k"},
+    )
+    assert (s.runs, s.adaptive, s.max_runs) == (3, True, 7)
+    assert dict(s.thresholds) == {"relevance": 4.0, "tone": 3.0}
+    assert s.strict == {"entries", "flaky", "baseline", "batch", "fallback"}
+    assert (s.min_pass_rate, s.min_mean, s.min_agreement) == (0.9, {"tone": 3}, {"spearman": 0.6})
+    assert (s.min_win_rate, s.fail_on_regression) == ({"a": 0.5}, False)
+    assert (s.max_calls, s.max_cost, s.batch, s.batch_wait) == (50, 2.0, True, 30.0)
+    assert (s.cache, s.cache_dir) == (True, BASE / "ini" / ".judge-cache")
+    assert s.targets is not None and [t.name for t in s.targets.targets] == ["a", "b"]
+    assert (s.targets.body, s.targets.headers) == (
+        '{"q": "{ticket}"}',
+        (("X-A", "1"), ("X-B", "2")),
+    )
+    assert (s.pairwise, s.tie_tolerance) == (True, 0.2)
+    kinds = resolve(ini={"llmjudge_strict": "entries baseline"}).strict
+    assert (
+        kinds == {"entries", "baseline"}
+        and resolve(ini={"llmjudge_strict": "false"}).strict == set()
+    )
+    assert (resolve(cli={"runs": "4"}).max_runs, resolve(cli={"runs": "4"}).adaptive) == (4, False)
+    assert resolve(cli={"cache": False}, env={"OPENAI_API_KEY": "k"}).cache is False
+    assert resolve(ini={"llmjudge_batch": "true"}).batch_wait is None
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""The offline heuristic judge: each signal moves the score the way it should, the reasoning
-names what moved it, and the plugin shows that reasoning."""
+"""The offline heuristic judge: plain correct answers pass in every register, each blatant
+signal fails an answer and is named, and the same answer without the signal passes. Texts
+here are this file's own; the assertions are about directions and classes, not sentences."""
 
 from __future__ import annotations
 
@@ -10,247 +11,275 @@ import sys
 
 import pytest
 
-from pytest_llmjudge.basics.rubrics import TONE
-from pytest_llmjudge.judges.heuristic import PREFIX, HeuristicJudge, score_relevance, score_tone
-from pytest_llmjudge.judges.heuristic.model import fitted
-from pytest_llmjudge.judges.heuristic.relevance import relevance_signals
-from pytest_llmjudge.judges.heuristic.steps import technical_tokens
-from pytest_llmjudge.judges.heuristic.text import rarity
-from pytest_llmjudge.judges.heuristic.tone import tone_signals
+from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
+from pytest_llmjudge.judges.heuristic import (
+    ABOUT,
+    PREFIX,
+    HeuristicJudge,
+    find_refusal,
+    score_relevance,
+    score_tone,
+)
+from pytest_llmjudge.judges.heuristic.correctness import score_correctness
 
-PLAIN_REQUEST = "Can you check the references in the history section of the article?"
+THRESHOLD = 3.5  # the default for both dimensions
 
-# (signal, text without it, text with it, +1 if it should raise the tone score, -1 lower it)
-TONE_CASES = [
-    ("gratitude", PLAIN_REQUEST, PLAIN_REQUEST + " Thanks!", +1),
-    ("deference", PLAIN_REQUEST, "Great work on the article. " + PLAIN_REQUEST, +1),
-    ("greeting", PLAIN_REQUEST, "Hi, " + PLAIN_REQUEST, +1),
-    ("apology", PLAIN_REQUEST, "Sorry to bother you. " + PLAIN_REQUEST, +1),
+# (ticket, a plain correct answer): areas far apart, so no list of one area carries them
+TICKETS = [
     (
-        "please",
-        PLAIN_REQUEST,
-        "Can you please check the references in the history section of the article?",
-        +1,
+        "My card was declined when paying abroad",
+        "Turn on travel use in the app under Card settings, then try the payment again.",
     ),
     (
-        "please at the start",
-        "Check the references in the history section.",
-        "Please check the references in the history section.",
-        -1,
+        "How do I change the email address on my account?",
+        "Go to Profile, choose Edit next to the address and confirm the link we send to it.",
     ),
     (
-        "counterfactual request",
-        PLAIN_REQUEST,
-        "Could you check the references in the history section of the article?",
-        +1,
-    ),
-    ("indirect (by the way)", PLAIN_REQUEST, PLAIN_REQUEST + " By the way, nice map.", +1),
-    (
-        "why",
-        "Did you check the references in the history section?",
-        "Why did you not check the references in the history section?",
-        -1,
-    ),
-    ("questions", "I checked the references.", "I checked the references. Did you?", -1),
-    ("direct start", "The references are wrong.", "So the references are wrong.", -1),
-    ("starts with you", "The edit removed the references.", "You removed the references.", -1),
-    (
-        "confronting imperative",
-        "The references need a source.",
-        "Stop removing the references.",
-        -1,
+        "The thermostat shows offline since this morning",
+        "Restart the hub by unplugging it for ten seconds; the thermostat reconnects on its own.",
     ),
     (
-        "emphatic factuality",
-        "The references need a source.",
-        "Obviously the references need a source.",
-        -1,
-    ),
-    ("negative words", "The references need a source.", "The awful references need a source.", -1),
-    ("positive words", "The references need a source.", "The lovely references need a source.", +1),
-    ("profanity", "The references need a source.", "The damn references need a source.", -1),
-    ("insult", "The references need a source.", "The references need a source, duh.", -1),
-    ("repeated ?!", "Are the references sourced?", "Are the references sourced?!?", -1),
-    ("slang", PLAIN_REQUEST, "lol can you check the references in the history section, dude?", -1),
-    (
-        "slang in an answer",
-        "The references need a source.",
-        "lol the references need a source, dude.",
-        -1,
+        "Can I move my dentist appointment to next week?",
+        "Yes: pick a new slot in the booking page, and the old one is released at once.",
     ),
     (
-        "filler",
-        "The references need a source.",
-        "Basically the references literally need a source, you know.",
-        -1,
+        "Why is my payslip lower this month?",
+        "The pension contribution went up to 5% in April, which is taken before tax.",
     ),
     (
-        "hedges in an answer",
-        "The cache key changes on every run.",
-        "Maybe the cache key changes, perhaps on every run, possibly.",
-        -1,
+        "Kubernetes pod stuck in CrashLoopBackOff after the latest deploy",
+        "Run kubectl logs <pod> --previous to see why it exits, then roll back the deploy.",
     ),
 ]
+# Ways of wrapping the same answer that a person may use: none of them is a fault.
+REGISTERS = {
+    "plain": "{answer}",
+    "polite": "Thanks for getting in touch, and sorry for the trouble. {answer} Hope this helps!",
+    "greeting": "Hi Sam, {answer} Kind regards, Ana",
+    "please": "Please note: {answer}",
+    "apology": "Sorry about that. {answer}",
+}
 
 
-def continuous(dimension: str, values: dict[str, float]) -> float:
-    return fitted(dimension).continuous(values)
+def passes(ticket: str, answer: str) -> bool:
+    return score_relevance(ticket, answer)[0] >= THRESHOLD and score_tone(answer)[0] >= THRESHOLD
+
+
+@pytest.mark.parametrize("register", REGISTERS)
+@pytest.mark.parametrize(("ticket", "answer"), TICKETS, ids=[t[:20] for t, _ in TICKETS])
+def test_a_plain_correct_answer_passes_in_every_register(
+    ticket: str, answer: str, register: str
+) -> None:
+    assert passes(ticket, REGISTERS[register].format(answer=answer))
 
 
 @pytest.mark.parametrize(
-    ("signal", "without", "with_", "direction"), TONE_CASES, ids=[c[0] for c in TONE_CASES]
-)
-def test_each_tone_signal_moves_the_score_its_way(
-    signal: str, without: str, with_: str, direction: int
+    ("ticket", "terse"),
+    [
+        ("How many vacation days do I have left?", "Twelve. See Time off in the HR portal."),
+        ("Do you ship to Norway?", "We do. Delivery takes 4-6 working days."),
+        ("Is the pool open on Sundays?", "Yes, 8am to 4pm."),
+        ("Horizontal pod autoscaler never scales up", "The HPA cannot read metrics: install "
+         "metrics-server and set CPU requests on the containers."),
+    ],
+)  # fmt: skip
+def test_a_terse_answer_in_other_words_gets_the_benefit_of_the_doubt(
+    ticket: str, terse: str
 ) -> None:
-    before, after = tone_signals(without), tone_signals(with_)
-    assert before[signal] == 0 and after[signal] > 0
-    moved = continuous("tone", after.values()) - continuous("tone", before.values())
-    assert moved * direction > 0
+    assert passes(ticket, terse)
 
 
-TICKET = "Kubernetes pod stuck in CrashLoopBackOff after the latest deploy."
-ANSWER = "Check why the pod exits: kubectl logs shows the crash of the latest deploy."
+def test_please_and_apologies_never_lower_the_tone() -> None:
+    plain = "You can return the item within 30 days; keep the receipt."
+    polite = (
+        "Sorry for the trouble. You can return the item within 30 days; please keep the receipt."
+    )
+    assert score_tone(polite)[0] >= score_tone(plain)[0] >= THRESHOLD
 
-# (signal, response without it, response with it, direction), all for TICKET
-RELEVANCE_CASES = [
-    (
-        "ticket terms taken up",
-        "Check the application logs for the reason and fix the configuration error.",
-        "Check the pod logs for the CrashLoopBackOff reason and fix the deploy.",
-        +1,
-    ),
-    (
-        "substance",
-        "Check it and fix it.",
-        "Check the container exit code, memory limit and liveness probe settings.",
-        +1,
-    ),
-    ("evasive", ANSWER, "I don't know, please contact support.", -1),
-    ("stock phrases", ANSWER, "That's interesting. " + ANSWER, -1),
-    (
-        "repetition",
-        "The pod crashes after the deploy.",
-        "The pod crashes after the deploy. The pod crashes after the deploy.",
-        -1,
-    ),
-    (
-        "concrete commands/settings",
-        "Look at the logs of the previous container to see the crash.",
-        "Run kubectl logs <pod> --previous to see the crash.",
-        +1,
-    ),
-]
+
+TICKET, ANSWER = TICKETS[0]
+
+# Each signal, as a family of texts that carry it (each with the correct answer inside, so only
+# the signal can fail it), and the dimension and reasoning word it must show.
+TONE_FAMILIES = {
+    "profanity": [f"{ANSWER} This shit happens.", f"Damn, {ANSWER.lower()}"],
+    "contempt": [
+        f"Obviously you didn't read the FAQ. {ANSWER}",
+        f"What a silly question. {ANSWER}",
+        f"{ANSWER} Not our problem if you forget, genius.",
+        f"{ANSWER} Everyone else manages fine.",
+        f"It's your own fault. {ANSWER}",
+        f"{ANSWER} You'll just have to deal with it.",
+    ],
+    "mockery": [f"lol. {ANSWER}", f"{ANSWER} Seriously?", f"{ANSWER} haha"],
+    "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
+}
 
 
 @pytest.mark.parametrize(
-    ("signal", "without", "with_", "direction"),
-    RELEVANCE_CASES,
-    ids=[c[0] for c in RELEVANCE_CASES],
+    ("signal", "text"),
+    [(signal, text) for signal, texts in TONE_FAMILIES.items() for text in texts],
 )
-def test_each_relevance_signal_moves_the_score_its_way(
-    signal: str, without: str, with_: str, direction: int
+def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: str) -> None:
+    assert score_tone(ANSWER)[0] >= THRESHOLD  # the same answer without it passes
+    score, reason = score_tone(text)
+    assert score < THRESHOLD and signal in reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Run SELECT id FROM orders WHERE status = 'open' to list them.",  # code, not shouting
+        "Ask IT to add the VPN and SSO apps to your PC.",  # acronyms, not shouting
+        "Kill the app and reopen it, then strip the old profile.",  # ordinary verbs
+        "Everyone else on the plan keeps their seat; only yours moves.",
+    ],
+)
+def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
+    assert score_tone(text)[0] >= THRESHOLD
+
+
+# Replies with nothing else in them; each family is one class, phrased several ways.
+EMPTY_FAMILIES = {
+    "a refusal": ["I can't help with that.", "Sorry, we are unable to assist with this."],
+    "a deflection": [
+        "Please contact support.",
+        "Please refer to our help centre.",
+        "We'll get back to you within 24 hours.",
+        "Thank you for your patience. A member of our team may be in touch.",
+    ],
+    "a shrug": ["It depends on many factors.", "Hard to say, there are various reasons."],
+    "courtesy": [
+        "Thanks for reaching out! We value your feedback.",
+        "Thank you for choosing us. We are proud of our friendly staff and great service.",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [(kind, text) for kind, texts in EMPTY_FAMILIES.items() for text in texts],
+)
+def test_a_reply_with_nothing_else_in_it_fails_relevance_and_says_what_it_is(
+    kind: str, text: str
 ) -> None:
-    before, after = relevance_signals(TICKET, without), relevance_signals(TICKET, with_)
-    assert after[signal] > before[signal]
-    moved = continuous("relevance", after.values()) - continuous("relevance", before.values())
-    assert moved * direction > 0
+    score, reason = score_relevance(TICKET, text)
+    assert score < THRESHOLD and kind in reason
+    # the same words beside an answer: the answer counts
+    assert score_relevance(TICKET, f"{text} {ANSWER}")[0] >= THRESHOLD
 
 
-def test_function_words_lower_relevance() -> None:
-    dense = "Roll back the deploy, then read the crash logs."
-    padded = "Well, it is what it is, and it was what it was, so it is up to you to see it."
-    assert (
-        relevance_signals(TICKET, padded)["function-word share"]
-        > relevance_signals(TICKET, dense)["function-word share"]
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please contact support.",
+        "I can't help with that.",
+        "We will get back to you shortly.",
+        "Sorry, I'm not able to help with card payments. Please reach out to our support team.",
+    ],
+)
+def test_find_refusal_names_a_refusal_or_deflection(text: str) -> None:
+    found = find_refusal(text)
+    assert found is not None and found.startswith(("a refusal (", "a deflection ("))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ANSWER,
+        "Contact support at help@example.com with the order number and they refund the fee.",
+        "We can't refund it, but you can exchange it for store credit under Orders > Returns.",
+        "Thanks for your patience.",  # courtesy alone is no refusal
+    ],
+)
+def test_find_refusal_leaves_answers_alone(text: str) -> None:
+    assert find_refusal(text) is None
+
+
+@pytest.mark.parametrize(
+    ("ticket", "answer"),
+    [  # a rule, a fact or a page of the product is an answer, though it says no or "check"
+        (
+            "Can I get a refund for shoes I bought 45 days ago?",
+            "We cannot offer refunds after 30 days.",
+        ),
+        (
+            "Can you restore the files I deleted last year?",
+            "Deleted information cannot be recovered.",
+        ),
+        ("Where is my invoice?", "Check the billing page of your account."),
+        ("Why was my refund refused?", "I must decline the refund because the item was used."),
+    ],
+)
+def test_a_plain_no_or_a_place_to_look_is_no_refusal(ticket: str, answer: str) -> None:
+    assert find_refusal(answer, ticket=ticket) is None
+    assert score_relevance(ticket, answer)[0] >= 4
+
+
+def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
+    echo = "For card payments abroad, please contact support."
+    assert find_refusal(echo, ticket=TICKET) is not None
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "TODO", "N/A", "-- no reply --", "(no response)", "[insert answer here]",
+             "{{response}}", "asdfgh", "Lorem ipsum dolor sit amet."],
+)  # fmt: skip
+def test_empty_and_placeholder_text_scores_one(text: str) -> None:
+    score, reason = score_relevance(TICKET, text)
+    assert score == 1 and ("empty" in reason or "placeholder" in reason)
+
+
+def test_an_answer_about_something_else_fails_where_it_belongs_it_passes() -> None:
+    elsewhere = (
+        "Exam resits take place in the second week of August, and the timetable is on the "
+        "student portal in July."
     )
-    assert fitted("relevance").weights["function-word share"] < 0
+    score, reason = score_relevance(TICKET, elsewhere)
+    assert score < THRESHOLD and "nothing related to the ticket's subject" in reason
+    assert score_relevance("When are the exam resits?", elsewhere)[0] >= THRESHOLD
 
 
-def test_rare_shared_words_count_more_than_common_ones() -> None:
-    table = rarity()
-    assert table.idf("crashloopbackoff") > table.idf("time")
-    ticket = "The build time doubled after the webpack upgrade."
-    rare = relevance_signals(ticket, "Pin webpack to the old version.")
-    common = relevance_signals(ticket, "Measure the time again.")
-    assert rare["ticket terms taken up"] > common["ticket terms taken up"] > 0
+@pytest.mark.parametrize(
+    ("ticket", "answer"),
+    [
+        ("How do I log in with two-factor authentication?", "Open the login page and enter "
+         "the six-digit code from your authenticator app."),  # log in ~ login
+        ("My Wi-Fi keeps dropping", "Move the router away from the microwave; wifi on 2.4 GHz "
+         "suffers from it."),  # Wi-Fi ~ wifi
+        ("Horizontal pod autoscaler never scales up", "Check that the HPA sees metrics from "
+         "the metrics server and that the containers request CPU."),  # initials
+    ],
+)  # fmt: skip
+def test_a_word_written_another_way_is_the_same_subject(ticket: str, answer: str) -> None:
+    assert "nothing related" not in score_relevance(ticket, answer)[1]
 
 
-def test_hedges_are_polite_in_requests_and_weak_in_answers() -> None:
-    request = tone_signals("Could you perhaps look at the lead, maybe?")
-    assert request["hedge in a request"] > 0 and request["hedges in an answer"] == 0
-    answer = tone_signals("Maybe it is the network. Perhaps the cloud. Possibly DNS.")
-    assert answer["hedges in an answer"] == 2 and answer["hedge in a request"] == 0
-    # one hedge in an answer is caution, not vagueness
-    assert tone_signals("The cache key probably changes.")["hedges in an answer"] == 0
+def test_correctness_rises_with_what_the_reference_says() -> None:
+    reference = "Raise the pod memory limit to 3Gi and set MAVEN_OPTS=-Xmx2g."
+    right = score_correctness("Set the pod memory limit to 3Gi and MAVEN_OPTS=-Xmx2g.", reference)
+    wrong = score_correctness("Reinstall Jenkins and update all plugins.", reference)
+    assert right[0] > wrong[0] and "missing" in wrong[1]
 
 
-def test_problem_words_do_not_colour_the_tone() -> None:
-    signals = tone_signals("The job fails with an error and the pod is killed.")
-    assert signals["negative words"] == 0
-
-
-def test_technical_tokens_skip_plain_numbers() -> None:
-    found = technical_tokens('Set MAVEN_OPTS="-Xmx2g" in 1995, 10,000 of /etc/hosts and 3Gi')
-    assert found == ['MAVEN_OPTS="-Xmx2g"', "/etc/hosts", "3Gi"]
-
-
-def test_an_answer_sharing_no_ticket_term_scores_at_most_three() -> None:
-    offtopic = (
-        "Our office will be closed on Friday for the company offsite. Please submit vacation "
-        "requests through the HR portal before the end of the month."
-    )
-    score, reason = score_relevance(TICKET, offtopic)
-    assert score == 3
-    assert "at most 3: it takes up none of the ticket's terms" in reason
-
-
-def test_the_caricatures_fail_and_a_good_answer_passes() -> None:
-    good = (
-        "Run kubectl logs <pod> --previous to see why the container exits, and roll the "
-        "deploy back with kubectl rollout undo if the new release crashes."
-    )
-    assert score_relevance(TICKET, good)[0] >= 4 and score_tone(good)[0] >= 4
-    score, reason = score_tone("Obviously you broke it, RTFM!! lol")
-    assert score <= 2
-    assert 'insult ("obviously you, rtfm")' in reason and "dismissal or blame" in reason
-    score, reason = score_tone("Maybe it is the network? Perhaps try later, I think, not sure.")
-    assert score <= 3 and "hedges in an answer" in reason
-    rambling = "Basically, honestly, at the end of the day it is really important. " * 4
-    score, reason = score_tone(rambling)
-    assert score <= 3 and "filler" in reason
-
-
-def test_reasoning_names_the_signals_that_moved_the_score() -> None:
-    score, reason = score_tone("Hi! Thanks so much for the fix, could you add a source?")
-    assert score == 5
-    assert reason.startswith("up: ") and "gratitude" in reason and "greeting" in reason
-    plain = "The nightly job runs at noon on the build agents and writes a report to a folder."
-    assert score_tone(plain) == (4, "no signal moves it far from the reference text")
-
-
-def test_the_shipped_weights_cover_every_signal() -> None:
-    assert set(fitted("tone").weights) == set(tone_signals("x").values())
-    assert set(fitted("relevance").weights) == set(relevance_signals("a b c", "x").values())
-
-
-def test_the_judge_is_deterministic_and_says_no_llm() -> None:
+def test_the_judge_labels_its_reasoning_and_is_deterministic() -> None:
     judge = HeuristicJudge()
-    first = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
-    second = asyncio.run(judge.judge_once(TONE, "t", "Restart the agent."))
-    assert first == second
-    assert first.reasoning.startswith(f"{PREFIX} tone {first.score}/5: ")
+    first = asyncio.run(judge.judge_once(TONE, TICKET, "This is shit."))
+    assert first == asyncio.run(judge.judge_once(TONE, TICKET, "This is shit."))
+    assert first.reasoning.startswith(f"{PREFIX} tone 1/5: profanity")
+    fine = asyncio.run(judge.judge_once(RELEVANCE, TICKET, ANSWER))
+    assert fine.score >= THRESHOLD and "no clear sign of a problem" in fine.reasoning
+    assert "offline heuristic judge" in ABOUT and "OPENAI_API_KEY" in ABOUT
 
 
 def test_the_reasoning_is_the_same_in_every_process() -> None:
-    """Sets iterate in a per-process order (PYTHONHASHSEED): the words the reasoning names
-    must not follow it."""
+    """Sets iterate in a per-process order (PYTHONHASHSEED): the reasoning must not follow it."""
     code = (
-        "from pytest_llmjudge.judges.heuristic import score_relevance;"
-        "print(score_relevance(\"npm ci fails in CI with 'lockfile does not match package.json'\","
-        '"Run npm install locally and commit the updated package-lock.json.")[1])'
+        "from pytest_llmjudge.judges.heuristic import score_relevance, score_tone;"
+        "print(score_relevance('Exam resits in August?', 'Turn on travel use in the app under "
+        "Card settings and pay again.'), score_tone('YOU ARE CLUELESS, DO NOT ASK AGAIN lol'))"
     )
-    reasons = {
+    outputs = {
         subprocess.run(
             [sys.executable, "-c", code],
             env={**os.environ, "PYTHONHASHSEED": str(seed)},
@@ -258,6 +287,6 @@ def test_the_reasoning_is_the_same_in_every_process() -> None:
             text=True,
             check=True,
         ).stdout
-        for seed in range(6)
+        for seed in range(3)
     }
-    assert len(reasons) == 1, reasons
+    assert len(outputs) == 1, outputs

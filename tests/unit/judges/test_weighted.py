@@ -1,4 +1,4 @@
-"""--judge-scoring=logprobs: G-Eval's probability-weighted score from the score token's
+"""llmjudge_scoring=logprobs: G-Eval's probability-weighted score from the score token's
 alternatives, as the local server returns them; the fallback when a server has none."""
 
 from __future__ import annotations

@@ -171,4 +171,4 @@ def test_engine_budget_stops_new_calls() -> None:
     finally:
         engine.close()
     assert len(judge.calls) == 2 and len(judgment.runs) == 2
-    assert "--judge-max-calls=2" in judgment.failed_runs[0]
+    assert "llmjudge_budget calls=2" in judgment.failed_runs[0]

@@ -14,7 +14,31 @@ def _judged(dimension: str, scores: list[int], failed: int = 0) -> Judgment:
 
 
 def test_partial_runs_are_named_as_data_whatever_else_the_line_says() -> None:
-    judgments = [_judged("relevance", [2], failed=1), _judged("tone", [4, 4])]
+    from pytest_llmjudge.schema.results import JudgedItem
+
+    row = JudgedItem(id="t", file="f.json", nodeid="f.json::t", expected={"relevance": 5})
+    row.relevance = _judged("relevance", [2], failed=1).result
+    row.tone = _judged("tone", [4, 4]).result
     # a label note after the runs once made the failed item's line read "FAILED ()"
-    line = scores_line(judgments, far_from_label={"relevance": 5})
+    line = scores_line(row, label_margin=1.0)
     assert line == "relevance 2.00 (1 of 2 runs) (label 5), tone 4.00"
+    assert scores_line(row, label_margin=3.0) == "relevance 2.00 (1 of 2 runs), tone 4.00"
+
+
+def test_runs_shown_are_runs_judged_not_a_list_read_as_a_count() -> None:
+    from pytest_llmjudge.reports.item_text import verdict_line
+
+    # one of three runs judged (score 3): once "tone 3.00 < 3.5 (runs 3)"
+    assert verdict_line([_judged("tone", [3], failed=2)]) == "tone 3.00 < 3.5 (1 of 3 runs: 3)"
+    assert verdict_line([_judged("tone", [3])]) == "tone 3.00 < 3.5 (1 run: 3)"
+    assert verdict_line([_judged("tone", [3, 3, 2])]) == "tone 2.67 < 3.5 (runs 3, 3, 2)"
+
+
+def test_the_pairwise_header_says_the_runs_judged() -> None:
+    from pytest_llmjudge.analysis.pairwise import PairVotes, pairwise_result, pairwise_runs_text
+
+    judged = PairVotes("k", "e1", "v2", "v1", "tone", ["A"] * 3, ["B"] * 3)
+    refused = PairVotes("k2", "e2", "v2", "v1", "tone", [], [], error="400 n too large")
+    assert pairwise_runs_text(pairwise_result([judged], 3)) == "3 runs each"
+    assert pairwise_runs_text(pairwise_result([judged, refused], 3)) == "6 of 12 runs judged"
+    assert pairwise_runs_text(pairwise_result([refused], 3)) == "0 of 6 runs judged"

@@ -1,0 +1,60 @@
+"""An eval item's deterministic checks, in one call: the checks it has (the suite's, its
+file's defaults, its own) run on its answer, and what follows for the item.
+
+With ``llmjudge_checks_mode=first`` (the default) an item whose checks fail is failed and not
+judged; with ``always`` it is judged too. An entry with ``"judge": false`` is checked only.
+A check that could not run makes the item an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..schema.items import CheckResult
+from .parse import CheckSpec
+from .report import checks_sentence
+from .run import run_checks
+
+
+@dataclass(frozen=True)
+class ItemChecks:
+    """What one item is checked with, fixed at collection."""
+
+    checks: tuple[CheckSpec, ...] = ()
+    judge: bool = True  # false: checked only, no judge asked
+    first: bool = True  # llmjudge_checks_mode=first: a failed check spares the judge
+    rootdir: Path | None = None  # where python checks are imported from
+
+    @property
+    def timed(self) -> bool:
+        """Whether a check needs the answer's latency (``max_latency_ms``)."""
+        return any(check.kind == "max_latency_ms" for check in self.checks)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The item's checks run on one answer."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    skips_judge: bool = False  # no judge request: checked only, or a check failed (first)
+
+    @property
+    def error(self) -> str:
+        """The checks that could not run, as the item's error; empty when all ran."""
+        return checks_sentence([result for result in self.results if result.error])
+
+
+NOT_CHECKED = ItemChecks()
+
+
+def check_item(
+    plan: ItemChecks, answer: str, entry: Mapping[str, Any], latency_ms: float | None
+) -> Checked:
+    """Every check of the item on its answer (none stops the others), and whether the
+    judge is spared. ``entry``: the entry as a python check receives it."""
+    results = run_checks(plan.checks, answer, entry, latency_ms, plan.rootdir)
+    failed = any(result.passed is False for result in results)
+    return Checked(results, not plan.judge or (failed and plan.first))

@@ -1,0 +1,157 @@
+"""Replies that say nothing: a refusal, a deflection, a shrug or only courtesy.
+
+One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
+check. A sentence is empty when it belongs to one of the classes below and, once the class's
+words are taken out, says nothing of its own: no figure, address, path or quoted label, and at
+most one subject word that the ticket did not already use (words of praise name none). A reply
+is a refusal when every sentence is empty and one of them refuses or deflects: "Sorry, I can't
+help with that.", "Please contact support.", "We'll get back to you." - "Contact support at
+help@shop.com and quote the order number" says something.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .text import (
+    SPECIFIC,
+    content_terms,
+    normalise,
+    same_subject,
+    sentences,
+    sentiment,
+    stem,
+    words,
+)
+
+_WHO = (  # someone else to ask: "us", "your bank", "the clinic", "our support team"
+    r"(?:us|someone|support|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
+    r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
+)
+_DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"; a page of
+    # the product ("the billing page of your account") is a place to act, not somewhere else
+    r"(?:our|the|your) (?:(?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|manual|\w*book|"
+    r"guide\w*|website|terms|polic\w+)|(?:help|support|faq) (?:pages?|articles?))"
+)
+# The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
+# share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
+# the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
+# is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
+_NOT_ALLOWED = (
+    r"(?:unable|not (?:able|allowed|permitted|authori[sz]ed|supposed)|prohibited|forbidden)"
+)
+_NOT = r"(?:can ?not|could not|will not|must not|may not)"
+_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|reveal|disclose|offer|fulfil+)"
+_REQUEST = r"(?:your|the|this|that) request\b"
+# (the topic of a refusal, "with card payments", is no answer: it is part of the match)
+_REFUSED = (
+    rf"(?: (?:you )?with [^.!?;]*| (?:you )?(?:that|this|it|anything)\b[^.!?;]*| {_REQUEST}"
+    r"|(?=\s*(?:[.!?;,:]|but\b|$)))"
+)
+REFUSAL = re.compile(
+    rf"\b(?:i|we)(?: am| are)?(?: (?:unfortunately|afraid))*(?: i| we)?(?: am| are)? "
+    rf"(?:{_NOT_ALLOWED} (?:to|from)|{_NOT}) (?:safely )?{_ACT}\w*{_REFUSED}"
+    rf"|\b(?:i|we) (?:must |have to )?(?:refuse|decline)(?: to\b|{_REFUSED})"
+    rf"|\b{_REQUEST} {_NOT} be \w+"
+    rf"|\b(?:it|that|this) is not possible (?:for (?:me|us) )?to {_ACT}\b"
+    r"|\bhas been blocked\b|\bas an ai\b|\boutside (?:my|our) scope\b",
+    re.IGNORECASE,
+)
+DEFLECTION = re.compile(
+    rf"\b(?:contact|reach out to|call|e-?mail|ask|get in touch with|speak to) {_WHO}\b"
+    rf"|\b(?:see|check|read|consult|refer to|visit) {_DOCS}\b"
+    r"|\b(?:we|someone|our team|a member of our team|they)(?: will| may)? (?:get back to you|"
+    r"be in touch|contact you|reach out|look into (?:it|this)|follow up)\b"
+    r"|\b(?:we are|i am) (?:looking into|investigating) (?:it|this)\b"
+    r"|\btry (?:again )?later\b|\bgoogle\b|\b(?:open|raise) (?:a )?(?:support )?ticket\b",
+    re.IGNORECASE,
+)
+# "It depends on many factors", "hard to say", "no idea": the answer's place, left empty.
+SHRUG = re.compile(
+    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b"
+    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?"
+    r"(?:factors|reasons|causes|things)\b"
+    r"|\bhard to (?:say|tell)\b|\b(?:not sure|no idea|do not know)\b|\bcould be anything\b"
+    r"|\bevery (?:case|situation) is (?:different|unique)\b"
+    r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
+    re.IGNORECASE,
+)
+# Thanks, apologies, greetings, sign-offs, empathy and assurances: polite, and no answer alone.
+COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
+    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b(?: \w+){0,2}? (?:for|about) "
+    r"(?:the |your |this )?(?:trouble|inconvenience|wait|delay|getting in touch|reaching out|"
+    r"contacting us|message|interest)\b"
+    r"|\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b"
+    r"|^\W*(?:hi|hello|hey|dear)\b(?: [A-Z]\w*)?|\b(?:please note|just so you know)\b"
+    r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|regards)\b"
+    r"|\b(?:great|good) question\b|\b(?:understand|frustrating|inconvenience|patience|"
+    r"important to us|rest assured|we value)\b"
+    # the company praising itself: "we are proud of our service", "thank you for choosing us"
+    r"|\b(?:we are (?:proud|delighted|committed)|we love|we strive|our commitment|choosing us|"
+    r"valued (?:customer|member)s?|part of our (?:community|family))\b",
+    re.IGNORECASE,
+)
+# "within 24 hours" promises a time, not an answer
+_WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
+_OWN_WORDS = 1  # subject words of its own a sentence of a class may have and still be empty
+
+
+def empty_sentence(
+    sentence: str, ticket_terms: set[str], classes: Iterable[re.Pattern[str]], own_words: int
+) -> bool:
+    """A sentence of one of the classes that says nothing beyond it (see the module's text):
+    no figure, address or label, and at most ``own_words`` subject words of its own."""
+    hits = [m for c in classes for m in c.finditer(sentence)]
+    if not hits:
+        return False
+    rest = sentence
+    for match in hits:
+        rest = rest.replace(match.group(0), " ")
+    # "within 24 hours" is a deflection's promise of time; elsewhere a figure is an answer
+    promised = any(m.re is DEFLECTION for m in hits)
+    if SPECIFIC.search(_WAIT.sub(" ", rest) if promised else rest):
+        return False
+    # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
+    # nor words of praise, which name no subject ("a brilliant service", "the best experience")
+    lexicon = sentiment()
+    praise = {stem(w) for w in words(rest) if lexicon.get(w.lower(), 0.0) >= 1}
+    known = ticket_terms | praise | {t for m in hits for t in content_terms(m.group(0))}
+    own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
+    return len(own) <= own_words
+
+
+def empty_reply(
+    text: str, ticket: str, classes: Iterable[re.Pattern[str]], own_words: int = _OWN_WORDS
+) -> list[re.Match[str]] | None:
+    """The class matches of a reply whose every sentence is empty, else None."""
+    patterns = tuple(classes)
+    ticket_terms = content_terms(ticket)
+    parts = sentences(normalise(text))
+    if not parts or not all(empty_sentence(s, ticket_terms, patterns, own_words) for s in parts):
+        return None
+    return [m for s in parts for c in patterns for m in c.finditer(s)]
+
+
+def refusal_in(text: str) -> str | None:
+    """The first refusal a reply holds, whatever else it says ("I can not share that, but
+    ..."): the ``is_refusal`` check's question, as promptfoo's is-refusal asks it."""
+    for sentence in sentences(text):  # quoted as written, not as normalised
+        if REFUSAL.search(normalise(sentence)):
+            shown = sentence if len(sentence) <= 80 else sentence[:77] + "..."
+            return f'a refusal ("{shown}")'
+    return None
+
+
+def find_refusal(text: str, ticket: str = "") -> str | None:
+    """A short description of the refusal or deflection a reply is, when it says nothing
+    else (thanks and apologies aside), else None. Words of the ``ticket`` repeated in it do
+    not count as saying something."""
+    found = empty_reply(text, ticket, (REFUSAL, DEFLECTION, COURTESY))
+    if found is None:
+        return None
+    for kind, pattern in (("a refusal", REFUSAL), ("a deflection", DEFLECTION)):
+        match = next((m for m in found if m.re is pattern), None)
+        if match is not None:
+            return f'{kind} ("{match.group(0).strip()}")'
+    return None
