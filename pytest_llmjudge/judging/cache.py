@@ -44,6 +44,8 @@ class JudgeCache:
         self._identity = dict(identity)
         self._folders: set[str] = set()  # the key folders made by this process
         self._db: EntryDatabase | None = None
+        # the last key's judgment, the hash of its material up to the run index, the rest
+        self._last_key: tuple[tuple[object, ...], Any, str] | None = None
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -74,24 +76,29 @@ class JudgeCache:
     ) -> str:
         """A run's key; ``group``: the dimensions it was judged with in one request (grouping
         by item), whose runs are kept apart from runs judged alone: neither is taken for the
-        other, and switching back finds each where it was."""
-        material = json.dumps(
-            [
-                CACHE_FORMAT,
-                self._identity,
-                dimension.name,
-                dimension.version,
-                ticket,
-                response,
-                run_index,
-                # earlier turns, and the reference for a dimension that uses it (or is judged
-                # with one that does); nothing for a single-turn entry: old keys stay
-                *context.for_dimension(group or dimension).key(),
-                *(["group", group.version] if group is not None else []),
-            ],
-            sort_keys=True,
-        )
-        return hashlib.sha256(material.encode()).hexdigest()
+        other, and switching back finds each where it was.
+
+        The key hashes ``[CACHE_FORMAT, identity, name, version, ticket, response, run_index,
+        *context, *group]`` as JSON; the runs of a judgment are asked one after the other,
+        so the hash of what comes before ``run_index`` is kept for the next run's key."""
+        what = (dimension, ticket, response, context, group)
+        last = self._last_key
+        if last is None or last[0] != what:
+            head = [CACHE_FORMAT, self._identity, dimension.name, dimension.version]
+            before = json.dumps([*head, ticket, response], sort_keys=True)
+            # earlier turns, and the reference for a dimension that uses it (or is judged
+            # with one that does); nothing for a single-turn entry: old keys stay
+            scope = context.for_dimension(group or dimension).key()
+            after = json.dumps(
+                [*scope, *(["group", group.version] if group is not None else [])],
+                sort_keys=True,
+            )
+            prefix = hashlib.sha256(before[:-1].encode() + b", ")
+            last = (what, prefix, "]" if after == "[]" else ", " + after[1:])
+            self._last_key = last
+        material = last[1].copy()
+        material.update(f"{run_index}{last[2]}".encode())
+        return material.hexdigest()
 
     def pair_key(
         self,

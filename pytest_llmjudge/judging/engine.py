@@ -134,21 +134,20 @@ class JudgeEngine:
             for usage in self._usage.values():
                 total.add(usage)
             if self._executor is not None:
-                total.add(self._executor.stored.taken)  # runs taken from the batch
+                self._executor.stored.batch_usage(total)
                 self._executor.server.facts(total)
-                if self._executor.stored.batch is not None:
-                    total.batches |= self._executor.stored.batch.batches
             return total
 
+    def batch_left_nothing(self) -> bool:
+        """With ``llmjudge_batch``: no request of the batch failed or is pending, so that every
+        run a stored answer's item asks for was judged in it or cached: none to start ahead."""
+        batch = self._executor.stored.batch if self._executor is not None else None
+        return batch is not None and not batch.failed and not batch.pending
+
     def plan(
-        self,
-        dimension_names: Sequence[str],
-        ticket: str,
-        response: str,
-        runs: int,
-        owner: str = "",
-        context: Context = NO_CONTEXT,
-    ) -> None:
+        self, dimension_names: Sequence[str], ticket: str, response: str, runs: int,
+        owner: str = "", context: Context = NO_CONTEXT,
+    ) -> None:  # fmt: skip
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
         if self._too_large(ticket, response, context):
             return  # judge() says so when the item asks

@@ -135,6 +135,12 @@ class StoredRuns:
             or not all((k := self.key(run)) and served.look(k) is not None for run in group)
         ]
 
+    def batch_usage(self, total: Usage) -> None:
+        """What the runs items took from the session's batch cost, and its batches' facts."""
+        total.add(self.taken)
+        if self.batch is not None:
+            total.batches |= self.batch.batches
+
     def close(self) -> None:
         """The session's judging is over: the trace and the cache's database closed."""
         if self.trace is not None:
