@@ -123,6 +123,11 @@ def writes_junit_xml(config: pytest.Config) -> bool:
     return bool(getattr(config.option, "xmlpath", True))
 
 
+def writes_html_report(config: pytest.Config) -> bool:
+    """Whether pytest-html writes a report (``--html``, its option's ``htmlpath``)."""
+    return bool(getattr(config.option, "htmlpath", None))
+
+
 def shows_passing_sections(config: pytest.Config) -> bool:
     """Whether something will show a passing item's report sections: pytest's ``-rP``/``-rA``
     (``reportchars``), or a report written by pytest-html (``--html``) or pytest-reportlog
@@ -130,4 +135,4 @@ def shows_passing_sections(config: pytest.Config) -> bool:
     chars = getattr(config.option, "reportchars", None)
     if not isinstance(chars, str) or "P" in chars or "A" in chars:
         return True
-    return any(getattr(config.option, name, None) for name in ("htmlpath", "report_log"))
+    return writes_html_report(config) or bool(getattr(config.option, "report_log", None))

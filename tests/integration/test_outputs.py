@@ -225,3 +225,13 @@ def test_pytest_html_gets_score_columns(
     assert html.count("llmjudge-relevance\\&#34;&gt;&lt;/td&gt;") == 1
     plain = run(pytester, "test_plain.py", "-p", "no:html")  # without pytest-html: no hooks
     plain.assert_outcomes(passed=1)
+    # pytest-html there but no report written: no scores kept for it, report after report
+    pytester.makeconftest(
+        """
+        def pytest_sessionfinish(session):
+            columns = session.config.pluginmanager.get_plugin("llmjudge-html")
+            open("columns.txt", "w").write(repr(columns))
+        """
+    )
+    run(pytester, "evals/", "-p", "html").assert_outcomes(passed=1)
+    assert (pytester.path / "columns.txt").read_text() == "None"
