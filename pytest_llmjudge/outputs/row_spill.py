@@ -10,14 +10,16 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 
 from ..config.settings import Settings
 from ..schema.results import ItemResult, ResultsFile
 
 #: a row's fields that hold texts: kept on disk, not in the lean copy
 TEXTS: dict[str, object] = {"ticket": None, "response": None, "answer": None, "reference": None}
-EMPTY: dict[str, object] = {"conversation": [], "metadata": {}, "injection_snippets": []}
+#: lean rows share their empty lists (nothing adds to a row once it is in the session's)
+NONE: list[Any] = []
+EMPTY: dict[str, object] = {"conversation": NONE, "metadata": {}, "injection_snippets": NONE}
 RESULTS_FIELD = re.compile(r'\n  "results": \[\]')
 
 
@@ -75,9 +77,14 @@ def lean(row: ItemResult) -> ItemResult:
         return row
     for name, value in {**TEXTS, **EMPTY}.items():
         object.__setattr__(row, name, value)
+    for name in ("not_applicable", "checks"):  # an empty list each is 56 bytes a row
+        if not getattr(row, name):
+            object.__setattr__(row, name, NONE)
     for dimension in row.dimensions.values():
         object.__setattr__(dimension, "reasoning", "")
-        object.__setattr__(dimension, "run_reasonings", [])
+        object.__setattr__(dimension, "run_reasonings", NONE)
+        if not dimension.failed_runs:
+            object.__setattr__(dimension, "failed_runs", NONE)
     return row
 
 
