@@ -142,7 +142,7 @@ def environment(url: str) -> dict[str, str]:
     return keep | {"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "bench", "JUDGE_PROVIDER": "openai"}
 
 
-def scale(server: Server, folder: Path, entries: int) -> tuple[Measured, Measured, dict[str, int]]:
+def scale(server: Server, folder: Path, entries: int) -> tuple[Measured, Measured, str]:
     write_suite(folder, entries)
     env = environment(server.url)
     server.ask("latency", 0.0)
@@ -159,8 +159,33 @@ def scale(server: Server, folder: Path, entries: int) -> tuple[Measured, Measure
         f"llmjudge_cache={cache}",
     ]
     plugin = run(folder, [*args, f"--judge-output={results}"], env)
-    summary = json.loads(results.read_text())["summary"] if results.exists() else {}
-    return plain, plugin, summary
+    return plain, plugin, completeness(results, entries)
+
+
+def completeness(results: Path, entries: int) -> str:
+    """Whether the results file has every entry, each judged on both dimensions over every
+    run, and the runs and requests counted (or what is missing)."""
+    if not results.exists():
+        return "no results file"
+    data = json.loads(results.read_text())
+    rows, meta = data["results"], data["meta"]
+    ids = {row["id"] for row in rows}
+    whole = [
+        row
+        for row in rows
+        if row.get("judged", True)
+        and all(
+            len((row.get(name) or {}).get("runs", [])) == RUNS for name in ("relevance", "tone")
+        )
+    ]
+    found = (
+        f"{len(ids):,} of {entries:,} entries, {len(whole):,} judged on 2 x {RUNS} runs, "
+        f"runs counted {meta.get('judgments'):,}, requests {meta.get('calls'):,}, "
+        f"complete {meta.get('complete')}"
+    )
+    every = len(ids) == len(rows) == len(whole) == entries
+    counted = meta.get("judgments") == entries * 2 * RUNS and meta.get("complete") is True
+    return found if every and counted else f"INCOMPLETE: {found}"
 
 
 def direct(server: Server, folder: Path) -> tuple[Measured, int]:
@@ -175,6 +200,10 @@ def direct(server: Server, folder: Path) -> tuple[Measured, int]:
     counted = server.ask("count")
     assert isinstance(counted, tuple)
     return measured, int(counted[0])
+
+
+def cell(m: Measured) -> str:
+    return f"{m.rss_mb:,.0f} MB / {m.wall:.1f} s ({m.cpu:.1f} s)"
 
 
 def verdict(met: bool) -> str:
@@ -195,21 +224,19 @@ def main() -> None:
     try:
         if not options.direct_only:
             print(
-                "| entries | pytest's own: RSS / wall | plugin, batch: RSS / wall "
+                "| entries | pytest's own: RSS / wall (CPU) | plugin, batch: RSS / wall (CPU) "
                 "| plugin adds per entry | target (+6 KB, +1.2 ms) | results |"
             )
             print("|---|---|---|---|---|---|")
             for entries in options.sizes:
-                plain, plugin, summary = scale(server, folder / f"n{entries}", entries)
+                plain, plugin, complete = scale(server, folder / f"n{entries}", entries)
                 kb = (plugin.rss_mb - plain.rss_mb) * 1024 / entries
                 ms = (plugin.wall - plain.wall) * 1000 / entries
                 met = kb <= KB_PER_ENTRY and ms <= MS_PER_ENTRY
-                judged = summary.get("passed", 0) + summary.get("failed", 0)
                 print(
-                    f"| {entries:,} | {plain.rss_mb:,.0f} MB / {plain.wall:.1f} s "
-                    f"| {plugin.rss_mb:,.0f} MB / {plugin.wall:.1f} s "
+                    f"| {entries:,} | {cell(plain)} | {cell(plugin)} "
                     f"| {kb:.1f} KB / {ms:.2f} ms | {verdict(met)} "
-                    f"| {judged:,} judged, exit {plugin.exit_status} |",
+                    f"| {complete}; exit {plugin.exit_status} |",
                     flush=True,
                 )
                 if plugin.exit_status != 0:

@@ -25,7 +25,12 @@ from .session.discovery import (
     warn_of_files_outside_paths,
 )
 from .session.option_checks import refuse_removed_flags, warn_of_removed_variables
-from .session.pytest_internals import is_xdist_worker, turn_off_xdist, xdist_worker_output
+from .session.pytest_internals import (
+    is_xdist_worker,
+    turn_off_xdist,
+    writes_html_report,
+    xdist_worker_output,
+)
 from .session.state import (
     EVAL_ITEM_KEY,
     STATE_KEY,
@@ -134,7 +139,8 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
-    if config.pluginmanager.hasplugin("html"):  # pytest-html: score columns in its table
+    # pytest-html writing a report: score columns in its table (kept per report until then)
+    if config.pluginmanager.hasplugin("html") and writes_html_report(config):
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not is_xdist_worker(config):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")

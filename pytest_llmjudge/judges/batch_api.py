@@ -8,6 +8,7 @@ refuses it or cannot be reached; the SDK's own retries are off, as for chat requ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ..basics.redaction import redact
@@ -56,10 +57,12 @@ def request_line(custom_id: str, body: dict[str, Any]) -> dict[str, Any]:
     return {"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}
 
 
-async def upload(client: AsyncOpenAI, data: bytes) -> str:
-    """The input file uploaded (``purpose="batch"``): its file id."""
+async def upload(client: AsyncOpenAI, path: Path) -> str:
+    """The input file uploaded (``purpose="batch"``) from disk, read as it is sent (an open
+    file, not its bytes: the SDK reads a path whole): its file id."""
     async with _calling("uploading the batch input"):
-        uploaded = await client.files.create(file=(INPUT_NAME, data), purpose="batch")
+        with open(path, "rb") as handle:
+            uploaded = await client.files.create(file=(INPUT_NAME, handle), purpose="batch")
     return uploaded.id
 
 
@@ -91,11 +94,14 @@ async def find(client: AsyncOpenAI, fingerprint: str, look_at: int = 100) -> Bat
     return None
 
 
-async def download(client: AsyncOpenAI, file_id: str) -> str:
-    """A file's content (a batch's output or error lines)."""
-    async with _calling(f"downloading file {file_id}"):
-        content = await client.files.content(file_id)
-    return content.text
+async def download(client: AsyncOpenAI, file_id: str, path: Path) -> None:
+    """A file's content (a batch's output or error lines) written to ``path`` as it
+    arrives, never held whole."""
+    streaming = client.files.with_streaming_response
+    async with _calling(f"downloading file {file_id}"), streaming.content(file_id) as response:
+        with open(path, "wb") as out:
+            async for chunk in response.iter_bytes():
+                out.write(chunk)
 
 
 def _status(batch: Any) -> BatchStatus:

@@ -12,69 +12,40 @@ at the batch price. A request that failed in the batch is asked directly when it
 (or is the item's error with strict ``batch``); what is still pending when the wait
 ends is its items' error. The requests of a batch that expired, failed or was cancelled are
 submitted again by the next session.
+
+Memory does not grow with the suite beyond the request ids and the run keys they map to: the
+request lines go to a file on disk as they are made (and are uploaded from it), the output is
+downloaded to a file and read line by line, its runs go to the cache many at a time, and what
+the items need to know (which runs the batch judged, and which request each is charged to)
+is a compact table; the replies' texts are read back from the cache when an item needs them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import Any
 
-from pydantic import ValidationError
-
-from ..basics.rubrics import Context, Dimension, grouped
 from ..config.settings import Settings
+
+# batch_api's names are read through the module: one module object, also when tests run
+# pytest in-process again and the package holds an earlier import of it
 from ..judges import RetryableJudgeError, RunResult, batch_api
-from ..judges.batch_api import BatchApiError, BatchStatus
-from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
+from .batch_served import BatchOutcome, Planned, WantedRuns, reply_answers
 from .cache import JudgeCache, worth_keeping
+
+__all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
 
 FIRST_POLL = 0.2  # seconds; the wait between polls grows by half each time
 LONGEST_POLL = 30.0
+PLAN_CHUNK = 500  # judgments whose cached runs are looked up in one query
+WRITE_CHUNK = 5_000  # runs put in the cache in one write
 OnLoop = Callable[[Coroutine[Any, Any, Any]], Any]  # runs a coroutine on the judge's loop
-
-
-@dataclass(frozen=True)
-class WantedRuns:
-    """The runs an item asks of one dimension (or of an item's group of dimensions)."""
-
-    dimension: Dimension
-    ticket: str
-    response: str
-    runs: int
-    context: Context
-
-
-@dataclass(frozen=True)
-class Line:
-    """One request of a batch: its id, what its choices judge, its body."""
-
-    custom_id: str
-    runs: LineRuns
-    body: dict[str, Any]
-
-
-class Served(NamedTuple):
-    """A run judged in a batch; ``first``: the run its request is charged to."""
-
-    result: RunResult
-    first: bool
-    batch_id: str
-
-
-@dataclass
-class BatchOutcome:
-    """What the session's batches gave: runs judged, runs whose request failed, runs still
-    pending (with the item's message), and each batch's status for the summary."""
-
-    served: dict[str, Served] = field(default_factory=dict)
-    failed: dict[str, str] = field(default_factory=dict)
-    pending: dict[str, str] = field(default_factory=dict)
-    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class BatchJudging:
@@ -96,7 +67,7 @@ class BatchJudging:
         self.outcome = BatchOutcome()
 
     def run(self, wanted: Sequence[WantedRuns], wait: float | None) -> BatchOutcome:
-        waiting: list[tuple[BatchRecord, BatchStatus]] = []
+        waiting: list[tuple[BatchRecord, batch_api.BatchStatus]] = []
         with self.records.lock():  # xdist workers planning the same runs submit them once
             for record in self.records.load(self.judge_id):
                 status = self._resume(record)
@@ -107,9 +78,9 @@ class BatchJudging:
             for record, status in waiting:
                 self.say(f"{_progress(status, record)} (submitted by an earlier session)")
             covered = {key for record, _ in waiting for key in record.run_keys()}
-            lines = self._plan(wanted, covered | set(self.outcome.pending))
-            if lines:
-                submitted = self._submit(lines)
+            planned = self._plan(wanted, covered | set(self.outcome.pending))
+            if planned is not None:
+                submitted = self._submit(planned)
                 waiting += [submitted] if submitted is not None else []
         self._wait(waiting, wait)
         return self.outcome
@@ -120,7 +91,7 @@ class BatchJudging:
 
         return self.on_loop(call())
 
-    def _resume(self, record: BatchRecord) -> BatchStatus | None:
+    def _resume(self, record: BatchRecord) -> batch_api.BatchStatus | None:
         """The batch of an earlier session's record: read, found again (its creation was sent
         but the answer lost) or created from the uploaded file. None: nothing to resume."""
         try:
@@ -131,7 +102,7 @@ class BatchJudging:
                 return None
             found = self._call(batch_api.find, record.fingerprint)
             status = found or self._call(batch_api.create, record.input_file_id, record.fingerprint)
-        except BatchApiError as exc:
+        except batch_api.BatchApiError as exc:
             if exc.status == 404:  # the batch or its file is gone: submitted anew
                 self.say(f"{exc}: its requests are submitted again")
                 self.records.drop(record)
@@ -142,61 +113,90 @@ class BatchJudging:
         self.records.save(record)
         return status  # type: ignore[no-any-return]
 
-    def _plan(self, wanted: Sequence[WantedRuns], covered: set[str]) -> list[Line]:
-        """A request per judgment for its runs the cache lacks (not in a pending batch)."""
+    def _plan(self, wanted: Sequence[WantedRuns], covered: set[str]) -> Planned | None:
+        """A request per judgment for its runs the cache lacks (not in a pending batch),
+        written to the input file as it is made; None: nothing to ask."""
         most: dict[tuple[Any, ...], WantedRuns] = {}
         for w in wanted:
             same = (w.dimension.name, w.dimension.version, w.ticket, w.response, w.context)
             if same not in most or most[same].runs < w.runs:
                 most[same] = w
-        lines, stored = [], self.cache.stored_keys()
-        for w in most.values():
-            parts = w.dimension.parts or (w.dimension,)
-            group = w.dimension if w.dimension.parts else None
-            where = (w.ticket, w.response)
-            keys = [
-                [self.cache.key(p, *where, i, w.context, group) for p in parts]
-                for i in range(w.runs)
-            ]
-            missing = [
-                i
-                for i, run_keys in enumerate(keys)
-                if not covered.intersection(run_keys)
-                and any(key not in stored or self.cache.get(key) is None for key in run_keys)
-            ]
-            # as many choices per request as the server takes (what any path learned)
-            calls = self.settings.sampling == "calls"
-            size = 1 if calls else self.judge.profile.choices_for(max(1, len(missing)))
-            chunks = [missing[i : i + size] for i in range(0, len(missing), size)]
-            for chunk in filter(None, chunks):
-                runs = LineRuns([p.name for p in parts], [keys[i] for i in chunk])
-                body = self.judge.request_body(w.dimension, *where, len(chunk), w.context)
-                lines.append(Line(runs.keys[0][0], runs, body))
-        return lines
+        lines: dict[str, LineRuns] = {}
+        stored, judgments = self.cache.stored_keys(), list(most.values())
+        self.records.directory.mkdir(parents=True, exist_ok=True)
+        path = self.records.directory / f".input-{os.getpid()}.jsonl"
+        with open(path, "wb") as out:
+            for start in range(0, len(judgments), PLAN_CHUNK):
+                chunk = [self._keys(w) for w in judgments[start : start + PLAN_CHUNK]]
+                every = [key for _, keys in chunk for run_keys in keys for key in run_keys]
+                held = self.cache.held(every, stored)
+                for w, keys in chunk:
+                    missing = [
+                        i
+                        for i, run_keys in enumerate(keys)
+                        if not covered.intersection(run_keys)
+                        and any(key not in held for key in run_keys)
+                    ]
+                    self._write_lines(out, w, keys, missing, lines)
+            size = out.tell()
+        if not lines:
+            path.unlink()
+            return None
+        return Planned(path, lines, size)
 
-    def _submit(self, lines: list[Line]) -> tuple[BatchRecord, BatchStatus] | None:
-        ids = [line.custom_id for line in lines]
-        runs = {line.custom_id: line.runs for line in lines}
-        record = BatchRecord(self.judge_id, fingerprint(ids), runs)
+    def _keys(self, w: WantedRuns) -> tuple[WantedRuns, list[list[str]]]:
+        """Per run of the judgment, the key of each dimension it scores."""
+        parts = w.dimension.parts or (w.dimension,)
+        group = w.dimension if w.dimension.parts else None
+        where = (w.ticket, w.response)
+        keys = [
+            [self.cache.key(p, *where, i, w.context, group) for p in parts] for i in range(w.runs)
+        ]
+        return w, keys
+
+    def _write_lines(
+        self,
+        out: Any,
+        w: WantedRuns,
+        keys: list[list[str]],
+        missing: list[int],
+        lines: dict[str, LineRuns],
+    ) -> None:
+        """The requests for a judgment's ``missing`` runs, each a line of the input file."""
+        parts = [p.name for p in w.dimension.parts or (w.dimension,)]
+        # as many choices per request as the server takes (what any path learned)
+        calls = self.settings.sampling == "calls"
+        size = 1 if calls else self.judge.profile.choices_for(max(1, len(missing)))
+        chunks = [missing[i : i + size] for i in range(0, len(missing), size)]
+        for chunk in filter(None, chunks):
+            runs = LineRuns(parts, [keys[i] for i in chunk])
+            body = self.judge.request_body(w.dimension, w.ticket, w.response, len(chunk), w.context)
+            custom_id = runs.keys[0][0]
+            out.write(json.dumps(batch_api.request_line(custom_id, body)).encode() + b"\n")
+            lines[custom_id] = runs
+
+    def _submit(self, planned: Planned) -> tuple[BatchRecord, batch_api.BatchStatus] | None:
+        lines = planned.lines
+        record = BatchRecord(self.judge_id, fingerprint(list(lines)), lines)
         self.records.save(record)  # before the upload: a rerun knows what was under way
-        data = "\n".join(
-            json.dumps(batch_api.request_line(line.custom_id, line.body)) for line in lines
-        ).encode()
         try:
-            record.input_file_id = self._call(batch_api.upload, data)
+            try:
+                record.input_file_id = self._call(batch_api.upload, planned.path)
+            finally:
+                planned.path.unlink(missing_ok=True)
             self.records.save(record)
-            status: BatchStatus = self._call(
+            status: batch_api.BatchStatus = self._call(
                 batch_api.create, record.input_file_id, record.fingerprint
             )
-        except BatchApiError as exc:
+        except batch_api.BatchApiError as exc:
             self._not_now(record, str(exc))
             return None
         record.batch_id = status.id
         self.records.save(record)
-        judged = sum(len(line.runs.keys) * len(line.runs.parts) for line in lines)
+        judged = sum(len(runs.keys) * len(runs.parts) for runs in lines.values())
         self.say(
             f"batch {status.id} submitted: {len(lines):,} requests for {judged:,} runs "
-            f"({_size(len(data))} input file)"
+            f"({_size(planned.size)} input file)"
         )
         return record, status
 
@@ -212,7 +212,9 @@ class BatchJudging:
         for key in record.run_keys():
             self.outcome.pending.setdefault(key, message)
 
-    def _wait(self, waiting: list[tuple[BatchRecord, BatchStatus]], wait: float | None) -> None:
+    def _wait(
+        self, waiting: list[tuple[BatchRecord, batch_api.BatchStatus]], wait: float | None
+    ) -> None:
         started = time.monotonic()
         pause, said = FIRST_POLL, started
         while waiting:
@@ -225,7 +227,7 @@ class BatchJudging:
             for record, status in waiting:
                 try:
                     status = self._call(batch_api.retrieve, status.id)
-                except BatchApiError as exc:  # read again at the next poll
+                except batch_api.BatchApiError as exc:  # read again at the next poll
                     self.say(str(exc))
                 if status.finished:
                     self._collect(record, status)
@@ -241,20 +243,35 @@ class BatchJudging:
             done = f"{status.completed:,} of {status.total:,} done"
             self._pending(record, f"pending in batch {status.id} ({done}): run again to collect")
 
-    def _collect(self, record: BatchRecord, status: BatchStatus) -> None:
-        """Read a finished batch's replies into the cache and the outcome; forget its record."""
+    def _collect(self, record: BatchRecord, status: batch_api.BatchStatus) -> None:
+        """Read a finished batch's replies into the cache and the outcome, a line at a time;
+        forget its record."""
         self.outcome.batches[status.id] = _facts(status)
-        replies: dict[str, dict[str, Any]] = {}
+        served = self.outcome.served
+        batch = len(served.batch_ids)
+        served.batch_ids.append(status.id)
+        waiting = dict(record.lines)  # the requests not answered yet
+        results: list[tuple[str, RunResult]] = []
         for file_id in filter(None, (status.output_file_id, status.error_file_id)):
-            text: str = self._call(batch_api.download, file_id)
-            for raw in text.splitlines():
-                try:
-                    reply = json.loads(raw)
-                    replies[str(reply["custom_id"])] = reply
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line that is not a reply: its runs are asked directly
-        for custom_id, runs in record.lines.items():
-            self._read(status.id, runs, replies.get(custom_id))
+            path = self.records.directory / f".output-{os.getpid()}.jsonl"
+            try:
+                self._call(batch_api.download, file_id, path)
+                with open(path, "rb") as replies:
+                    for raw in replies:
+                        try:
+                            reply = json.loads(raw)
+                            runs = waiting.pop(str(reply["custom_id"]), None)
+                        except (ValueError, KeyError, TypeError):
+                            continue  # a line that is not a reply: its runs are asked directly
+                        if runs is not None:
+                            self._read(status.id, batch, runs, reply, results)
+                        if len(results) >= WRITE_CHUNK:
+                            self._keep(results)
+            finally:
+                path.unlink(missing_ok=True)
+        for runs in waiting.values():
+            self._read(status.id, batch, runs, None, results)
+        self._keep(results)
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")
@@ -263,9 +280,23 @@ class BatchJudging:
             self.say(f"batch {status.id} {status.status}{why} ({done}); the others are asked again")
         self.records.drop(record)
 
-    def _read(self, batch_id: str, runs: LineRuns, reply: dict[str, Any] | None) -> None:
+    def _keep(self, results: list[tuple[str, RunResult]]) -> None:
+        """Runs judged in the batch into the cache in one write (held in memory if that
+        fails: the items still take them)."""
+        if results and not self.cache.put_many(results):
+            self.outcome.served.results.update(results)
+        results.clear()
+
+    def _read(
+        self,
+        batch_id: str,
+        batch: int,
+        runs: LineRuns,
+        reply: dict[str, Any] | None,
+        results: list[tuple[str, RunResult]],
+    ) -> None:
         """One request's reply: each choice's runs served, or failed with the reason."""
-        answers = self._answers(runs, reply)
+        answers = reply_answers(self.judge, self.settings.dimensions, runs, reply)
         charged = False
         for choice, keys in enumerate(runs.keys):
             answer = answers[choice] if isinstance(answers, list) else answers
@@ -274,50 +305,21 @@ class BatchJudging:
                     self.outcome.failed[key] = f"batch {batch_id}: {answer}"
                 continue
             answer = answer.redacted()
-            results = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
+            parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
             tokens = (answer.prompt_tokens, answer.completion_tokens)
-            for key, result in zip(keys, results, strict=True):
+            for key, result in zip(keys, parts, strict=True):
                 first = not charged
                 if first:  # the request's tokens, on the first run it judged
                     result = replace(result, prompt_tokens=tokens[0], completion_tokens=tokens[1])
                 charged = True
-                self.outcome.served[key] = Served(result, first, batch_id)
+                self.outcome.served.add(key, batch, first)
                 if worth_keeping(result, self.settings.scoring):
-                    self.cache.put(key, result)
-
-    def _answers(
-        self, runs: LineRuns, reply: dict[str, Any] | None
-    ) -> list[RunResult | RetryableJudgeError] | str:
-        """A reply's choices validated as a direct reply's, or why the request failed."""
-        if reply is None:
-            return "no reply in the batch"
-        response = reply.get("response") or {}
-        body = response.get("body") if isinstance(response, dict) else None
-        if reply.get("error") or response.get("status_code") != 200 or not isinstance(body, dict):
-            error = reply.get("error") or (body or {}).get("error") or {}
-            message = error.get("message") if isinstance(error, dict) else error
-            param = error.get("param") if isinstance(error, dict) else None
-            cap = choices_cap_in(str(message or ""), param)
-            if len(runs.keys) > 1 and cap is not None and cap < len(runs.keys):
-                self.judge.learn_choices_cap(cap)  # asked directly in requests it takes
-            return f"{response.get('status_code') or 'error'} {message or 'no reply'}"
-        dimensions = [self.settings.dimensions.get(name) for name in runs.parts]
-        if None in dimensions:
-            return "a dimension of this request is no longer configured"
-        from openai.types.chat import ChatCompletion
-
-        try:
-            completion = ChatCompletion.model_validate(body)
-        except ValidationError:
-            return "the batch's reply is not a chat completion"
-        known = [d for d in dimensions if d is not None]
-        dimension = known[0] if len(known) == 1 else grouped(known)
-        answers = self.judge.read_replies(dimension, completion, len(runs.keys))
-        missing = RetryableJudgeError("the reply has fewer choices than asked")
-        return answers + [missing] * (len(runs.keys) - len(answers))
+                    results.append((key, result))
+                else:  # not kept by the cache (a weighted score asked, the text one given)
+                    self.outcome.served.results[key] = result
 
 
-def _facts(status: BatchStatus) -> dict[str, Any]:
+def _facts(status: batch_api.BatchStatus) -> dict[str, Any]:
     return {
         "status": status.status,
         "requests": status.total,
@@ -326,7 +328,7 @@ def _facts(status: BatchStatus) -> dict[str, Any]:
     }
 
 
-def _progress(status: BatchStatus, record: BatchRecord) -> str:
+def _progress(status: batch_api.BatchStatus, record: BatchRecord) -> str:
     minutes, seconds = divmod(int(time.time() - record.submitted), 60)
     return (
         f"batch {status.id} {status.status}: {status.completed:,} of {status.total:,} "

@@ -1,11 +1,15 @@
 """A content-addressed, on-disk cache of successful judge runs.
 
-One small JSON file per run, named by the SHA-256 of everything that changes the judgment:
-provider, base URL, model, temperature, prompt/rubric version, dimension, ticket, response,
-run index, and the earlier turns and the reference answer where the judge sees them; a
-pairwise run's key holds both answers in the order shown. Entries
-are written atomically (temp file + rename), so several xdist
-workers can read and write the same directory at once; an unreadable entry is a miss.
+Each run is keyed by the SHA-256 of everything that changes the judgment: provider, base
+URL, model, temperature, prompt/rubric version, dimension, ticket, response, run index, and
+the earlier turns and the reference answer where the judge sees them; a pairwise run's key
+holds both answers in the order shown. A run judged directly is one small JSON file named by
+its key, written atomically (temp file + rename), so several xdist workers can read and write
+the same directory at once. The runs of a batch (10^5 and more at once) go in one write to
+``entries.sqlite3`` beside them (the standard library's SQLite: one transaction instead of a
+file per run), as the same sealed JSON text under the same key. Either way an entry is served
+only when whole, written for its key and unchanged since (checksum); an unreadable entry, or
+database, is a miss.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -26,6 +30,7 @@ from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
 from ..config.settings import Settings
 from ..judges.base import PairVote, RunResult
 from ..judges.weighted import NO_OTHER_DIGIT
+from .cache_db import DATABASE, EntryDatabase
 
 CACHE_FORMAT = 2
 
@@ -38,11 +43,20 @@ class JudgeCache:
         self._directory: Path | None = None
         self._identity = dict(identity)
         self._folders: set[str] = set()  # the key folders made by this process
+        self._db: EntryDatabase | None = None
+        # the last key's judgment, the hash of its material up to the run index, the rest
+        self._last_key: tuple[tuple[object, ...], Any, str] | None = None
 
     @property
     def identity(self) -> dict[str, Any]:
         """The judge every key is made for (provider, base URL, model, temperature...)."""
         return dict(self._identity)
+
+    @property
+    def _entries(self) -> EntryDatabase:
+        if self._db is None:
+            self._db = EntryDatabase(self.directory / DATABASE)
+        return self._db
 
     @property
     def directory(self) -> Path:
@@ -62,24 +76,29 @@ class JudgeCache:
     ) -> str:
         """A run's key; ``group``: the dimensions it was judged with in one request (grouping
         by item), whose runs are kept apart from runs judged alone: neither is taken for the
-        other, and switching back finds each where it was."""
-        material = json.dumps(
-            [
-                CACHE_FORMAT,
-                self._identity,
-                dimension.name,
-                dimension.version,
-                ticket,
-                response,
-                run_index,
-                # earlier turns, and the reference for a dimension that uses it (or is judged
-                # with one that does); nothing for a single-turn entry: old keys stay
-                *context.for_dimension(group or dimension).key(),
-                *(["group", group.version] if group is not None else []),
-            ],
-            sort_keys=True,
-        )
-        return hashlib.sha256(material.encode()).hexdigest()
+        other, and switching back finds each where it was.
+
+        The key hashes ``[CACHE_FORMAT, identity, name, version, ticket, response, run_index,
+        *context, *group]`` as JSON; the runs of a judgment are asked one after the other,
+        so the hash of what comes before ``run_index`` is kept for the next run's key."""
+        what = (dimension, ticket, response, context, group)
+        last = self._last_key
+        if last is None or last[0] != what:
+            head = [CACHE_FORMAT, self._identity, dimension.name, dimension.version]
+            before = json.dumps([*head, ticket, response], sort_keys=True)
+            # earlier turns, and the reference for a dimension that uses it (or is judged
+            # with one that does); nothing for a single-turn entry: old keys stay
+            scope = context.for_dimension(group or dimension).key()
+            after = json.dumps(
+                [*scope, *(["group", group.version] if group is not None else [])],
+                sort_keys=True,
+            )
+            prefix = hashlib.sha256(before[:-1].encode() + b", ")
+            last = (what, prefix, "]" if after == "[]" else ", " + after[1:])
+            self._last_key = last
+        material = last[1].copy()
+        material.update(f"{run_index}{last[2]}".encode())
+        return material.hexdigest()
 
     def pair_key(
         self,
@@ -122,13 +141,16 @@ class JudgeCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def _read(self, key: str, kind: type[EntryT]) -> EntryT | None:
-        """The entry stored for ``key``, or None (a miss) unless whole, valid as ``kind``,
-        written for this key and unchanged since (checksum)."""
-        try:
-            entry = kind.model_validate_json(self._path(key).read_bytes())
-        except (OSError, ValidationError):
-            return None
-        return entry if entry.key == key and entry.checksum == _checksum(entry.stored()) else None
+        """The entry stored for ``key`` (in the database, else its file), or None (a miss)
+        unless whole, valid as ``kind``, written for this key and unchanged since."""
+        stored = self._entries.texts([key]) if kind is CacheEntry else []
+        text: str | bytes | None = stored[0][1] if stored else None
+        if text is None:
+            try:
+                text = self._path(key).read_bytes()
+            except OSError:
+                return None
+        return _valid(key, text, kind)
 
     def _write(self, key: str, text: str) -> None:
         """An entry written atomically; a cache that cannot be written only costs a call
@@ -139,6 +161,26 @@ class JudgeCache:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._folders.add(key[:2])
             write_atomically(path, text, durable=False, folder_exists=True)
+
+    def put_many(self, results: Iterable[tuple[str, RunResult]]) -> bool:
+        """Many runs in one write (a batch's); False when they could not be kept (a
+        database that cannot be written only costs calls next time)."""
+        return self._entries.put([(key, _entry(key, result)) for key, result in results])
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, RunResult]:
+        """The valid entries of ``keys`` in the database, in one query (an item's runs)."""
+        found = ((key, _valid(key, text, CacheEntry)) for key, text in self._entries.texts(keys))
+        return {key: _result(entry) for key, entry in found if entry is not None}
+
+    def held(self, keys: Sequence[str], files: set[str]) -> set[str]:
+        """Those of ``keys`` whose entry is there and valid (in the database, or a file
+        among ``files``, the names ``stored_keys`` found): what a batch need not ask."""
+        found = set(self.get_many(keys))
+        return found | {k for k in keys if k in files and k not in found and self.get(k)}
+
+    def close(self) -> None:
+        """Close the database (the files need nothing)."""
+        self._entries.close()
 
     def stored_keys(self) -> set[str]:
         """The keys of every entry on disk (read or not), from the folder listing: what a
@@ -155,29 +197,10 @@ class JudgeCache:
         written for this key, unchanged since (checksum), a score that is an integer 1-5 (or
         a weighted score in [1, 5] beside the integer the judge wrote)."""
         entry = self._read(key, CacheEntry)
-        if entry is None:
-            return None
-        return RunResult(
-            entry.score,
-            entry.reasoning,
-            entry.prompt_tokens,
-            entry.completion_tokens,
-            text_score=entry.text_score,
-            unweighted=entry.unweighted,
-        )
+        return None if entry is None else _result(entry)
 
     def put(self, key: str, result: RunResult) -> None:
-        entry = CacheEntry(
-            key=key,
-            score=result.score,
-            reasoning=result.reasoning,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            text_score=result.text_score,
-            unweighted=result.unweighted,
-            checksum="",
-        )
-        self._write(key, entry.sealed().model_dump_json(exclude_none=True))
+        self._write(key, _entry(key, result))
 
 
 Score = Annotated[float, Field(ge=1, le=5)]
@@ -228,6 +251,41 @@ class VoteEntry(StoredEntry):
 
     winner: Literal["A", "B", "tie"]
     reasoning: str
+
+
+def _entry(key: str, result: RunResult) -> str:
+    """A run's entry as stored: sealed JSON text."""
+    entry = CacheEntry(
+        key=key,
+        score=result.score,
+        reasoning=result.reasoning,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        text_score=result.text_score,
+        unweighted=result.unweighted,
+        checksum="",
+    )
+    return entry.sealed().model_dump_json(exclude_none=True)
+
+
+def _result(entry: CacheEntry) -> RunResult:
+    return RunResult(
+        entry.score,
+        entry.reasoning,
+        entry.prompt_tokens,
+        entry.completion_tokens,
+        text_score=entry.text_score,
+        unweighted=entry.unweighted,
+    )
+
+
+def _valid(key: str, text: str | bytes, kind: type[EntryT]) -> EntryT | None:
+    """The stored text as ``kind`` if whole, written for ``key`` and unchanged (checksum)."""
+    try:
+        entry = kind.model_validate_json(text)
+    except ValidationError:
+        return None
+    return entry if entry.key == key and entry.checksum == _checksum(entry.stored()) else None
 
 
 def worth_keeping(result: RunResult, scoring: str) -> bool:

@@ -13,6 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, TypeVar
 
 from ..analysis.judgment import JudgeError, Judgment, RunOutcome, build_judgment
@@ -133,20 +134,20 @@ class JudgeEngine:
             for usage in self._usage.values():
                 total.add(usage)
             if self._executor is not None:
+                self._executor.stored.batch_usage(total)
                 self._executor.server.facts(total)
-                if self._executor.stored.batch is not None:
-                    total.batches |= self._executor.stored.batch.batches
             return total
 
+    def batch_left_nothing(self) -> bool:
+        """With ``llmjudge_batch``: no request of the batch failed or is pending, so that every
+        run a stored answer's item asks for was judged in it or cached: none to start ahead."""
+        batch = self._executor.stored.batch if self._executor is not None else None
+        return batch is not None and not batch.failed and not batch.pending
+
     def plan(
-        self,
-        dimension_names: Sequence[str],
-        ticket: str,
-        response: str,
-        runs: int,
-        owner: str = "",
-        context: Context = NO_CONTEXT,
-    ) -> None:
+        self, dimension_names: Sequence[str], ticket: str, response: str, runs: int,
+        owner: str = "", context: Context = NO_CONTEXT,
+    ) -> None:  # fmt: skip
         """Queue the runs of an upcoming item; they start in order as capacity frees."""
         if self._too_large(ticket, response, context):
             return  # judge() says so when the item asks
@@ -162,12 +163,14 @@ class JudgeEngine:
         self, names: Sequence[str], ticket: str, response: str, indexes: range,
         generation: int, owner: str, context: Context, *, by_item: bool = False,
     ) -> list[list[PlannedRun]]:  # fmt: skip
-        """The runs ``indexes`` of the dimensions, in the groups that are asked together:
-        with ``by_item`` and ``llmjudge_grouping=item`` an LLM judges them all at once."""
+        """The runs ``indexes`` of the dimensions, in the groups asked together (``by_item``,
+        for runs started ahead: with ``llmjudge_grouping=item`` in one; not those a batch
+        judged)."""
         s, dimensions = self.settings, [self.dimension(name) for name in names]
         item = by_item and s.grouping == "item" and s.uses_llm
         where = (ticket, response, indexes, generation, owner, context)
-        return run_groups(dimensions, *where, one_per_request=s.sampling == "calls", by_item=item)
+        groups = run_groups(dimensions, *where, one_per_request=s.sampling == "calls", by_item=item)
+        return self._executor.stored.unserved(groups) if by_item and self._executor else groups
 
     def cancel_planned(self) -> None:
         """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""
@@ -205,12 +208,10 @@ class JudgeEngine:
     ) -> Judgment:
         """Judge one dimension ``runs`` times and aggregate; blocks until done.
 
-        With ``--judge-runs N..M``, a verdict that is still uncertain after those runs (runs on
-        both sides of the threshold, a mean within the margin, or an undecided confidence
-        interval) gets more runs, in rounds, up to M of ``--judge-runs N..M``. ``paid`` receives the
-        usage of every run this call is the first to claim (also of runs that then fail or are
-        abandoned), so that the caller's item is charged what its judging cost.
-        """
+        With ``--judge-runs N..M``, a verdict still uncertain after N runs (runs on both sides
+        of the threshold, a mean within the margin, an undecided interval) gets more runs, in
+        rounds, up to M. ``paid`` receives the usage of every run this call is the first to
+        claim (also of runs that then fail or are abandoned): the item's cost."""
         dimension = self.dimension(dimension_name)
         too_large = self._too_large(ticket, response, context)
         if too_large:
@@ -225,14 +226,8 @@ class JudgeEngine:
             groups = self._groups(
                 [dimension.name], *(ticket, response, indexes), generation, owner, context
             )
-            planned = [run for group in groups for run in group]
-            with self._lock:
-                slots = [s for group in groups for s in self._start_group(group) or []]
-                fresh = [run.key not in self._claimed for run in planned]
-                reused += [not is_fresh for is_fresh in fresh]
-                self._claimed.update(run.key for run in planned)
-                if paid is not None:
-                    paid += [self._usage[r.key] for r, f in zip(planned, fresh, strict=True) if f]
+            slots, again = self._claim(groups, paid)
+            reused += again
             outcomes += self._results(slots)
             judgment = build_judgment(
                 dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
@@ -241,7 +236,23 @@ class JudgeEngine:
                 return judgment
             round_size = min(max(runs, 2), limit - len(outcomes))
 
-    def _results(self, slots: list[RunSlot]) -> list[RunOutcome]:
+    def _claim(
+        self, groups: list[list[PlannedRun]], paid: list[Usage] | None
+    ) -> tuple[list[RunSlot], list[bool]]:
+        """The runs' slots, and whether each was claimed before (``paid`` gets the usage of
+        the others); runs a batch judged are taken as they are, without a future each."""
+        asked = [run for group in groups for run in group]
+        with self._lock:
+            if taken := self._executor and self._executor.stored.take(asked, self._runs, paid):
+                return taken
+            slots = [s for group in groups for s in self._start_group(group) or []]
+            fresh = [run.key not in self._claimed for run in asked]
+            self._claimed.update(run.key for run in asked)
+            if paid is not None:
+                paid += [self._usage[run.key] for run in compress(asked, fresh)]
+            return slots, [not is_fresh for is_fresh in fresh]
+
+    def _results(self, slots: Sequence[RunSlot]) -> list[RunOutcome]:
         return outcomes_of(slots, self.on_wait, WAIT_TICK)
 
     def progress(self) -> Progress:
@@ -308,15 +319,9 @@ class JudgeEngine:
         self._answer_future(target, ticket, context).add_done_callback(plan_runs)
 
     def prefetch(
-        self,
-        dimension_names: Sequence[str],
-        ticket: str,
-        response: str,
-        runs: int,
-        generation: int = 0,
-        owner: str = "",
-        context: Context = NO_CONTEXT,
-    ) -> None:
+        self, dimension_names: Sequence[str], ticket: str, response: str, runs: int,
+        generation: int = 0, owner: str = "", context: Context = NO_CONTEXT,
+    ) -> None:  # fmt: skip
         """Start the runs of several dimensions now so that they overlap."""
         if self._too_large(ticket, response, context):
             return
@@ -340,5 +345,4 @@ class JudgeEngine:
 
         self._loop.stop(close_clients)
         self._loop = None
-        if self._executor.trace is not None:
-            self._executor.trace.close()
+        self._executor.stored.close()  # the trace, the cache's database

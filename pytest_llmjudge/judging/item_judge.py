@@ -30,6 +30,7 @@ class ItemJudge:
         self._record = record
         self._owner = owner  # the test's node id, for messages and traces
         self.context = context  # an eval item's earlier turns and reference answer
+        self._scanned: tuple[str, str] | None = None  # the texts last flagged for injection
 
     def judge(
         self,
@@ -83,6 +84,9 @@ class ItemJudge:
                 f"{dimension}: not applicable without a reference answer (an entry's "
                 "'reference', or reference=... in a hand-written test)"
             )
+        if self._scanned == (ticket, response):
+            return  # the item's other dimensions judge the same texts: flagged already
+        self._scanned = (ticket, response)
         turns = [t.content for t in self.context.conversation]
         for snippet in injection_snippets(*turns, ticket, response):
             if snippet not in self._record.injection:

@@ -41,6 +41,7 @@ from ..schema.results import (
     Summary,
     Tokens,
 )
+from .row_spill import RowSpill
 
 # pytest's exit codes, without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
@@ -79,14 +80,17 @@ class SessionResults:
     _collect_errors: dict[str, str] = field(default_factory=dict)
     #: node id -> the entry's fields that decide its outcome (llmjudge_targets save_responses)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: where the rows are kept when only their lean copies need be in memory
+    spill: RowSpill | None = None
 
     @property
     def seen_anything(self) -> bool:
         return bool(self._items or self._invalid or self._collect_errors)
 
     def add(self, row: ItemResult) -> None:
-        """One attempt's row; the latest attempt of an item wins (a rerun replaces it)."""
-        self._items[row.nodeid] = row
+        """One attempt's row (the session's own: spilled, it is made lean in place); the
+        latest attempt of an item wins (a rerun replaces it)."""
+        self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
         """An entry that failed validation: skipped, or an error (``--judge-strict``)."""
@@ -100,8 +104,9 @@ class SessionResults:
         self._collect_errors[file] = reason
 
     def rows(self) -> list[ItemResult]:
-        """Every item's latest row so far."""
-        return list(self._items.values())
+        """Every item's latest row so far (whole, also when spilled)."""
+        spill = self.spill
+        return [row if spill is None else spill.full(row) for row in self._items.values()]
 
     def finish(
         self,

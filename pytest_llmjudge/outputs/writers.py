@@ -10,11 +10,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..basics.fileio import shown, write_atomically
+from ..basics.fileio import shown, write_atomically, write_chunks_atomically
 from ..config.settings import Settings
 from ..reports.html import html_report
 from ..reports.markdown import markdown_report, summary_markdown
 from ..schema.results import ResultsFile
+from .row_spill import RowSpill
 
 
 def dump(results: ResultsFile) -> str:
@@ -28,8 +29,10 @@ def write_outputs(
     settings: Settings,
     environ: Mapping[str, str],
     entries: Mapping[str, Mapping[str, Any]] | None = None,
+    spill: RowSpill | None = None,
 ) -> tuple[list[str], list[str]]:
     """The results JSON, the reports, saved answers and the GitHub step summary, as configured.
+    With ``spill``, the results' rows are lean copies and the file's rows come from it.
 
     Each is written on its own: one that fails does not keep the others from being written.
     Returns a line per file written beside the results (``HTML report: report.html``), and
@@ -47,7 +50,11 @@ def write_outputs(
             if said:
                 written.append(f"{said}: {shown(Path(path))}")
 
-    attempt("results", settings.output, lambda: write_atomically(settings.output, dump(results)))
+    if spill is not None:
+        write = functools.partial(write_chunks_atomically, settings.output, spill.dump(results))
+    else:
+        write = functools.partial(write_atomically, settings.output, dump(results))
+    attempt("results", settings.output, write)
     for report in settings.reports:
         kind = "HTML report" if _is_html(report) else "markdown report"
         attempt("report", report, functools.partial(write_report, report, results), kind)

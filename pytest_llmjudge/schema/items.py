@@ -203,10 +203,14 @@ class ItemResult(JudgedItem):
         extras = (judged.model_extra or {}).keys()
         given = (judged.model_fields_set - extras) | {"outcome", "reason", "duration_s"}
         every = all_fields(cls)
-        return cls.model_construct(
+        row = cls.model_construct(
             every if given == every else given,
             **values, outcome=outcome, reason=reason, duration_s=round(duration_s, 4),
         )  # fmt: skip
+        # its extras are the keyword dict the fields were popped from, still the size of all
+        # of them (800 bytes a row, kept for the session): the extras alone
+        object.__setattr__(row, "__pydantic_extra__", dict(row.__pydantic_extra__ or {}))
+        return row
 
 
 @functools.cache

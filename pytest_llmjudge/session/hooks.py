@@ -78,9 +78,11 @@ class ResultsReporter:
     @property
     def results(self) -> SessionResults:
         if self._results is None:  # pydantic is imported only once there is something
+            from ..outputs.row_spill import RowSpill, streams_rows
             from ..outputs.session_results import SessionResults
 
-            self._results = SessionResults()
+            settings = self.config.stash[STATE_KEY].settings
+            self._results = SessionResults(spill=RowSpill() if streams_rows(settings) else None)
         return self._results
 
     def _eval_session(self) -> None:
@@ -190,7 +192,7 @@ class ResultsReporter:
             self.results.add_usage(usage)
         end = self.results.finish(state.settings, state.baseline, facts, state.collected, pairwise)
         written, failures = write_outputs(
-            end.results, state.settings, os.environ, self.results.entries
+            end.results, state.settings, os.environ, self.results.entries, self.results.spill
         )
         status = end.exit_status
         if failures and status == pytest.ExitCode.OK:
@@ -212,6 +214,8 @@ class ResultsReporter:
 
     def pytest_unconfigure(self) -> None:
         self._sigterm.restore()
+        if self._results is not None and self._results.spill is not None:
+            self._results.spill.close()
 
 
 class HtmlColumns:

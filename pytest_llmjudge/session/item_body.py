@@ -14,6 +14,7 @@ from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
 from ..reports.item_text import passing_report
 from .item_checks import checked
+from .pytest_internals import shows_passing_sections
 from .state import STATE_KEY, record_for
 
 logger = logging.getLogger("pytest_llmjudge")
@@ -67,8 +68,10 @@ def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judg
         check_verdict(llmjudge_judgments, policy, checks)
     except UndecidedVerdict as exc:
         pytest.xfail(f"undecided verdict (llmjudge_verdict confident undecided=xfail): {exc}")
-    # A failure shows the table in its report; a pass shows it with -rP and in HTML reports.
-    item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments, checks))
+    # A failure shows the table in its report; a pass shows it with -rP and in HTML reports
+    # (a section made for nobody costs 1 KB an item until the session ends).
+    if shows_passing_sections(item.config):
+        item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments, checks))
 
 
 # pytest reads the body's parameters once per item to find its fixtures; a signature

@@ -115,3 +115,24 @@ def turn_off_xdist(config: pytest.Config) -> None:
         config.option.dist = "no"
     if hasattr(config.option, "tx"):
         config.option.tx = []
+
+
+def writes_junit_xml(config: pytest.Config) -> bool:
+    """Whether ``--junitxml`` is given (its option's ``xmlpath``): items' properties are made
+    only for it. Where the name is gone: made, as before."""
+    return bool(getattr(config.option, "xmlpath", True))
+
+
+def writes_html_report(config: pytest.Config) -> bool:
+    """Whether pytest-html writes a report (``--html``, its option's ``htmlpath``)."""
+    return bool(getattr(config.option, "htmlpath", None))
+
+
+def shows_passing_sections(config: pytest.Config) -> bool:
+    """Whether something will show a passing item's report sections: pytest's ``-rP``/``-rA``
+    (``reportchars``), or a report written by pytest-html (``--html``) or pytest-reportlog
+    (``--report-log``). Where pytest's name is gone: made, as before."""
+    chars = getattr(config.option, "reportchars", None)
+    if not isinstance(chars, str) or "P" in chars or "A" in chars:
+        return True
+    return writes_html_report(config) or bool(getattr(config.option, "report_log", None))

@@ -19,7 +19,7 @@ from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
-from .pytest_internals import crash_message
+from .pytest_internals import crash_message, writes_junit_xml
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
 
 
@@ -122,10 +122,11 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             if isinstance(item, EvalItem) and item.target is not None:
                 _attach_entry(item, report)
             # --junitxml reads the properties of the item (via its teardown report); a rerun
-            # replaces the earlier attempt's.
-            item.user_properties[:] = [
-                p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
-            ] + junit_properties(row)
+            # replaces the earlier attempt's. Without it they are made for nobody.
+            if writes_junit_xml(item.config):
+                item.user_properties[:] = [
+                    p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
+                ] + junit_properties(row)
     if when == "teardown" and RECORD_KEY in item.stash:
         del item.stash[RECORD_KEY]  # a rerun is a new attempt
 

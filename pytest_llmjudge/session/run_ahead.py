@@ -88,8 +88,11 @@ class Planner:
             return
         state = self.config.stash[STATE_KEY]
         engine = state.engine()
+        answered = engine.batch_left_nothing()  # a stored answer's runs: all there already
         for item in items:
             assert isinstance(item, EvalItem)
+            if answered and item.target is None:
+                continue
             self._planned.add(item.nodeid)
             try:
                 runs = settings_for(item).runs

@@ -3,6 +3,8 @@ JUnit, and the async API."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from helpers import by_id, entry, read_results, run, write_evals
@@ -61,6 +63,37 @@ def test_passing_items_show_their_scores(
             "relevance  5.00  0.00  5     3.5        ok",
         ]
     )
+
+
+def test_sections_and_junit_properties_only_where_something_shows_them(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, [entry("fine", "answer {{relevance=5 tone=4}}")])
+    pytester.makeconftest(
+        """
+        import json
+
+        seen = {}
+
+        def pytest_runtest_logreport(report):
+            if report.when == "call":
+                seen["sections"] = [t for t, _ in report.sections if "llmjudge" in t]
+            if report.when == "teardown":  # JUnit XML reads the properties there
+                seen["properties"] = [n for n, _ in report.user_properties]
+                with open("seen.json", "w") as f:
+                    json.dump(seen, f)
+        """
+    )
+
+    def seen(*args: str) -> dict[str, list[str]]:
+        run(pytester, "evals/", *args).assert_outcomes(passed=1)
+        return json.loads(pytester.path.joinpath("seen.json").read_text())  # type: ignore[no-any-return]
+
+    assert seen() == {"sections": [], "properties": []}  # made for nobody: not made
+    shown = seen("-rP", "--junitxml=junit.xml")
+    assert shown["sections"] == ["Captured llmjudge call"]
+    assert "llmjudge.relevance.score" in shown["properties"]
+    assert read_results(pytester)["results"][0]["relevance"]["score"] == 5  # results as ever
 
 
 def test_the_llmjudge_summary_is_the_last_block(one_failure: pytest.Pytester) -> None:
@@ -192,3 +225,13 @@ def test_pytest_html_gets_score_columns(
     assert html.count("llmjudge-relevance\\&#34;&gt;&lt;/td&gt;") == 1
     plain = run(pytester, "test_plain.py", "-p", "no:html")  # without pytest-html: no hooks
     plain.assert_outcomes(passed=1)
+    # pytest-html there but no report written: no scores kept for it, report after report
+    pytester.makeconftest(
+        """
+        def pytest_sessionfinish(session):
+            columns = session.config.pluginmanager.get_plugin("llmjudge-html")
+            open("columns.txt", "w").write(repr(columns))
+        """
+    )
+    run(pytester, "evals/", "-p", "html").assert_outcomes(passed=1)
+    assert (pytester.path / "columns.txt").read_text() == "None"

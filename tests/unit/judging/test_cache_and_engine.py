@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import threading
 from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.basics.rubrics import RELEVANCE, Dimension
+from pytest_llmjudge.basics.rubrics import (
+    CORRECTNESS,
+    NO_CONTEXT,
+    RELEVANCE,
+    TONE,
+    Context,
+    Dimension,
+    Turn,
+    grouped,
+)
 from pytest_llmjudge.judges import RunResult
-from pytest_llmjudge.judging.cache import JudgeCache
+from pytest_llmjudge.judging.cache import CACHE_FORMAT, JudgeCache
 
 
 def _put_repeatedly(cache: JudgeCache, key: str, result: RunResult) -> None:
@@ -61,6 +72,34 @@ def test_cache_key_covers_everything_that_changes_a_judgment(tmp_path: Path) -> 
     (tmp_path / base[:2]).mkdir()
     (tmp_path / base[:2] / f"{base}.json").write_text('{"score": 9, "reasoning": "x"}')
     assert cache.get(base) is None  # invalid entries are misses
+
+
+def test_cache_keys_stay_the_hash_of_their_whole_material(tmp_path: Path) -> None:
+    """Keys made run after run from a kept prefix are the keys of the whole material, so
+    that caches written before still read (contexts, references and groups interleaved)."""
+    identity = {"model": "m", "base_url": None, "temperature": 0.0}
+    cache = JudgeCache(lambda: tmp_path, identity)
+    talk = Context((Turn("user", "hi"), Turn("assistant", "hello")), reference="the answer")
+    pair = grouped([RELEVANCE, TONE])
+
+    def whole(
+        dim: Dimension, ticket: str, run: int, context: Context, group: Dimension | None
+    ) -> str:
+        scope = context.for_dimension(group or dim).key()
+        extra = ["group", group.version] if group is not None else []
+        material = [CACHE_FORMAT, identity, dim.name, dim.version, ticket, "r", run, *scope, *extra]
+        return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+    cases = [
+        (dim, ticket, run, context, group)
+        for ticket in ("t", 'a "quoted" t\u00e9')
+        for context in (NO_CONTEXT, talk)
+        for dim, group in ((RELEVANCE, None), (CORRECTNESS, None), (TONE, pair))
+        for run in (0, 1, 2)
+    ]
+    for dim, ticket, run, context, group in [*cases, *reversed(cases)]:
+        made = cache.key(dim, ticket, "r", run, context, group)
+        assert made == whole(dim, ticket, run, context, group)
 
 
 def test_the_benchmarks_engine_probe_keeps_up_with_the_judge_protocol(

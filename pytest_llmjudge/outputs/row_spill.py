@@ -1,0 +1,96 @@
+"""Results rows on disk while the session runs: each item's row is written to a spill file
+as it arrives, and memory keeps only a lean copy (scores, outcome, counts: what the summary,
+the gates and the label agreement read), without the texts (ticket, answer, reasoning...)
+that make up most of a row. At the end the rows stream from the spill into the results JSON
+in results order, never all in memory (about 2.7 KB a row: 270 MB for 10^5 items).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ..config.settings import Settings
+from ..schema.results import ItemResult, ResultsFile
+
+#: a row's fields that hold texts: kept on disk, not in the lean copy
+TEXTS: dict[str, object] = {"ticket": None, "response": None, "answer": None, "reference": None}
+#: lean rows share their empty lists (nothing adds to a row once it is in the session's)
+NONE: list[Any] = []
+EMPTY: dict[str, object] = {"conversation": NONE, "metadata": {}, "injection_snippets": NONE}
+RESULTS_FIELD = re.compile(r'\n  "results": \[\]')
+
+
+class RowSpill:
+    """The rows of a session's items, by node id (a rerun's row replaces the earlier one)."""
+
+    def __init__(self) -> None:
+        # open for the session, closed by close() (a file with no name: gone with the process)
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="llmjudge-rows-")  # noqa: SIM115
+        self._where: dict[str, tuple[int, int]] = {}  # node id -> offset, length
+
+    def put(self, row: ItemResult) -> ItemResult:
+        """Write the row; its lean copy, to keep."""
+        data = row.model_dump_json(indent=2).encode()
+        self._file.seek(0, 2)
+        self._where[row.nodeid] = (self._file.tell(), len(data))
+        self._file.write(data)
+        return lean(row)
+
+    def row(self, nodeid: str) -> bytes:
+        """A row as written (the results file's JSON of it)."""
+        offset, length = self._where[nodeid]
+        self._file.seek(offset)
+        return self._file.read(length)
+
+    def full(self, row: ItemResult) -> ItemResult:
+        """The row as it was before it was made lean."""
+        return ItemResult.model_validate_json(self.row(row.nodeid))
+
+    def dump(self, results: ResultsFile) -> Iterator[bytes]:
+        """The results file's text (as ``writers.dump`` makes it), its rows read from the
+        spill in the order of ``results.results`` (the lean rows)."""
+        head = results.model_copy(update={"results": []}).model_dump_json(indent=2) + "\n"
+        if not results.results:
+            yield head.encode()
+            return
+        before, after = RESULTS_FIELD.split(head, maxsplit=1)
+        yield f'{before}\n  "results": [\n'.encode()
+        for i, row in enumerate(results.results):
+            # a row one level in: 4 more spaces a line (JSON strings hold no raw newline)
+            text = b"    " + self.row(row.nodeid).replace(b"\n", b"\n    ")
+            yield text + (b",\n" if i + 1 < len(results.results) else b"\n")
+        yield f"  ]{after}".encode()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def lean(row: ItemResult) -> ItemResult:
+    """The row without its texts (the spill has them), made so in place: the session's row
+    is its own (read from the report's data), and a copy would hold a record of its fields
+    per model, which ``JudgedItem.lean`` shares. A target's row stays whole: the
+    comparison of targets reads its ticket and answer (also from a replayed file)."""
+    if row.target is not None:
+        return row
+    for name, value in {**TEXTS, **EMPTY}.items():
+        object.__setattr__(row, name, value)
+    for name in ("not_applicable", "checks"):  # an empty list each is 56 bytes a row
+        if not getattr(row, name):
+            object.__setattr__(row, name, NONE)
+    for dimension in row.dimensions.values():
+        object.__setattr__(dimension, "reasoning", "")
+        object.__setattr__(dimension, "run_reasonings", NONE)
+        if not dimension.failed_runs:
+            object.__setattr__(dimension, "failed_runs", NONE)
+    return row
+
+
+def streams_rows(settings: Settings) -> bool:
+    """Whether the rows can wait on disk: nothing at the end reads their texts (reports,
+    saved answers, pairwise judging and target comparisons do)."""
+    return not (settings.reports or settings.save_responses or settings.pairwise) and (
+        settings.targets is None
+    )

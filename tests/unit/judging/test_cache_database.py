@@ -1,0 +1,71 @@
+"""The cache's database: a batch's runs in one write, as content-addressed and tamper-evident
+as the files of runs judged directly."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
+from pytest_llmjudge.judges import RunResult
+from pytest_llmjudge.judging.cache import JudgeCache
+from pytest_llmjudge.judging.cache_db import DATABASE
+
+
+def _cache(tmp_path: Path) -> JudgeCache:
+    return JudgeCache(lambda: tmp_path, {"model": "m"})
+
+
+def test_many_runs_in_one_write_read_back_as_written(tmp_path: Path) -> None:
+    cache = _cache(tmp_path)
+    keys = [cache.key(RELEVANCE, "ticket", f"answer {i}", i % 3) for i in range(2_000)]
+    results = [RunResult(i % 5 + 1, f"reason {i}", 10 + i, 2) for i in range(2_000)]
+    assert cache.put_many(zip(keys, results, strict=True))
+    assert not list(tmp_path.rglob("*.json"))  # one database, not a file per run
+    assert (tmp_path / DATABASE).is_file()
+    again = _cache(tmp_path)  # another session (or xdist worker) reads them
+    assert [again.get(key) for key in keys] == results
+    assert again.held([*keys[:700], "0" * 64], set()) == set(keys[:700])
+
+
+def test_a_changed_or_moved_row_is_a_miss(tmp_path: Path) -> None:
+    cache = _cache(tmp_path)
+    key, other = (cache.key(TONE, "ticket", answer, 0) for answer in ("a", "b"))
+    assert cache.put_many([(key, RunResult(2, "weak", 10, 2))])
+    cache.close()
+    db = sqlite3.connect(tmp_path / DATABASE)
+    (text,) = db.execute("SELECT entry FROM entries WHERE key = ?", (key,)).fetchone()
+    db.execute(
+        "UPDATE entries SET entry = ? WHERE key = ?", (text.replace('"score":2', '"score":5'), key)
+    )
+    db.execute("INSERT INTO entries VALUES (?, ?)", (other, text))  # a valid entry, wrong key
+    db.commit()
+    db.close()
+    cache = _cache(tmp_path)
+    assert cache.get(key) is None  # edited after it was written: the checksum says so
+    assert cache.get(other) is None
+    assert cache.held([key, other], set()) == set()
+
+
+def test_a_damaged_database_is_a_miss_and_nothing_crashes(tmp_path: Path) -> None:
+    (tmp_path / DATABASE).write_bytes(b"not a database" * 100)
+    cache = _cache(tmp_path)
+    key = cache.key(RELEVANCE, "ticket", "answer", 0)
+    assert cache.get(key) is None
+    assert cache.put_many([(key, RunResult(4, "ok", 1, 1))]) is False  # the caller keeps them
+    assert cache.held([key], set()) == set()
+    cache.put(key, RunResult(4, "ok", 1, 1))  # runs judged directly are still kept
+    assert cache.get(key) == RunResult(4, "ok", 1, 1)
+
+
+def test_an_old_cache_folder_reads_on_beside_the_database(tmp_path: Path) -> None:
+    old = _cache(tmp_path)
+    key, new = (old.key(RELEVANCE, "ticket", answer, 0) for answer in ("old", "new"))
+    old.put(key, RunResult(3, "from a file", 5, 1))  # as every cache before the database
+    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 3
+    cache = _cache(tmp_path)
+    assert cache.put_many([(new, RunResult(5, "from the database", 5, 1))])
+    assert cache.get(key) == RunResult(3, "from a file", 5, 1)
+    assert cache.get(new) == RunResult(5, "from the database", 5, 1)
+    assert cache.held([key, new], cache.stored_keys()) == {key, new}

@@ -1,0 +1,55 @@
+"""Rows spilled to disk while the session runs: the results file is the same, byte for byte,
+as when every row stays in memory; memory keeps rows without their texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_llmjudge.analysis.judgment import RunOutcome, build_judgment
+from pytest_llmjudge.judges.base import RunResult
+from pytest_llmjudge.outputs.row_spill import RowSpill
+from pytest_llmjudge.outputs.session_results import SessionResults
+from pytest_llmjudge.outputs.writers import dump, write_outputs
+from pytest_llmjudge.schema.results import ItemResult, JudgedItem, Outcome
+
+from helpers import default_settings, session_facts
+
+
+def _row(i: int, outcome: Outcome) -> ItemResult:
+    runs = [RunOutcome(RunResult(s, f'reason {i}.{s} "quoted"\nline'), None, 1) for s in (4, 2)]
+    judged = JudgedItem(nodeid=f"e.json::c{i}", file="e.json", id=f"c{i}", line=10 - i, runs=2)
+    judged.relevance = build_judgment("relevance", runs, 3.5).result
+    judged.ticket, judged.response = f"ticket {i}", f"answer {i}\twith a tab"
+    judged.metadata, judged.expected = {"n": i}, {"relevance": 4}
+    return ItemResult.of(judged, outcome, None, 0.25)
+
+
+def test_spilled_rows_write_the_same_results_file(tmp_path: Path) -> None:
+    rows = [_row(i, "passed" if i % 2 else "failed") for i in range(5)]
+    rerun = _row(3, "error")  # a rerun's row replaces the earlier one
+    settings = default_settings(runs=2, output=tmp_path / "spilled.json")
+    kept, spilled = SessionResults(), SessionResults(spill=RowSpill())
+    for results in (kept, spilled):
+        for row in [*rows, rerun]:
+            results.add(row.model_copy(deep=True))  # each its own (spilled ones go lean)
+    assert all(
+        r.ticket is None and r.relevance and not r.relevance.reasoning
+        for r in spilled._items.values()
+    )
+    facts = session_facts(1)
+    expected = dump(kept.finish(settings, {}, facts).results)
+    end = spilled.finish(settings, {}, facts)
+    assert end.summary == kept.finish(settings, {}, facts).summary
+    _, failures = write_outputs(end.results, settings, {}, None, spilled.spill)
+    assert failures == []
+    assert settings.output.read_text(encoding="utf-8") == expected
+    assert [r.ticket for r in spilled.rows()] == [r.ticket for r in kept.rows()]
+
+
+def test_no_rows_write_the_same_results_file(tmp_path: Path) -> None:
+    settings = default_settings(output=tmp_path / "empty.json")
+    spilled = SessionResults(spill=RowSpill())
+    end = spilled.finish(settings, {}, session_facts(0))
+    write_outputs(end.results, settings, {}, None, spilled.spill)
+    expected = dump(SessionResults().finish(settings, {}, session_facts(0)).results)
+    assert settings.output.read_text(encoding="utf-8") == expected
