@@ -1,11 +1,12 @@
-"""Replies that say nothing: a refusal, a deflection, a shrug or only courtesy.
+"""Replies that say nothing: a refusal, a deflection, a shrug, courtesy or pleasantries.
 
 One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
 check. A sentence is empty when it belongs to one of the classes below and, once the class's
-words are taken out, says nothing of its own: no figure, address, path or quoted label, and at
-most one subject word that the ticket did not already use (words of praise name none). A reply
-is a refusal when every sentence is empty and one of them refuses or deflects: "Sorry, I can't
-help with that.", "Please contact support.", "We'll get back to you." - "Contact support at
+words are taken out, says nothing of its own: no figure, address, path or quoted label, and
+at most one subject word that the ticket did not already use (words of praise name none); or
+when it is a pleasantry, mostly words the sentiment lexicon rates kind. A reply is a refusal
+when every sentence is empty and one of them refuses or deflects: "Sorry, I can't help with
+that.", "Please contact support.", "We'll get back to you." - "Contact support at
 help@shop.com and quote the order number" says something.
 """
 
@@ -25,14 +26,13 @@ from .text import (
     words,
 )
 
-_WHO = (  # someone else to ask: "us", "your bank", "the clinic", "our support team"
-    r"(?:us|someone|support|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
-    r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
-)
-_DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"; a page of
-    # the product ("the billing page of your account") is a place to act, not somewhere else
-    r"(?:our|the|your) (?:(?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|manual|\w*book|"
-    r"guide\w*|website|terms|polic\w+)|(?:help|support|faq) (?:pages?|articles?))"
+# Somewhere else to go, a person or a place: "our support team", "a member of staff", "the
+# help centre", "our status page". A word naming which one ("sales", "status") is the
+# reply's own, so "the billing page of your account" can still say where an invoice is.
+_ELSEWHERE = (
+    r"(?:us|someone|support|customer service|help ?desk|team|department|staff|office|branch|"
+    r"store|clinic|surgery|reception|bank|provider|admin\w*|website|site|page|portal|"
+    r"documentation|docs|faqs?|help cent\w+|manual|\w*book|guide\w*|terms|polic\w+)"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
@@ -59,8 +59,10 @@ REFUSAL = re.compile(
     re.IGNORECASE,
 )
 DEFLECTION = re.compile(
-    rf"\b(?:contact|reach out to|call|e-?mail|ask|get in touch with|speak to) {_WHO}\b"
-    rf"|\b(?:see|check|read|consult|refer to|visit) {_DOCS}\b"
+    r"\b(?:contact|reach out to|call|e-?mail|ask|speak (?:to|with)|talk to|get in touch with|"
+    r"see|check|read|consult|refer to|visit|go to)(?: (?:our|the|your|a|an|member of))*"
+    rf"(?P<own>(?: \w+)?) {_ELSEWHERE}\b"
+    r"|\b(?:available|listed|explained) (?:online|on (?:our|the) (?:website|site|app))\b"
     r"|\b(?:we|someone|our team|a member of our team|they)(?: will| may)? (?:get back to you|"
     r"be in touch|contact you|reach out|look into (?:it|this)|follow up)\b"
     r"|\b(?:we are|i am) (?:looking into|investigating) (?:it|this)\b"
@@ -77,37 +79,34 @@ SHRUG = re.compile(
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings, sign-offs, empathy and assurances: polite, and no answer alone.
+# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise of the
+# customer or of the company is found by the sentiment lexicon: see ``pleasantry``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
-    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b(?: \w+){0,2}? (?:for|about) "
-    r"(?:the |your |this )?(?:trouble|inconvenience|wait|delay|getting in touch|reaching out|"
-    r"contacting us|message|interest)\b"
-    r"|\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b"
-    r"|^\W*(?:hi|hello|hey|dear)\b(?: [A-Z]\w*)?|\b(?:please note|just so you know)\b"
-    r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|regards)\b"
-    r"|\b(?:great|good) question\b|\b(?:understand|frustrating|inconvenience|patience|"
-    r"important to us|rest assured|we value)\b"
-    # the company praising itself: "we are proud of our service", "thank you for choosing us"
-    r"|\b(?:we are (?:proud|delighted|committed)|we love|we strive|our commitment|choosing us|"
-    r"valued (?:customer|member)s?|part of our (?:community|family))\b",
+    r"\b(?:thank\w*|appreciate\w*|sorry|apolog\w+)\b(?: \w+){0,2}? (?:for|about) "
+    r"(?:the |your |this )?(?:trouble|inconvenience|wait|delay|patience|message|getting in "
+    r"touch|reaching out|contacting us)\b|\b(?:thank\w*|appreciate\w*|sorry|apolog\w+)\b"
+    r"|^\W*(?:hi|hello|hey|dear)\b(?: [A-Z]\w*)?|\bplease note\b|\bhesitate\b|\bregards\b"
+    r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|reach out)\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 1  # subject words of its own a sentence of a class may have and still be empty
+# Words the sentiment lexicon rates kind that answer a question (assent, leave, a price).
+_ANSWERING = frozenset("please yes ok okay sure free welcome".split())  # noqa: SIM905
 
 
 def empty_sentence(
     sentence: str, ticket_terms: set[str], classes: Iterable[re.Pattern[str]], own_words: int
 ) -> bool:
-    """A sentence of one of the classes that says nothing beyond it (see the module's text):
-    no figure, address or label, and at most ``own_words`` subject words of its own."""
+    """A sentence that says nothing (see the module's text): no figure, address or label,
+    and either one of the classes with at most ``own_words`` subject words of its own, or a
+    pleasantry, whose words of praise are at least half as many as its own subject words
+    ("We are proud of our friendly drivers and our commitment to great service")."""
     hits = [m for c in classes for m in c.finditer(sentence)]
-    if not hits:
-        return False
     rest = sentence
-    for match in hits:
-        rest = rest.replace(match.group(0), " ")
+    for match in hits:  # a word the class leaves open ("our sales team") stays the reply's own
+        rest = rest.replace(match.group(0), f" {match.groupdict().get('own') or ''} ")
     # "within 24 hours" is a deflection's promise of time; elsewhere a figure is an answer
     promised = any(m.re is DEFLECTION for m in hits)
     if SPECIFIC.search(_WAIT.sub(" ", rest) if promised else rest):
@@ -115,10 +114,12 @@ def empty_sentence(
     # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
     # nor words of praise, which name no subject ("a brilliant service", "the best experience")
     lexicon = sentiment()
-    praise = {stem(w) for w in words(rest) if lexicon.get(w.lower(), 0.0) >= 1}
-    known = ticket_terms | praise | {t for m in hits for t in content_terms(m.group(0))}
+    praise = [w for w in words(sentence) if lexicon.get(w.lower(), 0.0) >= 1]
+    praise = [w for w in praise if w.lower() not in _ANSWERING]
+    known = ticket_terms | {stem(w) for w in praise}
+    known |= {t for m in hits for t in content_terms(m.group(0)) - content_terms(rest)}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
-    return len(own) <= own_words
+    return (bool(hits) and len(own) <= own_words) or (bool(praise) and len(own) <= 2 * len(praise))
 
 
 def empty_reply(
