@@ -26,67 +26,51 @@ from .text import (
     words,
 )
 
-# Somewhere else to go, a person or a place: "our support team", "a member of staff", "the
-# help centre", "our status page". A word naming which one ("sales", "status") is the
-# reply's own, so "the billing page of your account" can still say where an invoice is.
+# Someone or somewhere else: "our support team", "a member of staff", "the help centre",
+# "our status page". A word naming which one ("sales", "status") stays the reply's own, so
+# "the billing page of your account" still says where an invoice is.
 _ELSEWHERE = (
-    r"(?:us|someone|support|customer service|help ?desk|team|department|staff|office|branch|"
-    r"store|clinic|surgery|reception|bank|provider|admin\w*|website|site|page|portal|"
-    r"documentation|docs|faqs?|help cent\w+|manual|\w*book|guide\w*|terms|polic\w+)"
+    r"(?:us|someone|support|service|help ?desk|team|department|staff|office|branch|reception|"
+    r"website|site|page|portal|doc\w*|faqs?|help cent\w+|manual|\w*book|guide\w*|terms)"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
 # the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
 # is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
-_NOT_ALLOWED = (
-    r"(?:unable|not (?:able|allowed|permitted|authori[sz]ed|supposed)|prohibited|forbidden)"
-)
-_NOT = r"(?:can ?not|could not|will not|must not|may not)"
-_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|reveal|disclose|offer|fulfil+)"
-_REQUEST = r"(?:your|the|this|that) request\b"
+_NOT = r"(?:can ?not|could not|will not|unable to|not (?:able|allowed|permitted) to|forbidden from)"
+_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|disclose|offer)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
-_REFUSED = (
-    rf"(?: (?:you )?with [^.!?;]*| (?:you )?(?:that|this|it|anything)\b[^.!?;]*| {_REQUEST}"
-    r"|(?=\s*(?:[.!?;,:]|but\b|$)))"
-)
+_REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
-    rf"\b(?:i|we)(?: am| are)?(?: (?:unfortunately|afraid))*(?: i| we)?(?: am| are)? "
-    rf"(?:{_NOT_ALLOWED} (?:to|from)|{_NOT}) (?:safely )?{_ACT}\w*{_REFUSED}"
-    rf"|\b(?:i|we) (?:must |have to )?(?:refuse|decline)(?: to\b|{_REFUSED})"
-    rf"|\b{_REQUEST} {_NOT} be \w+"
-    rf"|\b(?:it|that|this) is not possible (?:for (?:me|us) )?to {_ACT}\b"
-    r"|\bhas been blocked\b|\bas an ai\b|\boutside (?:my|our) scope\b",
+    rf"\b(?:i|we)(?: am| are)?(?: unfortunately| afraid)*(?: i| we)?(?: am| are)? {_NOT} "
+    rf"{_ACT}\w*{_REFUSED}|\b(?:i|we) (?:must )?(?:refuse|decline)(?: to\b|{_REFUSED})"
+    rf"|\brequest {_NOT} be \w+|\bnot possible (?:for (?:me|us) )?to {_ACT}\b"
+    r"|\bhas been blocked\b|\bas an ai\b",
     re.IGNORECASE,
 )
+# Someone else to ask or somewhere else to look, or a promise to answer later.
 DEFLECTION = re.compile(
-    r"\b(?:contact|reach out to|call|e-?mail|ask|speak (?:to|with)|talk to|get in touch with|"
-    r"see|check|read|consult|refer to|visit|go to)(?: (?:our|the|your|a|an|member of))*"
-    rf"(?P<own>(?: \w+)?) {_ELSEWHERE}\b"
-    r"|\b(?:available|listed|explained) (?:online|on (?:our|the) (?:website|site|app))\b"
-    r"|\b(?:we|someone|our team|a member of our team|they)(?: will| may)? (?:get back to you|"
-    r"be in touch|contact you|reach out|look into (?:it|this)|follow up)\b"
-    r"|\b(?:we are|i am) (?:looking into|investigating) (?:it|this)\b"
-    r"|\btry (?:again )?later\b|\bgoogle\b|\b(?:open|raise) (?:a )?(?:support )?ticket\b",
+    r"\b(?:contact|call|e-?mail|speak to|talk to|get in touch with|reach out to|see|check|"
+    r"read|consult|refer to|visit|go to)(?: (?:our|the|your|a|an|member of))*"
+    rf"(?P<own>(?: \w+)?) {_ELSEWHERE}\b|\b(?:contact|call|e-?mail)\b"
+    r"|\bavailable (?:online|on (?:our|the) (?:website|site|app))\b"
+    r"|\b(?:we|someone|they|team)(?: will| may)? (?:get back to you|be in touch|contact you|"
+    r"look into (?:it|this)|follow up)\b|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
 # "It depends on many factors", "hard to say", "no idea": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b"
-    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?"
-    r"(?:factors|reasons|causes|things)\b"
-    r"|\bhard to (?:say|tell)\b|\b(?:not sure|no idea|do not know)\b|\bcould be anything\b"
-    r"|\bevery (?:case|situation) is (?:different|unique)\b"
+    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b|\b(?:many|various|several) (?:\w+ )?"
+    r"(?:factors|reasons|things)\b|\bhard to (?:say|tell)\b|\b(?:not sure|no idea|do not know)\b"
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise of the
-# customer or of the company is found by the sentiment lexicon: see ``pleasantry``.)
+# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise, of the
+# customer or of the company, is measured with the sentiment lexicon: see ``empty_sentence``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
-    r"\b(?:thank\w*|appreciate\w*|sorry|apolog\w+)\b(?: \w+){0,2}? (?:for|about) "
-    r"(?:the |your |this )?(?:trouble|inconvenience|wait|delay|patience|message|getting in "
-    r"touch|reaching out|contacting us)\b|\b(?:thank\w*|appreciate\w*|sorry|apolog\w+)\b"
-    r"|^\W*(?:hi|hello|hey|dear)\b(?: [A-Z]\w*)?|\bplease note\b|\bhesitate\b|\bregards\b"
-    r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|reach out)\b",
+    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:the |your )?"
+    r"(?:trouble|inconvenience|wait|delay|patience|message|getting in touch|reaching out))?"
+    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer
