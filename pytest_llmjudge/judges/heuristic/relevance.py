@@ -15,8 +15,8 @@ from .tone import CONTEMPT, MOCKERY
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
-    r"(?:todo|tbd|fixme|x+|n/?a|null|nil|undefined|nan|placeholder|test|answer|reply|response|"
-    r"text|here|insert|write|goes|(?:no|empty) (?:reply|response|answer))"
+    r"(?:todo|tbd|fixme|x+|n/?a|null|undefined|placeholder|test|answer|reply|response|here|"
+    r"insert|write|goes|(?:no|empty) (?:reply|response|answer))"
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
@@ -27,19 +27,17 @@ PLACEHOLDER = re.compile(
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
 _OFF_TOPIC_WORDS = 5
-# ... and so does a direct answer: "We do. Delivery takes 4-6 days.", "Only at check-in.",
-# or a figure first to a question of how much, how long or when ("£1.20 a minute.")
+# ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
+# "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
+_CLOSED_QUESTION = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long)\b|when\b)",
+    re.IGNORECASE,
+)
 _DIRECT = re.compile(
-    r"(?:^|.*[.!?,:;]\s)\W*(?:yes|no|sure|of course|not yet|only|"
-    r"(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;:!]))",
+    r"(?:^|.*[.!?,]\s)\W*(?:yes|no|sure|of course|only|\d"
+    r"|(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;!]))",
     re.IGNORECASE,
 )
-_FIGURE_FIRST = re.compile(r"\W*\d")
-_YES_NO_QUESTION = re.compile(
-    r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
-    re.IGNORECASE,
-)
-_FIGURE_QUESTION = re.compile(r"\bhow (?:much|many|long|soon|often)\b|\bwhen\b", re.IGNORECASE)
 # ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
 # file name, acronym of three letters or more): "The HPA cannot read metrics. Install
 # metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
@@ -69,9 +67,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
-    direct = (_YES_NO_QUESTION.search(ticket) and _DIRECT.match(response)) or (
-        _FIGURE_QUESTION.search(ticket) and _FIGURE_FIRST.match(response)
-    )
+    direct = _CLOSED_QUESTION.search(ticket) and _DIRECT.match(response)
     unrelated = not (shared_terms(ticket, response) or direct or _TECHNICAL.search(response))
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (

@@ -146,11 +146,11 @@ def profanity() -> frozenset[str]:
     holds ("strip", "knob", "breast") are not read as swearing."""
     listed = {line.strip().lower() for line in _data("profanity_wordlist.txt").splitlines()}
     lexicon = sentiment()
-    return frozenset(w for w in listed if lexicon.get(w, 0.0) <= -1.5) - TOPIC_WORDS
+    return frozenset(
+        w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)
+    )
 
 
-# Strongly negative words of both sources that name a topic a customer may ask about (a
-# process is killed, a screw is screwed in), not abuse of the reader.
-TOPIC_WORDS = frozenset(
-    "kill murder rape raped raping rapist raper heroin molest screwed suck sucked masochist".split()  # noqa: SIM905
-)
+# Beginnings of strongly negative words of both sources that name a topic a customer may ask
+# about (a process is killed, a screw is screwed in, a crime is reported), not abuse of the reader.
+TOPIC_WORDS = ("kill", "murder", "rap", "heroin", "molest", "screw", "suck", "masochist")
