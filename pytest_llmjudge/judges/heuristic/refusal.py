@@ -52,10 +52,10 @@ REFUSAL = re.compile(
 DEFLECTION = re.compile(
     r"\b(?:contact|call|e-?mail|speak to|talk to|get in touch with|reach out to|see|check|"
     r"read|consult|refer to|visit|go to)(?: (?:our|the|your|a|an|member of))*"
-    rf"(?P<own>(?: \w+)?) {_ELSEWHERE}\b|\b(?:contact|call|e-?mail)\b"
+    rf"(?P<own>(?: \w+)?) {_ELSEWHERE}\b|\b(?:contact|call|e-?mail)(?= (?:us|the|your|our)\b)"
     r"|\bavailable (?:online|on (?:our|the) (?:website|site|app))\b"
-    r"|\b(?:we|someone|they|team)(?: will| may)? (?:get back to you|be in touch|contact you|"
-    r"look into (?:it|this)|follow up)\b|\btry (?:again )?later\b|\bgoogle\b",
+    r"|\b(?:get back to you|be in touch|contact you|look into (?:it|this)|follow up)\b"
+    r"|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
 # "It depends on many factors", "hard to say", "no idea": the answer's place, left empty.
@@ -68,7 +68,7 @@ SHRUG = re.compile(
 # Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise, of the
 # customer or of the company, is measured with the sentiment lexicon: see ``empty_sentence``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
-    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:the |your )?"
+    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
     r"(?:trouble|inconvenience|wait|delay|patience|message|getting in touch|reaching out))?"
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
     re.IGNORECASE,
@@ -97,13 +97,19 @@ def empty_sentence(
         return False
     # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
     # nor words of praise, which name no subject ("a brilliant service", "the best experience")
-    lexicon = sentiment()
-    praise = [w for w in words(sentence) if lexicon.get(w.lower(), 0.0) >= 1]
-    praise = [w for w in praise if w.lower() not in _ANSWERING]
+    praise = kind_words(sentence)
     known = ticket_terms | {stem(w) for w in praise}
     known |= {t for m in hits for t in content_terms(m.group(0)) - content_terms(rest)}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
     return (bool(hits) and len(own) <= own_words) or (bool(praise) and len(own) <= 2 * len(praise))
+
+
+def kind_words(text: str) -> list[str]:
+    """The words of ``text`` the sentiment lexicon rates kind, save those that answer."""
+    lexicon = sentiment()
+    return [
+        w for w in words(text) if lexicon.get(w.lower(), 0.0) >= 1 and w.lower() not in _ANSWERING
+    ]
 
 
 def empty_reply(

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import re
 
-from .refusal import COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply, empty_sentence
+from .refusal import (
+    COURTESY,
+    DEFLECTION,
+    REFUSAL,
+    SHRUG,
+    empty_reply,
+    empty_sentence,
+    kind_words,
+)
 from .text import content_terms, normalise, sentences, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
@@ -92,7 +100,11 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         if match is not None
     ]
     if not named or named[0].startswith("courtesy"):
-        if _DIRECT.match(response):
+        # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
+        # question a direct answer ("Yes, you are welcome to.") or one kind word may be one
+        thanked = empty_reply(ticket, "", [COURTESY]) is not None
+        kind = len(kind_words(response)) + sum(m.re is COURTESY for m in found)
+        if thanked or _DIRECT.match(response) or kind < 2:
             return None
         shown = sentences(response)[0]
         named.insert(0, f'pleasantries ("{shown if len(shown) <= 60 else shown[:57] + "..."}")')

@@ -21,14 +21,14 @@ _VERDICT = re.compile(
 _COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
 CONTEMPT = re.compile(
     r"\b(?:did|do) you (?:even|actually|not) (?:read|look|check|try)\b|\bcan you read\?"
-    r"|\bobviously you\b"
-    r"|,\s*(?:genius|mate|pal)\W*$|\b(?:your|the customer's) (?:own )?(?:problem|fault)\b"
-    r"|(?:^|[.!?]\s+)should have\b|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job)\b"
+    r"|\bobviously you\b|,\s*(?:genius|mate|pal)\W*$|(?:^|[.!?]\s+)should have\b"
+    r"|\b(?:your|the customer's) (?:own )?(?:problem|fault)\b"
+    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department)\b"
     r"|\bnot (?:something|anything) (?:we are|i am) responsible for\b"
     r"|\b(?:we are|i am) not (?:responsible for (?:that|this|it|what)|here to|your)\b"
-    r"|\bnothing (?:we|i) can do about\b|\bwhat did you expect\b|\bdeal with it\b"
-    rf"|\b(?:toughen|grow) up\b|\bjust have to\b|\bstop (?:being|trying to|{_COMPLAIN})\b"
-    rf"|\bgo {_COMPLAIN}\b|\bwast\w+ (?:my|our) time\b"
+    r"|\bnothing (?:we|i) can do about\b|\bwhat did you (?:expect|think)\b|\bdeal with it\b"
+    r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
+    rf"|\bstop (?:being|trying to|{_COMPLAIN})\b|\bgo {_COMPLAIN}\b|\bwast\w+ (?:my|our) time\b"
     r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
     re.IGNORECASE,
 )
@@ -37,7 +37,7 @@ _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
     r"\b(?:lol|lmao|haha\w*)\b|\byeah,? right\b"
-    r"|^\W*(?:so|oh please|really|seriously|whatever|the horror)\W*$"
+    r"|^\W*(?:so|oh please|really|seriously|whatever|ugh|the horror)\W*$"
     "|\U0001f644|\U0001f602|\U0001f923",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
