@@ -30,15 +30,15 @@ from .text import (
 # "our status page". A word naming which one ("sales", "status") stays the reply's own, so
 # "the billing page of your account" still says where an invoice is.
 _ELSEWHERE = (
-    r"(?:us|someone|support|service|help ?desk|team|department|staff|office|branch|reception|"
-    r"website|site|page|portal|doc\w*|faqs?|help cent\w+|manual|\w*book|guide\w*|terms)"
+    r"(?:us|someone|support|service|desk|team|department|staff|office|reception|person|"
+    r"website|portal|doc\w*|faqs?|cent(?:re|er)|manual|\w*book|guide|terms)"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
 # the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
 # is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
 _NOT = r"(?:can ?not|could not|will not|unable to|not (?:able|allowed|permitted) to|forbidden from)"
-_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|disclose|offer)"
+_ACT = r"(?:help|assist|answer|provide|share|do|offer)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 _REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
@@ -53,15 +53,17 @@ DEFLECTION = re.compile(
     r"\b(?:contact|call|e-?mail|speak to|talk to|get in touch with|reach out to|see|check|"
     r"read|consult|refer to|visit|go to)(?: (?:our|the|your|a|an|member of))*"
     rf"(?P<own>(?: \w+)?) {_ELSEWHERE}\b|\b(?:contact|call|e-?mail)(?= (?:us|the|your|our)\b)"
-    r"|\bavailable (?:online|on (?:our|the) (?:website|site|app))\b"
-    r"|\b(?:get back to you|be in touch|contact you|look into (?:it|this)|follow up)\b"
-    r"|\btry (?:again )?later\b|\bgoogle\b",
+    rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b"
+    r"|\bavailable (?:online|on (?:our|the) (?:website|app))\b|\bsubmit (?:a|an) request\b"
+    r"|\b(?:get back to you|be in touch|contact you|(?:look into|working on) (?:it|this)|"
+    r"follow up|pass(?:ed)? (?:it|this) on)\b|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
-# "It depends on many factors", "hard to say", "no idea": the answer's place, left empty.
+# "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
 SHRUG = re.compile(
     r"\bit (?:all )?depends\b|\b(?:can|may) vary\b|\b(?:many|various|several) (?:\w+ )?"
-    r"(?:factors|reasons|things)\b|\bhard to (?:say|tell)\b|\b(?:not sure|no idea|do not know)\b"
+    r"(?:factors|reasons|things)\b|\b(?:hard to say|not sure|no idea|do not know)\b"
+    r"|\bhow it is\b|\bit happens\b|\bnot a big deal\b"
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
@@ -69,7 +71,7 @@ SHRUG = re.compile(
 # customer or of the company, is measured with the sentiment lexicon: see ``empty_sentence``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
     r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
-    r"(?:trouble|inconvenience|wait|delay|patience|message|getting in touch|reaching out))?"
+    r"(?:trouble|inconvenience|wait|delay))?"
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
     re.IGNORECASE,
 )
@@ -77,7 +79,7 @@ COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 1  # subject words of its own a sentence of a class may have and still be empty
 # Words the sentiment lexicon rates kind that answer a question (assent, leave, a price).
-_ANSWERING = frozenset("please yes ok okay sure free welcome".split())  # noqa: SIM905
+_ANSWERING = frozenset("please yes ok sure free welcome".split())  # noqa: SIM905
 
 
 def empty_sentence(

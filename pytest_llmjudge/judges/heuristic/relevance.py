@@ -16,14 +16,14 @@ from .refusal import (
     empty_sentence,
     kind_words,
 )
-from .text import content_terms, normalise, sentences, shared_terms
+from .text import SYSTEM_TERMS, content_terms, normalise, sentences, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
 # Text left where an answer should be, told by its form, not by its words: only the words of a
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
-    r"(?:todo|tbd|fixme|x+|n/?a|null|undefined|placeholder|test|answer|reply|response|here|"
+    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|test|answer|reply|response|here|"
     r"insert|write|goes|(?:no|empty) (?:reply|response|answer))"
 )
 PLACEHOLDER = re.compile(
@@ -38,20 +38,18 @@ _OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
 # "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
 _CLOSED_QUESTION = re.compile(
-    r"(?:^|[.!?]\s+)(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long)\b|when\b)",
+    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long)\b|when\b)",
     re.IGNORECASE,
 )
 _DIRECT = re.compile(
-    r"(?:^|.*[.!?,]\s)\W*(?:yes|no|sure|of course|only|\d"
-    r"|(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;!]))",
+    r"(?:^|.*[.!?,]\s)\W*(?:yes|no|of course|only|\d"
+    r"|\w+ (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;!]))",
     re.IGNORECASE,
 )
 # ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
 # file name, acronym of three letters or more): "The HPA cannot read metrics. Install
 # metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
-_TECHNICAL = re.compile(
-    r"\w/\w|\s>\s|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*|(?:^|\s)--?\w|\b\w+\.[a-z]{2,4}\b|\b[A-Z]{3,}\d*\b"
-)
+_TECHNICAL = re.compile(rf"{SYSTEM_TERMS}|\s--?\w|\b\w+\.[a-z]{{2,4}}\b|\b[A-Z]{{3,}}\d*\b")
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = (
     ("a refusal", REFUSAL),
@@ -75,7 +73,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
-    direct = _CLOSED_QUESTION.search(ticket) and _DIRECT.match(response)
+    closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
+    direct = closed and _DIRECT.match(response)
     unrelated = not (shared_terms(ticket, response) or direct or _TECHNICAL.search(response))
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (

@@ -12,12 +12,12 @@ from importlib import resources
 
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\-./@]*[A-Za-z0-9]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-# Something only an answer that says something has: a figure, an address, a path or menu
-# path, a quoted label, an identifier or a command ("Settings > Billing", "support@shop.com",
-# "'Card settings'", "MAX_CONNECTIONS", "kubectl get pods").
-SPECIFIC = re.compile(
-    r"\d|@|https?://|\w/\w|\s>\s|\u2192|[\"'][^\"']{2,40}[\"']|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
-)
+# A system's own terms: a path or menu path, an identifier, code or a camelCase name
+# ("Settings > Billing", "MAX_CONNECTIONS", "`kubectl get pods`", "iCloud").
+SYSTEM_TERMS = r"\w/\w|\s>\s|\u2192|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
+# Something only an answer that says something has: a figure, an address, a quoted label or
+# a system's own term ("support@shop.com", "'Card settings'").
+SPECIFIC = re.compile(rf"\d|@|https?://|[\"'][^\"']{{2,40}}[\"']|{SYSTEM_TERMS}")
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # Contractions written out, so that a pattern names one form: "we'll" is "we will".
 _CONTRACTION = re.compile(r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b", re.IGNORECASE)

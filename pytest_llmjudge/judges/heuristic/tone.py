@@ -12,24 +12,26 @@ from .text import normalise, profanity, sentences, sentiment, stem, stopwords, w
 # the sentiment lexicon (strongly negative), not by a hand list; a state the reader is in
 # ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
 _VERDICT = re.compile(
-    r"\byou (?:are|sound|seem)(?: (?:so|really|very|being|just|such an?))? (\w+)"
-    r"|\bwhat an? (\w+) (?:question|request)\b",
+    r"\byou are(?: (?:so|really|very|being|such an?))? (\w+)|\bwhat an? (\w+) question\b",
     re.IGNORECASE,
 )
 # What a reply may do to the reader besides naming them: talk down to them, blame them or
 # disclaim the problem, order them about their own conduct, compare them with everyone else.
 _COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
 CONTEMPT = re.compile(
-    r"\b(?:did|do) you (?:even|actually|not) (?:read|look|check|try)\b|\bcan you read\?"
-    r"|\bobviously you\b|,\s*(?:genius|mate|pal)\W*$|(?:^|[.!?]\s+)should have\b"
-    r"|\b(?:your|the customer's) (?:own )?(?:problem|fault)\b"
-    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department)\b"
+    r"\bdid you (?:even|actually) \w+|\bcan you read\?|\bobviously you\b"
+    r"|(?:,|another) (?:genius|mate|pal)\b|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b"
+    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern)\b"
     r"|\bnot (?:something|anything) (?:we are|i am) responsible for\b"
-    r"|\b(?:we are|i am) not (?:responsible for (?:that|this|it|what)|here to|your)\b"
-    r"|\bnothing (?:we|i) can do about\b|\bwhat did you (?:expect|think)\b|\bdeal with it\b"
+    r"|\b(?:we are|i am) not (?:responsible for (?:that|this|what)|here to|your)\b"
+    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnobody cares\b|\bno time for (?:this|you)\b"
+    r"|\bwhat did you (?:expect|think)\b"
+    # orders about the reader's own conduct and wits
+    r"|\b(?:deal with it|calm down|learn to|use your (?:brain|head|eyes)|figure it out)\b"
     r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
     rf"|\bstop (?:being|trying to|{_COMPLAIN})\b|\bgo {_COMPLAIN}\b|\bwast\w+ (?:my|our) time\b"
-    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
+    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b"
+    r"|\blike everyone else\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout
@@ -37,8 +39,8 @@ _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
     r"\b(?:lol|lmao|haha\w*)\b|\byeah,? right\b"
-    r"|^\W*(?:so|oh please|really|seriously|whatever|ugh|the horror)\W*$"
-    "|\U0001f644|\U0001f602|\U0001f923",  # eye roll, tears of joy, rolling on the floor
+    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever|ugh|the horror)\W*$"
+    "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
 _CODE = re.compile(r"[_;=*()`]")
