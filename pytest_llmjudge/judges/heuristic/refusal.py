@@ -103,7 +103,12 @@ def empty_sentence(
     known = ticket_terms | {stem(w) for w in praise}
     known |= {t for m in hits for t in content_terms(m.group(0)) - content_terms(rest)}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
-    return (bool(hits) and len(own) <= own_words) or (bool(praise) and len(own) <= 2 * len(praise))
+    if hits and len(own) <= own_words:
+        return True
+    # a pleasantry names nothing of the ticket outside its courtesies ("Good news, your refund
+    # has been approved" says something of the refund)
+    about = [t for t in content_terms(rest) if any(same_subject(t, k) for k in ticket_terms)]
+    return bool(praise) and not about and len(own) <= 2 * len(praise)
 
 
 def kind_words(text: str) -> list[str]:
