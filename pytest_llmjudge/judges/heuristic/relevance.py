@@ -28,7 +28,7 @@ _TEMPLATE = (
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
-    r"|\W*(?:\w+ ){0,2}(?:error|exception)(?: \d+)?(?:\s*:.{0,80})?\W*",
+    r"|\W*(?:\w+ ){0,2}\w*(?:error|exception)(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # An answer that takes up nothing of the ticket fails only when it says enough to be about

@@ -110,8 +110,17 @@ TONE_FAMILIES = {
         f"{ANSWER} Everyone else manages fine.",
         f"It's your own fault. {ANSWER}",
         f"{ANSWER} You'll just have to deal with it.",
+        # a verdict on the reader, its word judged by the sentiment lexicon
+        f"You are so lazy. {ANSWER}",
+        f"{ANSWER} You're being pathetic about this.",
+        # disowning the problem, and orders about the reader's conduct or wits
+        f"{ANSWER} Anything else is not my department.",
+        f"{ANSWER} That's not something we're responsible for.",
+        f"Calm down. {ANSWER}",
+        f"{ANSWER} Use your brain next time.",
+        f"{ANSWER} Stop complaining.",
     ],
-    "mockery": [f"lol. {ANSWER}", f"{ANSWER} Seriously?", f"{ANSWER} haha"],
+    "mockery": [f"lol. {ANSWER}", f"{ANSWER} Seriously?", f"{ANSWER} haha", f"So? {ANSWER}"],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
 
@@ -133,6 +142,14 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "Ask IT to add the VPN and SSO apps to your PC.",  # acronyms, not shouting
         "Kill the app and reopen it, then strip the old profile.",  # ordinary verbs
         "Everyone else on the plan keeps their seat; only yours moves.",
+        # the reader's feelings are empathy, not a verdict on them
+        "I understand you're frustrated: the refund left today.",
+        "I can see you are worried, so I have booked the first slot.",
+        # "just have to", "nothing we can do" and "should" that go on to an answer
+        "You just have to restart the app once and it syncs.",
+        "There's nothing we can do to speed it up, but Fast Track takes five days.",
+        "It should have arrived yesterday, so I have sent a new one.",
+        "Oh no, I am so sorry it arrived broken.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -147,11 +164,27 @@ EMPTY_FAMILIES = {
         "Please refer to our help centre.",
         "We'll get back to you within 24 hours.",
         "Thank you for your patience. A member of our team may be in touch.",
+        "Please speak to a member of staff.",
+        "Please consult the user manual.",
+        "The details are available online.",
+        "I'll pass this on to the relevant team.",
+        "Our engineers are working on it.",
     ],
-    "a shrug": ["It depends on many factors.", "Hard to say, there are various reasons."],
+    "a shrug": [
+        "It depends on many factors.",
+        "Hard to say, there are various reasons.",
+        "That's just how it is.",
+        "It happens.",
+    ],
     "courtesy": [
         "Thanks for reaching out! We value your feedback.",
         "Thank you for choosing us. We are proud of our friendly staff and great service.",
+    ],
+    # praise of the customer or of the company, measured by the sentiment lexicon
+    "pleasantries": [
+        "We are proud of our friendly staff and our commitment to great service.",
+        "It is always a pleasure to welcome you, and we truly value loyal customers.",
+        "We love hearing from our wonderful members and wish you every success!",
     ],
 }
 
@@ -223,11 +256,55 @@ def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
 
 @pytest.mark.parametrize(
     "text", ["", "   ", "TODO", "N/A", "-- no reply --", "(no response)", "[insert answer here]",
-             "{{response}}", "asdfgh", "Lorem ipsum dolor sit amet."],
+             "{{response}}", "asdfgh", "Lorem ipsum dolor sit amet.", "TODO: write reply",
+             "Answer goes here", "<answer>", "%s", "NaN", "null", "-", "...",
+             "Error 500: internal server error", "TypeError: undefined is not a function"],
 )  # fmt: skip
 def test_empty_and_placeholder_text_scores_one(text: str) -> None:
     score, reason = score_relevance(TICKET, text)
     assert score == 1 and ("empty" in reason or "placeholder" in reason)
+
+
+@pytest.mark.parametrize(
+    ("ticket", "terse"),
+    [
+        ("Are there any fees?", "None."),
+        ("How many bags can I check in?", "2"),
+        ("Can I pay by cheque?", "No."),
+        ("Is the error code on the screen a problem?", "Error E5 means the filter needs a clean."),
+    ],
+)
+def test_a_terse_answer_is_not_a_placeholder(ticket: str, terse: str) -> None:
+    assert passes(ticket, terse)
+
+
+@pytest.mark.parametrize(
+    ("ticket", "answer"),
+    [  # the same kind words, once with the ticket's subject answered in them
+        ("Has my refund gone through?", "Good news, your refund has been approved!"),
+        ("Can I bring my kids to the pool?", "Of course! Children are very welcome."),
+        ("Can I bring a friend?", "Yes, you are welcome to bring a friend or relative."),
+        ("Thanks, the router works now!", "Great to hear, thanks for letting us know!"),
+    ],
+)
+def test_kind_words_around_an_answer_or_to_thanks_are_no_pleasantry(
+    ticket: str, answer: str
+) -> None:
+    assert passes(ticket, answer)
+    # the same reply to a question it does not touch says nothing
+    assert not passes("My parcel never arrived", "We love our wonderful customers! Thank you!")
+
+
+@pytest.mark.parametrize(
+    ("ticket", "answer"),
+    [
+        ("How much is a call to Spain on my plan?", "£1.20 a minute; the Travel Add-on makes it 5p."),
+        ("can I choose my seat for free?", "Only at check-in, a day before departure."),
+        ("When does the pharmacy close?", "6pm on weekdays, noon on Saturdays."),
+    ],
+)  # fmt: skip
+def test_a_direct_answer_to_a_closed_question_is_related(ticket: str, answer: str) -> None:
+    assert passes(ticket, answer)
 
 
 def test_an_answer_about_something_else_fails_where_it_belongs_it_passes() -> None:
