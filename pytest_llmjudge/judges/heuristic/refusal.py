@@ -61,8 +61,9 @@ DEFLECTION = re.compile(
 )
 # "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b|\b(?:many|various|several) (?:\w+ )?"
-    r"(?:factors|reasons|things)\b|\b(?:hard to say|not sure|no idea|do not know)\b"
+    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b"
+    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
+    r"|\b(?:hard to say|not sure|no idea|do not know)\b"
     r"|\bhow it is\b|\bit happens\b|\bnot a big deal\b"
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,

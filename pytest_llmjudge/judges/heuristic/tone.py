@@ -19,17 +19,19 @@ _VERDICT = re.compile(
 # disclaim the problem, order them about their own conduct, compare them with everyone else.
 _COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
 CONTEMPT = re.compile(
-    r"\bdid you (?:even|actually) \w+|\bcan you read\?|\bobviously you\b"
+    r"\bdid you (?:even|actually) \w+|\bcan you read\?|\b(?:obviously|surely) you\b"
     r"|(?:,|another) (?:genius|mate|pal)\b|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b"
     r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern)\b"
     r"|\bnot (?:something|anything) (?:we are|i am) responsible for\b"
     r"|\b(?:we are|i am) not (?:responsible for (?:that|this|what)|here to|your)\b"
-    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnobody cares\b|\bno time for (?:this|you)\b"
-    r"|\bwhat did you (?:expect|think)\b"
+    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnobody cares\b|\bis on you\b"
+    r"|\bno time for (?:this|you)\b"
+    r"|\bwhat did you (?:expect|think)\b|\b(?:rocket science|common sense)\b"
     # orders about the reader's own conduct and wits
-    r"|\b(?:deal with it|calm down|learn to|use your (?:brain|head|eyes)|figure it out)\b"
+    r"|\b(?:(?:deal|live) with it|calm down|learn to|use your (?:brain|head|eyes)|figure it out)\b"
     r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
-    rf"|\bstop (?:being|trying to|{_COMPLAIN})\b|\bgo {_COMPLAIN}\b|\bwast\w+ (?:my|our) time\b"
+    rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo {_COMPLAIN}\b"
+    r"|\bwast\w+ (?:my|our) time\b"
     r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b"
     r"|\blike everyone else\b",
     re.IGNORECASE,
