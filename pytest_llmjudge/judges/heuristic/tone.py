@@ -12,28 +12,28 @@ from .text import normalise, profanity, sentences, sentiment, stem, stopwords, w
 # the sentiment lexicon (strongly negative), not by a hand list; a state the reader is in
 # ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
 _VERDICT = re.compile(
-    r"\byou are(?: (?:so|really|very|being|such an?))? (\w+)|\bwhat an? (\w+) question\b",
+    r"\byou are (?:so|being|such an?) (\w+)|\bwhat an? (\w+) question\b",
     re.IGNORECASE,
 )
-# What a reply may do to the reader besides naming them: talk down to them, blame them or
-# disclaim the problem, order them about their own conduct, compare them with everyone else.
 _COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
 CONTEMPT = re.compile(
-    r"\bdid you (?:even|actually) \w+|\bcan you read\?|\b(?:obviously|surely) you\b"
-    r"|(?:,|another) (?:genius|mate|pal)\b|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b"
-    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern)\b"
+    # talking down: the reader did not look, cannot read, should know
+    r"\bdid you (?:even|actually) \w+|\bcan you read\?|\b(?:obviously|surely|clearly) you\b"
+    r"|(?:,|another) (?:genius|mate|pal)\b|\b(?:rocket science|common sense)\b"
+    r"|\bwhat did you (?:expect|think)\b|\bno time for (?:this|you)\b"
+    # blame and disowning: it is the reader's problem, never ours, and we never err
+    r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
+    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern|issue)\b"
     r"|\bnot (?:something|anything) (?:we are|i am) responsible for\b"
     r"|\b(?:we are|i am) not (?:responsible for (?:that|this|what)|here to|your)\b"
-    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnobody cares\b|\bis on you\b"
-    r"|\bno time for (?:this|you)\b"
-    r"|\bwhat did you (?:expect|think)\b|\b(?:rocket science|common sense)\b"
-    # orders about the reader's own conduct and wits
-    r"|\b(?:(?:deal|live) with it|calm down|learn to|use your (?:brain|head|eyes)|figure it out)\b"
+    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnothing to do with us\b"
+    r"|\b(?:nobody|we do not) cares?\b|\b(?:never|not) (?:lie|make mistakes)\b"
+    # orders about the reader's own conduct and wits, and "everyone else copes"
+    r"|\b(?:(?:deal|live) with it|calm down|learn to|use your (?:brain|eyes)|figure it out)\b"
     r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
-    rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo {_COMPLAIN}\b"
-    r"|\bwast\w+ (?:my|our) time\b"
-    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b"
-    r"|\blike everyone else\b",
+    rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo (?:elsewhere|{_COMPLAIN})\b"
+    r"|\bwast\w+ (?:my|our) time\b|\blike everyone else\b"
+    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout
@@ -41,7 +41,7 @@ _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
     r"\b(?:lol|lmao|haha\w*)\b|\byeah,? right\b"
-    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever|ugh|the horror)\W*$"
+    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever|ugh)\W*$"
     "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
