@@ -36,8 +36,11 @@ _ELSEWHERE = (
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
 # the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
 # is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
-_NOT = r"(?:can ?not|could not|will not|unable to|not (?:able|allowed|permitted) to|forbidden from)"
-_ACT = r"(?:help|assist|answer|provide|share|do|offer|comment)"
+_NOT = (
+    r"(?:can ?not|could not|will not|unable to|forbidden from"
+    r"|not (?:able|allowed|permitted|authori[sz]ed) to)"
+)
+_ACT = r"(?:help|assist|answer|provide|share|discuss|disclose|do|offer|comment)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 _REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
