@@ -298,7 +298,7 @@ def test_kind_words_around_an_answer_or_to_thanks_are_no_pleasantry(
 @pytest.mark.parametrize(
     ("ticket", "answer"),
     [
-        ("How much is a call to Spain on my plan?", "£1.20 a minute; the Travel Add-on makes it 5p."),
+        ("How much is a call to Spain on my plan?", "£1.20 a minute; the Add-on makes it 5p."),
         ("can I choose my seat for free?", "Only at check-in, a day before departure."),
         ("When does the pharmacy close?", "6pm on weekdays, noon on Saturdays."),
     ],
