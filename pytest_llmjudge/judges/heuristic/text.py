@@ -51,7 +51,10 @@ def stem(word: str) -> str:
     word = word.lower().removesuffix("'s")
     for suffix in ("ing", "ed", "es", "s", "ly"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
+            word = word[: -len(suffix)]
+            # a doubled last letter is the suffix's: banned ~ ban, shipping ~ ship (not install)
+            doubled = suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "lsz"
+            return word[:-1] if doubled else word
     return word
 
 
@@ -105,7 +108,11 @@ def shared_terms(ticket: str, response: str) -> list[str]:
 def _other_forms(text: str) -> set[str]:
     """Words written together or without hyphens, and the initials of two to four words."""
     tokens = [w.lower() for w in words(text)]
-    joined = {a + b for a, b in itertools.pairwise(tokens) if len(a + b) >= 5}
+    joined = {  # "log in" ~ "login", but two function words ("on the") are no word
+        a + b
+        for a, b in itertools.pairwise(tokens)
+        if len(a + b) >= 5 and not {a, b} <= stopwords()
+    }
     joined |= {t.replace("-", "") for t in tokens if "-" in t}
     initials = {
         "".join(w[0] for w in tokens[i : i + n])
