@@ -71,7 +71,7 @@ DEFLECTION = re.compile(
 )
 # "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\b(?:it|that) (?:all )?depends\b|\b(?:vary|varies|differ)\w*(?: by \w+)?|case by case\b"
+    r"\b(?:it|that) (?:all )?depends\b|\b(?:vary|varies|differ)\w*(?: by \w+)?|\b(?:\w+ )?case by case\b"
     r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes|things)\b"
     r"|\b(?:hard to say|not sure|no idea|do not know)\b"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
@@ -79,7 +79,7 @@ SHRUG = re.compile(
     r"|\b(?:is|are) (?:(?:perfectly|quite|completely) )?(?:normal|final)\b"
     r"|\b(?:sometimes|occasionally|all the time)\b|\bnothing (?:\w+ )?(?:to discuss|can be done)\b"
     r"|\b(?:not (?:a|that|really) (?:\w+ )?(?:big deal|urgent|important)|probably nothing)\b"
-    r"|\byou will (?:be fine|survive|live)\b"
+    r"|\byou will be fine\b"
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
@@ -89,6 +89,13 @@ COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
     r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
     r"(?:trouble|inconvenience|wait|delay))?|\b(?:reaching out|getting in touch|contacting us)\b"
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
+    re.IGNORECASE,
+)
+# Generalities: what matters, what we love or strive for ("Comfort is very important to us",
+# "Certificates are a great way to show your skills", "We strive to deliver with a smile").
+GENERALITY = re.compile(
+    r"\b(?:is|are) (?:(?:an?|our|very|so|the|always) )*(?:\w+ )?(?:way|part|priority|important)\b"
+    r"|\bwe (?:love|strive|value|always (?:want|aim|try)|are (?:committed|dedicated|proud))\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer
@@ -122,9 +129,10 @@ def empty_sentence(
     if hits and len(own) <= own_words:
         return True
     # a pleasantry names nothing of the ticket outside its courtesies ("Good news, your refund
-    # has been approved" says something of the refund)
+    # has been approved" says something of the refund), unless it is a generality about it
     about = [t for t in content_terms(rest) if any(same_subject(t, k) for k in ticket_terms)]
-    return bool(praise) and not about and len(own) <= 2 * len(praise)
+    vague = not about or GENERALITY.search(sentence)
+    return bool(praise) and bool(vague) and len(own) <= 2 * len(praise)
 
 
 def kind_words(text: str) -> list[str]:

@@ -10,6 +10,7 @@ import re
 from .refusal import (
     COURTESY,
     DEFLECTION,
+    GENERALITY,
     REFUSAL,
     SHRUG,
     empty_reply,
@@ -60,6 +61,7 @@ _KINDS = (
     ("a shrug", SHRUG),
     ("contempt", CONTEMPT),
     ("mockery", MOCKERY),
+    ("a generality", GENERALITY),
     ("courtesy", COURTESY),
 )
 

@@ -20,7 +20,15 @@ CONTEMPT = re.compile(
     # talking down: the reader did not look, cannot read, should know
     r"\bdid you (?:even|actually) \w+|\bcan you read\?|\b(?:obviously|surely|clearly) you\b"
     r"|(?:,|another) (?:genius|mate|pal)\b|\b(?:rocket science|common sense)\b"
-    r"|\bwhat did you (?:expect|think)\b|\bno time for (?:this|you)\b"
+    r"|\bwhat did you (?:expect|think)\b|\bno time for (?:this|you)\b|\byou people\b"
+    # rhetorical questions and sarcasm: "what part of ... was unclear", "a hotel, not a palace"
+    r"|\bwhat part of\b|\bhow many times (?:do i have to|are you going to)\b"
+    r"|\b(?:it|this|we)(?:'s| is| are) an? \w+,? not (?:a|an|your)\b"
+    r"|\b(?:never|even) bother\w* to\b|\bif you (?:\w+ )?(?:cared|listened|paid attention)\b"
+    r"|\bmaybe (?:do not|you should not)\b"
+    # a rule restated as its own reason ("Fees are fees", "ready when it is ready"), or closed
+    r"|\b(\w{3,}?)s? (?:is|are) \1s?\b|\b(\w+) when (?:it|they) (?:is|are) \2\b"
+    r"|\b(?:simple as that|end of (?:story|discussion))\b"
     # blame and disowning: it is the reader's problem, never ours, and we never err
     r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
     r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern|issue)\b"
@@ -32,7 +40,7 @@ CONTEMPT = re.compile(
     r"|\b(?:(?:deal|live) with it|calm down|learn to|use your (?:brain|eyes)|figure it out)\b"
     r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
     rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo (?:elsewhere|{_COMPLAIN})\b"
-    r"|\bwast\w+ (?:my|our) time\b|\blike everyone else\b"
+    r"|\bwast\w+ (?:my|our|every\w*) time\b|\blike everyone else\b|\byou will (?:survive|live)\b"
     r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
     re.IGNORECASE,
 )
@@ -41,7 +49,8 @@ _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
     r"\b(?:lol|lmao|haha\w*)\b|\byeah,? right\b"
-    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever|ugh)\W*$"
+    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever(?: you \w+)?|ugh)\W*$"
+    r"|^\W*(?:tough luck|too bad|good riddance)\b"
     "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
