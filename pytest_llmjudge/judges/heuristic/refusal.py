@@ -100,7 +100,7 @@ GENERALITY = re.compile(
 )
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
-_OWN_WORDS = 1  # subject words of its own a sentence of a class may have and still be empty
+_OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
 # Words the sentiment lexicon rates kind that answer a question (assent, leave, a price).
 _ANSWERING = frozenset("please yes ok sure free welcome".split())  # noqa: SIM905
 

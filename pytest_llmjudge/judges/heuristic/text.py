@@ -20,7 +20,10 @@ SYSTEM_TERMS = r"\w/\w|\s>\s|\u2192|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
 SPECIFIC = re.compile(rf"\d|@|https?://|[\"'][^\"']{{2,40}}[\"']|{SYSTEM_TERMS}")
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # Contractions written out, so that a pattern names one form: "we'll" is "we will".
-_CONTRACTION = re.compile(r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b", re.IGNORECASE)
+# ("it's" is "it is"; other words' "'s" is a possessive, "the shop's")
+_CONTRACTION = re.compile(
+    r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b|\b(it|that|there|what)'s\b", re.IGNORECASE
+)
 _FULL = {"re": " are", "m": " am", "ll": " will", "ve": " have", "d": " would"}
 
 
@@ -30,6 +33,8 @@ def normalise(text: str) -> str:
 
 
 def _written_out(match: re.Match[str]) -> str:
+    if match.group(3) is not None:
+        return match.group(3) + " is"
     if match.group(1) is None:
         return _FULL[match.group(2).lower()]
     stem = match.group(1)
