@@ -32,7 +32,7 @@ _ELSEWHERE = (
     r"(?:us|someone|support|service|desk|team|department|staff|office|reception|person|"
     r"website|portal|doc\w*|faqs?|cent(?:re|er)|manual|\w*book|guide|terms|counter|"
     # a profession or a role: "the pharmacist", "a veterinarian", "my supervisor"
-    r"\w+(?:ist|ian|visor|ager)|(?:help|course|product) pages?|channels)"
+    r"\w+(?:ist|ian|visor|ager|ative|is[eo]r)|practice|(?:help|course|product) pages?|channels)"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
@@ -60,22 +60,23 @@ DEFLECTION = re.compile(
     r"\b(?:contact|call|e-?mail|speak (?:to|with)|get in touch with|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
     # what someone else does or the place holds: "the front desk will be happy to tell you"
-    rf"|\b{_ELSEWHERE} (?:handles|will be \w+ to)\b|\b(?:all the|more) (?:details|information)\b"
+    rf"|\b{_ELSEWHERE} (?:handles|will be \w+ to)\b"
+    rf"|\b(?:determined|decided|made) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b|\b(?:all the|more) (?:details|information)\b"
     r"|\b(?:described|explained|listed) (?:on|in)\b"
     rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
     r"|\b(?:open|raise|submit) (?:a|an) (?:\w+ )?(?:ticket|request)\b"
-    r"|\b(?:get back to you|be in touch|(?:contact|update) you|(?:look\w* into|working on) (?:it|this)"
+    r"|\b(?:get back to you|be in (?:touch|contact)|(?:logged|noted) (?:it|this)|eventually|(?:contact|update) you|(?:look\w* into|working on) (?:it|this)"
     r"|follow up|(?:pass|forward)\w* (?:it|this|your \w+)|as soon as possible|in due course)\b"
     r"|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
 # "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\b(?:it|that) (?:all )?depends\b|\b(?:vary|varies|differ)\w*(?: by \w+)?|\b(?:\w+ )?case by case\b"
+    r"\bdepends? on\b|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?|\b(?:\w+ )?case by case\b"
     r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes|things)\b"
     r"|\b(?:hard to say|not sure|no idea|do not know)\b"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
-    r"|\b(?:how|the way) (?:it|things) (?:is|are|works?|go(?:es)?)\b|\bhappen\w*"
+    r"|\b(?:how|the way) (?:it|things) (?:is|are|works?|go(?:es)?)\b|\bthat is life\b|\blike that\W*$|\bhappen\w*"
     r"|\b(?:is|are) (?:(?:perfectly|quite|completely) )?(?:normal|final)\b"
     r"|\b(?:sometimes|occasionally|all the time)\b|\bnothing (?:\w+ )?(?:to discuss|can be done)\b"
     r"|\b(?:not (?:a|that|really) (?:\w+ )?(?:big deal|urgent|important)|probably nothing)\b"

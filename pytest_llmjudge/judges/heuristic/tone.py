@@ -12,7 +12,7 @@ from .text import normalise, profanity, sentences, sentiment, stem, stopwords, w
 # the sentiment lexicon (strongly negative), not by a hand list; a state the reader is in
 # ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
 _VERDICT = re.compile(
-    r"\byou are (?:so|being|such an?) (\w+)|\bwhat an? (\w+) question\b",
+    r"\byour? (?:\w+ )?(?:is|are) (?:so|being|such an?|just) (\w+)|\bwhat an? (\w+) question\b",
     re.IGNORECASE,
 )
 _COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
@@ -28,7 +28,7 @@ CONTEMPT = re.compile(
     r"|\bmaybe (?:do not|you should not)\b"
     # a rule restated as its own reason ("Fees are fees", "ready when it is ready"), or closed
     r"|\b(\w{3,}?)s? (?:is|are) \1s?\b|\b(\w+) when (?:it|they) (?:is|are) \2\b"
-    r"|\b(?:simple as that|end of (?:story|discussion))\b"
+    r"|\b(?:simple as that|end of (?:story|discussion|it))\b"
     # blame and disowning: it is the reader's problem, never ours, and we never err
     r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
     r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern|issue)\b"
@@ -41,7 +41,8 @@ CONTEMPT = re.compile(
     r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
     rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo (?:elsewhere|{_COMPLAIN})\b"
     r"|\bwast\w+ (?:my|our|every\w*) time\b|\blike everyone else\b|\byou will (?:survive|live)\b"
-    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
+    r"|\bwill not kill you\b|\b(?:is|was) (?:that|it|this) too (?:hard|difficult|complicated)\b"
+    r"|\beveryone(?: else)? (?:says|manages|copes|has (?:got )?(?:the same )?problems?)\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout
