@@ -92,11 +92,10 @@ COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
     re.IGNORECASE,
 )
-# Generalities: what matters, what we love or strive for ("Comfort is very important to us",
-# "Certificates are a great way to show your skills", "We strive to deliver with a smile").
+# Generalities: what matters, what we love ("Certificates are a great way to show your
+# skills", "Comfort is very important to us", "We strive to deliver with a smile").
 GENERALITY = re.compile(
-    r"\b(?:is|are) (?:(?:an?|our|very|so|the|always) )*(?:\w+ )?(?:way|part|priority|important)\b"
-    r"|\bwe (?:love|strive|value|always (?:want|aim|try)|are (?:committed|dedicated|proud))\b",
+    r"\b(?:is|are) (?:\w+ ){0,3}(?:way|part|priority|important)\b|\bwe (?:love|strive|are committed)\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer
