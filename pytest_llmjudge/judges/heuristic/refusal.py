@@ -32,7 +32,7 @@ _ELSEWHERE = (
     r"(?:us|someone|support|service|desk|team|department|staff|office|reception|person|"
     r"website|portal|doc\w*|faqs?|cent(?:re|er)|manual|\w*book|guide|terms|counter|"
     # a profession or a role: "the pharmacist", "a veterinarian", "my supervisor"
-    r"\w+(?:ist|ian|visor|ager|ative|is[eo]r)|practice|(?:help|course|product) pages?|channels)"
+    r"\w+(?:ist|ian|visor|ager|ative|is[eo]r))"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
@@ -42,12 +42,9 @@ _NOT = (
     r"(?:can ?not|could not|will not|unable to|forbidden from"
     r"|not (?:able|allowed|permitted|authori[sz]ed) to)"
 )
-_ACT = r"(?:help|assist|answer|provide|share|discuss|disclose|do|offer|comment|say|give)"
+_ACT = r"(?:help|assist|answer|provide|share|discuss|disclose|do|offer|comment)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
-_REFUSED = (  # ... and so is a kind of help refused ("give medical advice over chat")
-    r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?: \w+)? (?:advice|details)\b[^.!?;]*"
-    r"|(?=\s*(?:[.!?;,:]|but\b|$)))"
-)
+_REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
     rf"\b(?:i|we)(?: am| are)?(?: unfortunately| afraid)*(?: i| we)?(?: am| are)? {_NOT} "
     rf"{_ACT}\w*{_REFUSED}|\b(?:i|we) (?:must )?(?:refuse|decline)(?: to\b|{_REFUSED})"
@@ -57,30 +54,26 @@ REFUSAL = re.compile(
 )
 # Someone else to ask or somewhere else to look, or a promise to answer later.
 DEFLECTION = re.compile(
-    r"\b(?:contact|call|e-?mail|speak (?:to|with)|get in touch with|reach(?: out to)?|see|check|ask|"
+    r"\b(?:contact|call|e-?mail|speak to|get in touch with|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
-    # what someone else does or the place holds: "the front desk will be happy to tell you"
-    rf"|\b{_ELSEWHERE} (?:handles|will be \w+ to)\b"
-    rf"|\b(?:determined|decided|made) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b|\b(?:all the|more) (?:details|information)\b"
-    r"|\b(?:described|explained|listed) (?:on|in)\b"
+    # someone else decides: "determined by the event organiser"
+    rf"|\b(?:determined|decided|made) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
     rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
     r"|\b(?:open|raise|submit) (?:a|an) (?:\w+ )?(?:ticket|request)\b"
-    r"|\b(?:get back to you|be in (?:touch|contact)|(?:logged|noted) (?:it|this)|eventually|(?:contact|update) you|(?:look\w* into|working on) (?:it|this)"
-    r"|follow up|(?:pass|forward)\w* (?:it|this|your \w+)|as soon as possible|in due course)\b"
+    r"|\b(?:get back to you|be in touch|eventually|contact you|follow up|pass\w* (?:it|this) on"
+    r"|(?:look\w* into|working on) (?:it|this))\b"
     r"|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
 # "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\bdepends? on\b|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?|\b(?:\w+ )?case by case\b"
-    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes|things)\b"
+    r"\bdepends? on\b|\b(?:\w+ )?case by case\b"
+    r"|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?"
+    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
     r"|\b(?:hard to say|not sure|no idea|do not know)\b"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
-    r"|\b(?:how|the way) (?:it|things) (?:is|are|works?|go(?:es)?)\b|\bthat is life\b|\blike that\W*$|\bhappen\w*"
-    r"|\b(?:is|are) (?:(?:perfectly|quite|completely) )?(?:normal|final)\b"
-    r"|\b(?:sometimes|occasionally|all the time)\b|\bnothing (?:\w+ )?(?:to discuss|can be done)\b"
-    r"|\b(?:not (?:a|that|really) (?:\w+ )?(?:big deal|urgent|important)|probably nothing)\b"
-    r"|\byou will be fine\b"
+    r"|\b(?:how|the way) (?:it|things) \w+\W*$|\bthat is life\b|\blike that\W*$|\bhappen\w*"
+    r"|\b(?:normal|final|sometimes|occasionally|big deal)\b"
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
@@ -95,7 +88,8 @@ COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
 # Generalities: what matters, what we love ("Certificates are a great way to show your
 # skills", "Comfort is very important to us", "We strive to deliver with a smile").
 GENERALITY = re.compile(
-    r"\b(?:is|are) (?:\w+ ){0,3}(?:way|part|priority|important)\b|\bwe (?:love|strive|are committed)\b",
+    r"\b(?:is|are) (?:\w+ ){0,3}(?:way|part|priority|important)\b"
+    r"|\bwe (?:love|strive|are committed)\b",
     re.IGNORECASE,
 )
 # "within 24 hours" promises a time, not an answer

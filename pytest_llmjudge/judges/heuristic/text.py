@@ -21,9 +21,7 @@ SPECIFIC = re.compile(rf"\d|@|https?://|[\"'][^\"']{{2,40}}[\"']|{SYSTEM_TERMS}"
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # Contractions written out, so that a pattern names one form: "we'll" is "we will".
 # ("it's" is "it is"; other words' "'s" is a possessive, "the shop's")
-_CONTRACTION = re.compile(
-    r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b|\b(it|that|there|what)'s\b", re.IGNORECASE
-)
+_CONTRACTION = re.compile(r"\b(\w+?)n't\b|'(re|m|ll|ve|d)\b|\b(it|that)'s\b", re.IGNORECASE)
 _FULL = {"re": " are", "m": " am", "ll": " will", "ve": " have", "d": " would"}
 
 
@@ -57,8 +55,9 @@ def stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s", "ly"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             word = word[: -len(suffix)]
-            # a doubled last letter is the suffix's: banned ~ ban, shipping ~ ship (not install)
-            doubled = suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "lsz"
+            # a doubled last letter before -ing or -ed is the suffix's: banned ~ ban, shipping ~
+            # ship (but install)
+            doubled = suffix[-1] in "gd" and word[-1] == word[-2] and word[-1] not in "lsz"
             return word[:-1] if doubled else word
     return word
 
