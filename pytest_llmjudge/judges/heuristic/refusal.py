@@ -32,7 +32,7 @@ _ELSEWHERE = (
     r"(?:us|someone|support|service|desk|team|department|staff|office|reception|person|"
     r"website|portal|doc\w*|faqs?|cent(?:re|er)|manual|\w*book|guide|terms|counter|"
     # a profession or a role: "the pharmacist", "a veterinarian", "my supervisor"
-    r"\w+(?:ist|ian|visor|ager|ative|is[eo]r))"
+    r"\w+(?:ist|ian|ant|visor|ager|ative|is[eo]r))"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
@@ -57,11 +57,11 @@ DEFLECTION = re.compile(
     r"\b(?:contact|call|e-?mail|speak to|get in touch with|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
     # someone else decides: "determined by the event organiser"
-    rf"|\b(?:determined|decided|made) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
+    rf"|\b(?:determined|decided|made|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
     rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
     r"|\b(?:open|raise|submit) (?:a|an) (?:\w+ )?(?:ticket|request)\b"
-    r"|\b(?:get back to you|be in touch|eventually|contact you|follow up|pass\w* (?:it|this) on"
-    r"|(?:look\w* into|working on) (?:it|this))\b"
+    r"|\b(?:get back to you|be in touch|eventually|contact you|let you know|follow up"
+    r"|pass\w* (?:it|this) on|(?:look\w* into|working on) (?:it|this))\b"
     r"|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
@@ -92,6 +92,8 @@ GENERALITY = re.compile(
     r"|\bwe (?:love|strive|are committed)\b",
     re.IGNORECASE,
 )
+# What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
+ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b)\w+", re.IGNORECASE)
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
@@ -125,7 +127,9 @@ def empty_sentence(
     # a pleasantry names nothing of the ticket outside its courtesies ("Good news, your refund
     # has been approved" says something of the refund), unless it is a generality about it
     about = [t for t in content_terms(rest) if any(same_subject(t, k) for k in ticket_terms)]
-    vague = not about or GENERALITY.search(sentence)
+    # ... and one that says what we do or did is no pleasantry ("We will reprint them brighter,
+    # thank you for your patience")
+    vague = (not about or GENERALITY.search(sentence)) and not ACTION.search(sentence)
     return bool(praise) and bool(vague) and len(own) <= 2 * len(praise)
 
 

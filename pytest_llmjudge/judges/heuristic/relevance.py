@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .refusal import (
+    ACTION,
     COURTESY,
     DEFLECTION,
     GENERALITY,
@@ -51,9 +52,6 @@ _DIRECT = re.compile(
 # file name, acronym of three letters or more): "The HPA cannot read metrics. Install
 # metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
 _TECHNICAL = re.compile(rf"{SYSTEM_TERMS}|\s--?\w|\b\w+\.[a-z]{{2,4}}\b|\b[A-Z]{{3,}}\d*\b")
-# ... and so does a report of what was done for the reader ("I have added special assistance
-# to your booking"): an answer to a request may name none of its words.
-_DONE = re.compile(r"\b(?:i|we) have (?:\w+ )?\w+(?:ed|en|t)\b", re.IGNORECASE)
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = (
     ("a refusal", REFUSAL),
@@ -80,11 +78,13 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
     closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
     direct = closed and _DIRECT.match(response)
+    # (and so does one that says what was or will be done for the reader: "I have added special
+    # assistance to your booking" may name none of the ticket's words)
     unrelated = not (
         shared_terms(ticket, response)
         or direct
         or _TECHNICAL.search(response)
-        or _DONE.search(response)
+        or ACTION.search(response)
     )
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (
