@@ -59,7 +59,7 @@ _KINDS = (
     ("a shrug", SHRUG),
     ("contempt", CONTEMPT),
     ("mockery", MOCKERY),
-    ("a generality", GENERALITY),
+    ("pleasantries", GENERALITY),
     ("courtesy", COURTESY),
 )
 

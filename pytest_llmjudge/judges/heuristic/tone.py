@@ -22,9 +22,9 @@ CONTEMPT = re.compile(
     r"|(?:,|another) (?:genius|mate|pal)\b|\b(?:rocket science|common sense)\b"
     r"|\bwhat did you (?:expect|think)\b|\bno time for (?:this|you)\b|\byou people\b"
     # rhetorical questions and sarcasm: "what part of ... was unclear", "a hotel, not a palace"
-    r"|\bwhat part of\b|\ban? \w+, not (?:an?|your)\b|\b(?:never|even) bother\w* to\b"
-    r"|\bmaybe do not\b"
-    # a rule restated as its own reason ("Fees are fees", "ready when it is ready"), or closed
+    r"|\bwhat part of\b|\ban? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
+    r"|\b(?:never|even) bother\w* to\b|\bmaybe do not\b"
+    # a rule restated as its own reason ("Fees are fees"), or a matter closed
     r"|\b(\w{3,}?)s? (?:is|are) \1s?\b"
     r"|\b(?:simple as that|end of (?:story|discussion|it))\b"
     # blame and disowning: it is the reader's problem, never ours, and we never err
@@ -47,8 +47,8 @@ _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
     r"\b(?:lol|lmao|haha\w*)\b|\byeah,? right\b"
-    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever(?: you \w+)?|ugh)\W*$"
-    r"|^\W*(?:tough luck|too bad|good riddance)\b"
+    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever(?: you \w+)?|ugh"
+    r"|tough luck|too bad|good riddance)\W*$"
     "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
