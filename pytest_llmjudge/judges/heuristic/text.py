@@ -112,11 +112,7 @@ def shared_terms(ticket: str, response: str) -> list[str]:
 def _other_forms(text: str) -> set[str]:
     """Words written together or without hyphens, and the initials of two to four words."""
     tokens = [w.lower() for w in words(text)]
-    joined = {  # "log in" ~ "login", but two function words ("on the") are no word
-        a + b
-        for a, b in itertools.pairwise(tokens)
-        if len(a + b) >= 5 and not {a, b} <= stopwords()
-    }
+    joined = {a + b for a, b in itertools.pairwise(tokens) if len(a + b) >= 5}
     joined |= {t.replace("-", "") for t in tokens if "-" in t}
     initials = {
         "".join(w[0] for w in tokens[i : i + n])
