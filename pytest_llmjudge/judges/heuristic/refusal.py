@@ -1,11 +1,12 @@
-"""Replies that say nothing: a refusal, a deflection, a shrug or only courtesy.
+"""Replies that say nothing: a refusal, a deflection, a shrug, courtesy or pleasantries.
 
 One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
 check. A sentence is empty when it belongs to one of the classes below and, once the class's
-words are taken out, says nothing of its own: no figure, address, path or quoted label, and at
-most one subject word that the ticket did not already use (words of praise name none). A reply
-is a refusal when every sentence is empty and one of them refuses or deflects: "Sorry, I can't
-help with that.", "Please contact support.", "We'll get back to you." - "Contact support at
+words are taken out, says nothing of its own: no figure, address, path or quoted label, and
+at most one subject word that the ticket did not already use (words of praise name none); or
+when it is a pleasantry, mostly words the sentiment lexicon rates kind. A reply is a refusal
+when every sentence is empty and one of them refuses or deflects: "Sorry, I can't help with
+that.", "Please contact support.", "We'll get back to you." - "Contact support at
 help@shop.com and quote the order number" says something.
 """
 
@@ -25,86 +26,89 @@ from .text import (
     words,
 )
 
-_WHO = (  # someone else to ask: "us", "your bank", "the clinic", "our support team"
-    r"(?:us|someone|support|(?:our|your|the) (?:\w+ ){0,2}?(?:support|customer service|help ?desk|"
-    r"admin\w*|department|team|bank|provider|office|branch|store|clinic|surgery|reception|staff))"
-)
-_DOCS = (  # somewhere else: "the FAQ", "our help centre", "the employee handbook"; a page of
-    # the product ("the billing page of your account") is a place to act, not somewhere else
-    r"(?:our|the|your) (?:(?:\w+ )?(?:documentation|docs|faqs?|help cent\w+|manual|\w*book|"
-    r"guide\w*|website|terms|polic\w+)|(?:help|support|faq) (?:pages?|articles?))"
+# Someone or somewhere else: "our support team", "a member of staff", "the help centre", "the
+# university website". (A page of the product, "the billing page", is a place to act.)
+_ELSEWHERE = (
+    r"(?:us|someone|support|service|desk|team|department|staff|office|reception|person|"
+    r"website|portal|doc\w*|faqs?|cent(?:re|er)|manual|\w*book|guide|terms|counter|"
+    # a profession or a role: "the pharmacist", "a veterinarian", "my supervisor"
+    r"\w+(?:ist|ian|ant|visor|ager|ative|is[eo]r))"
 )
 # The forms a refusal takes, whatever it refuses: "I can not assist", "we are not permitted to
 # share that", "I am afraid I must decline", "this request can not be fulfilled". What follows
 # the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
 # is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
-_NOT_ALLOWED = (
-    r"(?:unable|not (?:able|allowed|permitted|authori[sz]ed|supposed)|prohibited|forbidden)"
+_NOT = (
+    r"(?:can ?not|could not|will not|unable to|forbidden from"
+    r"|not (?:able|allowed|permitted|authori[sz]ed) to)"
 )
-_NOT = r"(?:can ?not|could not|will not|must not|may not)"
-_ACT = r"(?:help|assist|answer|provide|share|discuss|advise|do|reveal|disclose|offer|fulfil+)"
-_REQUEST = r"(?:your|the|this|that) request\b"
+_ACT = r"(?:help|assist|answer|provide|share|discuss|disclose|do|offer|comment)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
-_REFUSED = (
-    rf"(?: (?:you )?with [^.!?;]*| (?:you )?(?:that|this|it|anything)\b[^.!?;]*| {_REQUEST}"
-    r"|(?=\s*(?:[.!?;,:]|but\b|$)))"
-)
+_REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
-    rf"\b(?:i|we)(?: am| are)?(?: (?:unfortunately|afraid))*(?: i| we)?(?: am| are)? "
-    rf"(?:{_NOT_ALLOWED} (?:to|from)|{_NOT}) (?:safely )?{_ACT}\w*{_REFUSED}"
-    rf"|\b(?:i|we) (?:must |have to )?(?:refuse|decline)(?: to\b|{_REFUSED})"
-    rf"|\b{_REQUEST} {_NOT} be \w+"
-    rf"|\b(?:it|that|this) is not possible (?:for (?:me|us) )?to {_ACT}\b"
-    r"|\bhas been blocked\b|\bas an ai\b|\boutside (?:my|our) scope\b",
+    rf"\b(?:i|we)(?: am| are)?(?: unfortunately| afraid)*(?: i| we)?(?: am| are)? {_NOT} "
+    rf"{_ACT}\w*{_REFUSED}|\b(?:i|we) (?:must )?(?:refuse|decline)(?: to\b|{_REFUSED})"
+    rf"|\brequest {_NOT} be \w+|\bnot possible (?:for (?:me|us) )?to {_ACT}\b"
+    r"|\bhas been blocked\b|\bas an ai\b",
     re.IGNORECASE,
 )
+# Someone else to ask or somewhere else to look, or a promise to answer later.
 DEFLECTION = re.compile(
-    rf"\b(?:contact|reach out to|call|e-?mail|ask|get in touch with|speak to) {_WHO}\b"
-    rf"|\b(?:see|check|read|consult|refer to|visit) {_DOCS}\b"
-    r"|\b(?:we|someone|our team|a member of our team|they)(?: will| may)? (?:get back to you|"
-    r"be in touch|contact you|reach out|look into (?:it|this)|follow up)\b"
-    r"|\b(?:we are|i am) (?:looking into|investigating) (?:it|this)\b"
-    r"|\btry (?:again )?later\b|\bgoogle\b|\b(?:open|raise) (?:a )?(?:support )?ticket\b",
+    r"\b(?:contact|call|e-?mail|speak to|get in touch with|reach(?: out to)?|see|check|ask|"
+    rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
+    # someone else decides: "determined by the event organiser"
+    rf"|\b(?:determined|decided|made|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
+    rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
+    r"|\b(?:open|raise|submit) (?:a|an) (?:\w+ )?(?:ticket|request)\b"
+    r"|\b(?:get back to you|be in touch|eventually|contact you|let you know|follow up"
+    r"|pass\w* (?:it|this) on|(?:look\w* into|working on) (?:it|this))\b"
+    r"|\btry (?:again )?later\b|\bgoogle\b",
     re.IGNORECASE,
 )
-# "It depends on many factors", "hard to say", "no idea": the answer's place, left empty.
+# "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
 SHRUG = re.compile(
-    r"\bit (?:all )?depends\b|\b(?:can|may) vary\b"
-    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?"
-    r"(?:factors|reasons|causes|things)\b"
-    r"|\bhard to (?:say|tell)\b|\b(?:not sure|no idea|do not know)\b|\bcould be anything\b"
-    r"|\bevery (?:case|situation) is (?:different|unique)\b"
+    r"\bdepends? on\b|\b(?:\w+ )?case by case\b"
+    r"|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?"
+    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
+    r"|\b(?:hard to say|not sure|no idea|do not know)\b"
+    # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
+    r"|\b(?:how|the way) (?:it|things) \w+\W*$|\bthat is life\b|\blike that\W*$|\bhappen\w*"
+    r"|\b(?:normal|final|sometimes|occasionally|big deal)\b"
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings, sign-offs, empathy and assurances: polite, and no answer alone.
+# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise, of the
+# customer or of the company, is measured with the sentiment lexicon: see ``empty_sentence``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
-    r"\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b(?: \w+){0,2}? (?:for|about) "
-    r"(?:the |your |this )?(?:trouble|inconvenience|wait|delay|getting in touch|reaching out|"
-    r"contacting us|message|interest)\b"
-    r"|\b(?:thank\w*|appreciate\w*|grateful|sorry|apolog\w+)\b"
-    r"|^\W*(?:hi|hello|hey|dear)\b(?: [A-Z]\w*)?|\b(?:please note|just so you know)\b"
-    r"|\b(?:hope (?:this|it) helps|(?:happy|glad|here) to help|let us know|regards)\b"
-    r"|\b(?:great|good) question\b|\b(?:understand|frustrating|inconvenience|patience|"
-    r"important to us|rest assured|we value)\b"
-    # the company praising itself: "we are proud of our service", "thank you for choosing us"
-    r"|\b(?:we are (?:proud|delighted|committed)|we love|we strive|our commitment|choosing us|"
-    r"valued (?:customer|member)s?|part of our (?:community|family))\b",
+    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
+    r"(?:trouble|inconvenience|wait|delay))?|\b(?:reaching out|getting in touch|contacting us)\b"
+    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
     re.IGNORECASE,
 )
+# Generalities: what matters, what we love ("Certificates are a great way to show your
+# skills", "Comfort is very important to us", "We strive to deliver with a smile").
+GENERALITY = re.compile(
+    r"\b(?:is|are) (?:\w+ ){0,3}(?:way|part|priority|important)\b"
+    r"|\bwe (?:love|strive|are committed)\b",
+    re.IGNORECASE,
+)
+# What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
+ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b)\w+", re.IGNORECASE)
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
-_OWN_WORDS = 1  # subject words of its own a sentence of a class may have and still be empty
+_OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
+# Words the sentiment lexicon rates kind that answer a question (assent, leave, a price).
+_ANSWERING = frozenset("please yes ok sure free welcome".split())  # noqa: SIM905
 
 
 def empty_sentence(
     sentence: str, ticket_terms: set[str], classes: Iterable[re.Pattern[str]], own_words: int
 ) -> bool:
-    """A sentence of one of the classes that says nothing beyond it (see the module's text):
-    no figure, address or label, and at most ``own_words`` subject words of its own."""
+    """A sentence that says nothing (see the module's text): no figure, address or label,
+    and either one of the classes with at most ``own_words`` subject words of its own, or a
+    pleasantry, whose words of praise are at least half as many as its own subject words
+    ("We are proud of our friendly drivers and our commitment to great service")."""
     hits = [m for c in classes for m in c.finditer(sentence)]
-    if not hits:
-        return False
     rest = sentence
     for match in hits:
         rest = rest.replace(match.group(0), " ")
@@ -114,11 +118,27 @@ def empty_sentence(
         return False
     # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
     # nor words of praise, which name no subject ("a brilliant service", "the best experience")
-    lexicon = sentiment()
-    praise = {stem(w) for w in words(rest) if lexicon.get(w.lower(), 0.0) >= 1}
-    known = ticket_terms | praise | {t for m in hits for t in content_terms(m.group(0))}
+    praise = kind_words(sentence)
+    known = ticket_terms | {stem(w) for w in praise}
+    known |= {t for m in hits for t in content_terms(m.group(0))}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
-    return len(own) <= own_words
+    if hits and len(own) <= own_words:
+        return True
+    # a pleasantry names nothing of the ticket outside its courtesies ("Good news, your refund
+    # has been approved" says something of the refund), unless it is a generality about it
+    about = [t for t in content_terms(rest) if any(same_subject(t, k) for k in ticket_terms)]
+    # ... and one that says what we do or did is no pleasantry ("We will reprint them brighter,
+    # thank you for your patience")
+    vague = (not about or GENERALITY.search(sentence)) and not ACTION.search(sentence)
+    return bool(praise) and bool(vague) and len(own) <= 2 * len(praise)
+
+
+def kind_words(text: str) -> list[str]:
+    """The words of ``text`` the sentiment lexicon rates kind, save those that answer."""
+    lexicon = sentiment()
+    return [
+        w for w in words(text) if lexicon.get(w.lower(), 0.0) >= 1 and w.lower() not in _ANSWERING
+    ]
 
 
 def empty_reply(

@@ -7,39 +7,51 @@ from __future__ import annotations
 
 import re
 
-from .refusal import COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply, empty_sentence
-from .text import content_terms, normalise, sentences, shared_terms
+from .refusal import (
+    ACTION,
+    COURTESY,
+    DEFLECTION,
+    GENERALITY,
+    REFUSAL,
+    SHRUG,
+    empty_reply,
+    empty_sentence,
+    kind_words,
+)
+from .text import SYSTEM_TERMS, content_terms, normalise, sentences, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
-# Text left where an answer should be: "TODO", "N/A", "lorem ipsum", "[insert answer]",
-# "{{response}}", "<answer>".
+# Text left where an answer should be, told by its form, not by its words: only the words of a
+# template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
+# "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
+_TEMPLATE = (
+    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|test|answer|reply|response|here|"
+    r"insert|write|goes|(?:no|empty) (?:reply|response|answer))"
+)
 PLACEHOLDER = re.compile(
-    r"\W*(?:todo|tbd|n/?a|none|null|placeholder|test|x+)?\W*|.*\blorem ipsum\b.*"
-    r"|\W*\{\{.*\}\}\W*|\W*\[[^\]]*\]\W*|\W*<[^>]*>\W*"  # {{answer}}, [answer], <answer>
-    r"|\W*(?:no|empty) (?:reply|response|answer)\W*|\W*insert \w+ here\W*",
+    rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
+    r"|\W*(?:\w+ ){0,2}\w*(?:error|exception)(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
 _OFF_TOPIC_WORDS = 5
-# ... and so does a direct answer to a yes-or-no question: "We do. Delivery takes 4-6 days."
+# ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
+# "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
+_CLOSED_QUESTION = re.compile(
+    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long)\b|when\b)",
+    re.IGNORECASE,
+)
 _DIRECT = re.compile(
-    r"(?:^|.*[.!?,:;]\s)\W*(?:yes|no|sure|of course|not yet|"
-    r"(?:we|you|it|they) (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;:!]))",
+    r"(?:^|.*[.!?,]\s)\W*(?:yes|no|of course|only|\d"
+    r"|\w+ (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;!]))",
     re.IGNORECASE,
 )
 # ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
 # file name, acronym of three letters or more): "The HPA cannot read metrics. Install
 # metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
-_TECHNICAL = re.compile(
-    r"\w/\w|\s>\s|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*|(?:^|\s)--?\w|\b\w+\.[a-z]{2,4}\b|\b[A-Z]{3,}\d*\b"
-)
-_YES_NO_QUESTION = re.compile(
-    r"(?:^|[.!?]\s+)(?:do|does|can|could|is|are|will)\b[^.!?]*\?",
-    re.IGNORECASE,
-)
-_PRAISE_WORDS = 3  # words of its own a sentence of thanks and praise may have and say nothing
+_TECHNICAL = re.compile(rf"{SYSTEM_TERMS}|\s--?\w|\b\w+\.[a-z]{{2,4}}\b|\b[A-Z]{{3,}}\d*\b")
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = (
     ("a refusal", REFUSAL),
@@ -47,6 +59,7 @@ _KINDS = (
     ("a shrug", SHRUG),
     ("contempt", CONTEMPT),
     ("mockery", MOCKERY),
+    ("pleasantries", GENERALITY),
     ("courtesy", COURTESY),
 )
 
@@ -54,31 +67,25 @@ _KINDS = (
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     """The failing signal, as (score, what was found), or None: no clear evidence."""
     ticket, response = normalise(ticket), normalise(response)
-    if PLACEHOLDER.fullmatch(response.strip()):
+    if PLACEHOLDER.fullmatch(response.strip()) or _keyboard_mash(response):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
-    if _keyboard_mash(response):
-        return 1, f'empty or placeholder text ("{response.strip()[:40]}")'
-    classes = [pattern for _, pattern in _KINDS]
-    found = empty_reply(response, ticket, classes)
-    shared = shared_terms(ticket, response)
-    if found is None and not shared:
-        # a reply of thanks and praise that does not touch the ticket says nothing, even with
-        # a few words of its own ("We are proud of our friendly drivers and great service.")
-        found = empty_reply(response, ticket, [COURTESY], own_words=_PRAISE_WORDS)
-    if found is not None:
-        named = [
-            f'{kind} ("{match.group(0).strip()}")'
-            for kind, pattern in _KINDS
-            for match in [next((m for m in found if m.re is pattern), None)]
-            if match is not None
-        ]
-        return 2, "nothing but " + " and ".join(named[:2])
+    said = _nothing_said(ticket, response)
+    if said is not None:
+        return 2, said
     # thanks and greetings around an answer add no words of a subject of its own
-    said = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
-    ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(said)))
-    direct = _YES_NO_QUESTION.search(ticket) and _DIRECT.match(response)
-    unrelated = not (shared or direct or _TECHNICAL.search(response))
+    kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
+    ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
+    closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
+    direct = closed and _DIRECT.match(response)
+    # (and so does one that says what was or will be done for the reader: "I have added special
+    # assistance to your booking" may name none of the ticket's words)
+    unrelated = not (
+        shared_terms(ticket, response)
+        or direct
+        or _TECHNICAL.search(response)
+        or ACTION.search(response)
+    )
     if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
         return (
             2,
@@ -86,6 +93,31 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
             "words, nor another form of one)",
         )
     return None
+
+
+def _nothing_said(ticket: str, response: str) -> str | None:
+    """What a reply is when every sentence of it is empty (a refusal, a deflection, a shrug,
+    contempt, courtesy or pleasantries), else None. A direct "Yes, you're welcome to." with
+    only kind words besides is an answer."""
+    found = empty_reply(response, ticket, [pattern for _, pattern in _KINDS])
+    if found is None:
+        return None
+    named = [
+        f'{kind} ("{match.group(0).strip()}")'
+        for kind, pattern in _KINDS
+        for match in [next((m for m in found if m.re is pattern), None)]
+        if match is not None
+    ]
+    if not named or named[0].startswith("courtesy"):
+        # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
+        # question a direct answer ("Yes, you are welcome to.") or one kind word may be one
+        thanked = empty_reply(ticket, "", [COURTESY]) is not None
+        kind = len(kind_words(response)) + sum(m.re is COURTESY for m in found)
+        if thanked or _DIRECT.match(response) or kind < 2:
+            return None
+        shown = sentences(response)[0]
+        named.insert(0, f'pleasantries ("{shown if len(shown) <= 60 else shown[:57] + "..."}")')
+    return "nothing but " + " and ".join(named[:2])
 
 
 def _keyboard_mash(text: str) -> bool:

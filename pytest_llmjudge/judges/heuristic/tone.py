@@ -6,38 +6,50 @@ from __future__ import annotations
 
 import re
 
-from .text import normalise, profanity, sentences, stem, stopwords, words
+from .text import normalise, profanity, sentences, sentiment, stem, stopwords, words
 
-# Words that judge the reader or what they wrote: said of the reader ("you are clueless",
-# "your lazy question") or as a verdict ("What a silly question.").
-_INSULTS = r"(?:clueless|incompetent|lazy|pathetic|ignorant|silly|dumb|idiot\w*|fool\w*)"
+# A verdict on the reader: "you are so lazy", "what a silly question". The word is judged by
+# the sentiment lexicon (strongly negative), not by a hand list; a state the reader is in
+# ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
+_VERDICT = re.compile(
+    r"\byour? (?:\w+ )?(?:is|are) (?:so|being|such an?|just) (\w+)|\bwhat an? (\w+) question\b",
+    re.IGNORECASE,
+)
+_COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
 CONTEMPT = re.compile(
-    rf"\b(?:you|your|what an?|how|so)\s+(?:\w+\s+){{0,2}}{_INSULTS}\b"
-    r"|,\s*(?:genius|einstein|sherlock)\b"  # a mocking name for the reader
-    # talking down: the answer is obvious, the reader did not look or cannot read
-    r"|\bobviously you\b|\brtfm\b|\bduh\b|\bcan you (?:not )?read\?"
-    r"|\b(?:did|do) you (?:even|ever|not) (?:read|try|look|check)\b"
-    r"|\b(?:i|we) already (?:said|told)\b"
-    r"|\brocket science\b|\bcommon sense\b"
-    r"|\beveryone else (?:manages|copes|gets it)\b|\blike everyone else\b"
-    # it is the reader's fault, never ours
-    r"|\byour (?:own )?fault\b|\bon you[.!]|(?:^|[.!?]\s+)should have\b"
-    r"|\byou (?:probably|must have) (?:misread|misunderstood|messed up|broke)\b"
-    r"|\b(?:not|never) (?:make mistakes|lie|get it wrong)\b"
-    # waving the reader away
-    r"|\bnot (?:my|our) (?:problem|fault|job|responsibility)\b|\bnothing to do with us\b"
-    r"|\bnot us[.!]|\b(?:we are|i am) not (?:here to|your)\b|\bfigure (?:it|this) out\b"
-    r"|\b(?:deal|live) with it\b|\b(?:toughen|grow) up\b|\bcalm down\b|\bjust have to\b"
-    r"|\bjoin the queue\b|\bstop (?:asking|complaining|whining)\b|\bwast\w+ (?:my|our) time\b"
-    r"|\bgood luck with that\b|^\W*whatever\W*$",
+    # talking down: the reader did not look, cannot read, should know
+    r"\bdid you (?:even|actually) \w+|\bcan you read\?|\b(?:obviously|surely|clearly) you\b"
+    r"|(?:,|another) (?:genius|mate|pal)\b|\b(?:rocket science|common sense)\b"
+    r"|\bwhat did you (?:expect|think)\b|\bno time for (?:this|you)\b|\byou people\b"
+    # rhetorical questions and sarcasm: "what part of ... was unclear", "a hotel, not a palace"
+    r"|\bwhat part of\b|\ban? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
+    r"|\b(?:never|even) bother\w* to\b|\bmaybe do not\b"
+    # a rule restated as its own reason ("Fees are fees"), or a matter closed
+    r"|\b(\w{3,}?)s? (?:is|are) \1s?\b"
+    r"|\b(?:simple as that|end of (?:story|discussion|it))\b"
+    # blame and disowning: it is the reader's problem, never ours, and we never err
+    r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
+    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern|issue)\b"
+    r"|\bnot (?:something|anything) (?:we are|i am) responsible for\b"
+    r"|\b(?:we are|i am) not (?:responsible for (?:that|this|what)|here to|your)\b"
+    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnothing to do with us\b"
+    r"|\b(?:nobody|we do not) cares?\b|\b(?:never|not) (?:lie|make mistakes)\b"
+    # orders about the reader's own conduct and wits, and "everyone else copes"
+    r"|\b(?:(?:deal|live) with it|calm down|learn to|use your (?:brain|eyes)|figure it out)\b"
+    r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
+    rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo (?:elsewhere|{_COMPLAIN})\b"
+    r"|\bwast\w+ (?:my|our) time\b|\blike everyone else\b"
+    r"|\beveryone(?: else)? (?:says|manages|copes|has (?:got )?(?:the same )?problems?)\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout
 _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
-# Laughing at the reader or their problem.
+# Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
-    r"\b(?:lol|lmao|rofl|haha\w*)\b|\byeah,? right\b|\bseriously\?"
-    "|\U0001f644|\U0001f602|\U0001f923",  # eye roll, tears of joy, rolling on the floor
+    r"\b(?:lol|lmao|haha\w*)\b|\byeah,? right\b"
+    r"|^\W*(?:so|oh please|really|(?:are you )?serious(?:ly)?|whatever(?: you \w+)?|ugh"
+    r"|tough luck|too bad|good riddance)\W*$"
+    "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
 _CODE = re.compile(r"[_;=*()`]")
@@ -58,6 +70,22 @@ def shouting(text: str) -> list[str]:
     return shouted
 
 
+def contempt(text: str) -> list[str]:
+    """What in ``text`` looks down on the reader, sentence by sentence."""
+    lexicon = sentiment()
+    found = []
+    for sentence in sentences(text):
+        found += [m.group(0).strip() for m in CONTEMPT.finditer(sentence)]
+        for match in _VERDICT.finditer(sentence):
+            word = (match.group(1) or match.group(2)).lower()
+            question = match.group(2) is not None  # "what a silly question": any word not kind
+            if (lexicon.get(word, 0.0) <= -1.5 and not word.endswith("ed")) or (
+                question and lexicon.get(word, 0.0) <= 0
+            ):
+                found.append(match.group(0))
+    return found
+
+
 def tone_signals(response: str) -> list[tuple[int, str]]:
     """Each failing signal as (the most the tone may score, what was found)."""
     response = normalise(response)
@@ -68,15 +96,14 @@ def tone_signals(response: str) -> list[tuple[int, str]]:
         found.append((1, f'profanity ("{_listed(swore)}")'))
     shouted = shouting(response)
     singled_out: list[str] = [] if shouted else _AT_YOU.findall(response)
-    signals: tuple[tuple[str, re.Pattern[str] | None, list[str]], ...] = (
-        ("contempt", CONTEMPT, singled_out),
-        ("mockery", MOCKERY, []),
-        ("shouting", None, shouted),
-    )
-    for name, pattern, extra in signals:
-        hits = [m.group(0).strip() for m in pattern.finditer(response)] if pattern else []
-        if hits + extra:
-            found.append((2, f'{name} ("{_listed(hits + extra)}")'))
+    mocked = [m.group(0).strip() for s in sentences(response) for m in MOCKERY.finditer(s)]
+    for name, hits in (
+        ("contempt", contempt(response) + singled_out),
+        ("mockery", mocked),
+        ("shouting", shouted),
+    ):
+        if hits:
+            found.append((2, f'{name} ("{_listed(hits)}")'))
     return found
 
 
