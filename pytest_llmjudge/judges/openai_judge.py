@@ -310,11 +310,11 @@ class OpenAIJudge:
     ) -> ChatCompletion:
         from openai.types.chat import ChatCompletion
 
-        usage.calls += 1  # counted as it goes out: a request that fails was still sent
         # The SDK's documented ``post`` with the body as sent: ``chat.completions.create``
         # would walk the body against its parameter types first (a sixth of its CPU per
         # request) to send the same JSON. Retries, errors and the reply's type are the SDK's.
         with self._clients.lent() as client:
+            usage.calls += 1  # counted as it goes out: a request that fails was still sent
             completion = await client.post(
                 "/chat/completions",
                 body=self._body(messages, n, schema, parts),
