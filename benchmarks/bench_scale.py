@@ -5,6 +5,7 @@ Run it by hand (it is not part of the test suite):
     python benchmarks/bench_scale.py                    # 10,000 entries, and the direct path
     python benchmarks/bench_scale.py 10000 100000       # the sizes given
     python benchmarks/bench_scale.py --direct-only      # only CPU per request
+    python benchmarks/bench_scale.py --direct-only --in-flight 64 256   # at each concurrency
     python benchmarks/bench_scale.py 10000 --keep DIR   # keep the suites and results in DIR
 
 The test suite's judge server (tests/support/judge_server.py) runs in its own process, so
@@ -188,13 +189,13 @@ def completeness(results: Path, entries: int) -> str:
     return found if every and counted else f"INCOMPLETE: {found}"
 
 
-def direct(server: Server, folder: Path) -> tuple[Measured, int]:
+def direct(server: Server, folder: Path, in_flight: int) -> tuple[Measured, int]:
     write_suite(folder, DIRECT_ENTRIES)
     env = environment(server.url)
     server.ask("latency", DIRECT_LATENCY)
     cache = folder / "cache-direct"
     shutil.rmtree(cache, ignore_errors=True)
-    args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={DIRECT_CONCURRENCY}"]
+    args = ["evals/", f"--judge-runs={RUNS}", f"--judge-concurrency={in_flight}"]
     args += ["-o", f"llmjudge_cache={cache}", f"--judge-output={folder / 'direct.json'}"]
     measured = run(folder, args, env)
     counted = server.ask("count")
@@ -206,6 +207,20 @@ def cell(m: Measured) -> str:
     return f"{m.rss_mb:,.0f} MB / {m.wall:.1f} s ({m.cpu:.1f} s)"
 
 
+def print_direct(server: Server, folder: Path, in_flight: int) -> None:
+    measured, requests = direct(server, folder / "direct", in_flight)
+    per = measured.cpu * 1000 / max(requests, 1)
+    print(
+        f"direct path ({DIRECT_ENTRIES:,} entries x 2 x {RUNS} runs, "
+        f"{DIRECT_LATENCY * 1000:.0f} ms, {in_flight} in flight): "
+        f"{requests:,} requests, wall {measured.wall:.2f} s, CPU "
+        f"{measured.cpu:.2f} s = {per:.2f} ms per request "
+        f"(target <= {CPU_MS_PER_REQUEST:g}: {verdict(per <= CPU_MS_PER_REQUEST)}), "
+        f"exit {measured.exit_status}",
+        flush=True,
+    )
+
+
 def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
@@ -215,6 +230,7 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[10_000])
     parser.add_argument("--direct-only", action="store_true")
     parser.add_argument("--no-direct", action="store_true")
+    parser.add_argument("--in-flight", type=int, nargs="+", default=[DIRECT_CONCURRENCY])
     parser.add_argument("--keep", type=Path, help="write the suites and results here")
     options = parser.parse_args()
     server = Server()
@@ -242,17 +258,8 @@ def main() -> None:
                 if plugin.exit_status != 0:
                     print(plugin.output[-3000:])
         if not options.no_direct:
-            measured, requests = direct(server, folder / "direct")
-            per = measured.cpu * 1000 / max(requests, 1)
-            print(
-                f"direct path ({DIRECT_ENTRIES:,} entries x 2 x {RUNS} runs, "
-                f"{DIRECT_LATENCY * 1000:.0f} ms, {DIRECT_CONCURRENCY} in flight): "
-                f"{requests:,} requests, wall {measured.wall:.2f} s, CPU "
-                f"{measured.cpu:.2f} s = {per:.2f} ms per request "
-                f"(target <= {CPU_MS_PER_REQUEST:g}: {verdict(per <= CPU_MS_PER_REQUEST)}), "
-                f"exit {measured.exit_status}",
-                flush=True,
-            )
+            for in_flight in options.in_flight:
+                print_direct(server, folder, in_flight)
     finally:
         server.stop()
         if options.keep is None:

@@ -52,4 +52,5 @@ def make_judge(settings: Settings, profiles: ServerProfiles | None = None) -> Ju
         scoring=settings.scoring,
         max_tokens=settings.max_tokens,
         profile=profiles.of(settings.base_url, settings.model) if profiles else None,
+        concurrency=settings.concurrency,
     )

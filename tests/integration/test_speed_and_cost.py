@@ -18,6 +18,18 @@ def _items(count: int, suffix: str = "") -> list[dict[str, Any]]:
     ]
 
 
+def test_connections_kept_alive_are_as_many_as_the_concurrency(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # more than the 100 the SDK's own client keeps alive: with it, connections beyond 100
+    # were closed after their reply and opened again for the next request
+    write_evals(pytester, _items(150, " {{delay=0.5}}"))
+    result = run(pytester, "evals/", "--judge-concurrency=120")
+    result.assert_outcomes(passed=150)
+    assert judge_server.peak_in_flight > 100
+    assert judge_server.connections <= 120
+
+
 def test_calls_of_different_items_overlap_within_the_limit(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

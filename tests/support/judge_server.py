@@ -221,6 +221,7 @@ class JudgeServer:
         self._lock = threading.Lock()
         self.in_flight = 0
         self.peak_in_flight = 0
+        self.connections = 0  # TCP connections accepted
         self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
@@ -267,6 +268,7 @@ class JudgeServer:
             self._samples.clear()
             self.in_flight = 0
             self.peak_in_flight = 0
+            self.connections = 0
 
     def count(self, dimension: str | None = None) -> int:
         """Requests received (for one dimension, or all)."""
@@ -310,6 +312,11 @@ class JudgeServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:
+                with server._lock:
+                    server.connections += 1
+                super().setup()
 
             def do_GET(self) -> None:
                 path = self.path.rstrip("/")
