@@ -66,11 +66,13 @@ DEFLECTION = re.compile(
     re.IGNORECASE,
 )
 # "It depends on many factors", "no idea", "nothing we can do": the answer's place, left empty.
+# Not knowing: no direct "No" or "Yes" makes an answer of "No idea."
+UNSURE = r"\b(?:hard to say|not sure|no idea|do not know)\b"
 SHRUG = re.compile(
     r"\bdepends? on\b|\b(?:\w+ )?case by case\b"
     r"|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?"
     r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
-    r"|\b(?:hard to say|not sure|no idea|do not know)\b"
+    rf"|{UNSURE}"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
     r"|\b(?:how|the way) (?:it|things) \w+\W*$|\bthat is life\b|\blike that\W*$|\bhappen\w*"
     r"|\b(?:normal|final|sometimes|occasionally|big deal)\b"

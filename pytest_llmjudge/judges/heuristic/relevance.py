@@ -14,6 +14,7 @@ from .refusal import (
     GENERALITY,
     REFUSAL,
     SHRUG,
+    UNSURE,
     empty_reply,
     empty_sentence,
     kind_words,
@@ -30,7 +31,10 @@ _TEMPLATE = (
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
-    r"|\W*(?:\w+ ){0,2}\w*(?:error|exception)(?: \d+)?(?:\s*:.{0,80})?\W*",
+    # an error's name as programs write it ("TypeError", "Internal Server Error", "ERROR 500",
+    # "error: ..."), never a customer's word ("Permission error: allow access under ...")
+    r"|\W*(?-i:(?:[A-Z]\w* ){0,2}[A-Z]?\w*(?:Error|Exception|ERROR)|error|exception)"
+    r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
@@ -40,11 +44,11 @@ _OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
 # "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
 _CLOSED_QUESTION = re.compile(
-    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long)\b|when\b)",
+    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long|often)\b|when\b)",
     re.IGNORECASE,
 )
 _DIRECT = re.compile(
-    r"(?:^|.*[.!?,]\s)\W*(?:yes|no|of course|only|\d"
+    r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d"
     r"|\w+ (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;!]))",
     re.IGNORECASE,
 )
@@ -76,8 +80,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
-    closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
-    direct = closed and _DIRECT.match(response)
+    direct = _answers_closed(ticket, response)
     # (and so does one that says what was or will be done for the reader: "I have added special
     # assistance to your booking" may name none of the ticket's words)
     unrelated = not (
@@ -108,6 +111,15 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         for match in [next((m for m in found if m.re is pattern), None)]
         if match is not None
     ]
+    # "Yes, that is normal while charging." to "Is it normal ...?" answers; "No idea." does not
+    unsure = re.search(UNSURE, response, re.IGNORECASE)
+    if (
+        named
+        and named[0].startswith("a shrug")
+        and _answers_closed(ticket, response)
+        and not unsure
+    ):
+        return None
     if not named or named[0].startswith("courtesy"):
         # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
         # question a direct answer ("Yes, you are welcome to.") or one kind word may be one
@@ -118,6 +130,12 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         shown = sentences(response)[0]
         named.insert(0, f'pleasantries ("{shown if len(shown) <= 60 else shown[:57] + "..."}")')
     return "nothing but " + " and ".join(named[:2])
+
+
+def _answers_closed(ticket: str, response: str) -> bool:
+    """A direct answer ("Yes, ...", "No, ...", a figure) to a closed question of the ticket."""
+    closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
+    return bool(closed and _DIRECT.match(response))
 
 
 def _keyboard_mash(text: str) -> bool:

@@ -22,7 +22,8 @@ CONTEMPT = re.compile(
     r"|(?:,|another) (?:genius|mate|pal)\b|\b(?:rocket science|common sense)\b"
     r"|\bwhat did you (?:expect|think)\b|\bno time for (?:this|you)\b|\byou people\b"
     # rhetorical questions and sarcasm: "what part of ... was unclear", "a hotel, not a palace"
-    r"|\bwhat part of\b|\ban? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
+    r"|\bwhat part of\b"
+    r"|\b(?:it|this|that|we) (?:is|are) an? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
     r"|\b(?:never|even) bother\w* to\b|\bmaybe do not\b"
     # a rule restated as its own reason ("Fees are fees"), or a matter closed
     r"|\b(\w{3,}?)s? (?:is|are) \1s?\b"
@@ -35,11 +36,11 @@ CONTEMPT = re.compile(
     r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnothing to do with us\b"
     r"|\b(?:nobody|we do not) cares?\b|\b(?:never|not) (?:lie|make mistakes)\b"
     # orders about the reader's own conduct and wits, and "everyone else copes"
-    r"|\b(?:(?:deal|live) with it|calm down|learn to|use your (?:brain|eyes)|figure it out)\b"
+    r"|\b(?:(?:deal|live) with it|calm down|use your (?:brain|eyes)|figure it out)\b"
     r"|\b(?:toughen|grow) up\b|\bjust have to (?:wait|accept it)\W*$"
     rf"|\bstop (?:being|trying to|asking|{_COMPLAIN})\b|\bgo (?:elsewhere|{_COMPLAIN})\b"
     r"|\bwast\w+ (?:my|our) time\b|\blike everyone else\b"
-    r"|\beveryone(?: else)? (?:says|manages|copes|has (?:got )?(?:the same )?problems?)\b",
+    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout

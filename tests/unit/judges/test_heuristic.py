@@ -126,7 +126,6 @@ TONE_FAMILIES = {
         f"{ANSWER} We're a bank, not your personal assistant.",
         f"{ANSWER} You clearly never bothered to read the email.",
         f"Your spelling is just terrible. {ANSWER}",
-        f"{ANSWER} That's what everyone says.",
     ],
     "mockery": [
         f"lol. {ANSWER}",
@@ -170,6 +169,11 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "It is a setting, not a bug: turn it off under Settings > Display.",
         "Your card is just expired; the new one is in the post.",
         "Too bad weather delayed it; it arrives Friday instead.",
+        # an instruction's contrast, learning and what others say are no contempt
+        "Enter a number, not a word.",
+        "Upload a PDF, not a Word document.",
+        "You can learn to use the API with our quickstart guide.",
+        "Yes, under Manage booking. Everyone says it is easy.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -304,6 +308,9 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         ("How many bags can I check in?", "2"),
         ("Can I pay by cheque?", "No."),
         ("Is the error code on the screen a problem?", "Error E5 means the filter needs a clean."),
+        # an error named in a customer's words, then what to do, is an answer
+        ("My photos will not upload", "Permission error: allow access under Settings > Privacy."),
+        ("My download stops halfway", "Disk full error: free up space and try again."),
     ],
 )
 def test_a_terse_answer_is_not_a_placeholder(ticket: str, terse: str) -> None:
@@ -339,10 +346,16 @@ def test_kind_words_around_an_answer_or_to_thanks_are_no_pleasantry(
         ("How much is a call to Spain on my plan?", "£1.20 a minute; the Add-on makes it 5p."),
         ("can I choose my seat for free?", "Only at check-in, a day before departure."),
         ("When does the pharmacy close?", "6pm on weekdays, noon on Saturdays."),
+        # words of a shrug, said as a direct answer
+        ("Is it normal for the battery to get warm while charging?",
+         "Yes, that is normal while charging."),
+        ("Is the price final?", "Yes, the price is final."),
     ],
 )  # fmt: skip
 def test_a_direct_answer_to_a_closed_question_is_related(ticket: str, answer: str) -> None:
     assert passes(ticket, answer)
+    # not knowing is no answer, however it begins
+    assert not passes(ticket, "No idea.")
 
 
 def test_an_answer_about_something_else_fails_where_it_belongs_it_passes() -> None:
