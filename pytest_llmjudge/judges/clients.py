@@ -11,6 +11,7 @@ Measured in docs/performance.md.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -91,5 +92,10 @@ class Clients:
         return self._clients
 
     async def aclose(self) -> None:
-        for client in self._clients:
-            await client.close()
+        """Close every client, also when closing one fails (the first failure is raised)."""
+        results = await asyncio.gather(
+            *(client.close() for client in self._clients), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result

@@ -125,20 +125,24 @@ class BatchJudging:
         stored, judgments = self.cache.stored_keys(), list(most.values())
         self.records.directory.mkdir(parents=True, exist_ok=True)
         path = self.records.directory / f".input-{os.getpid()}.jsonl"
-        with open(path, "wb") as out:
-            for start in range(0, len(judgments), PLAN_CHUNK):
-                chunk = [self._keys(w) for w in judgments[start : start + PLAN_CHUNK]]
-                every = [key for _, keys in chunk for run_keys in keys for key in run_keys]
-                held = self.cache.held(every, stored)
-                for w, keys in chunk:
-                    missing = [
-                        i
-                        for i, run_keys in enumerate(keys)
-                        if not covered.intersection(run_keys)
-                        and any(key not in held for key in run_keys)
-                    ]
-                    self._write_lines(out, w, keys, missing, lines)
-            size = out.tell()
+        try:  # the file holds every ticket and answer: never left behind half written
+            with open(path, "wb") as out:
+                for start in range(0, len(judgments), PLAN_CHUNK):
+                    chunk = [self._keys(w) for w in judgments[start : start + PLAN_CHUNK]]
+                    every = [key for _, keys in chunk for run_keys in keys for key in run_keys]
+                    held = self.cache.held(every, stored)
+                    for w, keys in chunk:
+                        missing = [
+                            i
+                            for i, run_keys in enumerate(keys)
+                            if not covered.intersection(run_keys)
+                            and any(key not in held for key in run_keys)
+                        ]
+                        self._write_lines(out, w, keys, missing, lines)
+                size = out.tell()
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
         if not lines:
             path.unlink()
             return None
@@ -178,9 +182,9 @@ class BatchJudging:
     def _submit(self, planned: Planned) -> tuple[BatchRecord, batch_api.BatchStatus] | None:
         lines = planned.lines
         record = BatchRecord(self.judge_id, fingerprint(list(lines)), lines)
-        self.records.save(record)  # before the upload: a rerun knows what was under way
         try:
             try:
+                self.records.save(record)  # before the upload: a rerun knows what was under way
                 record.input_file_id = self._call(batch_api.upload, planned.path)
             finally:
                 planned.path.unlink(missing_ok=True)

@@ -179,8 +179,9 @@ class JudgeCache:
         return found | {k for k in keys if k in files and k not in found and self.get(k)}
 
     def close(self) -> None:
-        """Close the database (the files need nothing)."""
-        self._entries.close()
+        """Close the database if it was opened (the files need nothing)."""
+        if self._db is not None:
+            self._db.close()
 
     def stored_keys(self) -> set[str]:
         """The keys of every entry on disk (read or not), from the folder listing: what a

@@ -195,6 +195,8 @@ def test_an_interrupted_upload_is_planned_again_by_the_next_session(
     assert "uploading the batch input failed" in result.stdout.str()
     assert judge_server.batches.uploads == 0 and judge_server.batches.creations == 0
     assert len(_records(pytester)) == 1  # written before the upload: the next session knows
+    # the input file (every ticket and answer) is not left behind in the cache folder
+    assert list(pytester.path.rglob(".input-*")) == []
 
     run(pytester, "evals/", *BATCH).assert_outcomes(passed=2, failed=1)
     # nothing provider-side to go on from: the runs are planned and submitted once more
