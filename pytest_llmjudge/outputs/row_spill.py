@@ -23,20 +23,39 @@ EMPTY: dict[str, object] = {"conversation": NONE, "metadata": {}, "injection_sni
 RESULTS_FIELD = re.compile(r'\n  "results": \[\]')
 
 
+def open_spill() -> RowSpill | None:
+    """A spill file, or None where the temporary folder cannot hold one (the rows then stay
+    in memory, as without a spill: the results are the same)."""
+    try:
+        return RowSpill()
+    except OSError:
+        return None
+
+
 class RowSpill:
-    """The rows of a session's items, by node id (a rerun's row replaces the earlier one)."""
+    """The rows of a session's items, by node id (a rerun's row replaces the earlier one).
+    Should writing fail (a full disk), the rows from then on stay whole in memory."""
 
     def __init__(self) -> None:
         # open for the session, closed by close() (a file with no name: gone with the process)
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="llmjudge-rows-")  # noqa: SIM115
         self._where: dict[str, tuple[int, int]] = {}  # node id -> offset, length
+        self._writable = True
 
     def put(self, row: ItemResult) -> ItemResult:
-        """Write the row; its lean copy, to keep."""
+        """Write the row; its lean copy, to keep (or the row itself, once writing failed)."""
+        self._where.pop(row.nodeid, None)
+        if not self._writable:
+            return row
         data = row.model_dump_json(indent=2).encode()
-        self._file.seek(0, 2)
-        self._where[row.nodeid] = (self._file.tell(), len(data))
-        self._file.write(data)
+        try:
+            offset = self._file.seek(0, 2)
+            self._file.write(data)
+            self._file.flush()  # a full disk is found here, not when the rows are read back
+        except OSError:
+            self._writable = False
+            return row
+        self._where[row.nodeid] = (offset, len(data))
         return lean(row)
 
     def row(self, nodeid: str) -> bytes:
@@ -47,7 +66,14 @@ class RowSpill:
 
     def full(self, row: ItemResult) -> ItemResult:
         """The row as it was before it was made lean."""
+        if row.nodeid not in self._where:  # kept whole
+            return row
         return ItemResult.model_validate_json(self.row(row.nodeid))
+
+    def _text(self, row: ItemResult) -> bytes:
+        if row.nodeid not in self._where:
+            return row.model_dump_json(indent=2).encode()
+        return self.row(row.nodeid)
 
     def dump(self, results: ResultsFile) -> Iterator[bytes]:
         """The results file's text (as ``writers.dump`` makes it), its rows read from the
@@ -60,7 +86,7 @@ class RowSpill:
         yield f'{before}\n  "results": [\n'.encode()
         for i, row in enumerate(results.results):
             # a row one level in: 4 more spaces a line (JSON strings hold no raw newline)
-            text = b"    " + self.row(row.nodeid).replace(b"\n", b"\n    ")
+            text = b"    " + self._text(row).replace(b"\n", b"\n    ")
             yield text + (b",\n" if i + 1 < len(results.results) else b"\n")
         yield f"  ]{after}".encode()
 

@@ -78,11 +78,11 @@ class ResultsReporter:
     @property
     def results(self) -> SessionResults:
         if self._results is None:  # pydantic is imported only once there is something
-            from ..outputs.row_spill import RowSpill, streams_rows
+            from ..outputs.row_spill import open_spill, streams_rows
             from ..outputs.session_results import SessionResults
 
             settings = self.config.stash[STATE_KEY].settings
-            self._results = SessionResults(spill=RowSpill() if streams_rows(settings) else None)
+            self._results = SessionResults(spill=open_spill() if streams_rows(settings) else None)
         return self._results
 
     def _eval_session(self) -> None:

@@ -3,7 +3,9 @@ as when every row stays in memory; memory keeps rows without their texts."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+from typing import Any
 
 from pytest_llmjudge.analysis.judgment import RunOutcome, build_judgment
 from pytest_llmjudge.judges.base import RunResult
@@ -52,4 +54,39 @@ def test_no_rows_write_the_same_results_file(tmp_path: Path) -> None:
     end = spilled.finish(settings, {}, session_facts(0))
     write_outputs(end.results, settings, {}, None, spilled.spill)
     expected = dump(SessionResults().finish(settings, {}, session_facts(0)).results)
+    assert settings.output.read_text(encoding="utf-8") == expected
+
+
+class _FullDisk:
+    """The spill's own file, whose writes fail with ENOSPC once ``room`` bytes are used: a
+    temporary folder that fills up during the session."""
+
+    def __init__(self, file: Any, room: int) -> None:
+        self._file, self.room = file, room
+
+    def write(self, data: bytes) -> int:
+        if self._file.tell() + len(data) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return int(self._file.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+def test_rows_stay_whole_in_memory_once_the_spill_cannot_be_written(tmp_path: Path) -> None:
+    rows = [_row(i, "passed" if i % 2 else "failed") for i in range(5)]
+    settings = default_settings(runs=2, output=tmp_path / "full.json")
+    spill = RowSpill()
+    first = len(rows[0].model_dump_json(indent=2)) + len(rows[1].model_dump_json(indent=2))
+    spill._file = _FullDisk(spill._file, room=first)  # type: ignore[assignment]
+    kept, spilled = SessionResults(), SessionResults(spill=spill)
+    for results in (kept, spilled):
+        for row in [*rows, _row(0, "error")]:  # the rerun of a spilled row stays whole too
+            results.add(row.model_copy(deep=True))
+    assert [r.ticket is None for r in spilled._items.values()] == [False, True, False, False, False]
+    facts = session_facts(1)
+    end = spilled.finish(settings, {}, facts)
+    _, failures = write_outputs(end.results, settings, {}, None, spill)
+    assert failures == []
+    expected = dump(kept.finish(settings, {}, facts).results)
     assert settings.output.read_text(encoding="utf-8") == expected
