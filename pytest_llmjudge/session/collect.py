@@ -195,9 +195,10 @@ class EvalItem(pytest.Function):
         what the session needs: about 1.5 KB an entry)."""
         del self.entry
         self.checks = NOT_CHECKED
-        for key in (ITEM_SETTINGS_KEY, CHECKED_KEY):
-            if key in self.stash:
-                del self.stash[key]
+        if ITEM_SETTINGS_KEY in self.stash:
+            del self.stash[ITEM_SETTINGS_KEY]
+        if CHECKED_KEY in self.stash:
+            del self.stash[CHECKED_KEY]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.line - 1 if self.line else None
