@@ -206,6 +206,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Any:
+    result = yield
+    if EVAL_ITEM_KEY in item.stash:  # its run is over, reruns included
+        from .session.collect import EvalItem
+
+        if isinstance(item, EvalItem):
+            item.done()
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     try:
         return (yield)

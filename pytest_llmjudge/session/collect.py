@@ -20,9 +20,9 @@ from ..judging.verdict import EvalFailed
 from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
 from .item_body import run_eval_entry
-from .item_checks import item_checks
+from .item_checks import CHECKED_KEY, item_checks
 from .pytest_internals import relocated_failure
-from .state import EVAL_ITEM_KEY, STATE_KEY
+from .state import EVAL_ITEM_KEY, ITEM_SETTINGS_KEY, STATE_KEY
 
 FLAKY_MARK = "flaky_eval"
 # per folder: each entry id and where it was first seen (file as shown, its line)
@@ -178,6 +178,7 @@ class EvalItem(pytest.Function):
         super().__init__(**kwargs)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
+        self.line = entry.line  # kept when the entry goes (``done``)
         self.target = target  # the live bot whose answer this item judges, if any
         self.checks = checks  # its deterministic checks, run on its answer first
         for mark in extra_marks:
@@ -187,8 +188,20 @@ class EvalItem(pytest.Function):
     def case(self) -> EvalCase:
         return self.entry.case
 
+    def done(self) -> None:
+        """Its run is over, reruns included: what it read from its file (the validated
+        entry, its checks, its resolved settings) is dropped, since pytest keeps its items
+        to the end of the session and nothing reads them again (its row and reports hold
+        what the session needs: about 1.5 KB an entry)."""
+        del self.entry
+        self.checks = NOT_CHECKED
+        if ITEM_SETTINGS_KEY in self.stash:
+            del self.stash[ITEM_SETTINGS_KEY]
+        if CHECKED_KEY in self.stash:
+            del self.stash[CHECKED_KEY]
+
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        line = self.entry.line - 1 if self.entry.line else None
+        line = self.line - 1 if self.line else None
         # the domain is shown after the file in -v lines and as the failure heading
         return self.path, line, self.name
 
@@ -211,7 +224,7 @@ class EvalItem(pytest.Function):
         assert isinstance(failed, EvalFailed)
         verdict, table = failed.verdict, tables(failed.judgments, failed.checks)
         where = os.path.relpath(self.path)
-        line = self.entry.line or 1
+        line = self.line or 1
         lines = {
             "line": [],  # pytest prints the crash line: file, line and verdict
             "short": [f"{where}:{line}: {self.name}", verdict, "", table],

@@ -36,6 +36,27 @@ def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
     assert meta["unattributed_calls"] == 2  # the replaced first attempt's
 
 
+def test_an_item_lets_go_of_its_entry_once_its_reruns_are_over(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # pytest keeps its items to the end: the validated entry goes with the item's last run
+    pytester.makeconftest("""
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.outcome == "rerun":
+        print("RERUN OF", report.nodeid.split("::")[-1])
+
+def pytest_sessionfinish(session):
+    print("ENTRIES KEPT:", [i.name for i in session.items if hasattr(i, "entry")])
+""")
+    write_evals(pytester, [entry("wobbly", "answer {{relevance=1,5}}"), entry("fine")])
+    result = run(pytester, "evals/", "-s", "-p", "rerunfailures", "--reruns=1")
+    assert result.parseoutcomes() == {"passed": 2, "rerun": 1}
+    result.stdout.fnmatch_lines(["*RERUN OF wobbly*", "*ENTRIES KEPT: []*"])
+    row = by_id(read_results(pytester))["wobbly"]
+    assert (row["attempt"], row["relevance"]["runs"]) == (2, [5])
+    assert row["ticket"] == entry("wobbly")["ticket"]  # the rows still hold the texts
+
+
 def test_x_counts_the_requests_sent_ahead_for_items_that_never_ran(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
