@@ -132,6 +132,17 @@ _NAMED: tuple[tuple[str, Callable[[ItemResult], bool]], ...] = (
 )
 
 
+#: node ids named on one summary line at most; a large suite's line stays readable
+NAMED_AT_MOST = 10
+
+
+def _some(nodeids: list[str]) -> str:
+    """The first node ids, and how many more the results JSON names."""
+    more = len(nodeids) - NAMED_AT_MOST
+    shown = ", ".join(nodeids[:NAMED_AT_MOST])
+    return shown + (f" and {more:,} more (the results JSON names them all)" if more > 0 else "")
+
+
 def _attention_lines(results: ResultsFile) -> list[str]:
     """What deserves a look beyond the outcomes: dimensions not applicable, unstable items,
     agreement with labels, items named for a cause, and the suite's gates."""
@@ -144,7 +155,7 @@ def _attention_lines(results: ResultsFile) -> list[str]:
     if results.unstable:
         lines.append(
             "unstable (runs straddle the threshold; add runs or mark them flaky): "
-            + ", ".join(results.unstable)
+            + _some(results.unstable)
         )
     if results.labels:
         lines.append("agreement with human labels:")
@@ -152,7 +163,7 @@ def _attention_lines(results: ResultsFile) -> list[str]:
     for lead, chosen in _NAMED:
         named = [item.nodeid for item in results.results if chosen(item)]
         if named:
-            lines.append(lead + ", ".join(named))
+            lines.append(lead + _some(named))
     lines += [
         f"gate {'passed' if gate.passed else 'FAILED'}: {gate.message}"
         for gate in results.gates

@@ -42,3 +42,14 @@ def test_the_pairwise_header_says_the_runs_judged() -> None:
     assert pairwise_runs_text(pairwise_result([judged], 3)) == "3 runs each"
     assert pairwise_runs_text(pairwise_result([judged, refused], 3)) == "6 of 12 runs judged"
     assert pairwise_runs_text(pairwise_result([refused], 3)) == "0 of 6 runs judged"
+
+
+def test_a_summary_line_names_ten_items_and_counts_the_rest() -> None:
+    from pytest_llmjudge.reports.terminal import NAMED_AT_MOST, _some
+
+    ids = [f"evals/big.json::e{i}" for i in range(12_345)]
+    line = _some(ids)
+    assert line.startswith("evals/big.json::e0, evals/big.json::e1, ")
+    assert line.count("::") == NAMED_AT_MOST
+    assert line.endswith(" and 12,335 more (the results JSON names them all)")
+    assert _some(ids[:NAMED_AT_MOST]) == ", ".join(ids[:NAMED_AT_MOST])  # all shown: no count
