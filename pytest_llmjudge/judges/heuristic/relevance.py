@@ -112,13 +112,8 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         if match is not None
     ]
     # "Yes, that is normal while charging." to "Is it normal ...?" answers; "No idea." does not
-    unsure = re.search(UNSURE, response, re.IGNORECASE)
-    if (
-        named
-        and named[0].startswith("a shrug")
-        and _answers_closed(ticket, response)
-        and not unsure
-    ):
+    shrug = bool(named) and named[0].startswith("a shrug")
+    if shrug and _answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
         return None
     if not named or named[0].startswith("courtesy"):
         # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
