@@ -37,15 +37,20 @@ def pass_rate(items: Iterable[ItemResult]) -> tuple[int, int]:
     return sum(1 for item in base if item.outcome in ("passed", "xpassed")), len(base)
 
 
-def suite_means(items: Iterable[ItemResult]) -> dict[str, float]:
-    """Mean score per dimension over judged items that are not expected to fail (xfail)."""
+def suite_scores(items: Iterable[ItemResult]) -> dict[str, list[float]]:
+    """Scores per dimension of judged items that are not expected to fail (xfail)."""
     scores: dict[str, list[float]] = {}
     for item in items:
         if item.outcome == "xfailed":
             continue
         for name, dim in item.dimensions.items():
             scores.setdefault(name, []).append(dim.score)
-    return {name: math.fsum(v) / len(v) for name, v in scores.items()}
+    return scores
+
+
+def suite_means(items: Iterable[ItemResult]) -> dict[str, float]:
+    """Mean score per dimension over judged items that are not expected to fail (xfail)."""
+    return {name: math.fsum(v) / len(v) for name, v in suite_scores(items).items()}
 
 
 def evaluate_gates(

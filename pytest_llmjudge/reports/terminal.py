@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
-from ..analysis.gates import suite_means
+from ..analysis.gates import suite_scores
 from ..basics.wording import counted, entry_place
 from ..config.pricing import provider_host
 from ..judges.heuristic import LABEL
@@ -70,6 +71,26 @@ def skipped_lines(results: ResultsFile) -> list[str]:
     return lines
 
 
+def means_lines(items: Sequence[ItemResult]) -> list[str]:
+    """The suite's mean per dimension, saying over how many items (and which are left out:
+    an xfail's low score is expected, so it does not pull the mean down)."""
+    scores = suite_scores(items)
+    if not scores:
+        return []
+    scored = [item for item in items if item.dimensions]
+    aside = sum(1 for item in scored if item.outcome == "xfailed")
+    base = len(scored) - aside
+    head = f"mean scores over {counted(base, 'item')}" + (
+        f" ({aside} xfailed aside)" if aside else ""
+    )
+    means = [
+        f"{name} {math.fsum(values) / len(values):.2f}"
+        + ("" if len(values) == base else f" ({counted(len(values), 'item')})")
+        for name, values in scores.items()
+    ]
+    return [f"{head}: " + ", ".join(means)]
+
+
 def terminal_summary(results: ResultsFile, output: str | None, strict: bool = False) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
     s, meta = results.summary, results.meta
@@ -81,9 +102,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
     ]
     lines += invalid_lines(results, strict)
     lines += skipped_lines(results)
-    means = suite_means(results.results)
-    if means:
-        lines.append("mean scores: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
+    lines += means_lines(results.results)
     lines.append(_usage_line(meta))
     lines += batch_lines(meta)
     lines += [f"note: {notice}" for notice in [*([meta.note] if meta.note else []), *meta.notices]]

@@ -34,7 +34,7 @@ def test_a_configured_dimension_is_judged_on_every_item(
     )
     result = run(pytester, "evals/", "--judge-threshold=empathy=4", "--judge-report=r.md")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["empathy 3.00 < 4 (1 run: 3)", "*mean scores: *empathy 3.67*"])
+    result.stdout.fnmatch_lines(["empathy 3.00 < 4 (1 run: 3)", "*mean scores over *empathy 3.67*"])
     empathy_requests = [r for r in judge_server.requests if r.dimension == "empathy"]
     assert len(empathy_requests) == 3
     system = empathy_requests[0].body["messages"][0]["content"]

@@ -108,6 +108,25 @@ def test_gates_fail_closed_and_measure_pass_rate_and_means() -> None:
     assert [g.passed for g in nothing] == [False]
 
 
+def test_the_summarys_means_say_over_how_many_items_and_what_is_left_out() -> None:
+    from pytest_llmjudge.reports.terminal import means_lines
+
+    items = [
+        item("e.json::a", relevance=dim(5), correctness=dim(4)),
+        item("e.json::b", "failed", relevance=dim(2)),
+        item("e.json::c", "xfailed", relevance=dim(1)),
+        item("e.json::d", "skipped"),
+    ]
+    # once "mean scores: relevance 3.50, correctness 4.00": over what, and the xfail unsaid
+    assert means_lines(items) == [
+        "mean scores over 2 items (1 xfailed aside): relevance 3.50, correctness 4.00 (1 item)"
+    ]
+    assert means_lines(items[:2]) == [
+        "mean scores over 2 items: relevance 3.50, correctness 4.00 (1 item)"
+    ]
+    assert means_lines([items[3]]) == []
+
+
 def test_baseline_regressions_only_beyond_the_noise(tmp_path: Path) -> None:
     old = {
         "results": [
