@@ -65,7 +65,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest = f"llmjudge_{spec.dest}"
         if spec.is_flag and spec.flag:
             action = "store_false" if spec.negated else "store_true"
-            group.addoption(spec.flag, action=action, default=None, dest=dest, help=spec.help)
+            help_text = spec.flag_help or spec.help
+            group.addoption(spec.flag, action=action, default=None, dest=dest, help=help_text)
         elif spec.flag:
             group.addoption(
                 spec.flag,

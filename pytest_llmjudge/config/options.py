@@ -306,6 +306,7 @@ class OptionSpec:
     metavar: str | None = None
     is_flag: bool = False  # a switch: store_true (store_false with ``negated``)
     negated: bool = False  # --judge-no-cache turns the setting off
+    flag_help: str | None = None  # the flag's own help where it does not take the ini's values
     repeatable: bool = False  # the flag may be given several times (values joined by commas)
 
 
@@ -405,6 +406,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         flag="--judge-no-cache",
         is_flag=True,
         negated=True,
+        flag_help="judge every run afresh: read nothing from the judge cache and write nothing "
+        "to it (ini llmjudge_cache: true, false, or the cache folder)",
     ),
     OptionSpec(
         "concurrency",

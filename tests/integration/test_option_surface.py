@@ -33,6 +33,10 @@ def test_pytest_help_lists_only_the_kept_names(pytester: pytest.Pytester) -> Non
     assert flags == set(FLAGS)
     keys = {line.split()[0] for line in shown if line.strip().startswith("llmjudge_")}
     assert keys == set(INI_KEYS)
+    # a switch that turns a setting off says so, not the ini key's values (it once read
+    # "--judge-no-cache  reuse judgments of unchanged cases: true, false, or the cache folder")
+    text = " ".join(" ".join(shown).split())
+    assert "--judge-no-cache judge every run afresh: read nothing from the judge cache" in text
 
 
 @pytest.mark.parametrize("cut", list(REMOVED_FLAGS.values()), ids=list(REMOVED_FLAGS))
