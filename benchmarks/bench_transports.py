@@ -14,7 +14,8 @@ variants; the least of the rounds is the figure (a shared machine only ever adds
 - ``create``: one SDK client as the SDK builds it, ``chat.completions.create``;
 - ``post``: the same client, the SDK's documented ``client.post`` with the body as sent;
 - ``post, one pool``: one client whose pool keeps ``in flight`` connections alive;
-- ``post, clients of 8``: the plugin's ``judges/clients.py`` (8 connections per client);
+- ``post, clients of 8``: the plugin's ``judges/clients.py`` (8 connections per client), the
+  reply read as the plugin reads it (``cast_to=bytes``, ``replies.read_completion``);
 - ``post, aiohttp``: ``openai.DefaultAioHttpClient`` (``pip install openai[aiohttp]``).
 
 HTTP/2 is not measured: the test server speaks HTTP/1.1 over plain http, and httpx offers
@@ -44,13 +45,15 @@ def senders(variant: str, url: str, in_flight: int) -> tuple[Callable[..., Await
     from openai.types.chat import ChatCompletion
 
     from pytest_llmjudge.judges.clients import Clients
+    from pytest_llmjudge.judges.replies import read_completion
 
     if variant == "post, clients of 8":
         clients = Clients(url, 30.0, in_flight, key_optional=True)
 
         async def lent(body: dict[str, Any]) -> Any:
             with clients.lent() as client:
-                return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+                raw = await client.post("/chat/completions", body=body, cast_to=bytes)
+            return read_completion(raw)
 
         return lent, clients
     limits = httpx2.Limits(max_connections=in_flight, max_keepalive_connections=in_flight)

@@ -26,6 +26,7 @@ from .replies import (
     parse_choice,
     parse_group_choice,
     parse_pair_choice,
+    read_completion,
 )
 from .server_profile import ServerProfile
 from .weighted import TOP_LOGPROBS
@@ -308,19 +309,19 @@ class OpenAIJudge:
         schema: dict[str, Any] = RESPONSE_FORMAT,
         parts: int = 1,
     ) -> ChatCompletion:
-        from openai.types.chat import ChatCompletion
-
         # The SDK's documented ``post`` with the body as sent: ``chat.completions.create``
         # would walk the body against its parameter types first (a sixth of its CPU per
-        # request) to send the same JSON. Retries, errors and the reply's type are the SDK's.
+        # request) to send the same JSON. Retries and errors are the SDK's; the reply comes
+        # back as bytes and is read into the SDK's ``ChatCompletion`` by ``read_completion``.
         with self._clients.lent() as client:
             usage.calls += 1  # counted as it goes out: a request that fails was still sent
-            completion = await client.post(
+            raw = await client.post(
                 "/chat/completions",
                 body=self._body(messages, n, schema, parts),
-                cast_to=ChatCompletion,
+                cast_to=bytes,
                 options={"security": {"bearer_auth": True}},
             )
+        completion = read_completion(raw)
         if completion.usage is not None:  # billed even when the reply is then rejected
             usage.prompt_tokens += completion.usage.prompt_tokens
             usage.completion_tokens += completion.usage.completion_tokens

@@ -6,6 +6,7 @@ dead judge."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -95,7 +96,7 @@ class ServerCapacity:
         completion_before = usage.completion_tokens
         try:
             try:
-                reply = await asyncio.wait_for(call(), self.timeout)
+                reply = await _within(call, self.timeout)
             except asyncio.TimeoutError:
                 raise RetryableJudgeError(
                     f"timed out after {self.timeout:g}s", timed_out=True
@@ -116,3 +117,12 @@ class ServerCapacity:
         steps = (usage.completion_tokens - completion_before) / max(1, choices)
         self.limit.succeeded(time.monotonic() - sent, steps, concurrent)
         return reply
+
+
+async def _within(call: Callable[[], Awaitable[T]], timeout: float) -> T:
+    """``call()`` cut off after ``timeout`` seconds (``asyncio.TimeoutError``); on Python
+    3.11+ in the caller's task (``wait_for`` there made a task per request, and its steps)."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await call()
+    return await asyncio.wait_for(call(), timeout)  # pragma: no cover - Python 3.10

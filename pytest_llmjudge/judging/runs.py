@@ -68,9 +68,12 @@ class RunExecutor:
     stored: StoredRuns = field(init=False)
     #: what is known of the server: the judge's (shared by the session's judges) or its own
     profile: ServerProfile = field(init=False)
+    #: the judge when it asks for choices (checked once: a protocol's isinstance is slow)
+    choosing: ChoicesJudge | None = field(init=False)
 
     def __post_init__(self) -> None:
         s = self.settings
+        self.choosing = self.judge if isinstance(self.judge, ChoicesJudge) else None
         self.profile = getattr(self.judge, "profile", None) or ServerProfile()
         strict = "batch" in s.strict  # a request failed in the batch is not asked again
         self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=strict)
@@ -164,7 +167,7 @@ class RunExecutor:
     def _choices_wanted(self) -> bool:
         return (
             self.settings.sampling != "calls"
-            and isinstance(self.judge, ChoicesJudge)
+            and self.choosing is not None
             and not self.profile.ignores_n  # then each run is its own request, on every path
         )
 
@@ -320,8 +323,8 @@ class RunExecutor:
 
     async def _call(self, runs: list[PlannedRun], usage: Usage, firm: bool) -> list[Reply]:
         run = runs[0]
-        if isinstance(self.judge, ChoicesJudge):
-            return await self.judge.judge_choices(
+        if self.choosing is not None:
+            return await self.choosing.judge_choices(
                 run.dimension, run.ticket, run.response, len(runs), usage=usage,
                 context=run.context, firm=firm,
             )  # fmt: skip
