@@ -51,7 +51,9 @@ def test_calls_of_different_items_overlap_within_the_limit(
 
 
 def test_exitfirst_stops_judging(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
-    items = _items(20, " {{delay=0.1}}")
+    # the next items' replies take long enough for pytest to see the failure and stop even
+    # on a loaded machine (at 0.1 s, a second window was sometimes sent before it did)
+    items = _items(20, " {{delay=1.5}}")
     items[0]["response"] = "bad {{relevance=1 delay=0.1}}"
     write_evals(pytester, items)
     run(pytester, "evals/", "-x", "--judge-concurrency=2").assert_outcomes(failed=1)
