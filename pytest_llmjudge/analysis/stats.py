@@ -24,7 +24,7 @@ class Aggregate:
 def mean_and_std(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value)."""
     if all(type(value) is int for value in values):  # written scores: few distinct runs
-        return _whole_mean_and_std(tuple(values))  # type: ignore[arg-type]
+        return _whole_mean_and_std(tuple(values))
     return _mean_and_std(values)
 
 

@@ -23,7 +23,8 @@ _PATTERNS = [
 SNIPPET = 60
 # Words one of which each pattern needs, lower-cased: an ASCII text without them is not
 # searched with it (eight searches an item cost 0.08 ms; most texts hold none of these).
-# Only ASCII text: under IGNORECASE, "ı" matches "i" and "ſ" matches "s".
+# Only ASCII text: under IGNORECASE, the dotless i (U+0131) matches "i", the long s
+# (U+017F) "s".
 _NEEDS = (
     ("ignore", "disregard", "forget"),
     ("you are",),

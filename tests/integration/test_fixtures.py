@@ -31,13 +31,17 @@ def test_a_folder_s_conftest_overrides_the_fixtures_of_its_own_eval_files_only(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     # the items of one file share the fixtures pytest resolved for its first: per file
-    pytester.makepyfile(**{"evals/live/conftest": """
+    pytester.makepyfile(
+        **{
+            "evals/live/conftest": """
 import pytest
 
 @pytest.fixture
 def llmjudge_response(eval_case):
     return "live answer to " + eval_case.id
-"""})
+"""
+        }
+    )
     stored = [entry("s1", "stored one"), entry("s2", "stored two")]
     write_evals(pytester, stored, folder="evals/stored")
     write_evals(pytester, [entry("l1"), entry("l2")], folder="evals/live")
