@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections import Counter
@@ -22,8 +23,19 @@ class Aggregate:
 
 def mean_and_std(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value)."""
+    if all(type(value) is int for value in values):  # written scores: few distinct runs
+        return _whole_mean_and_std(tuple(values))
+    return _mean_and_std(values)
+
+
+def _mean_and_std(values: Sequence[float]) -> tuple[float, float]:
     mean = statistics.fmean(values)
     return mean, statistics.stdev(values, mean) if len(values) > 1 else 0.0
+
+
+# The standard library's exact stdev costs 17 us; an item's runs of whole scores 1-5 take
+# few values (35 sets of 3 runs), so each is computed once: the same floats, bit for bit.
+_whole_mean_and_std = functools.lru_cache(maxsize=4096)(_mean_and_std)
 
 
 def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:

@@ -21,13 +21,30 @@ _PATTERNS = [
     )
 ]
 SNIPPET = 60
+# Words one of which each pattern needs, lower-cased: an ASCII text without them is not
+# searched with it (eight searches an item cost 0.08 ms; most texts hold none of these).
+# Only ASCII text: under IGNORECASE, the dotless i (U+0131) matches "i", the long s
+# (U+017F) "s".
+_NEEDS = (
+    ("ignore", "disregard", "forget"),
+    ("you are",),
+    ("rate", "score", "grade"),
+    ("give",),
+    ('"score"',),
+    ("system", "assistant", "user"),
+    ("<|im_", "inst]", "#"),
+    ("<",),
+)
 
 
 def injection_snippets(*texts: str) -> list[str]:
     """The instruction-like passages found in these texts (each at most SNIPPET characters)."""
     found: list[str] = []
     for text in texts:
-        for pattern in _PATTERNS:
+        lower = text.lower() if text.isascii() else None
+        for pattern, needs in zip(_PATTERNS, _NEEDS, strict=True):
+            if lower is not None and not any(word in lower for word in needs):
+                continue
             for match in pattern.finditer(text):
                 snippet = " ".join(match.group(0).split())[:SNIPPET]
                 if snippet not in found:

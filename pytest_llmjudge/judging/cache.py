@@ -225,7 +225,9 @@ class StoredEntry(BaseModel):
 
     def stored(self) -> dict[str, Any]:
         """What the checksum covers (text entries keep the keys they had before weighting)."""
-        return self.model_dump(exclude={"checksum"}, exclude_none=True)
+        # its fields are plain values (text, numbers): what model_dump(exclude={"checksum"},
+        # exclude_none=True) gives, at a fifth of the cost (read back 6 times an item)
+        return {k: v for k, v in self.__dict__.items() if k != "checksum" and v is not None}
 
     def sealed(self: EntryT) -> EntryT:
         """The entry with its checksum set, to be written."""
@@ -311,7 +313,11 @@ def worth_keeping(result: RunResult, scoring: str) -> bool:
 
 def _checksum(stored: dict[str, Any]) -> str:
     """Of the entry's content: an entry changed after it was written is a miss."""
-    return hashlib.sha256(json.dumps(stored, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(_SORTED.encode(stored).encode()).hexdigest()
+
+
+# json.dumps(..., sort_keys=True) without making an encoder at each call (the same text)
+_SORTED = json.JSONEncoder(sort_keys=True)
 
 
 def clear_cache_dir(path: Path) -> None:

@@ -28,6 +28,11 @@ class StoredRuns:
     batch: BatchOutcome | None = None
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
+    # The runs of the item being judged that the batch served, as ``unserved`` found them:
+    # their cache keys and results, read in one query for the item's dimensions (each
+    # dimension's ``take`` would ask again, and hash its keys again)
+    _keys: dict[RunKey, str] = field(default_factory=dict, repr=False)
+    _ready: dict[str, RunResult] = field(default_factory=dict, repr=False)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -99,13 +104,16 @@ class StoredRuns:
         already (not charged again; what the others cost goes to ``paid`` and ``taken``)."""
         if self.batch is None or not self.batch.served or any(run.group for run in runs):
             return None  # (runs judged with the item's other dimensions: the engine's way)
-        keys = [key for run in runs if (key := self.key(run)) is not None]
+        keys = [key for run in runs if (key := self._keys.get(run.key) or self.key(run))]
         served = self.batch.served
         if len(keys) < len(runs) or any(served.look(key) is None for key in keys):
             return None
         if any(run.key in started for run in runs):
             return None
-        found = self.cache.get_many(keys) if self.cache else {}  # one query for the item's
+        found = {key: self._ready.pop(key) for key in keys if key in self._ready}
+        unread = [key for key in keys if key not in found and key not in served.results]
+        if unread and self.cache is not None:  # one query for the item's
+            found |= self.cache.get_many(unread)
         results = [served.results.get(key) or found.get(key) for key in keys]
         if None in results:
             return None  # an entry is gone: asked directly
@@ -123,17 +131,31 @@ class StoredRuns:
 
     def unserved(self, groups: list[list[PlannedRun]]) -> list[list[PlannedRun]]:
         """The groups of runs the session's batch did not judge (those it did are taken
-        when their item asks, not planned)."""
+        when their item asks, not planned: their results are read now, in one query)."""
         if self.batch is None or not self.batch.served:
             return groups
-        served = self.batch.served
-        return [
-            group
-            for group in groups
+        left, keys = [], {}
+        for group in groups:
             # (runs judged with the item's other dimensions are started the engine's way)
-            if any(run.group for run in group)
-            or not all((k := self.key(run)) and served.look(k) is not None for run in group)
-        ]
+            found = None if any(run.group for run in group) else self._served_keys(group)
+            if found is None:
+                left.append(group)
+            else:
+                keys.update(found)
+        wanted = [key for key in keys.values() if key not in self.batch.served.results]
+        self._keys = keys
+        self._ready = self.cache.get_many(wanted) if wanted and self.cache is not None else {}
+        return left
+
+    def _served_keys(self, group: list[PlannedRun]) -> dict[RunKey, str] | None:
+        """The group's runs' cache keys when the batch judged every one of them, else None."""
+        keys = {}
+        for run in group:
+            key = self.key(run)
+            if key is None or self.batch.served.look(key) is None:  # type: ignore[union-attr]
+                return None
+            keys[run.key] = key
+        return keys
 
     def batch_usage(self, total: Usage) -> None:
         """What the runs items took from the session's batch cost, and its batches' facts."""

@@ -49,6 +49,14 @@ def unknown_ini_keys(config: pytest.Config) -> set[str]:
         return set()
 
 
+def fixture_info(item: pytest.Item) -> object | None:
+    """What pytest resolved of a test's fixtures (``Function._fixtureinfo``), to be given to
+    the next item of the same body and place (``Function``'s own ``fixtureinfo`` argument, as
+    pytest's parametrization shares it) instead of resolved again: 0.2 ms an item. None where
+    the attribute is gone: each item resolves its own, as before."""
+    return getattr(item, "_fixtureinfo", None)
+
+
 def report_log_handler(config: pytest.Config) -> logging.Handler | None:
     """The handler whose records become a report's "Captured log" sections
     (``LoggingPlugin.report_handler``); None without it."""

@@ -27,6 +27,31 @@ def llmjudge_response(eval_case):
     assert judged == {"live answer to Maven build fails with OOM in Jenkins {{relevance=5}}"}
 
 
+def test_a_folder_s_conftest_overrides_the_fixtures_of_its_own_eval_files_only(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # the items of one file share the fixtures pytest resolved for its first: per file
+    pytester.makepyfile(
+        **{
+            "evals/live/conftest": """
+import pytest
+
+@pytest.fixture
+def llmjudge_response(eval_case):
+    return "live answer to " + eval_case.id
+"""
+        }
+    )
+    stored = [entry("s1", "stored one"), entry("s2", "stored two")]
+    write_evals(pytester, stored, folder="evals/stored")
+    write_evals(pytester, [entry("l1"), entry("l2")], folder="evals/live")
+    write_evals(pytester, [entry("s3", "stored three")], name="more.json", folder="evals/stored")
+    run(pytester, "evals/").assert_outcomes(passed=5)
+    judged = {r.response for r in judge_server.requests}
+    stored_answers = {"stored one", "stored two", "stored three"}
+    assert judged == {"live answer to l1", "live answer to l2"} | stored_answers
+
+
 def test_a_response_fixture_returning_nothing_is_an_error(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

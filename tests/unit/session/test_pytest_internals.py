@@ -11,6 +11,7 @@ import pytest
 
 from pytest_llmjudge.session.pytest_internals import (
     crash_message,
+    fixture_info,
     is_xdist_worker,
     log_handlers,
     relocated_failure,
@@ -22,8 +23,11 @@ from pytest_llmjudge.session.pytest_internals import (
 )
 
 
-def test_the_running_pytest_has_what_the_plugin_reads(pytestconfig: pytest.Config) -> None:
+def test_the_running_pytest_has_what_the_plugin_reads(
+    pytestconfig: pytest.Config, request: pytest.FixtureRequest
+) -> None:
     assert terminal_stream(pytestconfig) is not None
+    assert fixture_info(request.node) is not None
     assert log_handlers(pytestconfig)  # captured logs and report sections at least
     assert not isinstance(uncaptured(pytestconfig), contextlib.nullcontext)
     with uncaptured(pytestconfig):
@@ -54,6 +58,7 @@ def test_each_reader_falls_back_where_an_attribute_is_missing() -> None:
         ),
     )
     assert terminal_stream(bare) is None
+    assert fixture_info(cast(pytest.Item, SimpleNamespace())) is None  # each item resolves its own
     assert isinstance(uncaptured(bare), contextlib.nullcontext)
     assert log_handlers(bare) == []
     assert xdist_worker_input(bare) is None and not is_xdist_worker(bare)
