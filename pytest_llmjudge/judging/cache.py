@@ -3,13 +3,13 @@
 Each run is keyed by the SHA-256 of everything that changes the judgment: provider, base
 URL, model, temperature, prompt/rubric version, dimension, ticket, response, run index, and
 the earlier turns and the reference answer where the judge sees them; a pairwise run's key
-holds both answers in the order shown. Runs go to ``entries.sqlite3`` in the cache folder
-(the standard library's SQLite, which several xdist workers read and write at once): a
-batch's (10^5 and more) in one write, runs judged directly a few dozen at a time, each as
-the sealed JSON text of its key. A pairwise vote, and a run the database cannot take, is a
-small JSON file named by its key, written atomically (temp file + rename), as every run was
-before the database; those files are read on. Either way an entry is served only when whole,
-written for its key and unchanged since (checksum); an unreadable entry, or database, is a miss.
+holds both answers in the order shown. A run judged directly is one small JSON file named by
+its key, written atomically (temp file + rename), so several xdist workers can read and write
+the same directory at once. The runs of a batch (10^5 and more at once) go in one write to
+``entries.sqlite3`` beside them (the standard library's SQLite: one transaction instead of a
+file per run), as the same sealed JSON text under the same key. Either way an entry is served
+only when whole, written for its key and unchanged since (checksum); an unreadable entry, or
+database, is a miss.
 """
 
 from __future__ import annotations
@@ -179,16 +179,9 @@ class JudgeCache:
         return found | {k for k in keys if k in files and k not in found and self.get(k)}
 
     def close(self) -> None:
-        """Write the runs still held, then close the database if it was opened."""
+        """Close the database if it was opened (the files need nothing)."""
         if self._db is not None:
-            self._keep(self._db.flush())
             self._db.close()
-
-    def _keep(self, rows: Iterable[tuple[str, str]]) -> None:
-        """Entries the database could not take, kept as files (a folder where SQLite cannot
-        write, such as some network filesystems)."""
-        for key, text in rows:
-            self._write(key, text)
 
     def stored_keys(self) -> set[str]:
         """The keys of every entry on disk (read or not), from the folder listing: what a
@@ -208,8 +201,7 @@ class JudgeCache:
         return None if entry is None else _result(entry)
 
     def put(self, key: str, result: RunResult) -> None:
-        """A run judged directly: into the database with the next few (``cache_db.hold``)."""
-        self._keep(self._entries.hold(key, _entry(key, result)))
+        self._write(key, _entry(key, result))
 
 
 Score = Annotated[float, Field(ge=1, le=5)]

@@ -130,7 +130,7 @@ def test_ctrl_c_while_waiting_keeps_the_batch_for_the_next_session(
         while judge_server.batches.creations == 0 and time.monotonic() < deadline:
             if session_over.wait(0.05):
                 return
-        if not session_over.wait(0.3):  # the session is polling now
+        if not session_over.wait(2.0):  # the session is polling now
             _thread.interrupt_main()
 
     threading.Thread(target=press_ctrl_c_once_submitted, daemon=True).start()

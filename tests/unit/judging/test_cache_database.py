@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
 
 from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
 from pytest_llmjudge.judges import RunResult
-from pytest_llmjudge.judging.cache import JudgeCache, _entry
-from pytest_llmjudge.judging.cache_db import DATABASE, HELD_ROWS, HELD_SECONDS
+from pytest_llmjudge.judging.cache import JudgeCache
+from pytest_llmjudge.judging.cache_db import DATABASE
 
 
 def _cache(tmp_path: Path) -> JudgeCache:
@@ -58,54 +57,15 @@ def test_a_damaged_database_is_a_miss_and_nothing_crashes(tmp_path: Path) -> Non
     assert cache.held([key], set()) == set()
     cache.put(key, RunResult(4, "ok", 1, 1))  # runs judged directly are still kept
     assert cache.get(key) == RunResult(4, "ok", 1, 1)
-    cache.close()  # as a file each, as before the database
-    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 4
-    assert _cache(tmp_path).get(key) == RunResult(4, "ok", 1, 1)
 
 
 def test_an_old_cache_folder_reads_on_beside_the_database(tmp_path: Path) -> None:
     old = _cache(tmp_path)
     key, new = (old.key(RELEVANCE, "ticket", answer, 0) for answer in ("old", "new"))
-    (tmp_path / key[:2]).mkdir()  # a file per run, as every cache before the database
-    (tmp_path / key[:2] / f"{key}.json").write_text(_entry(key, RunResult(3, "from a file", 5, 1)))
+    old.put(key, RunResult(3, "from a file", 5, 1))  # as every cache before the database
+    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 3
     cache = _cache(tmp_path)
     assert cache.put_many([(new, RunResult(5, "from the database", 5, 1))])
     assert cache.get(key) == RunResult(3, "from a file", 5, 1)
     assert cache.get(new) == RunResult(5, "from the database", 5, 1)
     assert cache.held([key, new], cache.stored_keys()) == {key, new}
-
-
-def test_runs_judged_directly_go_in_a_few_writes_and_read_as_written_meanwhile(
-    tmp_path: Path,
-) -> None:
-    cache = _cache(tmp_path)
-    keys = [cache.key(RELEVANCE, "ticket", f"answer {i}", 0) for i in range(HELD_ROWS + 5)]
-    results = [RunResult(i % 5 + 1, f"reason {i}", 10, 2) for i in range(len(keys))]
-    for key, result in zip(keys[:-5], results, strict=False):
-        cache.put(key, result)
-    for key, result in zip(keys[-5:], results[-5:], strict=True):
-        cache.put(key, result)
-        assert cache.get(key) == result  # held, and served as written
-    assert len(_rows(tmp_path)) == HELD_ROWS  # the first ones in one write
-    assert _cache(tmp_path).get(keys[-1]) is None  # another process: not written yet
-    cache.close()  # the session's end writes what is held
-    assert len(_rows(tmp_path)) == len(keys) and not list(tmp_path.rglob("*.json"))
-    again = _cache(tmp_path)
-    assert [again.get(key) for key in keys] == results
-
-
-def test_a_run_held_longer_than_its_time_is_written_with_the_next(tmp_path: Path) -> None:
-    cache = _cache(tmp_path)
-    first, second = (cache.key(TONE, "ticket", answer, 0) for answer in ("a", "b"))
-    cache.put(first, RunResult(4, "first", 1, 1))
-    assert _rows(tmp_path) == []
-    time.sleep(HELD_SECONDS)
-    cache.put(second, RunResult(5, "second", 1, 1))
-    assert len(_rows(tmp_path)) == 2
-
-
-def _rows(folder: Path) -> list[tuple[str, str]]:
-    if not (folder / DATABASE).exists():
-        return []
-    with sqlite3.connect(folder / DATABASE) as db:
-        return list(db.execute("SELECT key, entry FROM entries"))

@@ -11,7 +11,7 @@ from pytest_llmjudge.basics.rubrics import RELEVANCE
 from pytest_llmjudge.judges.base import RunResult, Usage
 from pytest_llmjudge.judges.heuristic import HeuristicJudge
 from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget
-from pytest_llmjudge.judging.cache import JudgeCache, _checksum, _entry
+from pytest_llmjudge.judging.cache import JudgeCache, _checksum
 from pytest_llmjudge.judging.capacity import ServerCapacity
 from pytest_llmjudge.judging.limiter import AdaptiveLimit
 
@@ -125,10 +125,9 @@ def test_cache_entries_as_written_before_the_entry_model_still_read(tmp_path: Pa
 def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
     cache = JudgeCache(lambda: tmp_path, {"model": "m"})
     key = cache.key(RELEVANCE, "ticket", "response", 0)
-    path = tmp_path / key[:2] / f"{key}.json"  # a run's file, as kept before the database
-    path.parent.mkdir()
-    path.write_text(_entry(key, RunResult(2, "weak", 10, 2)))
+    cache.put(key, RunResult(2, "weak", 10, 2))
     assert cache.get(key) == RunResult(2, "weak", 10, 2)
+    path = next(tmp_path.rglob("*.json"))
     good = json.loads(path.read_text())
 
     def served(**change: object) -> RunResult | None:
