@@ -343,6 +343,8 @@ class JudgeEngine:
             await judge.aclose()
             await targets.aclose()
 
-        self._loop.stop(close_clients)
-        self._loop = None
-        self._executor.stored.close()  # the trace, the cache's database
+        try:
+            self._loop.stop(close_clients)
+        finally:
+            self._loop = None
+            self._executor.stored.close()  # the trace, the cache's database

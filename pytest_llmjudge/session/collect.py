@@ -181,6 +181,9 @@ class EvalItem(pytest.Function):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        # its own list of fixture names: the shared resolution's list is one object, and a
+        # conftest that appends a fixture to one item must not give it to the whole file
+        self.fixturenames = list(self.fixturenames)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.line = entry.line  # kept when the entry goes (``done``)
@@ -250,6 +253,9 @@ class InvalidEvalItem(pytest.Item):
 
     def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        # its own list of fixture names: the shared resolution's list is one object, and a
+        # conftest that appends a fixture to one item must not give it to the whole file
+        self.fixturenames = list(self.fixturenames)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.strict = strict

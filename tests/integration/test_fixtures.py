@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from helpers import by_id, entry, read_results, run, write_evals
@@ -229,3 +231,28 @@ def pytest_collection_modifyitems(items):
     assert rows["from-entry"]["relevance"]["runs"] == [4, 4, 4]
     assert rows["from-entry"]["relevance"]["threshold"] == 3
     assert rows["from-entry"]["tone"]["threshold"] == 3.5
+
+
+def test_a_fixture_a_conftest_adds_to_one_item_reaches_that_item_only(
+    pytester: pytest.Pytester,
+) -> None:
+    # the items of a file share pytest's fixture resolution, but not its list of names: an
+    # append to one item's list once reached every later item of the file
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.fixture
+def marker_fx(request):
+    print("FX-USED", request.node.name)
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.name == "a":
+            item.fixturenames.append("marker_fx")
+"""
+    )
+    write_evals(pytester, [entry("a"), entry("b"), entry("c")])
+    result = run(pytester, "evals/", "-s", "-o", "llmjudge_provider=heuristic")
+    result.assert_outcomes(passed=3)
+    assert re.findall(r"FX-USED (\w+)", result.stdout.str()) == ["a"]
