@@ -343,8 +343,6 @@ class JudgeEngine:
             await judge.aclose()
             await targets.aclose()
 
-        try:
-            self._loop.stop(close_clients)
-        finally:
-            self._loop = None
-            self._executor.stored.close()  # the trace, the cache's database
+        self._loop.stop(close_clients)
+        self._loop = None
+        self._executor.stored.close()  # the trace, the cache's database

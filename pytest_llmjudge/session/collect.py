@@ -253,9 +253,6 @@ class InvalidEvalItem(pytest.Item):
 
     def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        # its own list of fixture names: the shared resolution's list is one object, and a
-        # conftest that appends a fixture to one item must not give it to the whole file
-        self.fixturenames = list(self.fixturenames)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.strict = strict
