@@ -43,10 +43,25 @@ class EntryDatabase:
                 )
                 db.commit()
             except sqlite3.Error:
-                self._broken = True
-                return None
+                # a folder SQLite cannot write in (a cache restored read-only) still reads
+                kept = None if create else self._read_only()
+                if kept is None:
+                    self._broken = True
+                    return None
+                db = kept
             self._db = db
         return self._db
+
+    def _read_only(self) -> sqlite3.Connection | None:
+        """The database as it stands, where its journal files cannot be made beside it (WAL
+        mode needs them even to read): opened immutable, since nobody can change it there."""
+        try:
+            uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            db.execute("SELECT 1 FROM entries LIMIT 1")
+        except sqlite3.Error:
+            return None
+        return db
 
     def texts(self, keys: Sequence[str]) -> list[tuple[str, str]]:
         """(key, text) of those of ``keys`` that are stored, a query per few hundred."""

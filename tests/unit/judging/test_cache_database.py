@@ -4,8 +4,13 @@ as the files of runs judged directly."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
 from pytest_llmjudge.judges import RunResult
@@ -69,3 +74,36 @@ def test_an_old_cache_folder_reads_on_beside_the_database(tmp_path: Path) -> Non
     assert cache.get(key) == RunResult(3, "from a file", 5, 1)
     assert cache.get(new) == RunResult(5, "from the database", 5, 1)
     assert cache.held([key, new], cache.stored_keys()) == {key, new}
+
+
+@pytest.fixture
+def read_only(tmp_path: Path) -> Iterator[Path]:
+    """A folder mounted read-only onto itself (root, and a kernel that allows it)."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    yield folder
+    subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, check=False)
+
+
+def _mount_read_only(folder: Path) -> None:
+    if shutil.which("mount") is None:
+        pytest.skip("a read-only bind mount needs the mount command")
+    for args in (["--bind", str(folder), str(folder)], ["-o", "remount,ro,bind", str(folder)]):
+        if subprocess.run(["mount", *args], capture_output=True, check=False).returncode:
+            pytest.skip("a read-only bind mount needs root and mount rights")
+
+
+def test_a_read_only_cache_folder_still_serves_a_batchs_runs(read_only: Path) -> None:
+    # a cache restored read-only (a CI cache step, a volume mounted :ro): WAL mode could not
+    # open the database there, and every run was asked again
+    cache = _cache(read_only)
+    keys = [cache.key(RELEVANCE, "ticket", f"answer {i}", 0) for i in range(20)]
+    results = [RunResult(i % 5 + 1, f"reason {i}", 10, 2) for i in range(20)]
+    assert cache.put_many(zip(keys, results, strict=True))
+    cache.close()
+    _mount_read_only(read_only)
+    again = _cache(read_only)
+    assert [again.get(key) for key in keys] == results
+    assert again.held(keys, set()) == set(keys)
+    assert not again.put_many([(cache.key(TONE, "t", "r", 0), results[0])])  # nothing written
+    again.close()
