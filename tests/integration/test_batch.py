@@ -4,8 +4,8 @@ lines asked directly; the batch price; the dry run."""
 
 from __future__ import annotations
 
-import _thread
 import json
+import signal
 import threading
 import time
 from pathlib import Path
@@ -131,13 +131,18 @@ def test_ctrl_c_while_waiting_keeps_the_batch_for_the_next_session(
             if session_over.wait(0.05):
                 return
         if not session_over.wait(2.0):  # the session is polling now
-            _thread.interrupt_main()
+            # a real SIGINT to the main thread, as a terminal's Ctrl-C: it wakes a sleep
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 
+    # Python's own handler, as in a terminal, whatever earlier tests in this worker left
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=press_ctrl_c_once_submitted, daemon=True).start()
     try:
         result = pytester.runpytest(*QUIET, "evals/", *BATCH, no_reraise_ctrlc=True)
     finally:
         session_over.set()
+        signal.signal(signal.SIGINT, handler)
+    print(f"SIGINT handler this worker had: {handler!r}")  # shown if the test fails
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "KeyboardInterrupt" in result.stdout.str()
     assert len(_records(pytester)) == 1
