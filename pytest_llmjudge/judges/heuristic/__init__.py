@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...basics.rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usage, Winner
 from .correctness import score_correctness
+from .learned import learned_signal
 from .refusal import find_refusal
 from .relevance import relevance_signal
 from .tone import tone_signals
@@ -40,9 +41,16 @@ _NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fau
 
 
 def score_relevance(ticket: str, response: str) -> tuple[int, str]:
-    """1-5 and why: a failing signal's score, else the benefit of the doubt."""
+    """1-5 and why: a failing signal's score, else the learned signal's when it is sure, else
+    the benefit of the doubt."""
     found = relevance_signal(ticket, response)
-    return found if found is not None else (BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE)
+    if found is not None:
+        return found
+    learned = learned_signal(ticket, response)
+    if learned is None:
+        return BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE
+    p, moved = learned
+    return 3, f"reads like a poor answer (learned signal {p:.2f}; {', '.join(moved)})"
 
 
 def score_tone(response: str) -> tuple[int, str]:

@@ -1,0 +1,92 @@
+"""A learned signal: a small logistic regression over general features of an answer, whose
+weights a script trains from several writers' labelled support answers
+(``benchmarks/train_learned_signal.py`` writes ``data/learned_weights.json``; it is generated,
+not hand-written). Its words are those that more than one writer used, never an area's
+vocabulary; its other features are the answer's form: how much of the ticket it takes up,
+whether it holds a figure, a path or a step, its length, how kind or harsh its words are.
+It only lowers a score on strong evidence (the threshold the script chose, on training data)
+and names the features that moved it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from functools import cache
+from importlib import resources
+
+from .text import SPECIFIC, content_terms, normalise, sentences, sentiment, shared_terms, words
+
+_LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
+
+
+def features(ticket: str, response: str) -> dict[str, float]:
+    """The answer's features: ``w:`` a word, ``b:`` two words in a row, ``s:`` a sentence's
+    first word, ``f:`` a feature of form (see the module's text)."""
+    ticket, response = normalise(ticket), normalise(response)
+    tokens = [w.lower() for w in words(response)]
+    found: dict[str, float] = {f"w:{w}": 1.0 for w in tokens}
+    found |= {f"b:{a} {b}": 1.0 for a, b in zip(tokens, tokens[1:], strict=False)}
+    found |= {f"s:{words(s)[0].lower()}": 1.0 for s in sentences(response) if words(s)}
+    asked, said = content_terms(ticket), content_terms(response)
+    shared = len(shared_terms(ticket, response))
+    valence = [sentiment().get(w, 0.0) for w in tokens]
+    form = {  # named as the reasoning shows them
+        "bias": 1.0,
+        "the ticket's words taken up": shared / len(asked) if asked else 0.0,
+        "none of the ticket's words": float(shared == 0 and bool(asked)),
+        "words of its own": min(len(said), 20) / 20,
+        "a figure, address, label or path": float(bool(SPECIFIC.search(response))),
+        "a figure": float(bool(re.search(r"\d", response))),
+        _length(len(tokens)): 1.0,
+        "sentences": min(len(sentences(response)), 6) / 6,
+        "'you'": sum(w in ("you", "your", "yourself") for w in tokens) / (len(tokens) or 1),
+        "'?'": float("?" in response),
+        "'!'": float("!" in response),
+        "':'": float(":" in response),
+        "harsh words": -min([*valence, 0.0]) / 4,
+        "kind words": max([*valence, 0.0]) / 4,
+    }
+    return found | {f"f:{name}": value for name, value in form.items()}
+
+
+def _length(count: int) -> str:
+    top = next((top for top in _LENGTHS if count <= top), None)
+    return f"at most {top} words" if top else f"over {_LENGTHS[-1]} words"
+
+
+@cache
+def model() -> tuple[dict[str, float], float]:
+    """The shipped weights and the threshold on the probability of a poor answer."""
+    path = resources.files("pytest_llmjudge.judges.heuristic").joinpath(
+        "data/learned_weights.json"
+    )
+    data = json.loads(path.read_text("utf-8"))
+    return data["weights"], data["threshold"]
+
+
+def probability(weights: dict[str, float], found: dict[str, float]) -> float:
+    """The model's probability that the answer is a poor one."""
+    total = sum(weights.get(name, 0.0) * value for name, value in found.items())
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, total))))
+
+
+def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None:
+    """(probability, the features that moved it most) when the answer reads as a poor one
+    beyond the threshold, else None."""
+    weights, threshold = model()
+    found = features(ticket, response)
+    p = probability(weights, found)
+    if p < threshold:
+        return None
+    moved = sorted(
+        ((weights.get(name, 0.0) * value, name) for name, value in found.items()),
+        reverse=True,
+    )
+    return p, [_shown(name) for push, name in moved[:3] if push > 0 and name != "f:bias"]
+
+
+def _shown(name: str) -> str:
+    kind, _, what = name.partition(":")
+    return {"w": "'{}'", "b": "'{}'", "s": "starts '{}'", "f": "{}"}[kind].format(what)
