@@ -3,6 +3,7 @@
     python benchmarks/train_learned_signal.py            # the LOWO table, then write the weights
     python benchmarks/train_learned_signal.py --table    # the LOWO table only
     python benchmarks/train_learned_signal.py --write    # the weights only
+    python benchmarks/train_learned_signal.py --check    # exit 1 if the shipped weights differ
 
 The data are support answers by five independent writers, all in this repository: A
 (``data/support_answers.jsonl``, a correct and a bad answer per ticket; a fixed sample of its
@@ -34,7 +35,7 @@ from bench_support_answers import load  # type: ignore[import-not-found]
 
 from pytest_llmjudge.config.options import DEFAULT_THRESHOLD
 from pytest_llmjudge.judges.heuristic import score_tone
-from pytest_llmjudge.judges.heuristic.learned import features, probability
+from pytest_llmjudge.judges.heuristic.learned import features, probability, spared
 from pytest_llmjudge.judges.heuristic.relevance import relevance_signal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +66,7 @@ def writers() -> dict[str, list[Row]]:
             row["writer"], row["bad"] = name, row["kind"] == "bad"
             row["features"] = features(row["ticket"], row["response"])
             row["main passes"] = _rules_pass(row)
+            row["spared"] = spared(row["ticket"], row["response"])
     return found
 
 
@@ -127,8 +129,8 @@ def threshold(scored: Sequence[tuple[Row, float]]) -> float:
     judge passes, of every writer alike (the largest share over writers counts)."""
     passed: dict[str, list[float]] = {}
     for row, p in scored:
-        if not row["bad"] and row["main passes"]:
-            passed.setdefault(row["writer"], []).append(p)
+        if not row["bad"] and row["main passes"]:  # (what it spares, it cannot fail)
+            passed.setdefault(row["writer"], []).append(0.0 if row["spared"] else p)
     best = 0.5
     for candidate in sorted({round(p, 4) for _, p in scored} | {0.5, 0.999}, reverse=True):
         if candidate < 0.5:
@@ -158,7 +160,9 @@ def lowo(every: dict[str, list[Row]]) -> list[str]:
         t = threshold(out_of_sample(every, training))
         weights = fit([r for n in training for r in every[n]])
         rows = every[left]
-        fails = {id(r): probability(weights, r["features"]) >= t for r in rows}
+        fails = {
+            id(r): not r["spared"] and probability(weights, r["features"]) >= t for r in rows
+        }
         for label, fail in (("main", lambda r: False), (f"+ {t:.3f}", lambda r: fails[id(r)])):
             verdicts = [(r, r["main passes"] and not fail(r)) for r in rows]
             lines.append(f"{left:7}{label:9}" + _rates(verdicts))
@@ -175,21 +179,26 @@ def _rates(verdicts: list[tuple[Row, bool]]) -> str:
     return f"{cells[0]:>15}{cells[1]:>10}" + "".join(f"{c:>12}" for c in cells[2:])
 
 
-def write(every: dict[str, list[Row]]) -> None:
-    """The shipped weights: fitted on every writer, the threshold from their LOWO fits."""
+def shipped(every: dict[str, list[Row]]) -> str:
+    """The weights file: fitted on every writer, the threshold from their LOWO fits."""
     t = threshold(out_of_sample(every, list(every)))
     weights = fit([r for rows in every.values() for r in rows])
-    text = json.dumps({"threshold": t, "weights": weights}, indent=0, sort_keys=True)
-    OUT.write_text(text + "\n", encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(weights)} weights, threshold {t}")
+    return json.dumps({"threshold": t, "weights": weights}, indent=0, sort_keys=True) + "\n"
 
 
 def main(argv: list[str]) -> int:
     every = writers()
-    if "--write" not in argv:
+    if not {"--write", "--check"} & set(argv):
         print("\n".join(lowo(every)))
-    if "--table" not in argv:
-        write(every)
+    if "--table" in argv:
+        return 0
+    text, name = shipped(every), OUT.relative_to(ROOT)
+    if "--check" in argv:
+        same = OUT.read_text(encoding="utf-8") == text
+        print(f"{name}: {'reproduced byte for byte' if same else 'DIFFERS from the script'}")
+        return 0 if same else 1
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {name}: {len(json.loads(text)['weights'])} weights")
     return 0
 
 

@@ -50,7 +50,7 @@ def score_relevance(ticket: str, response: str) -> tuple[int, str]:
     if learned is None:
         return BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE
     p, moved = learned
-    return 3, f"reads like a poor answer (learned signal {p:.2f}; {', '.join(moved)})"
+    return 3, f"reads like a poor answer (learned signal {p:.2f}, moved by {', '.join(moved)})"
 
 
 def score_tone(response: str) -> tuple[int, str]:

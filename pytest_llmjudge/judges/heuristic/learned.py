@@ -16,8 +16,26 @@ import re
 from functools import cache
 from importlib import resources
 
+from .refusal import (
+    ACTION,
+    COURTESY,
+    DEFLECTION,
+    GENERALITY,
+    REFUSAL,
+    SHRUG,
+    empty_reply,
+    empty_sentence,
+)
+from .relevance import answers_closed
 from .text import SPECIFIC, content_terms, normalise, sentences, sentiment, shared_terms, words
 
+_KINDS = {
+    "a refusal": REFUSAL,
+    "a deflection": DEFLECTION,
+    "a shrug": SHRUG,
+    "courtesy": COURTESY,
+    "a generality": GENERALITY,
+}
 _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
 
 
@@ -48,6 +66,13 @@ def features(ticket: str, response: str) -> dict[str, float]:
         "harsh words": -min([*valence, 0.0]) / 4,
         "kind words": max([*valence, 0.0]) / 4,
     }
+    # the rules' own signals, short of failing: a sentence that says nothing, a shrug, a promise
+    parts = sentences(response)
+    empty = [empty_sentence(s, asked, _KINDS.values(), 2) for s in parts]
+    form["sentences that say nothing"] = sum(empty) / (len(empty) or 1)
+    form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
+    form["an action of ours"] = float(bool(ACTION.search(response)))
+    form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
     return found | {f"f:{name}": value for name, value in form.items()}
 
 
@@ -72,10 +97,18 @@ def probability(weights: dict[str, float], found: dict[str, float]) -> float:
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, total))))
 
 
+def spared(ticket: str, response: str) -> bool:
+    """What the rules know to be an answer, whatever the words: a direct answer to a closed
+    question ("Of course! Children are welcome."), kindness in reply to thanks."""
+    return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
+
+
 def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None:
     """(probability, the features that moved it most) when the answer reads as a poor one
     beyond the threshold, else None."""
     weights, threshold = model()
+    if spared(ticket, response):
+        return None
     found = features(ticket, response)
     p = probability(weights, found)
     if p < threshold:

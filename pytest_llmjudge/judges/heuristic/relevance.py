@@ -80,7 +80,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
-    direct = _answers_closed(ticket, response)
+    direct = answers_closed(ticket, response)
     # (and so does one that says what was or will be done for the reader: "I have added special
     # assistance to your booking" may name none of the ticket's words)
     unrelated = not (
@@ -113,7 +113,7 @@ def _nothing_said(ticket: str, response: str) -> str | None:
     ]
     # "Yes, that is normal while charging." to "Is it normal ...?" answers; "No idea." does not
     shrug = bool(named) and named[0].startswith("a shrug")
-    if shrug and _answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
+    if shrug and answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
         return None
     if not named or named[0].startswith("courtesy"):
         # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
@@ -127,7 +127,7 @@ def _nothing_said(ticket: str, response: str) -> str | None:
     return "nothing but " + " and ".join(named[:2])
 
 
-def _answers_closed(ticket: str, response: str) -> bool:
+def answers_closed(ticket: str, response: str) -> bool:
     """A direct answer ("Yes, ...", "No, ...", a figure) to a closed question of the ticket."""
     closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
     return bool(closed and _DIRECT.match(response))
