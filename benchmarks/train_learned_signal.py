@@ -160,10 +160,8 @@ def lowo(every: dict[str, list[Row]]) -> list[str]:
         t = threshold(out_of_sample(every, training))
         weights = fit([r for n in training for r in every[n]])
         rows = every[left]
-        fails = {
-            id(r): not r["spared"] and probability(weights, r["features"]) >= t for r in rows
-        }
-        for label, fail in (("main", lambda r: False), (f"+ {t:.3f}", lambda r: fails[id(r)])):
+        fails = {id(r): not r["spared"] and probability(weights, r["features"]) >= t for r in rows}
+        for label, fail in (("rules", lambda r: False), (f"+ {t:.3f}", lambda r: fails[id(r)])):
             verdicts = [(r, r["main passes"] and not fail(r)) for r in rows]
             lines.append(f"{left:7}{label:9}" + _rates(verdicts))
     return lines

@@ -10,6 +10,7 @@ and names the features that moved it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -20,7 +21,6 @@ from .refusal import (
     ACTION,
     COURTESY,
     DEFLECTION,
-    GENERALITY,
     REFUSAL,
     SHRUG,
     empty_reply,
@@ -34,7 +34,6 @@ _KINDS = {
     "a deflection": DEFLECTION,
     "a shrug": SHRUG,
     "courtesy": COURTESY,
-    "a generality": GENERALITY,
 }
 _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
 
@@ -45,7 +44,7 @@ def features(ticket: str, response: str) -> dict[str, float]:
     ticket, response = normalise(ticket), normalise(response)
     tokens = [w.lower() for w in words(response)]
     found: dict[str, float] = {f"w:{w}": 1.0 for w in tokens}
-    found |= {f"b:{a} {b}": 1.0 for a, b in zip(tokens, tokens[1:], strict=False)}
+    found |= {f"b:{a} {b}": 1.0 for a, b in itertools.pairwise(tokens)}
     found |= {f"s:{words(s)[0].lower()}": 1.0 for s in sentences(response) if words(s)}
     asked, said = content_terms(ticket), content_terms(response)
     shared = len(shared_terms(ticket, response))
@@ -84,9 +83,7 @@ def _length(count: int) -> str:
 @cache
 def model() -> tuple[dict[str, float], float]:
     """The shipped weights and the threshold on the probability of a poor answer."""
-    path = resources.files("pytest_llmjudge.judges.heuristic").joinpath(
-        "data/learned_weights.json"
-    )
+    path = resources.files("pytest_llmjudge.judges.heuristic").joinpath("data/learned_weights.json")
     data = json.loads(path.read_text("utf-8"))
     return data["weights"], data["threshold"]
 

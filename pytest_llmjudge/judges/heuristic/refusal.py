@@ -1,10 +1,9 @@
-"""Replies that say nothing: a refusal, a deflection, a shrug, courtesy or pleasantries.
+"""Replies that say nothing: a refusal, a deflection, a shrug or courtesy.
 
 One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
 check. A sentence is empty when it belongs to one of the classes below and, once the class's
 words are taken out, says nothing of its own: no figure, address, path or quoted label, and
-at most one subject word that the ticket did not already use (words of praise name none); or
-when it is a pleasantry, mostly words the sentiment lexicon rates kind. A reply is a refusal
+at most one subject word that the ticket did not already use. A reply is a refusal
 when every sentence is empty and one of them refuses or deflects: "Sorry, I can't help with
 that.", "Please contact support.", "We'll get back to you." - "Contact support at
 help@shop.com and quote the order number" says something.
@@ -21,9 +20,6 @@ from .text import (
     normalise,
     same_subject,
     sentences,
-    sentiment,
-    stem,
-    words,
 )
 
 # Someone or somewhere else: "our support team", "a member of staff", "the help centre", "the
@@ -79,19 +75,12 @@ SHRUG = re.compile(
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise, of the
-# customer or of the company, is measured with the sentiment lexicon: see ``empty_sentence``.)
+# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise and
+# generalities are the learned signal's to weigh: ``learned.py``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
     r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
     r"(?:trouble|inconvenience|wait|delay))?|\b(?:reaching out|getting in touch|contacting us)\b"
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
-    re.IGNORECASE,
-)
-# Generalities: what matters, what we love ("Certificates are a great way to show your
-# skills", "Comfort is very important to us", "We strive to deliver with a smile").
-GENERALITY = re.compile(
-    r"\b(?:is|are) (?:\w+ ){0,3}(?:way|part|priority|important)\b"
-    r"|\bwe (?:love|strive|are committed)\b",
     re.IGNORECASE,
 )
 # What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
@@ -99,17 +88,13 @@ ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b)\w+", re.IGNORECAS
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
-# Words the sentiment lexicon rates kind that answer a question (assent, leave, a price).
-_ANSWERING = frozenset("please yes ok sure free welcome".split())  # noqa: SIM905
 
 
 def empty_sentence(
     sentence: str, ticket_terms: set[str], classes: Iterable[re.Pattern[str]], own_words: int
 ) -> bool:
     """A sentence that says nothing (see the module's text): no figure, address or label,
-    and either one of the classes with at most ``own_words`` subject words of its own, or a
-    pleasantry, whose words of praise are at least half as many as its own subject words
-    ("We are proud of our friendly drivers and our commitment to great service")."""
+    and one of the classes with at most ``own_words`` subject words of its own."""
     hits = [m for c in classes for m in c.finditer(sentence)]
     rest = sentence
     for match in hits:
@@ -118,29 +103,10 @@ def empty_sentence(
     promised = any(m.re is DEFLECTION for m in hits)
     if SPECIFIC.search(_WAIT.sub(" ", rest) if promised else rest):
         return False
-    # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
-    # nor words of praise, which name no subject ("a brilliant service", "the best experience")
-    praise = kind_words(sentence)
-    known = ticket_terms | {stem(w) for w in praise}
-    known |= {t for m in hits for t in content_terms(m.group(0))}
+    # neither the ticket's words nor the class's own ("billing questions ... the billing team")
+    known = ticket_terms | {t for m in hits for t in content_terms(m.group(0))}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
-    if hits and len(own) <= own_words:
-        return True
-    # a pleasantry names nothing of the ticket outside its courtesies ("Good news, your refund
-    # has been approved" says something of the refund), unless it is a generality about it
-    about = [t for t in content_terms(rest) if any(same_subject(t, k) for k in ticket_terms)]
-    # ... and one that says what we do or did is no pleasantry ("We will reprint them brighter,
-    # thank you for your patience")
-    vague = (not about or GENERALITY.search(sentence)) and not ACTION.search(sentence)
-    return bool(praise) and bool(vague) and len(own) <= 2 * len(praise)
-
-
-def kind_words(text: str) -> list[str]:
-    """The words of ``text`` the sentiment lexicon rates kind, save those that answer."""
-    lexicon = sentiment()
-    return [
-        w for w in words(text) if lexicon.get(w.lower(), 0.0) >= 1 and w.lower() not in _ANSWERING
-    ]
+    return bool(hits) and len(own) <= own_words
 
 
 def empty_reply(

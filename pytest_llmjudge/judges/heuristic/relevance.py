@@ -11,15 +11,13 @@ from .refusal import (
     ACTION,
     COURTESY,
     DEFLECTION,
-    GENERALITY,
     REFUSAL,
     SHRUG,
     UNSURE,
     empty_reply,
     empty_sentence,
-    kind_words,
 )
-from .text import SYSTEM_TERMS, content_terms, normalise, sentences, shared_terms
+from .text import SYSTEM_TERMS, content_terms, normalise, sentences, sentiment, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
 # Text left where an answer should be, told by its form, not by its words: only the words of a
@@ -63,7 +61,6 @@ _KINDS = (
     ("a shrug", SHRUG),
     ("contempt", CONTEMPT),
     ("mockery", MOCKERY),
-    ("pleasantries", GENERALITY),
     ("courtesy", COURTESY),
 )
 
@@ -80,6 +77,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
+    own = {t for t in own if sentiment().get(t, 0.0) < 1}  # kind words name no subject
     direct = answers_closed(ticket, response)
     # (and so does one that says what was or will be done for the reader: "I have added special
     # assistance to your booking" may name none of the ticket's words)
@@ -100,8 +98,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 def _nothing_said(ticket: str, response: str) -> str | None:
     """What a reply is when every sentence of it is empty (a refusal, a deflection, a shrug,
-    contempt, courtesy or pleasantries), else None. A direct "Yes, you're welcome to." with
-    only kind words besides is an answer."""
+    contempt or courtesy), else None. A direct "Yes, you're welcome to." with only courtesy
+    besides is an answer."""
     found = empty_reply(response, ticket, [pattern for _, pattern in _KINDS])
     if found is None:
         return None
@@ -115,15 +113,12 @@ def _nothing_said(ticket: str, response: str) -> str | None:
     shrug = bool(named) and named[0].startswith("a shrug")
     if shrug and answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
         return None
-    if not named or named[0].startswith("courtesy"):
+    if named[0].startswith("courtesy"):
         # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
-        # question a direct answer ("Yes, you are welcome to.") or one kind word may be one
+        # question a direct answer ("Yes, you are welcome to.") or one courtesy may be one
         thanked = empty_reply(ticket, "", [COURTESY]) is not None
-        kind = len(kind_words(response)) + sum(m.re is COURTESY for m in found)
-        if thanked or _DIRECT.match(response) or kind < 2:
+        if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
-        shown = sentences(response)[0]
-        named.insert(0, f'pleasantries ("{shown if len(shown) <= 60 else shown[:57] + "..."}")')
     return "nothing but " + " and ".join(named[:2])
 
 
