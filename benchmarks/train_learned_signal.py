@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench_support_answers import load  # type: ignore[import-not-found]
+from bench_support_answers import load
 
 from pytest_llmjudge.config.options import DEFAULT_THRESHOLD
 from pytest_llmjudge.judges.heuristic import score_tone
@@ -161,9 +161,10 @@ def lowo(every: dict[str, list[Row]]) -> list[str]:
         weights = fit([r for n in training for r in every[n]])
         rows = every[left]
         fails = {id(r): not r["spared"] and probability(weights, r["features"]) >= t for r in rows}
-        for label, fail in (("rules", lambda r: False), (f"+ {t:.3f}", lambda r: fails[id(r)])):
-            verdicts = [(r, r["main passes"] and not fail(r)) for r in rows]
-            lines.append(f"{left:7}{label:9}" + _rates(verdicts))
+        rules = [(r, r["main passes"]) for r in rows]
+        lines.append(f"{left:7}{'rules':9}" + _rates(rules))
+        both = [(r, ok and not fails[id(r)]) for r, ok in rules]
+        lines.append(f"{left:7}{f'+ {t:.3f}':9}" + _rates(both))
     return lines
 
 

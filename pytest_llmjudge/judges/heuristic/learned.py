@@ -114,7 +114,7 @@ def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None
         ((weights.get(name, 0.0) * value, name) for name, value in found.items()),
         reverse=True,
     )
-    return p, [_shown(name) for push, name in moved[:3] if push > 0 and name != "f:bias"]
+    return p, [_shown(name) for push, name in moved if push > 0 and name != "f:bias"][:3]
 
 
 def _shown(name: str) -> str:
