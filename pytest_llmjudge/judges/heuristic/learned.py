@@ -17,24 +17,11 @@ import re
 from functools import cache
 from importlib import resources
 
-from .refusal import (
-    ACTION,
-    COURTESY,
-    DEFLECTION,
-    REFUSAL,
-    SHRUG,
-    empty_reply,
-    empty_sentence,
-)
+from .refusal import ACTION, COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply, empty_sentence
 from .relevance import answers_closed
 from .text import SPECIFIC, content_terms, normalise, sentences, sentiment, shared_terms, words
 
-_KINDS = {
-    "a refusal": REFUSAL,
-    "a deflection": DEFLECTION,
-    "a shrug": SHRUG,
-    "courtesy": COURTESY,
-}
+_KINDS = {"a refusal": REFUSAL, "a deflection": DEFLECTION, "a shrug": SHRUG, "courtesy": COURTESY}
 _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
 
 
