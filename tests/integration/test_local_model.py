@@ -30,18 +30,14 @@ pytestmark = [
 
 SLOTS = 2
 RUNS = 3
-# two entries: each request takes seconds on one thread, and a third adds nothing the
-# transport facts below need (3 runs on 2 slots are still asked as 2 + 1)
+# each request takes seconds on one thread: a session judges one entry, which is all the
+# transport facts below need (its 2 dimensions x 3 runs on 2 slots are still asked as 2 + 1
+# choices, two judgments in flight)
 ENTRIES = [
     {
         "id": "oom",
         "ticket": "Jenkins pipeline failing with OOM on the Maven build step.",
         "response": "Raise the heap for Maven: set MAVEN_OPTS=-Xmx2g in the pipeline env.",
-    },
-    {
-        "id": "rude",
-        "ticket": "How do I rotate the API key for our staging project?",
-        "response": "Figure it out yourself, it's in the docs.",
     },
 ]
 DIMENSIONS = 2  # relevance and tone
@@ -188,7 +184,7 @@ def test_pairwise_ab_and_grouping_with_three_runs_against_llama_cpp(
     answers = ("Raise the heap: set MAVEN_OPTS=-Xmx2g in the pipeline.", "No idea, ask someone.")
     bots = [BotServer(_answering(text)) for text in answers]
     try:
-        write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES[:1]])
+        write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES])
         result = run(
             pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_grouping=item",
             "-o", "llmjudge_timeout=300",  # a loaded machine: slow, not dead
