@@ -310,11 +310,15 @@ class BatchJudging:
                 continue
             answer = answer.redacted()
             parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
-            tokens = (answer.prompt_tokens, answer.completion_tokens)
             for key, result in zip(keys, parts, strict=True):
                 first = not charged
                 if first:  # the request's tokens, on the first run it judged
-                    result = replace(result, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+                    result = replace(
+                        result,
+                        prompt_tokens=answer.prompt_tokens,
+                        completion_tokens=answer.completion_tokens,
+                        tokens_unknown=answer.tokens_unknown,
+                    )
                 charged = True
                 self.outcome.served.add(key, batch, first)
                 if worth_keeping(result, self.settings.scoring):

@@ -36,6 +36,7 @@ class Budget:
     price: Price | None = None
     calls: int = 0
     spent_usd: float = 0.0
+    cost_unknown: bool = False  # a reply did not say its tokens: what was spent is unknown
     fatal: str | None = None  # a bad key or unknown model: every later call would fail too
     stopped: str | None = None  # what a run refused afterwards says: where, and the cause
     stopped_fact: str = ""  # the session's summary of it: where, and the cause in short
@@ -54,6 +55,12 @@ class Budget:
             raise BudgetExhausted(
                 f"judge call budget exhausted: llmjudge_budget calls={self.max_calls} made; "
                 "no new calls in this session"
+            )
+        if self.max_cost is not None and self.price is not None and self.cost_unknown:
+            raise BudgetExhausted(
+                f"judge cost budget cannot be kept: a reply did not say its tokens, so "
+                f"llmjudge_budget usd={self.max_cost:g} cannot be counted; no new calls in this "
+                "session (llmjudge_budget calls=N limits requests)"
             )
         if self.max_cost is not None and self.price is not None and self.spent_usd >= self.max_cost:
             raise BudgetExhausted(
@@ -98,5 +105,6 @@ class Budget:
         self._failures_in_a_row = 0
 
     def spend(self, usage: Usage) -> None:
+        self.cost_unknown = self.cost_unknown or usage.tokens_unknown > 0
         if self.price is not None:
             self.spent_usd += self.price.cost(usage.prompt_tokens, usage.completion_tokens)

@@ -239,6 +239,7 @@ class CacheEntry(StoredEntry):
     completion_tokens: Annotated[int, Field(ge=0)]
     text_score: Annotated[int, Field(ge=1, le=5)] | None = None  # weighted: what the judge wrote
     unweighted: str | None = None  # asked for logprobs, scored by the integer: why
+    tokens_unknown: bool | None = None  # true: the reply did not say its tokens (0 above)
 
     @model_validator(mode="after")
     def _whole_or_weighted(self) -> CacheEntry:
@@ -266,6 +267,7 @@ def _entry(key: str, result: RunResult) -> str:
         completion_tokens=result.completion_tokens,
         text_score=result.text_score,
         unweighted=result.unweighted,
+        tokens_unknown=result.tokens_unknown or None,  # left out when known: old checksums hold
         checksum="",
     )
     return entry.sealed().model_dump_json(exclude_none=True)
@@ -279,6 +281,7 @@ def _result(entry: CacheEntry) -> RunResult:
         entry.completion_tokens,
         text_score=entry.text_score,
         unweighted=entry.unweighted,
+        tokens_unknown=bool(entry.tokens_unknown),
     )
 
 

@@ -164,8 +164,14 @@ def split_outcomes(
                 else result.parts[runs[i].dimension.name]
             )
             if part is not None and k == 0:
-                tokens = (result.prompt_tokens, result.completion_tokens)  # type: ignore[union-attr]
-                part = replace(part, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+                assert result is not None  # a part is of a result
+                billed = (result.prompt_tokens, result.completion_tokens, result.tokens_unknown)
+                part = replace(
+                    part,
+                    prompt_tokens=billed[0],
+                    completion_tokens=billed[1],
+                    tokens_unknown=billed[2],
+                )
             outcomes[i] = RunOutcome(part, outcome.error, outcome.calls if k == 0 else 0)
     return outcomes
 

@@ -240,7 +240,7 @@ class RunExecutor:
     ) -> None:
         """One attempt for the runs still waiting; raises the first rejected choice's error
         (tenacity asks again for those runs)."""
-        before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
+        before = usage.reading()
         try:
             asking.tries += 1
             asked = [asking.runs[i] for i in asking.waiting]
@@ -296,7 +296,7 @@ class RunExecutor:
         """One attempt, and with llmjudge_trace its line: what was sent, what came back."""
         if self.trace is None:
             return await self._timed(runs, usage, firm)
-        before = Usage(usage.calls, usage.prompt_tokens, usage.completion_tokens)
+        before = usage.reading()
         usage.exchanges = []
         started = time.monotonic()
         replies: list[Reply] = []

@@ -127,6 +127,11 @@ class Tokens(BaseModel):
     prompt: int = 0
     completion: int = 0
     total: int = 0
+    unknown_calls: int = Field(
+        default=0,
+        description="requests whose reply did not say its tokens (the server left usage or a "
+        "count out): the counts above leave them out, and the cost is then unknown",
+    )
 
 
 class JudgeIdentity(BaseModel):

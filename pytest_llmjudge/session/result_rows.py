@@ -93,6 +93,7 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
         judgments=usage.judgments,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
+        tokens_unknown=usage.tokens_unknown,
     )
     if record.errors:
         row.error = redact("; ".join(record.errors))
