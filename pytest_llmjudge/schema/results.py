@@ -263,8 +263,11 @@ class Meta(BaseModel):
     def calls_text(self) -> str:
         """``2 made (6 runs judged), 0 runs from the cache``: the runs judged only where they
         differ from the calls (several choices per call, or calls that failed)."""
-        runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
         cached = f"{self.cached_runs} run{'' if self.cached_runs == 1 else 's'} from the cache"
+        if not self.llm:  # the offline judge sends nothing
+            also = f", {cached}" if self.cached_runs else ""
+            return f"none ({self.judgments} runs judged in-process by the offline judge{also})"
+        runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
         return f"{self.calls} made{runs}, {cached}"
 
 

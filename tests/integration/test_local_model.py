@@ -40,6 +40,9 @@ ENTRIES = [
         "response": "Raise the heap for Maven: set MAVEN_OPTS=-Xmx2g in the pipeline env.",
     },
 ]
+# a 135M model on one thread beside a loaded machine's other work: slow, not dead (the
+# transport facts below include "no request timed out")
+PATIENT = ("-o", "llmjudge_timeout=300")
 DIMENSIONS = 2  # relevance and tone
 DIMS = ("relevance", "tone")
 
@@ -66,9 +69,8 @@ def local_judge(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaSer
 def _session(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The suite judged with ``args``; its results' meta and the trace's request lines."""
     write_evals(pytester, ENTRIES)
-    result = run(
-        pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_trace=trace.jsonl", *args
-    )
+    trace = ("-o", "llmjudge_trace=trace.jsonl")
+    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *trace, *PATIENT, *args)
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == len(ENTRIES)
@@ -124,7 +126,7 @@ def test_one_request_per_item_against_llama_cpp(
 ) -> None:
     write_evals(pytester, ENTRIES)
     args = ("-o", "llmjudge_grouping=item", "-o", "llmjudge_trace=trace.jsonl")
-    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *args)
+    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *PATIENT, *args)
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
     lines = (pytester.path / "trace.jsonl").read_text().splitlines()
@@ -187,7 +189,7 @@ def test_pairwise_ab_and_grouping_with_three_runs_against_llama_cpp(
         write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES])
         result = run(
             pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_grouping=item",
-            "-o", "llmjudge_timeout=300",  # a loaded machine: slow, not dead
+            *PATIENT,
             "-o", f"llmjudge_targets=good={bots[0].url} bad={bots[1].url} pairwise=true",
         )  # fmt: skip
     finally:

@@ -69,10 +69,8 @@ class HeuristicJudge:
         usage: Usage | None = None,
         context: Context = NO_CONTEXT,
     ) -> RunResult:
-        if usage is not None:
-            usage.calls += 1  # one judgment, made in-process
-            if usage.exchanges is not None:
-                usage.exchanges.append({"messages": None, "reply": None})
+        if usage is not None and usage.exchanges is not None:  # judged here: no request
+            usage.exchanges.append({"messages": None, "reply": None})
         if dimension.name == "relevance":
             # what the user asked in earlier turns counts as asked
             asked = [t.content for t in context.conversation if t.role == "user"]
