@@ -16,6 +16,7 @@ from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judging.cache import JudgeCache
 from pytest_llmjudge.judging.cache_db import DATABASE
+from pytest_llmjudge.judging.cache_entries import entry_text
 
 
 def _cache(tmp_path: Path) -> JudgeCache:
@@ -64,12 +65,18 @@ def test_a_damaged_database_is_a_miss_and_nothing_crashes(tmp_path: Path) -> Non
     assert cache.get(key) == RunResult(4, "ok", 1, 1)
 
 
+def _old_file(folder: Path, key: str, result: RunResult) -> None:
+    """A run's file, as every cache kept runs judged directly before the database."""
+    path = folder / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(entry_text(key, result))
+
+
 def test_an_old_cache_folder_reads_on_beside_the_database(tmp_path: Path) -> None:
-    old = _cache(tmp_path)
-    key, new = (old.key(RELEVANCE, "ticket", answer, 0) for answer in ("old", "new"))
-    old.put(key, RunResult(3, "from a file", 5, 1))  # as every cache before the database
-    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 3
     cache = _cache(tmp_path)
+    key, new = (cache.key(RELEVANCE, "ticket", answer, 0) for answer in ("old", "new"))
+    _old_file(tmp_path, key, RunResult(3, "from a file", 5, 1))
+    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 3
     assert cache.put_many([(new, RunResult(5, "from the database", 5, 1))])
     assert cache.get(key) == RunResult(3, "from a file", 5, 1)
     assert cache.get(new) == RunResult(5, "from the database", 5, 1)
