@@ -32,6 +32,7 @@ from .cache_db import DATABASE, EntryDatabase
 from .cache_entries import CacheEntry, EntryT, VoteEntry, as_result, entry_text, valid_entry
 
 CACHE_FORMAT = 2
+KEPT_PREFIXES = 1024  # judgments whose key prefix is kept: more than are in flight at once
 
 
 class JudgeCache:
@@ -43,8 +44,8 @@ class JudgeCache:
         self._identity = dict(identity)
         self._folders: set[str] | None = None  # the key folders there: listed once, or made
         self._db: EntryDatabase | None = None
-        # the last key's judgment, the hash of its material up to the run index, the rest
-        self._last_key: tuple[tuple[object, ...], Any, str] | None = None
+        # by judgment: the hash of its key's material up to the run index, and the rest
+        self._prefixes: dict[tuple[object, ...], tuple[Any, str]] = {}
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -78,11 +79,11 @@ class JudgeCache:
         other, and switching back finds each where it was.
 
         The key hashes ``[CACHE_FORMAT, identity, name, version, ticket, response, run_index,
-        *context, *group]`` as JSON; the runs of a judgment are asked one after the other,
-        so the hash of what comes before ``run_index`` is kept for the next run's key."""
+        *context, *group]`` as JSON; the hash of what comes before ``run_index`` is kept for
+        the judgment's other runs (looked up before a request, kept after its reply)."""
         what = (dimension, ticket, response, context, group)
-        last = self._last_key
-        if last is None or last[0] != what:
+        last = self._prefixes.get(what)
+        if last is None:
             head = [CACHE_FORMAT, self._identity, dimension.name, dimension.version]
             before = json.dumps([*head, ticket, response], sort_keys=True)
             # earlier turns, and the reference for a dimension that uses it (or is judged
@@ -93,10 +94,12 @@ class JudgeCache:
                 sort_keys=True,
             )
             prefix = hashlib.sha256(before[:-1].encode() + b", ")
-            last = (what, prefix, "]" if after == "[]" else ", " + after[1:])
-            self._last_key = last
-        material = last[1].copy()
-        material.update(f"{run_index}{last[2]}".encode())
+            last = (prefix, "]" if after == "[]" else ", " + after[1:])
+            if len(self._prefixes) >= KEPT_PREFIXES:
+                self._prefixes.clear()  # (the judgments in flight fill it again)
+            self._prefixes[what] = last
+        material = last[0].copy()
+        material.update(f"{run_index}{last[1]}".encode())
         return material.hexdigest()
 
     def pair_key(
