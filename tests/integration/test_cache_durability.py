@@ -9,12 +9,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from helpers import QUIET, entry, run, write_evals
+from helpers import QUIET, entry, run, write_evals, write_locked
 from judge_server import JudgeServer
 
 CACHE = "judge-cache"
@@ -65,44 +64,17 @@ def test_a_killed_session_keeps_every_run_it_judged(
     assert judge_server.count() == 16 - kept // 3  # what the killed session paid for is kept
 
 
-@pytest.fixture
-def locked(pytester: pytest.Pytester) -> Iterator[Path]:
-    """The cache's database, held locked for writing by another process while the test runs."""
-    database = pytester.path / CACHE / "entries.sqlite3"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD_LOCK, str(database)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
-    yield database
-    holder.communicate("")  # released: the holder commits nothing and exits
-    assert holder.returncode == 0
-
-
-_HOLD_LOCK = """
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("PRAGMA journal_mode=WAL")
-db.execute("BEGIN IMMEDIATE")  # the write lock, held until stdin closes
-print("locked", flush=True)
-sys.stdin.read()
-db.execute("ROLLBACK")
-"""
-
-
 def test_a_database_locked_by_another_process_neither_stalls_judging_nor_costs_calls(
-    pytester: pytest.Pytester, judge_server: JudgeServer, request: pytest.FixtureRequest
+    pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     write_evals(pytester, _items(2))
     args = ["evals/", "--judge-runs=3", "-o", f"llmjudge_cache={CACHE}", "-o", "llmjudge_timeout=5"]
     run(pytester, *args).assert_outcomes(passed=2)  # the database made, 4 requests' runs in it
     write_evals(pytester, _items(6))
-    request.getfixturevalue("locked")
     judge_server.reset()
     started = time.monotonic()
-    run(pytester, *args).assert_outcomes(passed=6)
+    with write_locked(pytester.path / CACHE / "entries.sqlite3"):
+        run(pytester, *args).assert_outcomes(passed=6)
     # the first two served from the locked database (readers never wait); the other four
     # asked once each, their runs kept in files at once: no wait, no timeout, no second call
     assert judge_server.count() == 8
