@@ -33,8 +33,11 @@ class RunResult:
     def redacted(self) -> RunResult:
         """This result with secrets out of its reasoning (each part's too): a judge echoing
         a key must not carry it into results or the cache."""
+        reasoning = redact(self.reasoning)
+        if self.parts is None and reasoning == self.reasoning:
+            return self  # nothing to take out (frozen: the same result serves)
         parts = self.parts and {name: part.redacted() for name, part in self.parts.items()}
-        return replace(self, reasoning=redact(self.reasoning), parts=parts)
+        return replace(self, reasoning=reasoning, parts=parts)
 
 
 Winner = Literal["A", "B", "tie"]  # A: the answer shown first
