@@ -8,6 +8,7 @@ duration.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from .pytest_internals import crash_message, writes_junit_xml
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
 
 
+@functools.lru_cache(maxsize=64)  # the items of a file ask for the same path
 def _relative(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
