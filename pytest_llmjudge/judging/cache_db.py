@@ -137,6 +137,8 @@ SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # primary result codes (sqlite3 names them fr
 
 def _busy(exc: BaseException) -> bool:
     """SQLITE_BUSY or SQLITE_LOCKED: another connection holds the lock (it will pass). The
-    code is known from Python 3.11; before, such a database is read as it stands."""
+    code is known from Python 3.11; before, only SQLite's own message says it."""
     code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # Python 3.10
+        return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
     return isinstance(code, int) and code & 0xFF in (SQLITE_BUSY, SQLITE_LOCKED)

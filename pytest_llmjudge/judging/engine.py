@@ -80,7 +80,8 @@ class JudgeEngine:
                 settings=s,
                 judge=self.judge_factory(s),
                 cache=self.cache,
-                budget=Budget(s.max_calls, s.max_cost, s.price),
+                # the offline judge sends no request: llmjudge_budget calls= has none to count
+                budget=Budget(s.max_calls if s.uses_llm else None, s.max_cost, s.price),
                 # the bound on requests in flight, judge calls and target requests together
                 limit=AdaptiveLimit(s.concurrency),
                 trace=TraceWriter(s.trace) if s.trace is not None else None,
@@ -270,7 +271,9 @@ class JudgeEngine:
                 in_flight=executor.limit.in_flight if executor else 0,
                 retrying=executor.retrying if executor else 0,
                 tokens=total.prompt_tokens + total.completion_tokens,
-                cost_usd=executor.budget.spent_usd if executor and self.settings.price else None,
+                cost_usd=executor.budget.spent_usd
+                if executor and self.settings.price and not executor.budget.cost_unknown
+                else None,
                 elapsed=0.0 if self._started is None else time.monotonic() - self._started,
             )
 

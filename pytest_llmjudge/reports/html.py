@@ -146,7 +146,8 @@ def _cards(results: ResultsFile) -> str:
     else:
         unknown = meta.tokens.unknown_calls
         said = f"unknown for {counted(unknown, 'call')}" if unknown else ""
-        cards.append(("tokens", f"{meta.tokens.total:,}", said or f"{meta.tokens.prompt:,} prompt"))
+        total = "unknown" if unknown and not meta.tokens.total else f"{meta.tokens.total:,}"
+        cards.append(("tokens", total, said or f"{meta.tokens.prompt:,} prompt"))
         if priced:
             cards.append(("cost", f"${meta.cost_usd:.4f}", meta.price_source or ""))
         elif unknown and meta.price_source:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from ..basics.wording import counted
 from .items import (
     NOT_DIMENSIONS,
     RESERVED_NAMES,
@@ -266,7 +267,8 @@ class Meta(BaseModel):
         cached = f"{self.cached_runs} run{'' if self.cached_runs == 1 else 's'} from the cache"
         if not self.llm:  # the offline judge sends nothing
             also = f", {cached}" if self.cached_runs else ""
-            return f"none ({self.judgments} runs judged in-process by the offline judge{also})"
+            runs = counted(self.judgments, "run")
+            return f"none ({runs} judged in-process by the offline judge{also})"
         runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
         return f"{self.calls} made{runs}, {cached}"
 

@@ -184,7 +184,7 @@ def test_tokens_a_server_does_not_say_are_unknown_never_zero(
     judge_server.usage_left_out = left_out
     pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
     write_evals(pytester, [entry("a", ticket="ticket a"), entry("b", ticket="ticket b")])
-    args = ("-o", "llmjudge_batch=true") if batch else ()
+    args = ("-o", "llmjudge_batch=true") if batch else ("-o", "llmjudge_report=report.html")
     result = run(pytester, "evals/", *args)
     result.assert_outcomes(passed=2)
     assert "Traceback" not in result.stdout.str()
@@ -200,6 +200,22 @@ def test_tokens_a_server_does_not_say_are_unknown_never_zero(
             "(the server did not say them), cost unknown"
         ]
     )
+    if not batch:  # the report's cards say so too
+        html = (pytester.path / "report.html").read_text()
+        assert '<div class="value">unknown</div><div class="sub">unknown for 4 calls' in html
+
+
+def test_the_progress_line_shows_no_cost_while_tokens_are_unknown(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    judge_server.usage_left_out = {"usage"}
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
+    entries = [entry(f"c{i}", f"Answer {i}. {{{{delay=0.15}}}}", ticket=f"T {i}") for i in range(8)]
+    write_evals(pytester, entries)
+    args = ("--judge-runs=2", "--judge-concurrency=1", "-o", "llmjudge_progress=0.3")
+    result = run(pytester, "evals/", *args, "-p", "no:cacheprovider")
+    progress = [line for line in result.outlines if "runs judged," in line]
+    assert progress and not any("$" in line for line in progress), progress
 
 
 def test_a_cost_budget_stops_at_the_first_reply_that_does_not_say_its_tokens(

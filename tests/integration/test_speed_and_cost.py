@@ -233,3 +233,15 @@ def test_retries_are_logged_so_a_long_wait_is_not_silent(
             "(429 rate limited: scripted 429); retrying in 0.0s*"
         ]
     )
+
+
+def test_a_call_budget_leaves_the_offline_judge_alone(pytester: pytest.Pytester) -> None:
+    # an ini written for an LLM judge, run where there is no key (a fork's pull request): the
+    # offline judge sends no request, so calls= has nothing to count
+    write_evals(pytester, _items(3))
+    result = run(pytester, "evals/", "--judge-provider=heuristic", "-o", "llmjudge_budget=calls=1")
+    result.assert_outcomes(passed=3)
+    assert "budget exhausted" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["judge calls: none (6 runs judged in-process by the offline judge)"]
+    )

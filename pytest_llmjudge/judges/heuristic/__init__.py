@@ -99,8 +99,7 @@ class HeuristicJudge:
         context: Context = NO_CONTEXT,
     ) -> list[PairVote | RetryableJudgeError]:
         """The answer with the higher heuristic score wins; equal scores are a tie. The same
-        vote ``n`` times: the heuristic has no position to prefer."""
-        usage.calls += 1
+        vote ``n`` times: the heuristic has no position to prefer (judged here: no request)."""
         a = await self.judge_once(dimension, ticket, first, context=context)
         b = await self.judge_once(dimension, ticket, second, context=context)
         winner: Winner = "A" if a.score > b.score else "B" if b.score > a.score else "tie"

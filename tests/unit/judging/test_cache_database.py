@@ -16,7 +16,7 @@ import pytest
 from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judging.cache import JudgeCache
-from pytest_llmjudge.judging.cache_db import DATABASE
+from pytest_llmjudge.judging.cache_db import DATABASE, _busy
 from pytest_llmjudge.judging.cache_entries import entry_text
 
 from helpers import write_locked
@@ -157,3 +157,11 @@ def test_a_read_only_cache_folder_serves_runs_judged_directly(read_only: Path) -
     again.put_runs([(new, RunResult(5, "not kept", 1, 1))])  # neither kept nor a crash
     assert again.get(new) is None
     again.close()
+
+
+def test_a_lock_is_told_from_other_errors_also_without_pythons_error_code() -> None:
+    # Python 3.10 gives no sqlite_errorcode: a lock met while another xdist worker makes the
+    # database must not be taken for a database that cannot be written (files all session)
+    assert _busy(sqlite3.OperationalError("database is locked"))
+    assert not _busy(sqlite3.OperationalError("disk I/O error"))
+    assert not _busy(sqlite3.DatabaseError("file is not a database"))
