@@ -104,6 +104,10 @@ class Budget:
         """The judge answered (any HTTP reply): the breaker's count starts again."""
         self._failures_in_a_row = 0
 
+    def cost_so_far(self) -> float | None:
+        """What was spent, where the price and every reply's tokens are known."""
+        return None if self.price is None or self.cost_unknown else self.spent_usd
+
     def spend(self, usage: Usage) -> None:
         self.cost_unknown = self.cost_unknown or usage.tokens_unknown > 0
         if self.price is not None:
