@@ -39,6 +39,16 @@ class RunResult:
         parts = self.parts and {name: part.redacted() for name, part in self.parts.items()}
         return replace(self, reasoning=reasoning, parts=parts)
 
+    def billed_as(self, request: RunResult) -> RunResult:
+        """This run carrying what its request billed (or that the reply did not say it): a
+        request's tokens go on the first run it judged."""
+        return replace(
+            self,
+            prompt_tokens=request.prompt_tokens,
+            completion_tokens=request.completion_tokens,
+            tokens_unknown=request.tokens_unknown,
+        )
+
 
 Winner = Literal["A", "B", "tie"]  # A: the answer shown first
 
@@ -116,16 +126,15 @@ class Usage:
                 cause = run.unweighted or NO_LOGPROBS  # scored by the written integer: why
                 self.unweighted[cause] = self.unweighted.get(cause, 0) + 1
 
-    def bill(self, billed: object) -> tuple[int, int] | None:
-        """Add the tokens a reply's ``usage`` says it billed and return them; a reply that
-        does not say both (a server that leaves usage or a count out) is counted as unknown."""
+    def bill(self, billed: object) -> None:
+        """Add the tokens a reply's ``usage`` says it billed; a reply that does not say both
+        (a server that leaves usage or a count out) is counted as unknown."""
         said = said_tokens(billed)
         if said is None:
             self.tokens_unknown += 1
         else:
             self.prompt_tokens += said[0]
             self.completion_tokens += said[1]
-        return said
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls

@@ -26,7 +26,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..config.settings import Settings
@@ -312,13 +311,8 @@ class BatchJudging:
             parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
             for key, result in zip(keys, parts, strict=True):
                 first = not charged
-                if first:  # the request's tokens, on the first run it judged
-                    result = replace(
-                        result,
-                        prompt_tokens=answer.prompt_tokens,
-                        completion_tokens=answer.completion_tokens,
-                        tokens_unknown=answer.tokens_unknown,
-                    )
+                if first:
+                    result = result.billed_as(answer)
                 charged = True
                 self.outcome.served.add(key, batch, first)
                 if worth_keeping(result, self.settings.scoring):

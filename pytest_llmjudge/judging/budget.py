@@ -56,15 +56,16 @@ class Budget:
                 f"judge call budget exhausted: llmjudge_budget calls={self.max_calls} made; "
                 "no new calls in this session"
             )
-        if self.max_cost is not None and self.price is not None and self.cost_unknown:
+        spent = self.cost_so_far()
+        if self.max_cost is not None and self.price is not None and spent is None:
             raise BudgetExhausted(
                 f"judge cost budget cannot be kept: a reply did not say its tokens, so "
                 f"llmjudge_budget usd={self.max_cost:g} cannot be counted; no new calls in this "
                 "session (llmjudge_budget calls=N limits requests)"
             )
-        if self.max_cost is not None and self.price is not None and self.spent_usd >= self.max_cost:
+        if self.max_cost is not None and spent is not None and spent >= self.max_cost:
             raise BudgetExhausted(
-                f"judge cost budget exhausted: ${self.spent_usd:.4f} spent of "
+                f"judge cost budget exhausted: ${spent:.4f} spent of "
                 f"llmjudge_budget usd={self.max_cost:g}; no new calls in this session"
             )
         self.calls += 1

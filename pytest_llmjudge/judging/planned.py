@@ -165,13 +165,7 @@ def split_outcomes(
             )
             if part is not None and k == 0:
                 assert result is not None  # a part is of a result
-                billed = (result.prompt_tokens, result.completion_tokens, result.tokens_unknown)
-                part = replace(
-                    part,
-                    prompt_tokens=billed[0],
-                    completion_tokens=billed[1],
-                    tokens_unknown=billed[2],
-                )
+                part = part.billed_as(result)
             outcomes[i] = RunOutcome(part, outcome.error, outcome.calls if k == 0 else 0)
     return outcomes
 

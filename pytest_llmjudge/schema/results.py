@@ -264,7 +264,7 @@ class Meta(BaseModel):
     def calls_text(self) -> str:
         """``2 made (6 runs judged), 0 runs from the cache``: the runs judged only where they
         differ from the calls (several choices per call, or calls that failed)."""
-        cached = f"{self.cached_runs} run{'' if self.cached_runs == 1 else 's'} from the cache"
+        cached = f"{counted(self.cached_runs, 'run')} from the cache"
         if not self.llm:  # the offline judge sends nothing
             also = f", {cached}" if self.cached_runs else ""
             runs = counted(self.judgments, "run")
