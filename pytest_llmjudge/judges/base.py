@@ -23,6 +23,8 @@ class RunResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     text_score: int | None = None
+    #: the reply did not say what it billed (its ``usage``, or a count in it, left out)
+    tokens_unknown: bool = False
     #: asked for logprobs but scored by the written integer: why (``weighted.NO_LOGPROBS``...)
     unweighted: str | None = None
     #: a grouped request's reply (``llmjudge_grouping=item``): each dimension's own result
@@ -31,8 +33,21 @@ class RunResult:
     def redacted(self) -> RunResult:
         """This result with secrets out of its reasoning (each part's too): a judge echoing
         a key must not carry it into results or the cache."""
+        reasoning = redact(self.reasoning)
+        if self.parts is None and reasoning == self.reasoning:
+            return self  # nothing to take out (frozen: the same result serves)
         parts = self.parts and {name: part.redacted() for name, part in self.parts.items()}
-        return replace(self, reasoning=redact(self.reasoning), parts=parts)
+        return replace(self, reasoning=reasoning, parts=parts)
+
+    def billed_as(self, request: RunResult) -> RunResult:
+        """This run carrying what its request billed (or that the reply did not say it): a
+        request's tokens go on the first run it judged."""
+        return replace(
+            self,
+            prompt_tokens=request.prompt_tokens,
+            completion_tokens=request.completion_tokens,
+            tokens_unknown=request.tokens_unknown,
+        )
 
 
 Winner = Literal["A", "B", "tie"]  # A: the answer shown first
@@ -68,6 +83,7 @@ class Usage:
     cut_off: int = 0  # replies (choices) cut off at the completion-token limit
     timeouts: int = 0  # requests that got no reply within llmjudge_timeout
     requeued: int = 0  # of those, sent again because the server was busy (not the item's fault)
+    tokens_unknown: int = 0  # requests whose reply did not say its tokens: not in the counts
     # Session facts, set on the engine's totals (summed over xdist workers):
     choices_cap: int = 0  # the most choices the server takes per request, once learned
     kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
@@ -86,9 +102,17 @@ class Usage:
     exchanges: list[dict[str, Any]] | None = None
 
     def tokens_since(self, before: Usage) -> Usage:
-        """The tokens billed since an earlier reading of this usage."""
+        """The tokens billed since an earlier reading of this usage (and the replies that
+        did not say theirs)."""
         prompt = self.prompt_tokens - before.prompt_tokens
-        return Usage(0, prompt, self.completion_tokens - before.completion_tokens)
+        completion = self.completion_tokens - before.completion_tokens
+        unknown = self.tokens_unknown - before.tokens_unknown
+        return Usage(0, prompt, completion, tokens_unknown=unknown)
+
+    def reading(self) -> Usage:
+        """The calls and tokens so far, for ``tokens_since`` later."""
+        tokens = (self.prompt_tokens, self.completion_tokens)
+        return Usage(self.calls, *tokens, tokens_unknown=self.tokens_unknown)
 
     def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
         """Count the runs a usable reply scored (a grouped reply, one per dimension), those
@@ -102,10 +126,21 @@ class Usage:
                 cause = run.unweighted or NO_LOGPROBS  # scored by the written integer: why
                 self.unweighted[cause] = self.unweighted.get(cause, 0) + 1
 
+    def bill(self, billed: object) -> None:
+        """Add the tokens a reply's ``usage`` says it billed; a reply that does not say both
+        (a server that leaves usage or a count out) is counted as unknown."""
+        said = said_tokens(billed)
+        if said is None:
+            self.tokens_unknown += 1
+        else:
+            self.prompt_tokens += said[0]
+            self.completion_tokens += said[1]
+
     def add(self, other: Usage) -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.tokens_unknown += other.tokens_unknown
         self.judgments += other.judgments
         self.weighted += other.weighted
         self.short_replies += other.short_replies
@@ -125,6 +160,16 @@ class Usage:
         self.batch_completion_tokens += other.batch_completion_tokens
         self.batch_runs += other.batch_runs
         self.batches |= other.batches
+
+
+def said_tokens(billed: object) -> tuple[int, int] | None:
+    """The prompt and completion tokens a reply's ``usage`` says, or None when it does not
+    say both (never guessed as 0)."""
+    prompt = getattr(billed, "prompt_tokens", None)
+    completion = getattr(billed, "completion_tokens", None)
+    if isinstance(prompt, int) and isinstance(completion, int):
+        return prompt, completion
+    return None
 
 
 class JudgeCallError(Exception):

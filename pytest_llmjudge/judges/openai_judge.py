@@ -15,6 +15,7 @@ from .base import (
     TooManyChoices,
     UnreachableJudgeError,
     Usage,
+    said_tokens,
 )
 from .clients import Clients
 from .http_errors import choices_cap, names_parameter, schema_unsupported, status_error
@@ -186,13 +187,15 @@ class OpenAIJudge:
             for choice in choices
         ]
         usable = [(i, reply) for i, reply in enumerate(replies) if isinstance(reply, RunResult)]
-        billed = completion.usage
+        said = said_tokens(completion.usage)
         if usable:
             index, first = usable[0]
+            prompt, completion_tokens = said or (0, 0)
             replies[index] = replace(
                 first,
-                prompt_tokens=billed.prompt_tokens if billed else 0,
-                completion_tokens=billed.completion_tokens if billed else 0,
+                prompt_tokens=prompt,
+                completion_tokens=completion_tokens,
+                tokens_unknown=said is None,
             )
         return replies
 
@@ -237,12 +240,11 @@ class OpenAIJudge:
                 (v for v in votes if isinstance(v, RetryableJudgeError)),
                 RetryableJudgeError("judge reply has no choices"),
             )
-        billed, first_vote = completion.usage, votes[usable[0]]
+        first_vote = votes[usable[0]]
         assert isinstance(first_vote, PairVote)
+        prompt, completion_tokens = said_tokens(completion.usage) or (0, 0)
         votes[usable[0]] = replace(
-            first_vote,
-            prompt_tokens=billed.prompt_tokens if billed else 0,
-            completion_tokens=billed.completion_tokens if billed else 0,
+            first_vote, prompt_tokens=prompt, completion_tokens=completion_tokens
         )
         return votes
 
@@ -322,9 +324,7 @@ class OpenAIJudge:
                 options={"security": {"bearer_auth": True}},
             )
         completion = read_completion(raw)
-        if completion.usage is not None:  # billed even when the reply is then rejected
-            usage.prompt_tokens += completion.usage.prompt_tokens
-            usage.completion_tokens += completion.usage.completion_tokens
+        usage.bill(completion.usage)  # billed even when the reply is then rejected
         if usage.exchanges is not None:
             reply = completion.choices[0].message.content if completion.choices else None
             usage.exchanges.append({"messages": messages, "reply": reply})

@@ -67,9 +67,7 @@ async def preflight(judge: ServedJudge, usage: Usage) -> str | None:
     except openai.APIStatusError as exc:
         error = status_error(exc, judge.key_given)
         return str(error) if isinstance(error, FatalJudgeError) else None
-    if completion.usage is not None:
-        usage.prompt_tokens += completion.usage.prompt_tokens
-        usage.completion_tokens += completion.usage.completion_tokens
+    usage.bill(completion.usage)
     return None
 
 

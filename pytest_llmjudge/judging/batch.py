@@ -26,7 +26,6 @@ import json
 import os
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..config.settings import Settings
@@ -310,11 +309,10 @@ class BatchJudging:
                 continue
             answer = answer.redacted()
             parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
-            tokens = (answer.prompt_tokens, answer.completion_tokens)
             for key, result in zip(keys, parts, strict=True):
                 first = not charged
-                if first:  # the request's tokens, on the first run it judged
-                    result = replace(result, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+                if first:
+                    result = result.billed_as(answer)
                 charged = True
                 self.outcome.served.add(key, batch, first)
                 if worth_keeping(result, self.settings.scoring):

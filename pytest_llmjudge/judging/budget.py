@@ -36,6 +36,7 @@ class Budget:
     price: Price | None = None
     calls: int = 0
     spent_usd: float = 0.0
+    cost_unknown: bool = False  # a reply did not say its tokens: what was spent is unknown
     fatal: str | None = None  # a bad key or unknown model: every later call would fail too
     stopped: str | None = None  # what a run refused afterwards says: where, and the cause
     stopped_fact: str = ""  # the session's summary of it: where, and the cause in short
@@ -55,9 +56,16 @@ class Budget:
                 f"judge call budget exhausted: llmjudge_budget calls={self.max_calls} made; "
                 "no new calls in this session"
             )
-        if self.max_cost is not None and self.price is not None and self.spent_usd >= self.max_cost:
+        spent = self.cost_so_far()
+        if self.max_cost is not None and self.price is not None and spent is None:
             raise BudgetExhausted(
-                f"judge cost budget exhausted: ${self.spent_usd:.4f} spent of "
+                f"judge cost budget cannot be kept: a reply did not say its tokens, so "
+                f"llmjudge_budget usd={self.max_cost:g} cannot be counted; no new calls in this "
+                "session (llmjudge_budget calls=N limits requests)"
+            )
+        if self.max_cost is not None and spent is not None and spent >= self.max_cost:
+            raise BudgetExhausted(
+                f"judge cost budget exhausted: ${spent:.4f} spent of "
                 f"llmjudge_budget usd={self.max_cost:g}; no new calls in this session"
             )
         self.calls += 1
@@ -97,6 +105,11 @@ class Budget:
         """The judge answered (any HTTP reply): the breaker's count starts again."""
         self._failures_in_a_row = 0
 
+    def cost_so_far(self) -> float | None:
+        """What was spent, where the price and every reply's tokens are known."""
+        return None if self.price is None or self.cost_unknown else self.spent_usd
+
     def spend(self, usage: Usage) -> None:
+        self.cost_unknown = self.cost_unknown or usage.tokens_unknown > 0
         if self.price is not None:
             self.spent_usd += self.price.cost(usage.prompt_tokens, usage.completion_tokens)

@@ -3,13 +3,13 @@
 Each run is keyed by the SHA-256 of everything that changes the judgment: provider, base
 URL, model, temperature, prompt/rubric version, dimension, ticket, response, run index, and
 the earlier turns and the reference answer where the judge sees them; a pairwise run's key
-holds both answers in the order shown. A run judged directly is one small JSON file named by
-its key, written atomically (temp file + rename), so several xdist workers can read and write
-the same directory at once. The runs of a batch (10^5 and more at once) go in one write to
-``entries.sqlite3`` beside them (the standard library's SQLite: one transaction instead of a
-file per run), as the same sealed JSON text under the same key. Either way an entry is served
-only when whole, written for its key and unchanged since (checksum); an unreadable entry, or
-database, is a miss.
+holds both answers in the order shown. Runs are kept in ``entries.sqlite3`` (``cache_db``: the
+standard library's SQLite): a batch's in one write, a request's runs judged directly in one
+short transaction as soon as judged. When the database cannot take them at once (another
+process's lock, a read-only folder) each run is one small JSON file named by its key, written
+atomically (temp file + rename), as every run was before the database; those files, and an
+older cache folder's, still read. Either way an entry is served only when whole, written for
+its key and unchanged since (checksum); an unreadable entry, or database, is a miss.
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import Any
 
 from ..basics.fileio import write_atomically
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, pair_version
@@ -31,8 +29,10 @@ from ..config.settings import Settings
 from ..judges.base import PairVote, RunResult
 from ..judges.weighted import NO_OTHER_DIGIT
 from .cache_db import DATABASE, EntryDatabase
+from .cache_entries import CacheEntry, EntryT, VoteEntry, as_result, entry_text, valid_entry
 
 CACHE_FORMAT = 2
+KEPT_PREFIXES = 1024  # judgments whose key prefix is kept: more than are in flight at once
 
 
 class JudgeCache:
@@ -42,10 +42,10 @@ class JudgeCache:
         self._directory_factory = directory
         self._directory: Path | None = None
         self._identity = dict(identity)
-        self._folders: set[str] = set()  # the key folders made by this process
+        self._folders: set[str] | None = None  # the key folders there: listed once, or made
         self._db: EntryDatabase | None = None
-        # the last key's judgment, the hash of its material up to the run index, the rest
-        self._last_key: tuple[tuple[object, ...], Any, str] | None = None
+        # by judgment: the hash of its key's material up to the run index, and the rest
+        self._prefixes: dict[tuple[object, ...], tuple[Any, str]] = {}
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -79,11 +79,11 @@ class JudgeCache:
         other, and switching back finds each where it was.
 
         The key hashes ``[CACHE_FORMAT, identity, name, version, ticket, response, run_index,
-        *context, *group]`` as JSON; the runs of a judgment are asked one after the other,
-        so the hash of what comes before ``run_index`` is kept for the next run's key."""
+        *context, *group]`` as JSON; the hash of what comes before ``run_index`` is kept for
+        the judgment's other runs (looked up before a request, kept after its reply)."""
         what = (dimension, ticket, response, context, group)
-        last = self._last_key
-        if last is None or last[0] != what:
+        last = self._prefixes.get(what)
+        if last is None:
             head = [CACHE_FORMAT, self._identity, dimension.name, dimension.version]
             before = json.dumps([*head, ticket, response], sort_keys=True)
             # earlier turns, and the reference for a dimension that uses it (or is judged
@@ -94,10 +94,12 @@ class JudgeCache:
                 sort_keys=True,
             )
             prefix = hashlib.sha256(before[:-1].encode() + b", ")
-            last = (what, prefix, "]" if after == "[]" else ", " + after[1:])
-            self._last_key = last
-        material = last[1].copy()
-        material.update(f"{run_index}{last[2]}".encode())
+            last = (prefix, "]" if after == "[]" else ", " + after[1:])
+            if len(self._prefixes) >= KEPT_PREFIXES:
+                self._prefixes.clear()  # (the judgments in flight fill it again)
+            self._prefixes[what] = last
+        material = last[0].copy()
+        material.update(f"{run_index}{last[1]}".encode())
         return material.hexdigest()
 
     def pair_key(
@@ -141,42 +143,73 @@ class JudgeCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def _read(self, key: str, kind: type[EntryT]) -> EntryT | None:
-        """The entry stored for ``key`` (in the database, else its file), or None (a miss)
-        unless whole, valid as ``kind``, written for this key and unchanged since."""
-        stored = self._entries.texts([key]) if kind is CacheEntry else []
-        text: str | bytes | None = stored[0][1] if stored else None
-        if text is None:
-            try:
-                text = self._path(key).read_bytes()
-            except OSError:
-                return None
-        return _valid(key, text, kind)
+        """The entry in ``key``'s file, or None (a miss) unless whole, valid as ``kind``,
+        written for this key and unchanged since."""
+        try:
+            text = self._path(key).read_bytes()
+        except OSError:
+            return None
+        return valid_entry(key, text, kind)
+
+    def _key_folders(self) -> set[str]:
+        """The key folders of the cache folder (listed once, then those this process made):
+        a run's file is looked for only where its folder is, so that a cache of runs in the
+        database costs no failed file look-up per run."""
+        if self._folders is None:
+            self._folders = set()
+            with contextlib.suppress(OSError):
+                found = os.scandir(self.directory)
+                self._folders = {f.name for f in found if len(f.name) == 2 and f.is_dir()}
+        return self._folders
 
     def _write(self, key: str, text: str) -> None:
         """An entry written atomically; a cache that cannot be written only costs a call
-        next time. Its folder is made once per process (a batch writes thousands)."""
+        next time. Its folder is made once per process."""
         path = self._path(key)
         with contextlib.suppress(OSError):
-            if key[:2] not in self._folders:
+            if key[:2] not in self._key_folders():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._folders.add(key[:2])
+                self._key_folders().add(key[:2])
             write_atomically(path, text, durable=False, folder_exists=True)
 
     def put_many(self, results: Iterable[tuple[str, RunResult]]) -> bool:
         """Many runs in one write (a batch's); False when they could not be kept (a
         database that cannot be written only costs calls next time)."""
-        return self._entries.put([(key, _entry(key, result)) for key, result in results])
+        return self._entries.put([(key, entry_text(key, result)) for key, result in results])
+
+    def put_runs(self, results: Sequence[tuple[str, RunResult]]) -> None:
+        """A request's runs as soon as judged: in the database in one transaction that does
+        not wait, else (another process's lock, a read-only folder) a file each."""
+        rows = [(key, entry_text(key, result)) for key, result in results]
+        if rows and not self._entries.put_now(rows):
+            for key, text in rows:
+                self._write(key, text)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, RunResult]:
         """The valid entries of ``keys`` in the database, in one query (an item's runs)."""
-        found = ((key, _valid(key, text, CacheEntry)) for key, text in self._entries.texts(keys))
-        return {key: _result(entry) for key, entry in found if entry is not None}
+        texts = self._entries.texts(keys)
+        found = ((key, valid_entry(key, text, CacheEntry)) for key, text in texts)
+        return {key: as_result(entry) for key, entry in found if entry is not None}
+
+    def get_runs(self, keys: Sequence[str]) -> dict[str, RunResult]:
+        """The valid entries of ``keys``: one query of the database, then the file of each
+        key not there whose folder is (an older cache's, or written when the database could
+        not be)."""
+        found = self.get_many(keys)
+        folders = self._key_folders()
+        for key in keys:
+            if key not in found and key[:2] in folders:
+                entry = self._read(key, CacheEntry)
+                if entry is not None:
+                    found[key] = as_result(entry)
+        return found
 
     def held(self, keys: Sequence[str], files: set[str]) -> set[str]:
         """Those of ``keys`` whose entry is there and valid (in the database, or a file
         among ``files``, the names ``stored_keys`` found): what a batch need not ask."""
         found = set(self.get_many(keys))
-        return found | {k for k in keys if k in files and k not in found and self.get(k)}
+        files = {k for k in keys if k in files and k not in found}
+        return found | {k for k in files if self._read(k, CacheEntry)}
 
     def close(self) -> None:
         """Close the database if it was opened (the files need nothing)."""
@@ -197,98 +230,10 @@ class JudgeCache:
         """The stored result, or None (a miss) unless the entry is whole and exactly valid:
         written for this key, unchanged since (checksum), a score that is an integer 1-5 (or
         a weighted score in [1, 5] beside the integer the judge wrote)."""
-        entry = self._read(key, CacheEntry)
-        return None if entry is None else _result(entry)
+        return self.get_runs([key]).get(key)
 
     def put(self, key: str, result: RunResult) -> None:
-        self._write(key, _entry(key, result))
-
-
-Score = Annotated[float, Field(ge=1, le=5)]
-
-
-class StoredEntry(BaseModel):
-    """An entry as stored: strict types (no bool for an int, no text for a number), the key
-    it was written for, and a checksum of the rest."""
-
-    model_config = ConfigDict(strict=True, extra="forbid")
-    key: str
-    checksum: str
-
-    def stored(self) -> dict[str, Any]:
-        """What the checksum covers (text entries keep the keys they had before weighting)."""
-        # its fields are plain values (text, numbers): what model_dump(exclude={"checksum"},
-        # exclude_none=True) gives, at a fifth of the cost (read back 6 times an item)
-        return {k: v for k, v in self.__dict__.items() if k != "checksum" and v is not None}
-
-    def sealed(self: EntryT) -> EntryT:
-        """The entry with its checksum set, to be written."""
-        self.checksum = _checksum(self.stored())
-        return self
-
-
-EntryT = TypeVar("EntryT", bound=StoredEntry)
-
-
-class CacheEntry(StoredEntry):
-    """One cached run as stored."""
-
-    score: Annotated[int, Field(ge=1, le=5)] | Score  # a float only when weighted
-    reasoning: str
-    prompt_tokens: Annotated[int, Field(ge=0)]
-    completion_tokens: Annotated[int, Field(ge=0)]
-    text_score: Annotated[int, Field(ge=1, le=5)] | None = None  # weighted: what the judge wrote
-    unweighted: str | None = None  # asked for logprobs, scored by the integer: why
-
-    @model_validator(mode="after")
-    def _whole_or_weighted(self) -> CacheEntry:
-        whole = type(self.score) is int and self.text_score is None
-        weighted = type(self.score) is float and self.text_score is not None
-        if not (whole or weighted):
-            raise ValueError("an integer score, or a weighted score beside the judge's integer")
-        return self
-
-
-class VoteEntry(StoredEntry):
-    """One cached pairwise run as stored."""
-
-    winner: Literal["A", "B", "tie"]
-    reasoning: str
-
-
-def _entry(key: str, result: RunResult) -> str:
-    """A run's entry as stored: sealed JSON text."""
-    entry = CacheEntry(
-        key=key,
-        score=result.score,
-        reasoning=result.reasoning,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        text_score=result.text_score,
-        unweighted=result.unweighted,
-        checksum="",
-    )
-    return entry.sealed().model_dump_json(exclude_none=True)
-
-
-def _result(entry: CacheEntry) -> RunResult:
-    return RunResult(
-        entry.score,
-        entry.reasoning,
-        entry.prompt_tokens,
-        entry.completion_tokens,
-        text_score=entry.text_score,
-        unweighted=entry.unweighted,
-    )
-
-
-def _valid(key: str, text: str | bytes, kind: type[EntryT]) -> EntryT | None:
-    """The stored text as ``kind`` if whole, written for ``key`` and unchanged (checksum)."""
-    try:
-        entry = kind.model_validate_json(text)
-    except ValidationError:
-        return None
-    return entry if entry.key == key and entry.checksum == _checksum(entry.stored()) else None
+        self.put_runs([(key, result)])
 
 
 def worth_keeping(result: RunResult, scoring: str) -> bool:
@@ -301,15 +246,6 @@ def worth_keeping(result: RunResult, scoring: str) -> bool:
         # weighted score is the integer (kept, or a certain judge would pay every rerun)
         or result.unweighted == NO_OTHER_DIGIT
     )
-
-
-def _checksum(stored: dict[str, Any]) -> str:
-    """Of the entry's content: an entry changed after it was written is a miss."""
-    return hashlib.sha256(_SORTED.encode(stored).encode()).hexdigest()
-
-
-# json.dumps(..., sort_keys=True) without making an encoder at each call (the same text)
-_SORTED = json.JSONEncoder(sort_keys=True)
 
 
 def clear_cache_dir(path: Path) -> None:

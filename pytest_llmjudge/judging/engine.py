@@ -75,12 +75,13 @@ class JudgeEngine:
 
     def _start_loop(self) -> tuple[LoopThread, RunExecutor]:
         if self._loop is None or self._executor is None:
-            s = self.settings
+            s, judge = self.settings, self.judge_factory(self.settings)
             self._executor = RunExecutor(
                 settings=s,
-                judge=self.judge_factory(s),
+                judge=judge,
                 cache=self.cache,
-                budget=Budget(s.max_calls, s.max_cost, s.price),
+                # an in-process judge (the offline one) sends no request for calls= to count
+                budget=Budget(s.max_calls if judge.uses_llm else None, s.max_cost, s.price),
                 # the bound on requests in flight, judge calls and target requests together
                 limit=AdaptiveLimit(s.concurrency),
                 trace=TraceWriter(s.trace) if s.trace is not None else None,
@@ -270,7 +271,7 @@ class JudgeEngine:
                 in_flight=executor.limit.in_flight if executor else 0,
                 retrying=executor.retrying if executor else 0,
                 tokens=total.prompt_tokens + total.completion_tokens,
-                cost_usd=executor.budget.spent_usd if executor and self.settings.price else None,
+                cost_usd=executor.budget.cost_so_far() if executor else None,
                 elapsed=0.0 if self._started is None else time.monotonic() - self._started,
             )
 

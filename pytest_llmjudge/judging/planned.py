@@ -164,8 +164,8 @@ def split_outcomes(
                 else result.parts[runs[i].dimension.name]
             )
             if part is not None and k == 0:
-                tokens = (result.prompt_tokens, result.completion_tokens)  # type: ignore[union-attr]
-                part = replace(part, prompt_tokens=tokens[0], completion_tokens=tokens[1])
+                assert result is not None  # a part is of a result
+                part = part.billed_as(result)
             outcomes[i] = RunOutcome(part, outcome.error, outcome.calls if k == 0 else 0)
     return outcomes
 

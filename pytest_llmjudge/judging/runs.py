@@ -95,11 +95,7 @@ class RunExecutor:
         done = once(first_attempt_done)
         grouped = runs[0].group is not None
         seen_with = together_context(runs) if grouped else None
-        outcomes: dict[int, RunOutcome] = {}
-        for i, run in enumerate(runs):
-            cached = self.stored.cached(run, seen_with, usages[i])
-            if cached is not None:
-                outcomes[i] = cached
+        outcomes = self.stored.cached(runs, seen_with, usages)
         missing = [i for i in range(len(runs)) if i not in outcomes]
         if missing and grouped:
             together, served = asked_together(runs, missing)
@@ -240,7 +236,7 @@ class RunExecutor:
     ) -> None:
         """One attempt for the runs still waiting; raises the first rejected choice's error
         (tenacity asks again for those runs)."""
-        before = Usage(0, usage.prompt_tokens, usage.completion_tokens)
+        before = usage.reading()
         try:
             asking.tries += 1
             asked = [asking.runs[i] for i in asking.waiting]
@@ -264,14 +260,16 @@ class RunExecutor:
         """The usable choices kept as the waiting runs' outcomes; the rejected ones."""
         logprobs = self.settings.scoring == "logprobs" and self.settings.uses_llm
         rejected: list[RetryableJudgeError] = []
+        judged: list[tuple[PlannedRun, RunResult]] = []
         for i, reply in zip(asking.waiting, replies, strict=False):
             if isinstance(reply, RetryableJudgeError):
                 rejected.append(reply)
                 continue
             result = reply.redacted()  # no echoed secret in results or cache
-            self.stored.remember(asking.runs[i], result)
+            judged.append((asking.runs[i], result))
             usage.scored(result, logprobs_asked=logprobs)
             asking.outcomes[i] = RunOutcome(result, None, 0)
+        self.stored.remember(judged)  # in the cache before anyone is told
         usage.short_replies += len(replies) < len(asking.waiting)
         asking.waiting = [i for i in asking.waiting[: len(replies)] if asking.outcomes[i] is None]
         return rejected
@@ -296,7 +294,7 @@ class RunExecutor:
         """One attempt, and with llmjudge_trace its line: what was sent, what came back."""
         if self.trace is None:
             return await self._timed(runs, usage, firm)
-        before = Usage(usage.calls, usage.prompt_tokens, usage.completion_tokens)
+        before = usage.reading()
         usage.exchanges = []
         started = time.monotonic()
         replies: list[Reply] = []

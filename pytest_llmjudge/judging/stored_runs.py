@@ -45,22 +45,29 @@ class StoredRuns:
         )  # fmt: skip
 
     def cached(
-        self, run: PlannedRun, context: Context | None = None, usage: Usage | None = None
-    ) -> RunOutcome | None:
-        """The run's outcome without a request: judged in a batch (its request counted in
-        ``usage`` once), pending in one, or found in the cache; None: to be asked."""
-        key = self.key(run, context)
-        if key is not None and self.batch is not None:
-            known = self._in_batch(key, usage or Usage())
-            if known is not None:
-                return known
-        cached = None if key is None or self.cache is None else self.cache.get(key)
-        if cached is None:
-            return None
-        if self.trace is not None:
-            where = (run.owner, run.dimension.name, run.run_index + 1)
-            self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
-        return RunOutcome(cached, None, 0, cached=True)
+        self, runs: Sequence[PlannedRun], context: Context | None, usages: Sequence[Usage]
+    ) -> dict[int, RunOutcome]:
+        """The outcomes of those of ``runs`` known without a request: judged in a batch (its
+        request counted in their ``usages`` once), pending in one, or in the cache (one look
+        for them all); the others are to be asked."""
+        keys = [self.key(run, context) for run in runs]
+        known: dict[int, RunOutcome] = {}
+        if self.batch is not None:
+            for i, key in enumerate(keys):
+                outcome = None if key is None else self._in_batch(key, usages[i])
+                if outcome is not None:
+                    known[i] = outcome
+        wanted = [k for i, k in enumerate(keys) if k is not None and i not in known]
+        stored = self.cache.get_runs(wanted) if wanted and self.cache is not None else {}
+        for i, (run, key) in enumerate(zip(runs, keys, strict=True)):
+            cached = None if key is None or i in known else stored.get(key)
+            if cached is None:
+                continue
+            if self.trace is not None:
+                where = (run.owner, run.dimension.name, run.run_index + 1)
+                self.trace.write(trace_record(*where, 0, cached=True, scores=[cached.score]))
+            known[i] = RunOutcome(cached, None, 0, cached=True)
+        return known
 
     def _in_batch(self, key: str, usage: Usage) -> RunOutcome | None:
         assert self.batch is not None
@@ -170,18 +177,22 @@ class StoredRuns:
         if self.cache is not None:
             self.cache.close()
 
-    def remember(self, run: PlannedRun, result: RunResult) -> None:
-        """Keep a run's result; a grouped request's, each dimension's under its own key."""
-        if result.parts is None:
-            self._put(self.key(run), result)
+    def remember(self, judged: Sequence[tuple[PlannedRun, RunResult]]) -> None:
+        """Keep the runs a request judged, in one write; a grouped request's result under
+        each dimension's own key."""
+        if self.cache is None:
             return
-        for part in run.dimension.parts:
-            alone = replace(run, dimension=part, group=run.dimension)
-            self._put(self.key(alone, run.context), result.parts[part.name])
-
-    def _put(self, key: str | None, result: RunResult) -> None:
-        if key is not None and self.cache is not None and worth_keeping(result, self.scoring):
-            self.cache.put(key, result)
+        kept: list[tuple[str | None, RunResult]] = []
+        for run, result in judged:
+            if result.parts is None:
+                kept.append((self.key(run), result))
+                continue
+            for part in run.dimension.parts:
+                alone = replace(run, dimension=part, group=run.dimension)
+                kept.append((self.key(alone, run.context), result.parts[part.name]))
+        self.cache.put_runs(
+            [(k, r) for k, r in kept if k is not None and worth_keeping(r, self.scoring)]
+        )
 
 
 def _request(result: RunResult) -> Usage:
@@ -190,4 +201,5 @@ def _request(result: RunResult) -> Usage:
     return Usage(
         calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
         batch_prompt_tokens=prompt, batch_completion_tokens=completion,
+        tokens_unknown=int(result.tokens_unknown),
     )  # fmt: skip

@@ -58,10 +58,13 @@ def trace_record(
     """The line of one request (for ``choices`` runs from run number ``run`` on) or of a
     cached run: what was sent and came back, what it cost (``usage`` now minus ``before``)."""
     exchange = (usage.exchanges or [{}])[-1] if usage is not None else {}
-    prompt_tokens = completion_tokens = 0
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
     if usage is not None and before is not None:
-        prompt_tokens = usage.prompt_tokens - before.prompt_tokens
-        completion_tokens = usage.completion_tokens - before.completion_tokens
+        billed = usage.tokens_since(before)
+        said = not billed.tokens_unknown  # null: the reply did not say its tokens
+        prompt_tokens = billed.prompt_tokens if said else None
+        completion_tokens = billed.completion_tokens if said else None
     return {
         "nodeid": nodeid or None,
         "dimension": dimension,

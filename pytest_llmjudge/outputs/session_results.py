@@ -20,6 +20,7 @@ from ..analysis.gates import agreement_gates, evaluate_gates, pass_rate
 from ..analysis.pairwise import win_rate_gates
 from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
+from ..config.pricing import Price
 from ..config.settings import Settings
 from ..judges.base import Usage
 from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
@@ -192,14 +193,10 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         prompt=usage.prompt_tokens,
         completion=usage.completion_tokens,
         total=usage.prompt_tokens + usage.completion_tokens,
+        unknown_calls=usage.tokens_unknown,
     )
-    price = settings.price
     identity = judge_identity(settings)
     batch = _batch(settings, usage)
-    direct = Tokens(
-        prompt=tokens.prompt - usage.batch_prompt_tokens,
-        completion=tokens.completion - usage.batch_completion_tokens,
-    )
     return Meta(
         provider=settings.provider,
         llm=settings.uses_llm,
@@ -220,10 +217,8 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         cached_runs=sum(d.cached_runs for d in dims),
         unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
-        cost_usd=None
-        if price is None
-        else round(price.cost(direct.prompt, direct.completion) + _cost(batch), 6),
-        price_source=None if price is None else price.source,
+        cost_usd=_cost(settings.price, usage, batch),
+        price_source=settings.price.source if settings.price else None,
         server=ServerLearned(**usage.learned)
         if any(v is not None for v in usage.learned.values())
         else None,
@@ -235,15 +230,20 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
     )
 
 
-def _cost(batch: BatchSummary | None) -> float:
-    return 0.0 if batch is None or batch.cost_usd is None else batch.cost_usd
+def _cost(price: Price | None, usage: Usage, batch: BatchSummary | None) -> float | None:
+    """What the calls cost, where the price and every reply's tokens are known."""
+    if price is None or usage.tokens_unknown:
+        return None
+    prompt = usage.prompt_tokens - usage.batch_prompt_tokens
+    direct = price.cost(prompt, usage.completion_tokens - usage.batch_completion_tokens)
+    return round(direct + ((batch.cost_usd or 0.0) if batch else 0.0), 6)
 
 
 def _batch(settings: Settings, usage: Usage) -> BatchSummary | None:
     if not usage.batches and not usage.batch_calls:
         return None
     prompt, completion = usage.batch_prompt_tokens, usage.batch_completion_tokens
-    price = settings.price
+    price = None if usage.tokens_unknown else settings.price  # unsaid tokens: cost unknown
     return BatchSummary(
         batches={batch_id: BatchState(**facts) for batch_id, facts in usage.batches.items()},
         calls=usage.batch_calls,

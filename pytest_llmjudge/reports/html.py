@@ -144,9 +144,14 @@ def _cards(results: ResultsFile) -> str:
         cards.append(("tokens", "0", "no request made"))
         cards += [("cost", "$0", "every run from the cache")] * priced
     else:
-        cards.append(("tokens", f"{meta.tokens.total:,}", f"{meta.tokens.prompt:,} prompt"))
+        unknown = meta.tokens.unknown_calls
+        said = f"unknown for {counted(unknown, 'call')}" if unknown else ""
+        total = "unknown" if unknown and not meta.tokens.total else f"{meta.tokens.total:,}"
+        cards.append(("tokens", total, said or f"{meta.tokens.prompt:,} prompt"))
         if priced:
             cards.append(("cost", f"${meta.cost_usd:.4f}", meta.price_source or ""))
+        elif unknown and meta.price_source:
+            cards.append(("cost", "unknown", "the server did not say every call's tokens"))
         elif meta.llm and provider_host(meta.base_url):
             cards.append(("cost", "unknown", f"add {meta.model} to llmjudge_prices"))
     html_cards = "".join(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
+from ..basics.wording import counted
 from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
@@ -63,6 +64,8 @@ def summary_markdown(results: ResultsFile) -> str:
     usage = f"Judge calls: {meta.calls_text()}"
     if meta.tokens.total:
         usage += f", {meta.tokens.total} tokens"
+    if meta.tokens.unknown_calls:
+        usage += f", tokens unknown for {counted(meta.tokens.unknown_calls, 'call')}"
     if meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f}"
     lines += [usage, ""]

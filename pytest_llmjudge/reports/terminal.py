@@ -126,10 +126,14 @@ def _usage_line(meta: Meta) -> str:
             f", {meta.tokens.total} tokens ({meta.tokens.prompt} prompt, "
             f"{meta.tokens.completion} completion)"
         )
+    if unknown := meta.tokens.unknown_calls:
+        usage += f", tokens unknown for {counted(unknown, 'call')} (the server did not say them)"
     if meta.calls == 0 and meta.cached_runs:
         usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
+    elif unknown and meta.price_source:
+        usage += ", cost unknown"
     elif meta.llm and meta.calls and provider_host(meta.base_url):
         # another server (local, LAN, a proxy): tokens only, its price is not ours to guess
         usage += f", price unknown: add {meta.model or 'the model'} to llmjudge_prices"

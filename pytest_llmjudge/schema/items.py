@@ -78,6 +78,11 @@ class ItemUsage(BaseModel):
     judgments: int = Field(default=0, description="runs those calls scored")
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    tokens_unknown: int = Field(
+        default=0,
+        description="of the calls, those whose reply did not say its tokens (the server left "
+        "usage or a count out): the token counts leave them out",
+    )
 
 
 class JudgedItem(BaseModel):

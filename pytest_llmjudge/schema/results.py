@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from ..basics.wording import counted
 from .items import (
     NOT_DIMENSIONS,
     RESERVED_NAMES,
@@ -127,6 +128,11 @@ class Tokens(BaseModel):
     prompt: int = 0
     completion: int = 0
     total: int = 0
+    unknown_calls: int = Field(
+        default=0,
+        description="requests whose reply did not say its tokens (the server left usage or a "
+        "count out): the counts above leave them out, and the cost is then unknown",
+    )
 
 
 class JudgeIdentity(BaseModel):
@@ -258,8 +264,12 @@ class Meta(BaseModel):
     def calls_text(self) -> str:
         """``2 made (6 runs judged), 0 runs from the cache``: the runs judged only where they
         differ from the calls (several choices per call, or calls that failed)."""
+        cached = f"{counted(self.cached_runs, 'run')} from the cache"
+        if not self.llm:  # the offline judge sends nothing
+            also = f", {cached}" if self.cached_runs else ""
+            runs = counted(self.judgments, "run")
+            return f"none ({runs} judged in-process by the offline judge{also})"
         runs = f" ({self.judgments} runs judged)" if self.judgments != self.calls else ""
-        cached = f"{self.cached_runs} run{'' if self.cached_runs == 1 else 's'} from the cache"
         return f"{self.calls} made{runs}, {cached}"
 
 

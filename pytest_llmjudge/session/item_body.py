@@ -15,6 +15,7 @@ from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
 from ..reports.item_text import passing_report
 from .item_checks import checked
 from .pytest_internals import shows_passing_sections
+from .running import running_item
 from .state import STATE_KEY, record_for
 
 logger = logging.getLogger("pytest_llmjudge")
@@ -58,10 +59,11 @@ def judge_eval_item(
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
 
 
-def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judgment]) -> None:
-    """The body of an eval item: its checks and judgments against its thresholds."""
+def run_eval_entry(llmjudge_judgments: list[Judgment]) -> None:
+    """The body of an eval item: its checks and judgments against its thresholds (the item
+    read as the fixtures read it: ``running``)."""
     __tracebackhide__ = True
-    item = request.node
+    item = running_item()
     checks = record_for(item).checks
     policy = item.config.stash[STATE_KEY].verdict_policy(item.nodeid)
     try:

@@ -8,6 +8,7 @@ duration.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from .pytest_internals import crash_message, writes_junit_xml
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
 
 
+@functools.lru_cache(maxsize=64)  # the items of a file ask for the same path
 def _relative(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
@@ -93,6 +95,7 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
         judgments=usage.judgments,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
+        tokens_unknown=usage.tokens_unknown,
     )
     if record.errors:
         row.error = redact("; ".join(record.errors))

@@ -32,6 +32,7 @@ def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
     row = by_id(read_results(pytester))["wobbly"]
     assert (row["attempt"], row["outcome"], row["relevance"]["runs"]) == (2, "passed", [5])
     usage = {"calls": 2, "judgments": 2, "prompt_tokens": 200, "completion_tokens": 40}
+    usage["tokens_unknown"] = 0
     assert row["usage"] == usage
     assert meta["unattributed_calls"] == 2  # the replaced first attempt's
 
@@ -172,3 +173,61 @@ def test_summary_totals_add_up_and_pass_rate_is_over_the_judged_items(
             "evals/support.json::partial",
         ]
     )
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["direct", "batch"])
+@pytest.mark.parametrize("left_out", [{"usage"}, {"prompt_tokens", "total_tokens"}])
+def test_tokens_a_server_does_not_say_are_unknown_never_zero(
+    pytester: pytest.Pytester, judge_server: JudgeServer, left_out: set[str], batch: bool
+) -> None:
+    # some local servers and proxies leave usage, or a count in it, out of their replies
+    judge_server.usage_left_out = left_out
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
+    write_evals(pytester, [entry("a", ticket="ticket a"), entry("b", ticket="ticket b")])
+    args = ("-o", "llmjudge_batch=true") if batch else ("-o", "llmjudge_report=report.html")
+    result = run(pytester, "evals/", *args)
+    result.assert_outcomes(passed=2)
+    assert "Traceback" not in result.stdout.str()
+    results = read_results(pytester)
+    meta = results["meta"]
+    assert meta["calls"] == 4  # two items, two dimensions
+    assert meta["tokens"] == {"prompt": 0, "completion": 0, "total": 0, "unknown_calls": 4}
+    assert meta["cost_usd"] is None  # the price is known, what it was paid for is not
+    assert [row["usage"]["tokens_unknown"] for row in results["results"]] == [2, 2]
+    result.stdout.fnmatch_lines(
+        [
+            "judge calls: 4 made, 0 runs from the cache, tokens unknown for 4 calls "
+            "(the server did not say them), cost unknown"
+        ]
+    )
+    if not batch:  # the report's cards say so too
+        html = (pytester.path / "report.html").read_text()
+        assert '<div class="value">unknown</div><div class="sub">unknown for 4 calls' in html
+
+
+def test_the_progress_line_shows_no_cost_while_tokens_are_unknown(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    judge_server.usage_left_out = {"usage"}
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
+    entries = [entry(f"c{i}", f"Answer {i}. {{{{delay=0.15}}}}", ticket=f"T {i}") for i in range(8)]
+    write_evals(pytester, entries)
+    args = ("--judge-runs=2", "--judge-concurrency=1", "-o", "llmjudge_progress=0.3")
+    result = run(pytester, "evals/", *args, "-p", "no:cacheprovider")
+    progress = [line for line in result.outlines if "runs judged," in line]
+    assert progress and not any("$" in line for line in progress), progress
+
+
+def test_a_cost_budget_stops_at_the_first_reply_that_does_not_say_its_tokens(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    judge_server.usage_left_out = {"usage"}
+    pytester.makeini(
+        "[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\nllmjudge_budget = usd=5\n"
+    )
+    write_evals(pytester, [entry("a", ticket="ticket a"), entry("b", ticket="ticket b")])
+    result = run(pytester, "evals/", "--judge-concurrency=1", "-p", "no:cacheprovider")
+    assert result.parseoutcomes().get("passed", 0) == 0  # never a pass on unspent money
+    result.stdout.fnmatch_lines(["*judge cost budget cannot be kept: a reply did not say its*"])
+    assert judge_server.count() == 1
+    assert read_results(pytester)["meta"]["calls"] == 1

@@ -58,7 +58,7 @@ def test_a_batch_is_submitted_polled_and_collected(
     assert list(batch["batches"].values()) == [
         {"status": "completed", "requests": 6, "completed": 6, "failed": 0}
     ]
-    assert batch["tokens"] == {"prompt": 600, "completion": 360, "total": 960}
+    assert batch["tokens"] == {"prompt": 600, "completion": 360, "total": 960, "unknown_calls": 0}
     rows = by_id(results)
     assert rows["b"]["relevance"]["runs"] == [2, 3, 2] and rows["b"]["outcome"] == "failed"
     assert rows["a"]["usage"]["calls"] == 2 and rows["a"]["relevance"]["calls"] == 1

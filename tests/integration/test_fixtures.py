@@ -256,3 +256,47 @@ def pytest_collection_modifyitems(items):
     result = run(pytester, "evals/", "-s", "-o", "llmjudge_provider=heuristic")
     result.assert_outcomes(passed=3)
     assert re.findall(r"FX-USED (\w+)", result.stdout.str()) == ["a"]
+
+
+def test_the_fixtures_serve_the_item_being_run_however_they_are_reached(
+    pytester: pytest.Pytester,
+) -> None:
+    # they read the running item, not `request`: through getfixturevalue in a body and in
+    # another fixture, per item, and in --setup-show as before
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.fixture(autouse=True)
+def show_entry(request):
+    if request.node.name in ("a", "b"):
+        print("CASE", request.node.name, request.getfixturevalue("eval_case").id)
+"""
+    )
+    pytester.makepyfile(
+        test_hand="""
+import pytest
+
+@pytest.mark.llmjudge(runs=2)
+def test_late(request):
+    judge = request.getfixturevalue("llmjudge")
+    assert judge.settings.runs == 2
+    assert request.getfixturevalue("llmjudge_target") is None
+    assert judge.tone(ticket="Where is my refund?", response="Within 5 days.").runs
+"""
+    )
+    write_evals(pytester, [entry("a"), entry("b")])
+    args = ("evals/", "test_hand.py", "-s", "--setup-show", "-o", "llmjudge_provider=heuristic")
+    result = run(pytester, *args)
+    result.assert_outcomes(passed=3)
+    assert re.findall(r"CASE (\w+) (\w+)", result.stdout.str()) == [("a", "a"), ("b", "b")]
+    result.stdout.fnmatch_lines(
+        [
+            "*SETUP    F eval_case*",  # (-s: the conftest prints on its line)
+            "*SETUP    F llmjudge_response (fixtures used: eval_case, llmjudge_target)",
+            "*SETUP    F llmjudge_judgments (fixtures used: eval_case, llmjudge, "
+            "llmjudge_response, relevance_judge, tone_judge)",
+        ]
+    )
+    rows = {r["nodeid"]: r for r in read_results(pytester)["results"]}
+    assert len(rows["test_hand.py::test_late"]["tone"]["runs"]) == 2

@@ -30,20 +30,19 @@ pytestmark = [
 
 SLOTS = 2
 RUNS = 3
-# two entries: each request takes seconds on one thread, and a third adds nothing the
-# transport facts below need (3 runs on 2 slots are still asked as 2 + 1)
+# each request takes seconds on one thread: a session judges one entry, which is all the
+# transport facts below need (its 2 dimensions x 3 runs on 2 slots are still asked as 2 + 1
+# choices, two judgments in flight)
 ENTRIES = [
     {
         "id": "oom",
         "ticket": "Jenkins pipeline failing with OOM on the Maven build step.",
         "response": "Raise the heap for Maven: set MAVEN_OPTS=-Xmx2g in the pipeline env.",
     },
-    {
-        "id": "rude",
-        "ticket": "How do I rotate the API key for our staging project?",
-        "response": "Figure it out yourself, it's in the docs.",
-    },
 ]
+# a 135M model on one thread beside a loaded machine's other work: slow, not dead (the
+# transport facts below include "no request timed out")
+PATIENT = ("-o", "llmjudge_timeout=300")
 DIMENSIONS = 2  # relevance and tone
 DIMS = ("relevance", "tone")
 
@@ -70,9 +69,8 @@ def local_judge(llama: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> LlamaSer
 def _session(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The suite judged with ``args``; its results' meta and the trace's request lines."""
     write_evals(pytester, ENTRIES)
-    result = run(
-        pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_trace=trace.jsonl", *args
-    )
+    trace = ("-o", "llmjudge_trace=trace.jsonl")
+    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *trace, *PATIENT, *args)
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == len(ENTRIES)
@@ -128,7 +126,7 @@ def test_one_request_per_item_against_llama_cpp(
 ) -> None:
     write_evals(pytester, ENTRIES)
     args = ("-o", "llmjudge_grouping=item", "-o", "llmjudge_trace=trace.jsonl")
-    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *args)
+    result = run(pytester, "evals/", f"--judge-runs={RUNS}", *PATIENT, *args)
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", 0) == 0, result.stdout.str()
     lines = (pytester.path / "trace.jsonl").read_text().splitlines()
@@ -188,10 +186,10 @@ def test_pairwise_ab_and_grouping_with_three_runs_against_llama_cpp(
     answers = ("Raise the heap: set MAVEN_OPTS=-Xmx2g in the pipeline.", "No idea, ask someone.")
     bots = [BotServer(_answering(text)) for text in answers]
     try:
-        write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES[:1]])
+        write_evals(pytester, [{k: e[k] for k in ("id", "ticket")} for e in ENTRIES])
         result = run(
             pytester, "evals/", f"--judge-runs={RUNS}", "-o", "llmjudge_grouping=item",
-            "-o", "llmjudge_timeout=300",  # a loaded machine: slow, not dead
+            *PATIENT,
             "-o", f"llmjudge_targets=good={bots[0].url} bad={bots[1].url} pairwise=true",
         )  # fmt: skip
     finally:

@@ -282,7 +282,7 @@ def test_usage_tokens_are_totalled(pytester: pytest.Pytester, judge_server: Judg
     run(pytester, "evals/", "--judge-runs=2").assert_outcomes(passed=1)
     meta = read_results(pytester)["meta"]
     # one request of two choices per dimension: its prompt billed once, both completions
-    assert meta["tokens"] == {"prompt": 200, "completion": 80, "total": 280}
+    assert meta["tokens"] == {"prompt": 200, "completion": 80, "total": 280, "unknown_calls": 0}
     assert meta["calls"] == judge_server.count() == 2
     assert meta["judgments"] == judge_server.choices() == 4
     assert json.loads(json.dumps(meta))["base_url"] == judge_server.url

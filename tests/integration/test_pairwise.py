@@ -148,9 +148,10 @@ def test_the_heuristic_judge_and_the_dry_run(
     heuristic.stdout.fnmatch_lines(["  pairwise (*", "    v2 vs v1 on relevance: *"])
     entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
     assert entry["verdict"] == "tie"  # equal heuristic scores: a tie in both orders
-    assert "offline heuristic judge" in str(read_results(pytester)["meta"]["note"] or "") or (
-        read_results(pytester)["meta"]["llm"] is False
-    )
+    meta = read_results(pytester)["meta"]
+    assert "offline heuristic judge" in str(meta["note"] or "") or meta["llm"] is False
+    # judged in-process: no request, so none counted (nor left unattributed)
+    assert (meta["calls"], meta["unattributed_calls"]) == (0, 0) and meta["judgments"] > 0
 
 
 def test_pairwise_asks_no_more_choices_than_the_scoring_learned_the_server_takes(

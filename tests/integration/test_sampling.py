@@ -35,6 +35,7 @@ def test_request_counts_per_mode(
         "prompt": 100 * requests,
         "completion": 20 * 12,
         "total": 100 * requests + 240,
+        "unknown_calls": 0,
     }
     rows = by_id(read_results(pytester))
     # the same samples either way (one request per run: in the order the requests arrived)
@@ -136,7 +137,7 @@ def test_the_heuristic_judge_is_unaffected(pytester: pytest.Pytester) -> None:
     result = run(pytester, "evals/", *args)
     result.assert_outcomes(passed=1)
     meta = _meta(pytester)
-    assert (meta["calls"], meta["judgments"]) == (6, 6)  # one in-process judgment per run
+    assert (meta["calls"], meta["judgments"]) == (0, 6)  # judged in-process: no request
     assert meta["judge"]["scoring"] == "text"
     result.stdout.fnmatch_lines(["note: llmjudge_scoring=logprobs needs an LLM judge*"])
 

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helpers import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
+
+
+def stored_entries(folder: Path) -> list[str]:
+    """The cache's entries as stored: rows of its database (a request's runs, written as soon
+    as judged) and files (runs written when the database was busy)."""
+    with sqlite3.connect(folder / "entries.sqlite3") as db:
+        rows = [text for (text,) in db.execute("SELECT entry FROM entries")]
+    return rows + [path.read_text() for path in folder.rglob("*.json")]
 
 
 def _items(count: int, suffix: str = "") -> list[dict[str, Any]]:
@@ -118,14 +128,14 @@ def test_failed_calls_are_not_cached(pytester: pytest.Pytester, judge_server: Ju
 def test_cache_clear_and_cache_dir(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _items(2))
     run(pytester, "evals/", "-o", "llmjudge_cache=judge-cache").assert_outcomes(passed=2)
-    entries = list((pytester.path / "judge-cache").rglob("*.json"))
+    entries = stored_entries(pytester.path / "judge-cache")
     assert len(entries) == 4
-    assert all(json.loads(p.read_text())["score"] == 4 for p in entries)
+    assert all(json.loads(text)["score"] == 4 for text in entries)
     run(pytester, "evals/", "-o", "llmjudge_cache=judge-cache", "--cache-clear")
     assert judge_server.count() == 8
     run(pytester, "evals/").assert_outcomes(passed=2)  # default location: a cold cache
     assert judge_server.count() == 12
-    assert list((pytester.path / ".pytest_cache/d/llmjudge").rglob("*.json"))
+    assert stored_entries(pytester.path / ".pytest_cache/d/llmjudge")
     run(pytester, "evals/", "--cache-clear").assert_outcomes(passed=2)
     assert judge_server.count() == 16
 
@@ -141,10 +151,10 @@ def test_xdist_workers_share_the_cache(
     judge_server.reset()
     run(pytester, "evals/", "-n", "2", "--judge-runs=2").assert_outcomes(passed=12)
     assert judge_server.count() == 0
-    # one whole entry per judgment (24 keys x 2 runs), written by two processes
-    cached = list((pytester.path / ".pytest_cache/d/llmjudge").rglob("*.json"))
+    # one whole entry per run (24 keys x 2 runs), written by two processes
+    cached = stored_entries(pytester.path / ".pytest_cache/d/llmjudge")
     assert len(cached) == 48
-    assert all(json.loads(path.read_text())["score"] in range(1, 6) for path in cached)
+    assert all(json.loads(text)["score"] in range(1, 6) for text in cached)
 
 
 def test_max_calls_ends_the_remaining_items_as_errors(
@@ -222,4 +232,16 @@ def test_retries_are_logged_so_a_long_wait_is_not_silent(
             "*WARNING*judge call for evals/support.json::limited (*, run 1) attempt 1 failed "
             "(429 rate limited: scripted 429); retrying in 0.0s*"
         ]
+    )
+
+
+def test_a_call_budget_leaves_the_offline_judge_alone(pytester: pytest.Pytester) -> None:
+    # an ini written for an LLM judge, run where there is no key (a fork's pull request): the
+    # offline judge sends no request, so calls= has nothing to count
+    write_evals(pytester, _items(3))
+    result = run(pytester, "evals/", "--judge-provider=heuristic", "-o", "llmjudge_budget=calls=1")
+    result.assert_outcomes(passed=3)
+    assert "budget exhausted" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["judge calls: none (6 runs judged in-process by the offline judge)"]
     )

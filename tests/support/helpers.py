@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,3 +106,33 @@ def run_until(
 
 def run_subprocess(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(*QUIET, *args)
+
+
+_HOLD_LOCK = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, entry TEXT NOT NULL)")
+db.execute("BEGIN IMMEDIATE")  # the write lock, held until stdin closes
+print("locked", flush=True)
+sys.stdin.read()
+db.execute("ROLLBACK")
+"""
+
+
+@contextlib.contextmanager
+def write_locked(database: Path) -> Iterator[None]:
+    """An SQLite database held locked for writing by another process (as a second session,
+    or a tool reading the cache, may hold it) until the block ends."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_LOCK, str(database)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    try:
+        yield
+    finally:
+        holder.communicate("")  # released: the holder commits nothing and exits
+    assert holder.returncode == 0

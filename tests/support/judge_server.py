@@ -203,6 +203,8 @@ class JudgeServer:
         self.slots: int | None = None  # requests served at once; the others queue
         self.props = False  # GET /props says total_slots (as llama.cpp does)
         self.strip_fence = False
+        #: what a reply's usage leaves out: "usage" (no usage at all) or counts in it
+        self.usage_left_out: set[str] = set()
         self.unsupported_params: set[str] = set()
         self.models: set[str] | None = None  # None: every model is served
         self.forbidden_models: set[str] = set()
@@ -252,6 +254,7 @@ class JudgeServer:
             self.slots = None
             self.props = False
             self.strip_fence = False
+            self.usage_left_out = set()
             self.unsupported_params = set()
             self.models = None
             self.forbidden_models = set()
@@ -453,7 +456,7 @@ class JudgeServer:
                     server.strip_fence,
                 )
                 server._bill(completion, "chat")
-                self._send(200, completion, reply.headers)
+                self._send(200, server._as_said(completion), reply.headers)
 
             def _served_in_turn(self, delay: float) -> bool:
                 """Wait for a slot (with ``slots``), then ``delay``; False as soon as the
@@ -518,7 +521,7 @@ class JudgeServer:
             body.get("model", "test-model"), replies, top if logprobs else None
         )
         self._bill(completion, "batch")
-        return 200, completion
+        return 200, self._as_said(completion)
 
     def _bill(self, completion: dict[str, Any], how: str) -> None:
         usage = completion["usage"]
@@ -526,6 +529,14 @@ class JudgeServer:
             self.billed[f"{how}_requests"] += 1
             self.billed["prompt"] += usage["prompt_tokens"]
             self.billed["completion"] += usage["completion_tokens"]
+
+    def _as_said(self, completion: dict[str, Any]) -> dict[str, Any]:
+        """The completion as the server sends it: without what ``usage_left_out`` names (the
+        server still billed it)."""
+        if "usage" in self.usage_left_out:
+            return {k: v for k, v in completion.items() if k != "usage"}
+        usage = {k: v for k, v in completion["usage"].items() if k not in self.usage_left_out}
+        return {**completion, "usage": usage}
 
     def _understand(
         self, body: dict[str, Any], headers: dict[str, str], record: bool = True

@@ -77,10 +77,8 @@ class HeuristicJudge:
         usage: Usage | None = None,
         context: Context = NO_CONTEXT,
     ) -> RunResult:
-        if usage is not None:
-            usage.calls += 1  # one judgment, made in-process
-            if usage.exchanges is not None:
-                usage.exchanges.append({"messages": None, "reply": None})
+        if usage is not None and usage.exchanges is not None:  # judged here: no request
+            usage.exchanges.append({"messages": None, "reply": None})
         if dimension.name == "relevance":
             # what the user asked in earlier turns counts as asked
             asked = [t.content for t in context.conversation if t.role == "user"]
@@ -109,8 +107,7 @@ class HeuristicJudge:
         context: Context = NO_CONTEXT,
     ) -> list[PairVote | RetryableJudgeError]:
         """The answer with the higher heuristic score wins; equal scores are a tie. The same
-        vote ``n`` times: the heuristic has no position to prefer."""
-        usage.calls += 1
+        vote ``n`` times: the heuristic has no position to prefer (judged here: no request)."""
         a = await self.judge_once(dimension, ticket, first, context=context)
         b = await self.judge_once(dimension, ticket, second, context=context)
         winner: Winner = "A" if a.score > b.score else "B" if b.score > a.score else "tie"

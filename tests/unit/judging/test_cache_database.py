@@ -7,6 +7,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,10 @@ import pytest
 from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judging.cache import JudgeCache
-from pytest_llmjudge.judging.cache_db import DATABASE
+from pytest_llmjudge.judging.cache_db import DATABASE, _busy
+from pytest_llmjudge.judging.cache_entries import entry_text
+
+from helpers import write_locked
 
 
 def _cache(tmp_path: Path) -> JudgeCache:
@@ -64,12 +68,18 @@ def test_a_damaged_database_is_a_miss_and_nothing_crashes(tmp_path: Path) -> Non
     assert cache.get(key) == RunResult(4, "ok", 1, 1)
 
 
+def _old_file(folder: Path, key: str, result: RunResult) -> None:
+    """A run's file, as every cache kept runs judged directly before the database."""
+    path = folder / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(entry_text(key, result))
+
+
 def test_an_old_cache_folder_reads_on_beside_the_database(tmp_path: Path) -> None:
-    old = _cache(tmp_path)
-    key, new = (old.key(RELEVANCE, "ticket", answer, 0) for answer in ("old", "new"))
-    old.put(key, RunResult(3, "from a file", 5, 1))  # as every cache before the database
-    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 3
     cache = _cache(tmp_path)
+    key, new = (cache.key(RELEVANCE, "ticket", answer, 0) for answer in ("old", "new"))
+    _old_file(tmp_path, key, RunResult(3, "from a file", 5, 1))
+    assert json.loads(next(tmp_path.rglob("*.json")).read_text())["score"] == 3
     assert cache.put_many([(new, RunResult(5, "from the database", 5, 1))])
     assert cache.get(key) == RunResult(3, "from a file", 5, 1)
     assert cache.get(new) == RunResult(5, "from the database", 5, 1)
@@ -107,3 +117,51 @@ def test_a_read_only_cache_folder_still_serves_a_batchs_runs(read_only: Path) ->
     assert again.held(keys, set()) == set(keys)
     assert not again.put_many([(cache.key(TONE, "t", "r", 0), results[0])])  # nothing written
     again.close()
+
+
+def test_a_requests_runs_go_to_files_at_once_while_another_process_holds_the_lock(
+    tmp_path: Path,
+) -> None:
+    cache = _cache(tmp_path)
+    first = cache.key(RELEVANCE, "ticket", "answer", 0)
+    cache.put_runs([(first, RunResult(4, "in the database", 1, 1))])
+    keys = [cache.key(TONE, "ticket", "answer", i) for i in range(3)]
+    judged = {key: RunResult(i + 1, "in a file", 1, 1) for i, key in enumerate(keys)}
+    with write_locked(tmp_path / DATABASE):
+        started = time.monotonic()
+        cache.put_runs(list(judged.items()))
+        assert time.monotonic() - started < 1  # no wait for the lock (it waited 60 s)
+        assert len(list(tmp_path.rglob("*.json"))) == 3
+        # readers do not wait for a writer: both kinds served while the lock is held
+        assert (
+            cache.get_runs([first, *keys])
+            == {first: RunResult(4, "in the database", 1, 1)} | judged
+        )
+    assert _cache(tmp_path).get_runs(keys) == judged  # the next session reads the files
+
+
+def test_a_read_only_cache_folder_serves_runs_judged_directly(read_only: Path) -> None:
+    cache = _cache(read_only)
+    keys = [cache.key(RELEVANCE, "ticket", "answer", i) for i in range(3)]
+    judged = {key: RunResult(i + 1, "judged", 10, 2) for i, key in enumerate(keys)}
+    cache.put_runs(list(judged.items()))
+    old = cache.key(TONE, "ticket", "answer", 0)
+    _old_file(read_only, old, RunResult(2, "an older cache's file", 5, 1))
+    cache.close()
+    _mount_read_only(read_only)
+    again = _cache(read_only)
+    assert again.get_runs([*keys, old]) == judged | {
+        old: RunResult(2, "an older cache's file", 5, 1)
+    }
+    new = again.key(TONE, "ticket", "answer", 1)
+    again.put_runs([(new, RunResult(5, "not kept", 1, 1))])  # neither kept nor a crash
+    assert again.get(new) is None
+    again.close()
+
+
+def test_a_lock_is_told_from_other_errors_also_without_pythons_error_code() -> None:
+    # Python 3.10 gives no sqlite_errorcode: a lock met while another xdist worker makes the
+    # database must not be taken for a database that cannot be written (files all session)
+    assert _busy(sqlite3.OperationalError("database is locked"))
+    assert not _busy(sqlite3.OperationalError("disk I/O error"))
+    assert not _busy(sqlite3.DatabaseError("file is not a database"))

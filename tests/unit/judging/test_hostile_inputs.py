@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 from pathlib import Path
 
@@ -11,7 +12,10 @@ from pytest_llmjudge.basics.rubrics import RELEVANCE
 from pytest_llmjudge.judges.base import RunResult, Usage
 from pytest_llmjudge.judges.heuristic import HeuristicJudge
 from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget
-from pytest_llmjudge.judging.cache import JudgeCache, _checksum
+from pytest_llmjudge.judging.cache import JudgeCache
+from pytest_llmjudge.judging.cache_db import DATABASE
+from pytest_llmjudge.judging.cache_entries import checksum_of as _checksum
+from pytest_llmjudge.judging.cache_entries import entry_text
 from pytest_llmjudge.judging.capacity import ServerCapacity
 from pytest_llmjudge.judging.limiter import AdaptiveLimit
 
@@ -114,20 +118,20 @@ def test_cache_entries_as_written_before_the_entry_model_still_read(tmp_path: Pa
         path.write_text(json.dumps({**stored, "checksum": _checksum(stored)}))
     assert cache.get(text) == RunResult(4, "ok", 9, 2)
     assert cache.get(weighted) == RunResult(3.87, "ok", 9, 2, text_score=4)
-    cache.put(weighted, RunResult(3.87, "ok", 9, 2, text_score=4))  # written again: same file
-    path = tmp_path / weighted[:2] / f"{weighted}.json"
-    assert json.loads(path.read_text()) == {
-        **earlier[weighted],
-        "checksum": _checksum(earlier[weighted]),
-    }
+    cache.put(weighted, RunResult(3.87, "ok", 9, 2, text_score=4))  # written again: the same
+    cache.close()
+    with sqlite3.connect(tmp_path / DATABASE) as db:
+        (row,) = db.execute("SELECT entry FROM entries WHERE key = ?", (weighted,)).fetchone()
+    assert json.loads(row) == {**earlier[weighted], "checksum": _checksum(earlier[weighted])}
 
 
 def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
     cache = JudgeCache(lambda: tmp_path, {"model": "m"})
     key = cache.key(RELEVANCE, "ticket", "response", 0)
-    cache.put(key, RunResult(2, "weak", 10, 2))
+    path = tmp_path / key[:2] / f"{key}.json"  # a run's file (the database's rows: elsewhere)
+    path.parent.mkdir()
+    path.write_text(entry_text(key, RunResult(2, "weak", 10, 2)))
     assert cache.get(key) == RunResult(2, "weak", 10, 2)
-    path = next(tmp_path.rglob("*.json"))
     good = json.loads(path.read_text())
 
     def served(**change: object) -> RunResult | None:
@@ -149,4 +153,4 @@ def test_tampered_or_invalid_cache_entries_are_misses(tmp_path: Path) -> None:
     moved = tmp_path / other[:2] / f"{other}.json"  # a whole, valid entry under another key
     moved.parent.mkdir(exist_ok=True)
     path.rename(moved)
-    assert cache.get(other) is None
+    assert JudgeCache(lambda: tmp_path, {"model": "m"}).get(other) is None  # its folder listed

@@ -59,7 +59,10 @@ def test_report_and_merge_read_a_file_written_before_0_2(
 ) -> None:
     old = _as_before_0_2(_results_file(tmp_path))
     assert main(["report", str(old), "--md", str(tmp_path / "r.md")]) == 0
-    assert "judge calls: 0 made, 1 run from the cache" in capsys.readouterr().out
+    assert (
+        "judge calls: none (0 runs judged in-process by the offline judge, 1 run from the cache)"
+        in capsys.readouterr().out
+    )
     assert main(["merge", str(old), "-o", str(tmp_path / "merged.json")]) == 1  # it failed
     merged = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
     assert merged["meta"]["cached_runs"] == 1
