@@ -60,6 +60,7 @@ def writers() -> dict[str, list[Row]]:
         "C": load(sets / "heldout-2.json"),
         "D": load(sets / "heldout-3.json"),
         "E": load(sets / "probes-41e.json"),
+        "F": load(sets / "heldout-4.json"),
     }
     for name, rows in found.items():
         for row in rows:
