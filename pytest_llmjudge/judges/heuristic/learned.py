@@ -19,7 +19,16 @@ from importlib import resources
 
 from .refusal import ACTION, COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply, empty_sentence
 from .relevance import answers_closed
-from .text import SPECIFIC, content_terms, normalise, sentences, sentiment, shared_terms, words
+from .text import (
+    SPECIFIC,
+    content_terms,
+    normalise,
+    same_subject,
+    sentences,
+    sentiment,
+    shared_terms,
+    words,
+)
 
 _KINDS = {"a refusal": REFUSAL, "a deflection": DEFLECTION, "a shrug": SHRUG, "courtesy": COURTESY}
 _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
@@ -59,6 +68,15 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
+    # new information: a word or figure the ticket and courtesy did not already hold; a long
+    # answer with nothing concrete (no figure, label, path or name) reads as evasion
+    fresh = [t for t in content_terms(COURTESY.sub(" ", response)) if sentiment().get(t, 0) < 1]
+    fresh = [t for t in fresh if not any(same_subject(t, a) for a in asked)]
+    figures = set(re.findall(r"\d+", response)) - set(re.findall(r"\d+", ticket))
+    form["nothing new"] = float(not fresh and not figures)
+    names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
+    concrete = SPECIFIC.search(response) or names
+    form["over 25 words, nothing concrete"] = float(len(tokens) > 25 and not concrete)
     return found | {f"f:{name}": value for name, value in form.items()}
 
 

@@ -35,6 +35,10 @@ PLACEHOLDER = re.compile(
     r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
+# A template's slot left unfilled anywhere in an answer ("Hi {first_name},", "{{resolution}}"),
+# or a draft's marker at its start ("TODO: ..."): the answer was never written (GitHub's
+# "${{ ... }}" is an expression, not a slot)
+_SLOT = re.compile(r"(?<!\$)(?:\{\{.*?\}\}|\{[a-z]+(?:_[a-z]+)+\})|^\W*(?:TODO|TBD|FIXME)\b")
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
@@ -68,7 +72,11 @@ _KINDS = (
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     """The failing signal, as (score, what was found), or None: no clear evidence."""
     ticket, response = normalise(ticket), normalise(response)
-    if PLACEHOLDER.fullmatch(response.strip()) or _keyboard_mash(response):
+    if (
+        PLACEHOLDER.fullmatch(response.strip())
+        or _SLOT.search(response)
+        or _keyboard_mash(response)
+    ):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
     said = _nothing_said(ticket, response)
