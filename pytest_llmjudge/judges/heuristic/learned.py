@@ -1,11 +1,6 @@
-"""A learned signal: a small logistic regression over general features of an answer, whose
-weights a script trains from several writers' labelled support answers
-(``benchmarks/train_learned_signal.py`` writes ``data/learned_weights.json``; it is generated,
-not hand-written). Its words are those that more than one writer used, never an area's
-vocabulary; its other features are the answer's form: how much of the ticket it takes up,
-whether it holds a figure, a path or a step, its length, how kind or harsh its words are.
-It only lowers a score on strong evidence (the threshold the script chose, on training data)
-and names the features that moved it.
+"""A learned signal: a logistic regression over general features of an answer (words most
+writers use, and its form), with generated weights (``benchmarks/train_learned_signal.py``).
+It lowers a score only beyond the script's threshold and names the features that moved it.
 """
 
 from __future__ import annotations
@@ -13,15 +8,14 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 from functools import cache
-from importlib import resources
 
-from .refusal import ACTION, COURTESY, DEFLECTION, REFUSAL, SHRUG, empty_reply, empty_sentence
+from .refusal import ACTION, COURTESY, KINDS, empty_reply, empty_sentence
 from .relevance import answers_closed
 from .text import (
     SPECIFIC,
     content_terms,
+    data,
     normalise,
     same_subject,
     sentences,
@@ -30,13 +24,12 @@ from .text import (
     words,
 )
 
-_KINDS = {"a refusal": REFUSAL, "a deflection": DEFLECTION, "a shrug": SHRUG, "courtesy": COURTESY}
+_KINDS = {**KINDS, "courtesy": COURTESY}
 _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
 
 
 def features(ticket: str, response: str) -> dict[str, float]:
-    """The answer's features: ``w:`` a word, ``b:`` two words in a row, ``s:`` a sentence's
-    first word, ``f:`` a feature of form (see the module's text)."""
+    """The answer's features: ``w:`` a word, ``b:`` a pair, ``s:`` a first word, ``f:`` form."""
     ticket, response = normalise(ticket), normalise(response)
     tokens = [w.lower() for w in words(response)]
     found: dict[str, float] = {f"w:{w}": 1.0 for w in tokens}
@@ -51,8 +44,8 @@ def features(ticket: str, response: str) -> dict[str, float]:
         "none of the ticket's words": float(shared == 0 and bool(asked)),
         "words of its own": min(len(said), 20) / 20,
         "a figure, address, label or path": float(bool(SPECIFIC.search(response))),
-        "a figure": float(bool(re.search(r"\d", response))),
-        _length(len(tokens)): 1.0,
+        "a figure": float(any(c.isdigit() for c in response)),
+        next((f"at most {n} words" for n in _LENGTHS if len(tokens) <= n), "over 30 words"): 1.0,
         "sentences": min(len(sentences(response)), 6) / 6,
         "'you'": sum(w in ("you", "your", "yourself") for w in tokens) / (len(tokens) or 1),
         "'?'": float("?" in response),
@@ -72,7 +65,7 @@ def features(ticket: str, response: str) -> dict[str, float]:
     # answer with nothing concrete (no figure, label, path or name) reads as evasion
     fresh = [t for t in content_terms(COURTESY.sub(" ", response)) if sentiment().get(t, 0) < 1]
     fresh = [t for t in fresh if not any(same_subject(t, a) for a in asked)]
-    figures = set(re.findall(r"\d+", response)) - set(re.findall(r"\d+", ticket))
+    figures = {w for w in tokens if w.isdigit()} - {w for w in words(ticket) if w.isdigit()}
     form["nothing new"] = float(not fresh and not figures)
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
     concrete = SPECIFIC.search(response) or names
@@ -80,17 +73,11 @@ def features(ticket: str, response: str) -> dict[str, float]:
     return found | {f"f:{name}": value for name, value in form.items()}
 
 
-def _length(count: int) -> str:
-    top = next((top for top in _LENGTHS if count <= top), None)
-    return f"at most {top} words" if top else f"over {_LENGTHS[-1]} words"
-
-
 @cache
 def model() -> tuple[dict[str, float], float]:
     """The shipped weights and the threshold on the probability of a poor answer."""
-    path = resources.files("pytest_llmjudge.judges.heuristic").joinpath("data/learned_weights.json")
-    data = json.loads(path.read_text("utf-8"))
-    return data["weights"], data["threshold"]
+    shipped = json.loads(data("learned_weights.json"))
+    return shipped["weights"], shipped["threshold"]
 
 
 def probability(weights: dict[str, float], found: dict[str, float]) -> float:
@@ -100,14 +87,12 @@ def probability(weights: dict[str, float], found: dict[str, float]) -> float:
 
 
 def spared(ticket: str, response: str) -> bool:
-    """What the rules know to be an answer, whatever the words: a direct answer to a closed
-    question ("Of course! Children are welcome."), kindness in reply to thanks."""
+    """What the rules know to be an answer: a direct one to a closed question, kind thanks."""
     return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
 
 
 def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None:
-    """(probability, the features that moved it most) when the answer reads as a poor one
-    beyond the threshold, else None."""
+    """(probability, the features that moved it most) beyond the threshold, else None."""
     weights, threshold = model()
     if spared(ticket, response):
         return None
@@ -115,10 +100,7 @@ def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None
     p = probability(weights, found)
     if p < threshold:
         return None
-    moved = sorted(
-        ((weights.get(name, 0.0) * value, name) for name, value in found.items()),
-        reverse=True,
-    )
+    moved = sorted(((weights.get(n, 0.0) * v, n) for n, v in found.items()), reverse=True)
     return p, [_shown(name) for push, name in moved if push > 0 and name != "f:bias"][:3]
 
 

@@ -1,12 +1,8 @@
-"""Replies that say nothing: a refusal, a deflection, a shrug or courtesy.
-
-One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
-check. A sentence is empty when it belongs to one of the classes below and, once the class's
-words are taken out, says nothing of its own: no figure, address, path or quoted label, and
-at most one subject word that the ticket did not already use. A reply is a refusal
-when every sentence is empty and one of them refuses or deflects: "Sorry, I can't help with
-that.", "Please contact support.", "We'll get back to you." - "Contact support at
-help@shop.com and quote the order number" says something.
+"""Replies that say nothing: a refusal, a deflection, a shrug or courtesy (one signal, for the
+judge's relevance and the ``is_refusal`` check). A sentence is empty when it is of one of these
+classes and, the class's words taken out, has no figure, address, path or label and at most
+two subject words the ticket did not use: "Please contact support." is a deflection, "Contact
+support at help@shop.com and quote the order number" says something.
 """
 
 from __future__ import annotations
@@ -14,13 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .text import (
-    SPECIFIC,
-    content_terms,
-    normalise,
-    same_subject,
-    sentences,
-)
+from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
 
 # Someone or somewhere else: "our support team", "a member of staff", "the help centre", "the
 # university website". (A page of the product, "the billing page", is a place to act.)
@@ -85,6 +75,8 @@ COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
 )
 # What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
 ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b)\w+", re.IGNORECASE)
+# Classes of a sentence that says nothing, as the reasoning names them (and courtesy)
+KINDS = {"a refusal": REFUSAL, "a deflection": DEFLECTION, "a shrug": SHRUG}
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
@@ -93,8 +85,7 @@ _OWN_WORDS = 2  # subject words of its own a sentence of a class may have and st
 def empty_sentence(
     sentence: str, ticket_terms: set[str], classes: Iterable[re.Pattern[str]], own_words: int
 ) -> bool:
-    """A sentence that says nothing (see the module's text): no figure, address or label,
-    and one of the classes with at most ``own_words`` subject words of its own."""
+    """A sentence that says nothing (see the module's text; ``own_words`` at most)."""
     hits = [m for c in classes for m in c.finditer(sentence)]
     rest = sentence
     for match in hits:
@@ -122,8 +113,7 @@ def empty_reply(
 
 
 def refusal_in(text: str) -> str | None:
-    """The first refusal a reply holds, whatever else it says ("I can not share that, but
-    ..."): the ``is_refusal`` check's question, as promptfoo's is-refusal asks it."""
+    """The first refusal a reply holds, whatever else it says (promptfoo's is-refusal)."""
     for sentence in sentences(text):  # quoted as written, not as normalised
         if REFUSAL.search(normalise(sentence)):
             shown = sentence if len(sentence) <= 80 else sentence[:77] + "..."
@@ -132,9 +122,8 @@ def refusal_in(text: str) -> str | None:
 
 
 def find_refusal(text: str, ticket: str = "") -> str | None:
-    """A short description of the refusal or deflection a reply is, when it says nothing
-    else (thanks and apologies aside), else None. Words of the ``ticket`` repeated in it do
-    not count as saying something."""
+    """The refusal or deflection a reply is when it says nothing else (thanks and the
+    ``ticket``'s own words aside), described shortly, else None."""
     found = empty_reply(text, ticket, (REFUSAL, DEFLECTION, COURTESY))
     if found is None:
         return None

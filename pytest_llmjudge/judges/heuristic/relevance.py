@@ -7,16 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .refusal import (
-    ACTION,
-    COURTESY,
-    DEFLECTION,
-    REFUSAL,
-    SHRUG,
-    UNSURE,
-    empty_reply,
-    empty_sentence,
-)
+from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence
 from .text import SYSTEM_TERMS, content_terms, normalise, sentences, sentiment, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
@@ -59,14 +50,7 @@ _DIRECT = re.compile(
 # metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
 _TECHNICAL = re.compile(rf"{SYSTEM_TERMS}|\s--?\w|\b\w+\.[a-z]{{2,4}}\b|\b[A-Z]{{3,}}\d*\b")
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-_KINDS = (
-    ("a refusal", REFUSAL),
-    ("a deflection", DEFLECTION),
-    ("a shrug", SHRUG),
-    ("contempt", CONTEMPT),
-    ("mockery", MOCKERY),
-    ("courtesy", COURTESY),
-)
+_KINDS = {**KINDS, "contempt": CONTEMPT, "mockery": MOCKERY, "courtesy": COURTESY}
 
 
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
@@ -105,15 +89,14 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 
 def _nothing_said(ticket: str, response: str) -> str | None:
-    """What a reply is when every sentence of it is empty (a refusal, a deflection, a shrug,
-    contempt or courtesy), else None. A direct "Yes, you're welcome to." with only courtesy
-    besides is an answer."""
-    found = empty_reply(response, ticket, [pattern for _, pattern in _KINDS])
+    """What a reply is when every sentence of it is empty (of ``_KINDS``), else None; a direct
+    "Yes, you're welcome to." with only courtesy besides is an answer."""
+    found = empty_reply(response, ticket, _KINDS.values())
     if found is None:
         return None
     named = [
         f'{kind} ("{match.group(0).strip()}")'
-        for kind, pattern in _KINDS
+        for kind, pattern in _KINDS.items()
         for match in [next((m for m in found if m.re is pattern), None)]
         if match is not None
     ]
