@@ -61,12 +61,12 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
-    # new information: a word or figure the ticket and courtesy did not already hold; a long
-    # answer with nothing concrete (no figure, label, path or name) reads as evasion
+    # new information: a word or figure the ticket and courtesy did not hold (a short answer
+    # may be one word: "None."); a long one with nothing concrete (figure, label, name) evades
     fresh = [t for t in content_terms(COURTESY.sub(" ", response)) if sentiment().get(t, 0) < 1]
     fresh = [t for t in fresh if not any(same_subject(t, a) for a in asked)]
     figures = {w for w in tokens if w.isdigit()} - {w for w in words(ticket) if w.isdigit()}
-    form["nothing new"] = float(not fresh and not figures)
+    form["over 7 words, nothing new"] = float(len(tokens) > 7 and not fresh and not figures)
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
     concrete = SPECIFIC.search(response) or names
     form["over 25 words, nothing concrete"] = float(len(tokens) > 25 and not concrete)
