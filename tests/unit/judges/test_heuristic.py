@@ -303,6 +303,33 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [  # a template's slot left unfilled among words, or a draft's marker first
+        "Hello {customer_name}, thanks for writing in. Best wishes, the team",
+        "Your refund of {refund_amount} is on its way.",
+        "Thanks for your message!\n\n{{ reply_body }}\n\nKind regards",
+        "TBD, waiting on the warehouse",
+        "FIXME: add the opening hours",
+    ],
+)
+def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> None:
+    score, reason = score_relevance(TICKET, text)
+    assert score == 1 and "placeholder" in reason
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [  # braces that are the answer's own: an expression, a variable, a JSON body
+        "Set the key to node-${{ hashFiles('package-lock.json') }} in the cache step.",
+        "Write the path as ${HOME}/.config/app and restart the app.",
+        'Send {"card": "blocked"} to the cards endpoint to unblock it.',
+    ],
+)
+def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
+    assert score_relevance("How do I set up the cache for my card app?", answer)[0] >= 4
+
+
+@pytest.mark.parametrize(
     ("ticket", "terse"),
     [
         ("Are there any fees?", "None."),

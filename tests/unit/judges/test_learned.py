@@ -68,6 +68,38 @@ def test_something_specific_added_lowers_the_probability(without: str, with_: st
     assert p(ticket, with_) < p(ticket, without)
 
 
+POOL = "What time does the pool open on Sundays?"
+POOL_ANSWERS = ["It opens at 8 am on Sundays.", "Sundays from 9 until 6, lanes from 10."]
+# Answers that give nothing new: the ticket said back with thanks, or general words of process
+# with nothing concrete in them (no time, figure, name or label), however they are put.
+NOTHING_NEW = {
+    "the ticket said back": [
+        "Thanks for asking what time the pool opens on Sundays. We understand you would like "
+        "to know when the pool opens on a Sunday. Thank you for getting in touch.",
+        "You would like to know what time our pool opens on Sundays, and we are glad you asked "
+        "us about the pool on Sundays.",
+    ],
+    "general words of process": [
+        "Opening arrangements are reviewed on a regular basis in line with a range of "
+        "operational considerations, and any changes are communicated through the appropriate "
+        "channels in due course.",
+        "Our schedules reflect various factors and requirements across the facility, and they "
+        "are kept under review so that they remain suitable for members and staff alike.",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", NOTHING_NEW)
+def test_an_answer_that_gives_nothing_new_reads_poorer_than_every_plain_answer(kind: str) -> None:
+    answered = max(p(POOL, answer) for answer in POOL_ANSWERS)
+    assert all(p(POOL, text) > answered for text in NOTHING_NEW[kind])
+
+
+@pytest.mark.parametrize("text", [t for texts in NOTHING_NEW.values() for t in texts])
+def test_one_concrete_fact_added_to_nothing_new_lowers_the_probability(text: str) -> None:
+    assert p(POOL, text + " It opens at 7 am on Sundays.") < p(POOL, text)
+
+
 def test_the_same_answer_reads_poorer_to_a_ticket_it_does_not_take_up() -> None:
     answer = "Returns are accepted within 30 days if the shoes are unworn."
     assert p("Why does the app crash on my phone?", answer) > p("Can I return my shoes?", answer)
