@@ -21,6 +21,7 @@ from .text import (
     sentences,
     sentiment,
     shared_terms,
+    stem,
     words,
 )
 
@@ -29,10 +30,10 @@ _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
 
 
 def features(ticket: str, response: str) -> dict[str, float]:
-    """The answer's features: ``w:`` a word, ``b:`` a pair, ``s:`` a first word, ``f:`` form."""
+    """The answer's features: ``w:`` a stem, ``b:`` a pair, ``s:`` a first word, ``f:`` form."""
     ticket, response = normalise(ticket), normalise(response)
     tokens = [w.lower() for w in words(response)]
-    found: dict[str, float] = {f"w:{w}": 1.0 for w in tokens}
+    found: dict[str, float] = {f"w:{stem(w)}": 1.0 for w in tokens}
     found |= {f"b:{a} {b}": 1.0 for a, b in itertools.pairwise(tokens)}
     found |= {f"s:{words(s)[0].lower()}": 1.0 for s in sentences(response) if words(s)}
     asked, said = content_terms(ticket), content_terms(response)
