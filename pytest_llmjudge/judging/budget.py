@@ -109,6 +109,16 @@ class Budget:
         """What was spent, where the price and every reply's tokens are known."""
         return None if self.price is None or self.cost_unknown else self.spent_usd
 
+    def count_earlier(self, earlier: Usage) -> None:
+        """Requests sent and billed before this budget's engine started (the session's items,
+        on this process or its xdist workers): the pairs judged after them get what is left."""
+        self.calls += earlier.calls
+        self.cost_unknown = self.cost_unknown or earlier.tokens_unknown > 0
+        if self.price is not None:
+            batch = (earlier.batch_prompt_tokens, earlier.batch_completion_tokens)
+            direct = (earlier.prompt_tokens - batch[0], earlier.completion_tokens - batch[1])
+            self.spent_usd += self.price.cost(*direct) + self.price.batch_cost(*batch)
+
     def spend(self, usage: Usage) -> None:
         self.cost_unknown = self.cost_unknown or usage.tokens_unknown > 0
         if self.price is not None:

@@ -155,13 +155,17 @@ async def _pair_request(
     n = 1 if settings.sampling == "calls" else profile.choices_for(missing)
     async with executor.limit:
         executor.budget.take_request()
+        billed = Usage()  # this request's own: ``usage`` is shared by every pair in flight
         try:
-            asked: list[Any] = await asyncio.wait_for(pair(n, usage=usage), settings.timeout)
+            asked: list[Any] = await asyncio.wait_for(pair(n, usage=billed), settings.timeout)
         except TooManyChoices:
             return []
         except asyncio.TimeoutError:
-            usage.timeouts += 1
+            billed.timeouts += 1
             raise RetryableJudgeError(f"timed out after {settings.timeout:g}s") from None
+        finally:
+            usage.add(billed)
+            executor.budget.spend(billed)  # llmjudge_budget usd= counts pairs as items
     if n > 1 and len(asked) < n:
         profile.ignores_n = True  # from now on one request per run, on every path
     return asked

@@ -76,7 +76,7 @@ class SessionResults:
     """Gathers the items' rows (from test reports, also an xdist worker's) on the controller."""
 
     _items: dict[str, ItemResult] = field(default_factory=dict)
-    _usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)  # what the engines sent and were billed
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
     #: node id -> the entry's fields that decide its outcome (llmjudge_targets save_responses)
@@ -99,7 +99,7 @@ class SessionResults:
 
     def add_usage(self, usage: Usage) -> None:
         """What one process's engine sent and was billed (each xdist worker, or this one)."""
-        self._usage.add(usage)
+        self.usage.add(usage)
 
     def add_collection_error(self, file: str, reason: str) -> None:
         self._collect_errors[file] = reason
@@ -177,7 +177,7 @@ class SessionResults:
         summary = summarize(items, len(invalid_skipped), len(errors))
         summary.invalid = len(invalid)
         return ResultsFile(
-            meta=_meta(settings, facts, items, self._usage),
+            meta=_meta(settings, facts, items, self.usage),
             results=items,
             skipped=skipped,
             errors=errors,

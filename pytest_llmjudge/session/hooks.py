@@ -188,7 +188,7 @@ class ResultsReporter:
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise
 
-            pairwise, usage = judge_pairwise(state, self.results.rows())
+            pairwise, usage = judge_pairwise(state, self.results.rows(), self.results.usage)
             self.results.add_usage(usage)
         end = self.results.finish(state.settings, state.baseline, facts, state.collected, pairwise)
         written, failures = write_outputs(

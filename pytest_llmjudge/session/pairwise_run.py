@@ -4,30 +4,36 @@ the session's judge, cache and limits; counted like any judge request."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 from ..analysis.pairwise import PairVotes, pairwise_result
 from ..judges.base import Usage
 from ..judging.pairwise import PairOutcome, judge_pairs, pair_requests
+from ..judging.runs import RunExecutor
 from ..schema.items import ItemResult
 from ..schema.pairwise import PairwiseResult
 from .state import SessionState
 
 
 def judge_pairwise(
-    state: SessionState, rows: Sequence[ItemResult]
+    state: SessionState, rows: Sequence[ItemResult], earlier: Usage
 ) -> tuple[PairwiseResult | None, Usage]:
-    """The pairwise section of the comparison, and what its requests cost."""
+    """The pairwise section of the comparison, and what its requests cost; ``earlier``: what
+    the session's items sent and spent, which comes off ``llmjudge_budget``."""
     settings = state.settings
     usage = Usage()
     requests = pair_requests(rows, settings)
     if not requests:
         return None, usage
     runs = settings.runs
+
+    def pairs(executor: RunExecutor) -> Coroutine[Any, Any, list[PairOutcome]]:
+        executor.budget.count_earlier(earlier)
+        return judge_pairs(executor, requests, runs, usage)
+
     try:
-        outcomes = state.engine().on_loop(
-            lambda executor: judge_pairs(executor, requests, runs, usage)
-        )
+        outcomes = state.engine().on_loop(pairs)
     finally:
         # the items' engine closed before: this one asked only the pairs; what it learned of
         # the server (the profile both engines share) goes to the results with its usage

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import QUIET, entry, run, write_evals, write_locked
+from helpers import SUBPROCESS, entry, run, write_evals, write_locked
 from judge_server import JudgeServer
 
 CACHE = "judge-cache"
@@ -50,7 +50,7 @@ def test_a_killed_session_keeps_every_run_it_judged(
     write_evals(pytester, _items(8, "{{delay=0.4}}"))
     args = ["evals/", "--judge-runs=3", "--judge-concurrency=2", "-o", f"llmjudge_cache={CACHE}"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *QUIET, "-p", "no:xdist", *args],
+        [sys.executable, "-m", "pytest", *SUBPROCESS, "-p", "no:xdist", *args],
         cwd=pytester.path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

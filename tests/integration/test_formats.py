@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from helpers import by_id, read_results, run
+from helpers import by_id, read_results, run, run_subprocess
 
 ANSWER = "Raise the heap: set MAVEN_OPTS=-Xmx2g."
 
@@ -182,9 +182,7 @@ def test_yaml_without_pyyaml_says_what_to_install(
     (blocker / "__init__.py").write_text("raise ImportError('No module named yaml')\n")
     paths = [str(blocker.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
-    result = pytester.runpytest_subprocess(
-        "evals/", "--judge-provider=heuristic", "-p", "no:randomly"
-    )
+    result = run_subprocess(pytester, "evals/", "--judge-provider=heuristic", "-p", "no:randomly")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
         # ("?" for the brackets: fnmatch reads [..] as a character class)

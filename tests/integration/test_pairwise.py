@@ -175,3 +175,19 @@ def test_pairwise_asks_no_more_choices_than_the_scoring_learned_the_server_takes
     meta = read_results(pytester)["meta"]
     assert meta["calls"] == judge_server.count()
     assert meta["server"]["choices_cap"] == 2
+
+
+def test_pairwise_requests_spend_the_usd_budget(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Callable[[str, str], str]
+) -> None:
+    # each request costs $0.14; the items' 4 spend $0.56 of $0.7, the first pair request
+    # the rest: the other three pair requests are refused, not sent (before, all were)
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    my-judge=1000,2000\n")
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    write_evals(pytester, ENTRIES[:1])
+    budget = ("-o", "llmjudge_budget=usd=0.7", "--judge-model=my-judge")
+    result = run(pytester, "evals/", *targets, *budget, "--judge-concurrency=1")
+    result.assert_outcomes(passed=2)
+    assert judge_server.count() == 4 + 1 == read_results(pytester)["meta"]["calls"]
+    entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
+    assert "judge cost budget exhausted" in str(entry["error"])

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from helpers import API_KEY, entry, run, write_evals
+from helpers import API_KEY, SUBPROCESS, entry, run, write_evals
 from judge_server import JudgeServer
 
 LINE = re.compile(
@@ -68,9 +68,9 @@ def test_a_terminal_gets_the_status_in_place(
         "TERM": "xterm-256color",
     }
     leader, follower = pty.openpty()
-    command = [sys.executable, "-m", "pytest", "evals/", "-p", "no:randomly", "--judge-runs=2"]
+    command = [sys.executable, "-m", "pytest", *SUBPROCESS, "evals/", "-p", "no:randomly"]
     process = subprocess.Popen(
-        [*command, "--judge-concurrency=1", "-p", "no:cacheprovider"],
+        [*command, "--judge-runs=2", "--judge-concurrency=1", "-p", "no:cacheprovider"],
         cwd=pytester.path,
         env=env,
         stdin=follower,

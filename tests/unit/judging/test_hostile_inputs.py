@@ -8,10 +8,13 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from pytest_llmjudge.basics.rubrics import RELEVANCE
+from pytest_llmjudge.config.pricing import Price
 from pytest_llmjudge.judges.base import RunResult, Usage
 from pytest_llmjudge.judges.heuristic import HeuristicJudge
-from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget
+from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget, BudgetExhausted
 from pytest_llmjudge.judging.cache import JudgeCache
 from pytest_llmjudge.judging.cache_db import DATABASE
 from pytest_llmjudge.judging.cache_entries import checksum_of as _checksum
@@ -33,6 +36,21 @@ def test_the_breaker_needs_failures_in_a_row_over_time() -> None:
     budget._first_failure = time.monotonic() - 5
     budget.connection_failed("cannot reach the judge at http://x")
     assert budget.fatal is not None and "cannot reach the judge at http://x" in budget.fatal
+
+
+def test_what_the_items_spent_comes_off_the_pairs_budget() -> None:
+    price = Price(1000, 2000, "test")  # $0.14 a direct request of 100 + 20 tokens, $0.07 batched
+    items = Usage(3, 300, 60, batch_calls=1, batch_prompt_tokens=100, batch_completion_tokens=20)
+    budget = Budget(max_calls=4, max_cost=1.0, price=price)
+    budget.count_earlier(items)
+    assert budget.calls == 3 and round(budget.spent_usd, 6) == 0.35
+    budget.take_request()  # the fourth call of the session
+    with pytest.raises(BudgetExhausted, match="calls=4 made"):
+        budget.take_request()
+    unsaid = Budget(max_cost=1.0, price=price)
+    unsaid.count_earlier(Usage(1, tokens_unknown=1))  # the items' spending is not known
+    with pytest.raises(BudgetExhausted, match="cannot be kept"):
+        unsaid.take_request()
 
 
 def test_the_limit_halves_after_429_and_grows_back() -> None:
