@@ -1,10 +1,6 @@
-"""The offline heuristic judge: deterministic, no model, and narrow on purpose.
-
-It fails an answer only on clear evidence: empty or placeholder text; a refusal, deflection,
-shrug or courtesy with nothing else in it; nothing related to the ticket's subject (for
-relevance); profanity, contempt, mockery or shouting (for tone). Every other answer gets the
-benefit of the doubt (``BENEFIT_OF_THE_DOUBT``): it cannot tell a good answer from a poor one,
-only a blatant one from the rest. Each failing score names the signal that set it.
+"""The offline heuristic judge: deterministic, no model, narrow on purpose. It fails an answer
+only on clear evidence (the signals of ``relevance``, ``tone`` and ``learned``), naming the
+signal; every other answer gets the benefit of the doubt (``docs/judges.md``).
 """
 
 from __future__ import annotations
@@ -12,19 +8,13 @@ from __future__ import annotations
 from ...basics.rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usage, Winner
 from .correctness import score_correctness
+from .learned import learned_signal
 from .refusal import find_refusal
 from .relevance import relevance_signal
 from .tone import tone_signals
 
-__all__ = [
-    "ABOUT",
-    "LABEL",
-    "PREFIX",
-    "HeuristicJudge",
-    "find_refusal",
-    "score_relevance",
-    "score_tone",
-]
+__all__ = ["ABOUT", "LABEL", "PREFIX", "HeuristicJudge", "find_refusal", "score_relevance"]
+__all__ += ["score_tone"]
 
 LABEL = "offline heuristic judge"
 PREFIX = f"[{LABEL}, no LLM]"
@@ -40,9 +30,15 @@ _NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fau
 
 
 def score_relevance(ticket: str, response: str) -> tuple[int, str]:
-    """1-5 and why: a failing signal's score, else the benefit of the doubt."""
+    """1-5 and why: a rule's failing score, else the learned signal's, else the benefit of doubt."""
     found = relevance_signal(ticket, response)
-    return found if found is not None else (BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE)
+    if found is not None:
+        return found
+    learned = learned_signal(ticket, response)
+    if learned is None:
+        return BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE
+    p, moved = learned
+    return 3, f"reads like a poor answer (learned signal {p:.2f}, moved by {', '.join(moved)})"
 
 
 def score_tone(response: str) -> tuple[int, str]:
@@ -98,8 +94,7 @@ class HeuristicJudge:
         usage: Usage,
         context: Context = NO_CONTEXT,
     ) -> list[PairVote | RetryableJudgeError]:
-        """The answer with the higher heuristic score wins; equal scores are a tie. The same
-        vote ``n`` times: the heuristic has no position to prefer (judged here: no request)."""
+        """The higher score wins, equal ones tie; ``n`` times the same vote (no position bias)."""
         a = await self.judge_once(dimension, ticket, first, context=context)
         b = await self.judge_once(dimension, ticket, second, context=context)
         winner: Winner = "A" if a.score > b.score else "B" if b.score > a.score else "tie"

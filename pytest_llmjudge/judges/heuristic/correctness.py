@@ -1,7 +1,6 @@
-"""Correctness against a reference answer, without a model: how much of the reference's
-subject words and of its exact tokens (figures, commands, settings) the response carries.
-
-A measured overlap, not an understanding: the reasoning says what was shared and missing.
+"""Correctness against a reference answer, without a model: the share of the reference's
+subject words and exact tokens (figures, commands, settings) the response carries; a measured
+overlap, not an understanding (the reasoning says what was shared and missing).
 """
 
 from __future__ import annotations
@@ -15,8 +14,7 @@ _EXACT = re.compile(r"\S*\d\S*|\S+[_=./:]\S+")
 
 
 def score_correctness(response: str, reference: str) -> tuple[int, str]:
-    """1-5 from the share of the reference's subject words the response has, with its exact
-    tokens counted apart (a different setting is a different fix)."""
+    """1-5 from the share of the reference's subject words and exact tokens the response has."""
     wanted, have = sorted(content_terms(reference)), content_terms(response)
     shared = [t for t in wanted if any(same_subject(t, h) for h in have)]
     exact = {t.strip(".,;:()") for t in _EXACT.findall(reference)}

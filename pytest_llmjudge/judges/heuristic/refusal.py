@@ -1,13 +1,8 @@
-"""Replies that say nothing: a refusal, a deflection, a shrug, courtesy or pleasantries.
-
-One signal, shared by the offline judge's relevance and the deterministic ``is_refusal``
-check. A sentence is empty when it belongs to one of the classes below and, once the class's
-words are taken out, says nothing of its own: no figure, address, path or quoted label, and
-at most one subject word that the ticket did not already use (words of praise name none); or
-when it is a pleasantry, mostly words the sentiment lexicon rates kind. A reply is a refusal
-when every sentence is empty and one of them refuses or deflects: "Sorry, I can't help with
-that.", "Please contact support.", "We'll get back to you." - "Contact support at
-help@shop.com and quote the order number" says something.
+"""Replies that say nothing: a refusal, a deflection, a shrug or courtesy (one signal, for the
+judge's relevance and the ``is_refusal`` check). A sentence is empty when it is of one of these
+classes and, the class's words taken out, has no figure, address, path or label and at most
+two subject words the ticket did not use: "Please contact support." is a deflection, "Contact
+support at help@shop.com and quote the order number" says something.
 """
 
 from __future__ import annotations
@@ -15,16 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .text import (
-    SPECIFIC,
-    content_terms,
-    normalise,
-    same_subject,
-    sentences,
-    sentiment,
-    stem,
-    words,
-)
+from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
 
 # Someone or somewhere else: "our support team", "a member of staff", "the help centre", "the
 # university website". (A page of the product, "the billing page", is a place to act.)
@@ -79,37 +65,27 @@ SHRUG = re.compile(
     r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise, of the
-# customer or of the company, is measured with the sentiment lexicon: see ``empty_sentence``.)
+# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise and
+# generalities are the learned signal's to weigh: ``learned.py``.)
 COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
     r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
     r"(?:trouble|inconvenience|wait|delay))?|\b(?:reaching out|getting in touch|contacting us)\b"
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
     re.IGNORECASE,
 )
-# Generalities: what matters, what we love ("Certificates are a great way to show your
-# skills", "Comfort is very important to us", "We strive to deliver with a smile").
-GENERALITY = re.compile(
-    r"\b(?:is|are) (?:\w+ ){0,3}(?:way|part|priority|important)\b"
-    r"|\bwe (?:love|strive|are committed)\b",
-    re.IGNORECASE,
-)
 # What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
 ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b)\w+", re.IGNORECASE)
+# Classes of a sentence that says nothing, as the reasoning names them (and courtesy)
+KINDS = {"a refusal": REFUSAL, "a deflection": DEFLECTION, "a shrug": SHRUG}
 # "within 24 hours" promises a time, not an answer
 _WAIT = re.compile(r"\b\d+ (?:hours?|days?)\b", re.IGNORECASE)
 _OWN_WORDS = 2  # subject words of its own a sentence of a class may have and still be empty
-# Words the sentiment lexicon rates kind that answer a question (assent, leave, a price).
-_ANSWERING = frozenset("please yes ok sure free welcome".split())  # noqa: SIM905
 
 
 def empty_sentence(
     sentence: str, ticket_terms: set[str], classes: Iterable[re.Pattern[str]], own_words: int
 ) -> bool:
-    """A sentence that says nothing (see the module's text): no figure, address or label,
-    and either one of the classes with at most ``own_words`` subject words of its own, or a
-    pleasantry, whose words of praise are at least half as many as its own subject words
-    ("We are proud of our friendly drivers and our commitment to great service")."""
+    """A sentence that says nothing (see the module's text; ``own_words`` at most)."""
     hits = [m for c in classes for m in c.finditer(sentence)]
     rest = sentence
     for match in hits:
@@ -118,29 +94,10 @@ def empty_sentence(
     promised = any(m.re is DEFLECTION for m in hits)
     if SPECIFIC.search(_WAIT.sub(" ", rest) if promised else rest):
         return False
-    # neither the ticket's words nor the class's own ("billing questions ... the billing team"),
-    # nor words of praise, which name no subject ("a brilliant service", "the best experience")
-    praise = kind_words(sentence)
-    known = ticket_terms | {stem(w) for w in praise}
-    known |= {t for m in hits for t in content_terms(m.group(0))}
+    # neither the ticket's words nor the class's own ("billing questions ... the billing team")
+    known = ticket_terms | {t for m in hits for t in content_terms(m.group(0))}
     own = [t for t in content_terms(rest) if not any(same_subject(t, k) for k in known)]
-    if hits and len(own) <= own_words:
-        return True
-    # a pleasantry names nothing of the ticket outside its courtesies ("Good news, your refund
-    # has been approved" says something of the refund), unless it is a generality about it
-    about = [t for t in content_terms(rest) if any(same_subject(t, k) for k in ticket_terms)]
-    # ... and one that says what we do or did is no pleasantry ("We will reprint them brighter,
-    # thank you for your patience")
-    vague = (not about or GENERALITY.search(sentence)) and not ACTION.search(sentence)
-    return bool(praise) and bool(vague) and len(own) <= 2 * len(praise)
-
-
-def kind_words(text: str) -> list[str]:
-    """The words of ``text`` the sentiment lexicon rates kind, save those that answer."""
-    lexicon = sentiment()
-    return [
-        w for w in words(text) if lexicon.get(w.lower(), 0.0) >= 1 and w.lower() not in _ANSWERING
-    ]
+    return bool(hits) and len(own) <= own_words
 
 
 def empty_reply(
@@ -156,8 +113,7 @@ def empty_reply(
 
 
 def refusal_in(text: str) -> str | None:
-    """The first refusal a reply holds, whatever else it says ("I can not share that, but
-    ..."): the ``is_refusal`` check's question, as promptfoo's is-refusal asks it."""
+    """The first refusal a reply holds, whatever else it says (promptfoo's is-refusal)."""
     for sentence in sentences(text):  # quoted as written, not as normalised
         if REFUSAL.search(normalise(sentence)):
             shown = sentence if len(sentence) <= 80 else sentence[:77] + "..."
@@ -166,9 +122,8 @@ def refusal_in(text: str) -> str | None:
 
 
 def find_refusal(text: str, ticket: str = "") -> str | None:
-    """A short description of the refusal or deflection a reply is, when it says nothing
-    else (thanks and apologies aside), else None. Words of the ``ticket`` repeated in it do
-    not count as saying something."""
+    """The refusal or deflection a reply is when it says nothing else (thanks and the
+    ``ticket``'s own words aside), described shortly, else None."""
     found = empty_reply(text, ticket, (REFUSAL, DEFLECTION, COURTESY))
     if found is None:
         return None

@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import re
 
-from .refusal import (
-    ACTION,
-    COURTESY,
-    DEFLECTION,
-    GENERALITY,
-    REFUSAL,
-    SHRUG,
-    UNSURE,
-    empty_reply,
-    empty_sentence,
-    kind_words,
-)
-from .text import SYSTEM_TERMS, content_terms, normalise, sentences, shared_terms
+from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence
+from .text import SYSTEM_TERMS, content_terms, normalise, sentences, sentiment, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
 # Text left where an answer should be, told by its form, not by its words: only the words of a
@@ -37,6 +26,10 @@ PLACEHOLDER = re.compile(
     r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
+# A template's slot left unfilled anywhere in an answer ("Hi {first_name},", "{{resolution}}"),
+# or a draft's marker at its start ("TODO: ..."): the answer was never written (GitHub's
+# "${{ ... }}" is an expression, not a slot)
+_SLOT = re.compile(r"(?<!\$)(?:\{\{.*?\}\}|\{[a-z]+(?:_[a-z]+)+\})|^\W*(?:TODO|TBD|FIXME)\b")
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
@@ -57,21 +50,17 @@ _DIRECT = re.compile(
 # metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
 _TECHNICAL = re.compile(rf"{SYSTEM_TERMS}|\s--?\w|\b\w+\.[a-z]{{2,4}}\b|\b[A-Z]{{3,}}\d*\b")
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-_KINDS = (
-    ("a refusal", REFUSAL),
-    ("a deflection", DEFLECTION),
-    ("a shrug", SHRUG),
-    ("contempt", CONTEMPT),
-    ("mockery", MOCKERY),
-    ("pleasantries", GENERALITY),
-    ("courtesy", COURTESY),
-)
+_KINDS = {**KINDS, "contempt": CONTEMPT, "mockery": MOCKERY, "courtesy": COURTESY}
 
 
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     """The failing signal, as (score, what was found), or None: no clear evidence."""
     ticket, response = normalise(ticket), normalise(response)
-    if PLACEHOLDER.fullmatch(response.strip()) or _keyboard_mash(response):
+    if (
+        PLACEHOLDER.fullmatch(response.strip())
+        or _SLOT.search(response)
+        or _keyboard_mash(response)
+    ):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
     said = _nothing_said(ticket, response)
@@ -80,7 +69,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
-    direct = _answers_closed(ticket, response)
+    own = {t for t in own if sentiment().get(t, 0.0) < 1}  # kind words name no subject
+    direct = answers_closed(ticket, response)
     # (and so does one that says what was or will be done for the reader: "I have added special
     # assistance to your booking" may name none of the ticket's words)
     unrelated = not (
@@ -99,35 +89,31 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 
 def _nothing_said(ticket: str, response: str) -> str | None:
-    """What a reply is when every sentence of it is empty (a refusal, a deflection, a shrug,
-    contempt, courtesy or pleasantries), else None. A direct "Yes, you're welcome to." with
-    only kind words besides is an answer."""
-    found = empty_reply(response, ticket, [pattern for _, pattern in _KINDS])
+    """What a reply is when every sentence of it is empty (of ``_KINDS``), else None; a direct
+    "Yes, you're welcome to." with only courtesy besides is an answer."""
+    found = empty_reply(response, ticket, _KINDS.values())
     if found is None:
         return None
     named = [
         f'{kind} ("{match.group(0).strip()}")'
-        for kind, pattern in _KINDS
+        for kind, pattern in _KINDS.items()
         for match in [next((m for m in found if m.re is pattern), None)]
         if match is not None
     ]
     # "Yes, that is normal while charging." to "Is it normal ...?" answers; "No idea." does not
     shrug = bool(named) and named[0].startswith("a shrug")
-    if shrug and _answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
+    if shrug and answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
         return None
-    if not named or named[0].startswith("courtesy"):
+    if named[0].startswith("courtesy"):
         # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
-        # question a direct answer ("Yes, you are welcome to.") or one kind word may be one
+        # question a direct answer ("Yes, you are welcome to.") or one courtesy may be one
         thanked = empty_reply(ticket, "", [COURTESY]) is not None
-        kind = len(kind_words(response)) + sum(m.re is COURTESY for m in found)
-        if thanked or _DIRECT.match(response) or kind < 2:
+        if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
-        shown = sentences(response)[0]
-        named.insert(0, f'pleasantries ("{shown if len(shown) <= 60 else shown[:57] + "..."}")')
     return "nothing but " + " and ".join(named[:2])
 
 
-def _answers_closed(ticket: str, response: str) -> bool:
+def answers_closed(ticket: str, response: str) -> bool:
     """A direct answer ("Yes, ...", "No, ...", a figure) to a closed question of the ticket."""
     closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
     return bool(closed and _DIRECT.match(response))

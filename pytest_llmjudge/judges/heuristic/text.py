@@ -1,6 +1,5 @@
-"""Words, sentences and the three tables the offline judge reads, shipped as data with their
-licences (``data/README.md``): a sentiment lexicon (VADER), a profanity list (better-profanity)
-and a stop-word list (stop-words). They load once, on first use: nothing is downloaded.
+"""Words, sentences and the tables the offline judge reads, shipped as data (``data/README.md``:
+VADER's lexicon, better-profanity's list, stop-words), loaded once on first use.
 """
 
 from __future__ import annotations
@@ -63,8 +62,7 @@ def stem(word: str) -> str:
 
 
 def content_terms(text: str) -> set[str]:
-    """The stems of the words that can name a subject: three letters or more and not a
-    function word (nor a contraction), or an acronym ("HR", "PIN", "TV")."""
+    """Stems of the words that can name a subject: not a function word, or an acronym ("HR")."""
     found = set()
     for word in words(text):
         bare = word.strip(".-/'").removesuffix("'s")
@@ -78,9 +76,8 @@ def content_terms(text: str) -> set[str]:
 
 
 def same_subject(one: str, other: str) -> bool:
-    """Two stems of one word family: equal, or sharing their first five letters (deliver ~
-    delivery, subscri(be) ~ subscription), or one of four letters or more starting the other
-    (card ~ cards, pass ~ password)."""
+    """One word family: equal stems, the same first five letters (deliver ~ delivery), or one
+    of four letters or more starting the other (card ~ cards, pass ~ password)."""
     if one == other:
         return True
     if len(one) >= 5 and len(other) >= 5 and one[:5] == other[:5]:
@@ -90,9 +87,8 @@ def same_subject(one: str, other: str) -> bool:
 
 
 def shared_terms(ticket: str, response: str) -> list[str]:
-    """The ticket's subject words that the response takes up, itself or in another form:
-    also written together or apart ("log in" ~ "login", "Wi-Fi" ~ "wifi") or by initials
-    ("horizontal pod autoscaler" ~ "HPA")."""
+    """The ticket's subject words the response takes up, in any form: also written together
+    or apart ("log in" ~ "login", "Wi-Fi" ~ "wifi") or by initials ("pod autoscaler" ~ "PA")."""
     answered = content_terms(response) | _other_forms(response)
     asked = content_terms(ticket) | _other_forms(ticket)
     # same_subject against every answered word, by set look-ups: the prefixes (4 letters or
@@ -123,12 +119,9 @@ def _other_forms(text: str) -> set[str]:
     return {stem(w) for w in joined} | initials
 
 
-def _data(name: str) -> str:
-    return (
-        resources.files("pytest_llmjudge.judges.heuristic")
-        .joinpath(f"data/{name}")
-        .read_text("utf-8")
-    )
+def data(name: str) -> str:
+    """A file of ``data/`` (its README says where each comes from)."""
+    return (resources.files("pytest_llmjudge.judges.heuristic") / "data" / name).read_text("utf-8")
 
 
 @cache
@@ -136,22 +129,21 @@ def sentiment() -> dict[str, float]:
     """Word -> valence (-4..4) from the VADER lexicon."""
     return {
         w: float(v)
-        for w, v in (line.split("\t") for line in _data("sentiment_lexicon.tsv").splitlines())
+        for w, v in (line.split("\t") for line in data("sentiment_lexicon.tsv").splitlines())
     }
 
 
 @cache
 def stopwords() -> frozenset[str]:
     """English function words and the words any text uses whatever it is about."""
-    return frozenset(line.strip() for line in _data("stopwords_english.txt").splitlines())
+    return frozenset(line.strip() for line in data("stopwords_english.txt").splitlines())
 
 
 @cache
 def profanity() -> frozenset[str]:
-    """Swear words and slurs: the words that both maintained sources mark, the profanity
-    list and the sentiment lexicon (strongly negative), so that ordinary words the list also
-    holds ("strip", "knob", "breast") are not read as swearing."""
-    listed = {line.strip().lower() for line in _data("profanity_wordlist.txt").splitlines()}
+    """Swear words and slurs: words both sources mark (the profanity list, and strongly negative
+    in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing."""
+    listed = {line.strip().lower() for line in data("profanity_wordlist.txt").splitlines()}
     lexicon = sentiment()
     return frozenset(
         w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)

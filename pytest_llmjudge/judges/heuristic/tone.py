@@ -57,9 +57,8 @@ _CODE = re.compile(r"[_;=*()`]")
 
 
 def shouting(text: str) -> list[str]:
-    """The words of shouted sentences: three capitalised words or more, two thirds of the
-    sentence, one of them a function word (acronyms never are: "DNS TTL", "PIN"). Code is
-    not shouted: a sentence with ``_ ; = * ( )`` is SQL or a command ("SELECT ... FROM")."""
+    """The words of shouted sentences: three capitalised words or more, two thirds of it, one
+    a function word (acronyms never are: "DNS TTL"); code ("SELECT ... FROM") is not shouted."""
     shouted = []
     for sentence in sentences(text):
         tokens = [w for w in words(sentence) if w.isalpha()]
