@@ -128,7 +128,8 @@ def _usage_line(meta: Meta) -> str:
         )
     if unknown := meta.tokens.unknown_calls:
         usage += f", tokens unknown for {counted(unknown, 'call')} (the server did not say them)"
-    if meta.calls == 0 and meta.cached_runs:
+    # the offline judge calls nothing but judges runs: "every run" only when it judged none
+    if meta.calls == 0 and meta.judgments == 0 and meta.cached_runs:
         usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
