@@ -189,12 +189,7 @@ class SessionResults:
 
 def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
     dims = [d for i in items for d in i.dimensions.values()]
-    tokens = Tokens(
-        prompt=usage.prompt_tokens,
-        completion=usage.completion_tokens,
-        total=usage.prompt_tokens + usage.completion_tokens,
-        unknown_calls=usage.tokens_unknown,
-    )
+    tokens = Tokens.of(usage.prompt_tokens, usage.completion_tokens, usage.tokens_unknown)
     identity = judge_identity(settings)
     batch = _batch(settings, usage)
     return Meta(
@@ -248,7 +243,7 @@ def _batch(settings: Settings, usage: Usage) -> BatchSummary | None:
         batches={batch_id: BatchState(**facts) for batch_id, facts in usage.batches.items()},
         calls=usage.batch_calls,
         runs=usage.batch_runs,
-        tokens=Tokens(prompt=prompt, completion=completion, total=prompt + completion),
+        tokens=Tokens.of(prompt, completion, usage.batch_tokens_unknown),
         cost_usd=None if price is None else round(price.batch_cost(prompt, completion), 6),
     )
 

@@ -223,7 +223,13 @@ def batch_lines(meta: Meta) -> list[str]:
         for batch_id, state in batch.batches.items()
     )
     cost = "" if batch.cost_usd is None else f", ${batch.cost_usd:.4f} (batch price)"
+    unknown = batch.tokens.unknown_calls
+    tokens = f"{batch.tokens.total:,} tokens" if batch.tokens.total or not unknown else ""
+    if unknown:  # never a 0 for tokens the server did not say
+        tokens += ", " * bool(tokens) + (
+            f"tokens unknown for {counted(unknown, 'request')} (the server did not say them)"
+        )
     return [
         f"judged via batch {states or '(collected earlier)'}: {batch.calls:,} requests "
-        f"answered there, {batch.runs:,} runs, {batch.tokens.total:,} tokens{cost}"
+        f"answered there, {batch.runs:,} runs, {tokens}{cost}"
     ]

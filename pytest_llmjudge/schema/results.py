@@ -134,6 +134,12 @@ class Tokens(BaseModel):
         "count out): the counts above leave them out, and the cost is then unknown",
     )
 
+    @classmethod
+    def of(cls, prompt: int, completion: int, unknown_calls: int = 0) -> Tokens:
+        """Tokens billed, and the requests whose reply did not say theirs."""
+        total = prompt + completion
+        return cls(prompt=prompt, completion=completion, total=total, unknown_calls=unknown_calls)
+
 
 class JudgeIdentity(BaseModel):
     """What produced the scores: results of different judges are not compared item by item."""
