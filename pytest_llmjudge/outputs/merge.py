@@ -69,6 +69,7 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     )
     skipped = [entry for _, shard in shards for entry in shard.skipped]
     errors = [entry for _, shard in shards for entry in shard.errors]
+    invalid = [entry for _, shard in shards for entry in shard.invalid]
     skipped_items = sum(1 for i in items if i.outcome == "skipped")
     meta = _merged_meta([shard.meta for _, shard in shards])
     merged = ResultsFile(
@@ -76,9 +77,11 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         results=items,
         skipped=skipped,
         errors=errors,
+        invalid=invalid,
         summary=summarize(items, len(skipped) - skipped_items, len(errors)),
         unstable=[i.nodeid for i in items if i.unstable],
     )
+    merged.summary.invalid = len(invalid)
     merged.labels = label_agreement(items, gates.label_margin)
     merged.gates = evaluate_gates(items, gates.min_pass_rate, gates.min_mean)
     merged.gates += agreement_gates(merged.labels, gates.min_agreement)

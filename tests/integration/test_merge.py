@@ -138,3 +138,20 @@ def test_shards_judged_in_batches_without_usage_merge_their_batches_and_unknown_
     assert len(meta["batch"]["batches"]) == 2
     assert (meta["batch"]["calls"], meta["batch"]["runs"]) == (4, 4)
     assert meta["batch"]["tokens"]["unknown_calls"] == 4
+
+
+def test_invalid_entries_of_the_shards_are_in_the_merged_results(
+    pytester: pytest.Pytester,
+) -> None:
+    write_evals(pytester, [entry("qa"), entry("qb", ticket="t-qb"), {"id": "qbad", "ticket": "t"}])
+    offline = "--judge-provider=heuristic"
+    assert run(pytester, "evals/", offline, "-k", "qa or qbad", "--judge-output=a.json").ret == 0
+    assert (
+        run(pytester, "evals/", offline, "-k", "qb and not qbad", "--judge-output=b.json").ret == 0
+    )
+    merged = _cli(pytester.path, "merge", "a.json", "b.json", "-o", "merged.json")
+    assert merged.returncode == 0, merged.stderr
+    results = _read(pytester.path / "merged.json")
+    assert results["summary"]["invalid"] == 1 == results["summary"]["skipped"]
+    assert [e["id"] for e in results["invalid"]] == ["qbad"]
+    assert "1 invalid entry (skipped; --judge-strict makes them errors):" in merged.stdout
