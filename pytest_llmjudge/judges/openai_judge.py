@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 class OpenAIJudge:
     """Structured output (``chat.completions.create`` with a strict JSON schema, the reply
-    validated by ``JudgeReply``); ``json_object`` mode as a fallback."""
+    validated by ``JudgeReply``); ``json_object`` mode as a fallback, then no response format
+    (the prompt asks for JSON) for a server that takes neither."""
 
     uses_llm = True
 
@@ -76,10 +77,6 @@ class OpenAIJudge:
     def max_choices(self) -> int | None:
         """The most choices the server takes per request, once learned (a 400, its slots)."""
         return self.profile.max_choices
-
-    @property
-    def _schema_supported(self) -> bool:
-        return self.profile.json_schema is not False
 
     @property
     def key_given(self) -> bool:
@@ -211,12 +208,11 @@ class OpenAIJudge:
     ) -> dict[str, Any]:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply.
-        return {
-            "model": self.model,
-            "messages": messages,
-            "response_format": schema if self._schema_supported else JSON_OBJECT,
-            **self._extra(n, parts),
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        json_format = self.profile.json_format
+        if json_format is not None:
+            body["response_format"] = schema if json_format == "json_schema" else JSON_OBJECT
+        return body | self._extra(n, parts)
 
     async def judge_pair(
         self,
@@ -262,27 +258,27 @@ class OpenAIJudge:
         parts: int = 1,
     ) -> ChatCompletion:
         """One request for ``n`` choices, adapted once to what the server turns down: the
-        JSON schema (then ``json_object``) and the name of the token limit; a 400 saying that
-        ``n`` is too many raises ``TooManyChoices`` with the most it takes. ``parts``: the
-        dimensions each choice scores."""
+        JSON schema (then ``json_object``, then none) and the name of the token limit; a 400
+        saying that ``n`` is too many raises ``TooManyChoices`` with the most it takes.
+        ``parts``: the dimensions each choice scores."""
         import openai
 
         try:
             while True:
                 # what this request sends (another request may learn something meanwhile)
-                sent_schema, sent_limit = self._schema_supported, self.profile.limit_param
+                sent_format, sent_limit = self.profile.json_format, self.profile.limit_param
                 known = self.max_choices
                 if n > 1 and known is not None and n > known:
                     # learned meanwhile (another request, another path): not sent again
                     raise TooManyChoices(known, f"the server takes at most {known} choices")
                 try:
                     completion = await self._create(messages, usage, n, schema, parts)
-                    if sent_schema:
-                        self.profile.json_schema = True
+                    if sent_format is not None:
+                        self.profile.learn_format(sent_format, taken=True)
                     return completion
                 except openai.BadRequestError as exc:
-                    if sent_schema and schema_unsupported(exc):
-                        self.profile.json_schema = False  # learned once, kept for the session
+                    if sent_format is not None and schema_unsupported(exc):
+                        self.profile.learn_format(sent_format, taken=False)
                     elif (
                         sent_limit != "max_tokens"
                         and self.max_tokens

@@ -194,6 +194,11 @@ class ServerLearned(BaseModel):
     json_schema: bool | None = Field(
         default=None, description="whether it took a json_schema response format"
     )
+    json_object: bool | None = Field(
+        default=None,
+        description="whether it took a json_object response format, asked once json_schema "
+        "was refused (false: asked with none)",
+    )
     ignores_n: bool | None = Field(
         default=None, description="true when it answered fewer choices than asked"
     )
