@@ -266,30 +266,18 @@ class OpenAIJudge:
         try:
             while True:
                 # what this request sends (another request may learn something meanwhile)
-                sent_format, sent_limit = self.profile.json_format, self.profile.limit_param
+                sent = (self.profile.json_format, self.profile.limit_param, self.scoring)
                 known = self.max_choices
                 if n > 1 and known is not None and n > known:
                     # learned meanwhile (another request, another path): not sent again
                     raise TooManyChoices(known, f"the server takes at most {known} choices")
                 try:
                     completion = await self._create(messages, usage, n, schema, parts)
-                    if sent_format is not None:
-                        self.profile.learn_format(sent_format, taken=True)
+                    if sent[0] is not None:
+                        self.profile.learn_format(sent[0], taken=True)
                     return completion
                 except openai.BadRequestError as exc:
-                    if sent_format is not None and schema_unsupported(exc):
-                        self.profile.learn_format(sent_format, taken=False)
-                    elif (
-                        sent_limit != "max_tokens"
-                        and self.max_tokens
-                        and names_parameter(exc, sent_limit)
-                    ):
-                        self.profile.limit_param = "max_tokens"
-                    elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
-                        self.learn_choices_cap(cap)
-                        raise TooManyChoices(cap, redact(str(exc))) from None
-                    else:
-                        raise
+                    self._adapt(exc, n, sent)  # learned: sent again without it
         except openai.APITimeoutError:
             raise RetryableJudgeError(
                 f"timed out after {self.timeout:g}s", timed_out=True
@@ -298,6 +286,24 @@ class OpenAIJudge:
             raise UnreachableJudgeError(self.unreachable(exc)) from None
         except openai.APIStatusError as exc:
             raise status_error(exc, self.key_given) from None
+
+    def _adapt(self, exc: Exception, n: int, sent: tuple[str | None, str, str]) -> None:
+        """Learn what a 400 refused of a request sent with ``sent`` (its response format,
+        the name of its token limit, its scoring), so that the next is sent without it; a
+        400 saying that ``n`` is too many raises ``TooManyChoices`` with the most the server
+        takes; any other is raised as it is."""
+        json_format, limit, scoring = sent
+        if json_format is not None and schema_unsupported(exc):
+            self.profile.learn_format(json_format, taken=False)
+        elif limit != "max_tokens" and self.max_tokens and names_parameter(exc, limit):
+            self.profile.limit_param = "max_tokens"
+        elif scoring == "logprobs" and names_parameter(exc, "logprobs"):
+            self.profile.no_logprobs(self.shown_url, "refused logprobs")
+        elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
+            self.learn_choices_cap(cap)
+            raise TooManyChoices(cap, redact(str(exc))) from None
+        else:
+            raise exc
 
     async def _create(
         self,

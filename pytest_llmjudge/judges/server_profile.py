@@ -64,11 +64,17 @@ class ServerProfile:
         if any(choice.logprobs and choice.logprobs.content for choice in choices):
             self.logprobs = True
             return
+        self.no_logprobs(shown_url, "returned no logprobs")
+
+    def no_logprobs(self, shown_url: str, how: str) -> None:
+        """The server cannot weight scores (``how``: it answered without logprobs, or refused
+        them): said once; scores are the written integers from then on."""
         if self.logprobs is not False:
             logger.warning(
-                "the judge at %s returned no logprobs: llmjudge_scoring=logprobs falls back to "
-                "text scores for this session",
+                "the judge at %s %s: llmjudge_scoring=logprobs falls back to text scores for "
+                "this session",
                 shown_url,
+                how,
             )
         self.logprobs = False
 
