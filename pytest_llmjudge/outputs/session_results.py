@@ -69,6 +69,7 @@ class SessionFacts:
     baseline_shown: str = ""  # likewise the baseline's
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
     github_actions: bool = False
+    notices: tuple[str, ...] = ()  # said of how it ended (xdist workers stopped early)
 
 
 @dataclass
@@ -221,7 +222,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         verdict=settings.verdict,
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
-        notices=_notices(settings, identity, usage),
+        notices=_notices(settings, identity, usage) + list(facts.notices),
     )
 
 

@@ -17,7 +17,8 @@ import pytest
 
 from ..basics import heap  # the standard library's gc and atexit only
 from .discovery import is_eval_nodeid
-from .pytest_internals import xdist_worker_output
+from .distributed import WorkersHeard
+from .pytest_internals import xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class ResultsReporter:
         self._sigterm = SigtermAsInterrupt()
         self._reported: JudgedItem | None = None  # the row of the report being logged
         self._collection_said = False  # under xdist: what is said of the items, said once
+        self._workers = WorkersHeard()  # under xdist: workers that have not said what they sent
 
     @property
     def results(self) -> SessionResults:
@@ -99,7 +101,13 @@ class ResultsReporter:
             say_latency_without_target(self.config, timed_items(session.items))
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodeready(self, node: Any) -> None:
+        self._workers.up(xdist_worker_id(node))
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if xdist_worker_output(node) is not None:  # it ended and said what it sent
+            self._workers.down(xdist_worker_id(node))
         output = xdist_worker_output(node) or {}
         usage = output.get("llmjudge_usage")
         if usage is not None:  # what that worker's engine sent
@@ -142,6 +150,7 @@ class ResultsReporter:
             self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
             return None
         judged = JudgedItem.model_validate(row).lean()  # the worker's model, as JSON
+        self._workers.row(xdist_worker_id(getattr(report, "node", None)), judged.usage)
         outcome, reason = report_outcome(report, judged)
         self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
         entry = getattr(report, "llmjudge_entry", None)
@@ -183,7 +192,10 @@ class ResultsReporter:
 
         if state.usage is not None:  # this process's own judging (none under xdist)
             self.results.add_usage(state.usage)
-        facts = session_facts(session, int(exitstatus), self.started, self.clock)
+        unheard, known = self._workers.unheard()
+        self.results.add_usage(known)
+        said = unheard if state.settings.uses_llm else ()  # the offline judge sends nothing
+        facts = session_facts(session, int(exitstatus), self.started, self.clock, said)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise
