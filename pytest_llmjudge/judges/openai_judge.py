@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..basics.redaction import redact, safe_url
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages, build_pair_messages
 from .base import (
+    FatalJudgeError,
     PairVote,
     RetryableJudgeError,
     RunResult,
@@ -302,6 +303,11 @@ class OpenAIJudge:
         elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
             self.learn_choices_cap(cap)
             raise TooManyChoices(cap, redact(str(exc))) from None
+        elif self.temperature is not None and names_parameter(exc, "temperature"):
+            # sent on every request: no item of the session can be judged with it
+            fix = f"the judge refuses llmjudge_temperature={self.temperature:g}: leave it unset"
+            said = f"{status_error(exc, self.key_given)} ({fix} for this model)"
+            raise FatalJudgeError(said, short="400 rejected: temperature") from None
         else:
             raise exc
 

@@ -112,6 +112,23 @@ def test_a_server_that_takes_no_response_format_is_asked_without_one(
     assert (meta["server"]["json_schema"], meta["server"]["json_object"]) == (False, False)
 
 
+def test_a_temperature_the_judge_refuses_stops_judging_once_said(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # sent on every request (o-series models refuse it): said once, not sent again
+    judge_server.unsupported_params = {"temperature"}
+    write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(4)])
+    args = ("evals/", "-o", "llmjudge_temperature=0", "--judge-concurrency=1")
+    result = run(pytester, *args)
+    result.assert_outcomes(errors=4)
+    assert judge_server.count() == 1
+    out = result.stdout.str()
+    assert out.count("the judge refuses llmjudge_temperature=0: leave it unset") == 1
+    # e0's tone and the three other items point to it
+    assert out.count("not judged: judging stopped at evals/support.json::e0") == 4
+    assert read_results(pytester)["meta"]["calls"] == 1
+
+
 def test_json_object_fallback_accepts_json_in_a_code_fence(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
