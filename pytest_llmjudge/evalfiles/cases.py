@@ -151,6 +151,10 @@ def parse_eval_text(
     that is not an eval file."""
     suffix = path.suffix.lower()
     defaults: dict[str, Any] = {}
+    if suffix != ".jsonl" and not text.strip():  # (JSON Lines: no line, no entry)
+        raise EvalFileError(
+            f"{path}: the file is empty: write its entries, or move it out of the eval folder"
+        )
     try:
         if suffix == ".jsonl":
             raw = read_jsonl(text)

@@ -96,6 +96,7 @@ class Usage:
     batch_calls: int = 0
     batch_prompt_tokens: int = 0
     batch_completion_tokens: int = 0
+    batch_tokens_unknown: int = 0  # of the requests above, those whose reply did not say them
     batch_runs: int = 0
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     # With llmjudge_trace: what each request sent and got back ({"messages", "reply"}).
@@ -158,6 +159,7 @@ class Usage:
         self.batch_calls += other.batch_calls
         self.batch_prompt_tokens += other.batch_prompt_tokens
         self.batch_completion_tokens += other.batch_completion_tokens
+        self.batch_tokens_unknown += other.batch_tokens_unknown
         self.batch_runs += other.batch_runs
         self.batches |= other.batches
 
@@ -283,6 +285,6 @@ def merge_learned(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
             merged[name] = max(mine, value)
         elif name == "ignores_n":
             merged[name] = mine or value
-        else:  # logprobs, json_schema: False (refused) over True
+        else:  # logprobs, json_schema, json_object: False (refused) over True
             merged[name] = mine and value
     return merged

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..basics.redaction import redact, safe_url
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension, build_messages, build_pair_messages
 from .base import (
+    FatalJudgeError,
     PairVote,
     RetryableJudgeError,
     RunResult,
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
 
 class OpenAIJudge:
     """Structured output (``chat.completions.create`` with a strict JSON schema, the reply
-    validated by ``JudgeReply``); ``json_object`` mode as a fallback."""
+    validated by ``JudgeReply``); ``json_object`` mode as a fallback, then no response format
+    (the prompt asks for JSON) for a server that takes neither."""
 
     uses_llm = True
 
@@ -76,10 +78,6 @@ class OpenAIJudge:
     def max_choices(self) -> int | None:
         """The most choices the server takes per request, once learned (a 400, its slots)."""
         return self.profile.max_choices
-
-    @property
-    def _schema_supported(self) -> bool:
-        return self.profile.json_schema is not False
 
     @property
     def key_given(self) -> bool:
@@ -211,12 +209,11 @@ class OpenAIJudge:
     ) -> dict[str, Any]:
         # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
         # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply.
-        return {
-            "model": self.model,
-            "messages": messages,
-            "response_format": schema if self._schema_supported else JSON_OBJECT,
-            **self._extra(n, parts),
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        json_format = self.profile.json_format
+        if json_format is not None:
+            body["response_format"] = schema if json_format == "json_schema" else JSON_OBJECT
+        return body | self._extra(n, parts)
 
     async def judge_pair(
         self,
@@ -262,38 +259,26 @@ class OpenAIJudge:
         parts: int = 1,
     ) -> ChatCompletion:
         """One request for ``n`` choices, adapted once to what the server turns down: the
-        JSON schema (then ``json_object``) and the name of the token limit; a 400 saying that
-        ``n`` is too many raises ``TooManyChoices`` with the most it takes. ``parts``: the
-        dimensions each choice scores."""
+        JSON schema (then ``json_object``, then none) and the name of the token limit; a 400
+        saying that ``n`` is too many raises ``TooManyChoices`` with the most it takes.
+        ``parts``: the dimensions each choice scores."""
         import openai
 
         try:
             while True:
                 # what this request sends (another request may learn something meanwhile)
-                sent_schema, sent_limit = self._schema_supported, self.profile.limit_param
+                sent = (self.profile.json_format, self.profile.limit_param, self.scoring)
                 known = self.max_choices
                 if n > 1 and known is not None and n > known:
                     # learned meanwhile (another request, another path): not sent again
                     raise TooManyChoices(known, f"the server takes at most {known} choices")
                 try:
                     completion = await self._create(messages, usage, n, schema, parts)
-                    if sent_schema:
-                        self.profile.json_schema = True
+                    if sent[0] is not None:
+                        self.profile.learn_format(sent[0], taken=True)
                     return completion
                 except openai.BadRequestError as exc:
-                    if sent_schema and schema_unsupported(exc):
-                        self.profile.json_schema = False  # learned once, kept for the session
-                    elif (
-                        sent_limit != "max_tokens"
-                        and self.max_tokens
-                        and names_parameter(exc, sent_limit)
-                    ):
-                        self.profile.limit_param = "max_tokens"
-                    elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
-                        self.learn_choices_cap(cap)
-                        raise TooManyChoices(cap, redact(str(exc))) from None
-                    else:
-                        raise
+                    self._adapt(exc, n, sent)  # learned: sent again without it
         except openai.APITimeoutError:
             raise RetryableJudgeError(
                 f"timed out after {self.timeout:g}s", timed_out=True
@@ -302,6 +287,29 @@ class OpenAIJudge:
             raise UnreachableJudgeError(self.unreachable(exc)) from None
         except openai.APIStatusError as exc:
             raise status_error(exc, self.key_given) from None
+
+    def _adapt(self, exc: Exception, n: int, sent: tuple[str | None, str, str]) -> None:
+        """Learn what a 400 refused of a request sent with ``sent`` (its response format,
+        the name of its token limit, its scoring), so that the next is sent without it; a
+        400 saying that ``n`` is too many raises ``TooManyChoices`` with the most the server
+        takes; any other is raised as it is."""
+        json_format, limit, scoring = sent
+        if json_format is not None and schema_unsupported(exc):
+            self.profile.learn_format(json_format, taken=False)
+        elif limit != "max_tokens" and self.max_tokens and names_parameter(exc, limit):
+            self.profile.limit_param = "max_tokens"
+        elif scoring == "logprobs" and names_parameter(exc, "logprobs"):
+            self.profile.no_logprobs(self.shown_url, "refused logprobs")
+        elif n > 1 and (cap := choices_cap(exc)) is not None and cap < n:
+            self.learn_choices_cap(cap)
+            raise TooManyChoices(cap, redact(str(exc))) from None
+        elif self.temperature is not None and names_parameter(exc, "temperature"):
+            # sent on every request: no item of the session can be judged with it
+            fix = f"the judge refuses llmjudge_temperature={self.temperature:g}: leave it unset"
+            said = f"{status_error(exc, self.key_given)} ({fix} for this model)"
+            raise FatalJudgeError(said, short="400 rejected: temperature") from None
+        else:
+            raise exc
 
     async def _create(
         self,

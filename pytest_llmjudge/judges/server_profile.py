@@ -1,5 +1,5 @@
 """One picture of a judge server: what a session learns of it (the most choices a request
-may ask, whether it returns logprobs, whether it takes a JSON schema response format, the
+may ask, whether it returns logprobs, which JSON response format it takes, the
 name of its token limit, its slots), learned once and read by every path that sends it a
 request (scoring, grouping by item, pairwise, adaptive runs, the batch), so that a request
 shape the server refused once is never sent again."""
@@ -25,10 +25,28 @@ class ServerProfile:
     logprobs: bool | None = None
     #: False once it refused a ``json_schema`` response format (``json_object`` from then on)
     json_schema: bool | None = None
+    #: False once it refused ``json_object`` too (no response format from then on: the prompt
+    #: asks for JSON, and the reply's JSON is read from prose or a code fence)
+    json_object: bool | None = None
     #: True once it answered a request for n choices with fewer (it ignores ``n``)
     ignores_n: bool = False
     #: OpenAI's name for the completion-token limit, or the older one a server asked for
     limit_param: str = "max_completion_tokens"
+
+    @property
+    def json_format(self) -> str | None:
+        """The response format a request asks for: ``json_schema`` until refused, then
+        ``json_object`` until refused, then none (the prompt itself asks for JSON)."""
+        if self.json_schema is not False:
+            return "json_schema"
+        return None if self.json_object is False else "json_object"
+
+    def learn_format(self, sent: str, taken: bool) -> None:
+        """The server took, or refused, the response format ``sent`` (kept for the session)."""
+        if sent == "json_schema":
+            self.json_schema = taken
+        else:
+            self.json_object = taken
 
     def learn_choices_cap(self, cap: int) -> None:
         """The server takes at most ``cap`` choices per request (never more than learned)."""
@@ -46,11 +64,17 @@ class ServerProfile:
         if any(choice.logprobs and choice.logprobs.content for choice in choices):
             self.logprobs = True
             return
+        self.no_logprobs(shown_url, "returned no logprobs")
+
+    def no_logprobs(self, shown_url: str, how: str) -> None:
+        """The server cannot weight scores (``how``: it answered without logprobs, or refused
+        them): said once; scores are the written integers from then on."""
         if self.logprobs is not False:
             logger.warning(
-                "the judge at %s returned no logprobs: llmjudge_scoring=logprobs falls back to "
-                "text scores for this session",
+                "the judge at %s %s: llmjudge_scoring=logprobs falls back to text scores for "
+                "this session",
                 shown_url,
+                how,
             )
         self.logprobs = False
 
@@ -61,6 +85,7 @@ class ServerProfile:
             "slots": self.slots or None,
             "logprobs": self.logprobs,
             "json_schema": self.json_schema,
+            "json_object": self.json_object,
             "ignores_n": self.ignores_n or None,
         }
 

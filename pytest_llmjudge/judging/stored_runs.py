@@ -201,5 +201,5 @@ def _request(result: RunResult) -> Usage:
     return Usage(
         calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
         batch_prompt_tokens=prompt, batch_completion_tokens=completion,
-        tokens_unknown=int(result.tokens_unknown),
+        tokens_unknown=int(result.tokens_unknown), batch_tokens_unknown=int(result.tokens_unknown),
     )  # fmt: skip

@@ -20,7 +20,7 @@ from ..analysis.agreement import label_agreement
 from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_baseline
 from ..analysis.comparison import compare_targets
 from ..analysis.gates import agreement_gates, evaluate_gates
-from ..schema.results import BaselineResult, Meta, ResultsFile, Tokens
+from ..schema.results import BaselineResult, BatchSummary, Meta, ResultsFile, Tokens
 from .session_results import summarize
 
 
@@ -69,6 +69,7 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     )
     skipped = [entry for _, shard in shards for entry in shard.skipped]
     errors = [entry for _, shard in shards for entry in shard.errors]
+    invalid = [entry for _, shard in shards for entry in shard.invalid]
     skipped_items = sum(1 for i in items if i.outcome == "skipped")
     meta = _merged_meta([shard.meta for _, shard in shards])
     merged = ResultsFile(
@@ -76,9 +77,11 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         results=items,
         skipped=skipped,
         errors=errors,
+        invalid=invalid,
         summary=summarize(items, len(skipped) - skipped_items, len(errors)),
         unstable=[i.nodeid for i in items if i.unstable],
     )
+    merged.summary.invalid = len(invalid)
     merged.labels = label_agreement(items, gates.label_margin)
     merged.gates = evaluate_gates(items, gates.min_pass_rate, gates.min_mean)
     merged.gates += agreement_gates(merged.labels, gates.min_agreement)
@@ -98,11 +101,9 @@ _ADDED = ("calls", "judgments", "cached_runs", "unattributed_calls", "timeouts",
 
 
 def _merged_meta(metas: Sequence[Meta]) -> Meta:
-    """The shards' meta as one: counts and tokens added, the earliest start, the longest
+    """The shards' meta as one: counts, tokens and batches added, the earliest start, the longest
     shard, cost where every shard knows its own, each notice once."""
     costs = [m.cost_usd for m in metas]
-    prompt = sum(m.tokens.prompt for m in metas)
-    completion = sum(m.tokens.completion for m in metas)
     update: dict[str, Any] = {name: sum(getattr(m, name) for m in metas) for name in _ADDED}
     update |= {
         "started": min(m.started for m in metas),
@@ -110,11 +111,35 @@ def _merged_meta(metas: Sequence[Meta]) -> Meta:
         "complete": all(m.complete for m in metas),
         # each shard kept its own limit against its own server (or the same one)
         "in_flight_limit": max((m.in_flight_limit or 0 for m in metas), default=0) or None,
-        "tokens": Tokens(prompt=prompt, completion=completion, total=prompt + completion),
+        "tokens": _added([m.tokens for m in metas]),
+        "batch": _merged_batch([m.batch for m in metas if m.batch is not None]),
         "cost_usd": None if None in costs else round(sum(c or 0 for c in costs), 6),
         "notices": list(dict.fromkeys(n for m in metas for n in m.notices)),
     }
     return metas[0].model_copy(update=update)
+
+
+def _added(tokens: Sequence[Tokens]) -> Tokens:
+    """Tokens of the shards added, with the requests whose tokens no reply said."""
+    return Tokens.of(
+        sum(t.prompt for t in tokens),
+        sum(t.completion for t in tokens),
+        sum(t.unknown_calls for t in tokens),
+    )
+
+
+def _merged_batch(batches: Sequence[BatchSummary]) -> BatchSummary | None:
+    """Every shard's batches as one summary (each shard submits and collects its own)."""
+    if not batches:
+        return None
+    costs = [b.cost_usd for b in batches]
+    return BatchSummary(
+        batches={name: state for b in batches for name, state in b.batches.items()},
+        calls=sum(b.calls for b in batches),
+        runs=sum(b.runs for b in batches),
+        tokens=_added([b.tokens for b in batches]),
+        cost_usd=None if None in costs else round(sum(c or 0 for c in costs), 6),
+    )
 
 
 def _compare(merged: ResultsFile, path: Path) -> None:

@@ -69,6 +69,7 @@ class SessionFacts:
     baseline_shown: str = ""  # likewise the baseline's
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
     github_actions: bool = False
+    notices: tuple[str, ...] = ()  # said of how it ended (xdist workers stopped early)
 
 
 @dataclass
@@ -189,12 +190,7 @@ class SessionResults:
 
 def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
     dims = [d for i in items for d in i.dimensions.values()]
-    tokens = Tokens(
-        prompt=usage.prompt_tokens,
-        completion=usage.completion_tokens,
-        total=usage.prompt_tokens + usage.completion_tokens,
-        unknown_calls=usage.tokens_unknown,
-    )
+    tokens = Tokens.of(usage.prompt_tokens, usage.completion_tokens, usage.tokens_unknown)
     identity = judge_identity(settings)
     batch = _batch(settings, usage)
     return Meta(
@@ -226,7 +222,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         verdict=settings.verdict,
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
-        notices=_notices(settings, identity, usage),
+        notices=_notices(settings, identity, usage) + list(facts.notices),
     )
 
 
@@ -248,7 +244,7 @@ def _batch(settings: Settings, usage: Usage) -> BatchSummary | None:
         batches={batch_id: BatchState(**facts) for batch_id, facts in usage.batches.items()},
         calls=usage.batch_calls,
         runs=usage.batch_runs,
-        tokens=Tokens(prompt=prompt, completion=completion, total=prompt + completion),
+        tokens=Tokens.of(prompt, completion, usage.batch_tokens_unknown),
         cost_usd=None if price is None else round(price.batch_cost(prompt, completion), 6),
     )
 

@@ -43,14 +43,32 @@ def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
     invalid = results.invalid
     if not invalid:
         return []
-    became = "errors: --judge-strict" if strict else "skipped; --judge-strict makes them errors"
-    lines = [f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({became}):"]
+    lines = [
+        f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({_became(results, strict)}):"
+    ]
     for entry in invalid[:INVALID_SHOWN]:
         place = entry_place(entry.file, entry.line, entry.id or f"#{entry.index}")
         lines.append(f"  {place}: {entry.reason}")
     if len(invalid) > INVALID_SHOWN:
         lines.append(f"  and {len(invalid) - INVALID_SHOWN} more (all in the results file)")
     return lines
+
+
+def _became(results: ResultsFile, strict: bool) -> str:
+    """What the invalid entries became: skipped, or errors (--judge-strict; and, whatever it
+    says, an entry longer than llmjudge_max_input_chars or an unknown mark under
+    --strict-markers)."""
+    if strict:
+        return "errors: --judge-strict"
+    skips = {(s.file, s.index, s.id, s.line) for s in results.skipped}
+    skipped = sum(1 for e in results.invalid if (e.file, e.index, e.id, e.line) in skips)
+    errors = len(results.invalid) - skipped
+    if not errors:
+        return "skipped; --judge-strict makes them errors"
+    if not skipped:
+        return "an error" if errors == 1 else "errors"
+    them = "it an error" if skipped == 1 else "them errors"
+    return f"{skipped} skipped, --judge-strict makes {them}; {counted(errors, 'error')}"
 
 
 SKIPPED_SHOWN = 5  # skipped items named in the summary; ``-rs`` lists them all
@@ -128,7 +146,8 @@ def _usage_line(meta: Meta) -> str:
         )
     if unknown := meta.tokens.unknown_calls:
         usage += f", tokens unknown for {counted(unknown, 'call')} (the server did not say them)"
-    if meta.calls == 0 and meta.cached_runs:
+    # the offline judge calls nothing but judges runs: "every run" only when it judged none
+    if meta.calls == 0 and meta.judgments == 0 and meta.cached_runs:
         usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
@@ -222,7 +241,13 @@ def batch_lines(meta: Meta) -> list[str]:
         for batch_id, state in batch.batches.items()
     )
     cost = "" if batch.cost_usd is None else f", ${batch.cost_usd:.4f} (batch price)"
+    unknown = batch.tokens.unknown_calls
+    tokens = f"{batch.tokens.total:,} tokens" if batch.tokens.total or not unknown else ""
+    if unknown:  # never a 0 for tokens the server did not say
+        tokens += ", " * bool(tokens) + (
+            f"tokens unknown for {counted(unknown, 'request')} (the server did not say them)"
+        )
     return [
         f"judged via batch {states or '(collected earlier)'}: {batch.calls:,} requests "
-        f"answered there, {batch.runs:,} runs, {batch.tokens.total:,} tokens{cost}"
+        f"answered there, {batch.runs:,} runs, {tokens}{cost}"
     ]

@@ -134,6 +134,12 @@ class Tokens(BaseModel):
         "count out): the counts above leave them out, and the cost is then unknown",
     )
 
+    @classmethod
+    def of(cls, prompt: int, completion: int, unknown_calls: int = 0) -> Tokens:
+        """Tokens billed, and the requests whose reply did not say theirs."""
+        total = prompt + completion
+        return cls(prompt=prompt, completion=completion, total=total, unknown_calls=unknown_calls)
+
 
 class JudgeIdentity(BaseModel):
     """What produced the scores: results of different judges are not compared item by item."""
@@ -187,6 +193,11 @@ class ServerLearned(BaseModel):
     )
     json_schema: bool | None = Field(
         default=None, description="whether it took a json_schema response format"
+    )
+    json_object: bool | None = Field(
+        default=None,
+        description="whether it took a json_object response format, asked once json_schema "
+        "was refused (false: asked with none)",
     )
     ignores_n: bool | None = Field(
         default=None, description="true when it answered fewer choices than asked"

@@ -17,12 +17,13 @@ import pytest
 
 from ..basics import heap  # the standard library's gc and atexit only
 from .discovery import is_eval_nodeid
-from .pytest_internals import xdist_worker_output
+from .pytest_internals import xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
     from ..outputs.session_results import SessionResults
     from ..schema.results import JudgedItem
+    from .distributed import WorkersHeard
     from .live_progress import LiveProgress
     from .run_ahead import Planner
 
@@ -74,6 +75,7 @@ class ResultsReporter:
         self._sigterm = SigtermAsInterrupt()
         self._reported: JudgedItem | None = None  # the row of the report being logged
         self._collection_said = False  # under xdist: what is said of the items, said once
+        self._workers: WorkersHeard | None = None  # under xdist: who has said what it sent
 
     @property
     def results(self) -> SessionResults:
@@ -99,7 +101,17 @@ class ResultsReporter:
             say_latency_without_target(self.config, timed_items(session.items))
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodeready(self, node: Any) -> None:
+        if self._workers is None:  # pydantic is imported only under xdist
+            from .distributed import WorkersHeard
+
+            self._workers = WorkersHeard()
+        self._workers.up(xdist_worker_id(node))
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        if self._workers is not None and xdist_worker_output(node) is not None:
+            self._workers.down(xdist_worker_id(node))  # it ended and said what it sent
         output = xdist_worker_output(node) or {}
         usage = output.get("llmjudge_usage")
         if usage is not None:  # what that worker's engine sent
@@ -142,6 +154,8 @@ class ResultsReporter:
             self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
             return None
         judged = JudgedItem.model_validate(row).lean()  # the worker's model, as JSON
+        if self._workers is not None:
+            self._workers.row(xdist_worker_id(getattr(report, "node", None)), judged.usage)
         outcome, reason = report_outcome(report, judged)
         self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
         entry = getattr(report, "llmjudge_entry", None)
@@ -183,7 +197,12 @@ class ResultsReporter:
 
         if state.usage is not None:  # this process's own judging (none under xdist)
             self.results.add_usage(state.usage)
-        facts = session_facts(session, int(exitstatus), self.started, self.clock)
+        said: tuple[str, ...] = ()
+        if self._workers is not None:
+            said, known = self._workers.unheard()
+            self.results.add_usage(known)
+            said = said if state.settings.uses_llm else ()  # the offline judge sends nothing
+        facts = session_facts(session, int(exitstatus), self.started, self.clock, said)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise

@@ -117,6 +117,13 @@ def xdist_worker_output(holder: Any) -> dict[str, Any] | None:
     return output if isinstance(output, dict) else None
 
 
+def xdist_worker_id(node: Any) -> str | None:
+    """The id (``gw0``) of an xdist worker's node on the controller (``report.node`` of a
+    worker's report); None for anything else."""
+    worker = getattr(getattr(node, "gateway", None), "id", None)
+    return worker if isinstance(worker, str) else None
+
+
 def turn_off_xdist(config: pytest.Config) -> None:
     """No workers for this session (``-n``/``--dist`` read back from ``config.option``)."""
     if hasattr(config.option, "dist"):

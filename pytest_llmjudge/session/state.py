@@ -213,9 +213,14 @@ def _cache_dir(config: pytest.Config, configured: Path | None) -> Callable[[], P
 
 
 def session_facts(
-    session: pytest.Session, exit_status: int, started: datetime, clock: float
+    session: pytest.Session,
+    exit_status: int,
+    started: datetime,
+    clock: float,
+    notices: tuple[str, ...] = (),
 ) -> SessionFacts:
-    """How the session ended, as plain values for ``SessionResults.finish``."""
+    """How the session ended, as plain values for ``SessionResults.finish`` (``notices``:
+    what is said of it, such as xdist workers stopped before they said what they sent)."""
     from ..outputs.session_results import SessionFacts
 
     settings = session.config.stash[STATE_KEY].settings
@@ -228,6 +233,7 @@ def session_facts(
         baseline_shown=shown(settings.baseline) if settings.baseline else "",
         baseline_mismatch=session.config.stash[STATE_KEY].baseline_mismatch,
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
+        notices=notices,
     )
 
 

@@ -83,6 +83,23 @@ def test_batch_requests_are_billed_at_the_batch_price(
     assert meta["cost_usd"] == pytest.approx(batch_cost)
 
 
+def test_batch_lines_without_usage_have_unknown_tokens_not_zero(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _entries()[:1])
+    judge_server.usage_left_out = {"usage"}  # the batch's replies do not say their tokens
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "judged via batch batch_* 2 requests answered there, 2 runs, tokens unknown for "
+            "2 requests (the server did not say them)"
+        ]
+    )
+    batch = read_results(pytester)["meta"]["batch"]
+    assert batch["tokens"] == {"prompt": 0, "completion": 0, "total": 0, "unknown_calls": 2}
+
+
 def test_a_wait_that_ends_first_leaves_errors_and_a_rerun_collects_without_resubmitting(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

@@ -87,6 +87,20 @@ def test_a_csv_without_a_ticket_column_is_a_collection_error(pytester: pytest.Py
     )
 
 
+def test_an_empty_file_is_said_to_be_empty(pytester: pytest.Pytester) -> None:
+    folder = pytester.path / "evals"
+    folder.mkdir()
+    for name in ("blank.json", "blank.yaml", "blank.csv"):
+        (folder / name).write_text("\n \n")  # an editor's new file: nothing but white space
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(
+        [f"evals/blank.{suffix}: the file is empty: *" for suffix in ("csv", "json", "yaml")],
+        consecutive=False,
+    )
+    assert "NoneType" not in result.stdout.str() and "Expecting value" not in result.stdout.str()
+
+
 def test_a_csv_separated_by_semicolons_is_named_as_such(pytester: pytest.Pytester) -> None:
     _write(pytester, "excel.csv", "id;ticket;response\na;T;R\n")
     result = run(pytester, "evals/", "--judge-provider=heuristic")

@@ -119,3 +119,39 @@ def test_report_renders_html_and_markdown_from_results_files(
     one = _cli(pytester.path, "report", files[0], "--html", "one.html")
     assert (pytester.path / "one.html").read_text().count('<tr data-outcome="') == 2
     assert one.returncode == 0
+
+
+def test_shards_judged_in_batches_without_usage_merge_their_batches_and_unknown_tokens(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    judge_server.usage_left_out = {"usage"}  # no reply says its tokens
+    write_evals(pytester, [entry(k, f"answer {k}", ticket=f"t-{k}") for k in ("qa", "qb")])
+    batch = ("-o", "llmjudge_batch=true", "-p", "cacheprovider")
+    for name in ("qa", "qb"):
+        assert run(pytester, "evals/", "-k", name, f"--judge-output={name}.json", *batch).ret == 0
+    merged = _cli(pytester.path, "merge", "qa.json", "qb.json", "-o", "merged.json")
+    assert merged.returncode == 0, merged.stderr
+    meta = _read(pytester.path / "merged.json")["meta"]
+    assert meta["calls"] == 4 and meta["tokens"]["unknown_calls"] == 4  # none known
+    assert "tokens unknown for 4 calls (the server did not say them)" in merged.stdout
+    # both shards' batches, not the first shard's alone
+    assert len(meta["batch"]["batches"]) == 2
+    assert (meta["batch"]["calls"], meta["batch"]["runs"]) == (4, 4)
+    assert meta["batch"]["tokens"]["unknown_calls"] == 4
+
+
+def test_invalid_entries_of_the_shards_are_in_the_merged_results(
+    pytester: pytest.Pytester,
+) -> None:
+    write_evals(pytester, [entry("qa"), entry("qb", ticket="t-qb"), {"id": "qbad", "ticket": "t"}])
+    offline = "--judge-provider=heuristic"
+    assert run(pytester, "evals/", offline, "-k", "qa or qbad", "--judge-output=a.json").ret == 0
+    assert (
+        run(pytester, "evals/", offline, "-k", "qb and not qbad", "--judge-output=b.json").ret == 0
+    )
+    merged = _cli(pytester.path, "merge", "a.json", "b.json", "-o", "merged.json")
+    assert merged.returncode == 0, merged.stderr
+    results = _read(pytester.path / "merged.json")
+    assert results["summary"]["invalid"] == 1 == results["summary"]["skipped"]
+    assert [e["id"] for e in results["invalid"]] == ["qbad"]
+    assert "1 invalid entry (skipped; --judge-strict makes them errors):" in merged.stdout

@@ -96,6 +96,39 @@ def test_falls_back_to_json_object_mode_when_schema_is_unsupported(
     assert "JSON" in judge_server.requests[-1].body["messages"][0]["content"]
 
 
+def test_a_server_that_takes_no_response_format_is_asked_without_one(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # neither json_schema nor json_object: the prompt's own request for JSON is what is left
+    judge_server.unsupported_params = {"response_format"}
+    write_evals(pytester, [entry("a"), entry("b", "other answer {{relevance=2}}")])
+    result = run(pytester, "evals/", "--judge-concurrency=1")
+    result.assert_outcomes(passed=1, failed=1)
+    formats = [r.response_format for r in judge_server.requests]
+    # refused twice, learned once for the session
+    assert formats == ["json_schema", "json_object"] + [None] * 4
+    meta = read_results(pytester)["meta"]
+    assert meta["calls"] == 6 and meta["judgments"] == 4
+    assert (meta["server"]["json_schema"], meta["server"]["json_object"]) == (False, False)
+
+
+def test_a_temperature_the_judge_refuses_stops_judging_once_said(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # sent on every request (o-series models refuse it): said once, not sent again
+    judge_server.unsupported_params = {"temperature"}
+    write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(4)])
+    args = ("evals/", "-o", "llmjudge_temperature=0", "--judge-concurrency=1")
+    result = run(pytester, *args)
+    result.assert_outcomes(errors=4)
+    assert judge_server.count() == 1
+    out = result.stdout.str()
+    assert out.count("the judge refuses llmjudge_temperature=0: leave it unset") == 1
+    # e0's tone and the three other items point to it
+    assert out.count("not judged: judging stopped at evals/support.json::e0") == 4
+    assert read_results(pytester)["meta"]["calls"] == 1
+
+
 def test_json_object_fallback_accepts_json_in_a_code_fence(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

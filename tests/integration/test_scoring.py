@@ -77,6 +77,23 @@ def test_a_server_without_logprobs_falls_back_to_text_once(
     assert log.count("returned no logprobs") == 1
 
 
+def test_a_server_that_refuses_logprobs_falls_back_to_text_once(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # a 400 naming the parameter (as Groq and some OpenAI models answer), not a reply
+    judge_server.unsupported_params = {"logprobs", "top_logprobs"}
+    write_evals(pytester, [entry(f"e{i}", ticket=f"t{i}") for i in range(2)])
+    args = ("evals/", *LOGPROBS, "--judge-concurrency=1", "-o", "llmjudge_log_dir=logs")
+    run(pytester, *args).assert_outcomes(passed=2)
+    asked = [bool(r.body.get("logprobs")) for r in judge_server.requests]
+    assert asked == [True] + [False] * 4  # refused once, then the runs without them
+    meta = read_results(pytester)["meta"]
+    assert (meta["calls"], meta["judgments"], meta["judge"]["scoring"]) == (5, 4, "text")
+    assert meta["server"]["logprobs"] is False
+    log = next((pytester.path / "logs").glob("*.log")).read_text()
+    assert log.count("refused logprobs: llmjudge_scoring=logprobs falls back to text") == 1
+
+
 def test_weighted_runs_are_cached_apart_from_text_runs(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

@@ -235,6 +235,19 @@ def test_retries_are_logged_so_a_long_wait_is_not_silent(
     )
 
 
+def test_the_offline_judge_summary_says_runs_judged_beside_runs_reused(
+    pytester: pytest.Pytester,
+) -> None:
+    # two entries with the same ticket and response: the second's runs are the first's
+    write_evals(pytester, [entry("first"), entry("second")])
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["judge calls: none (2 runs judged in-process by the offline judge, 2 runs from the cache)"]
+    )
+    assert "every run from the cache" not in result.stdout.str()  # two of the four were not
+
+
 def test_a_call_budget_leaves_the_offline_judge_alone(pytester: pytest.Pytester) -> None:
     # an ini written for an LLM judge, run where there is no key (a fork's pull request): the
     # offline judge sends no request, so calls= has nothing to count

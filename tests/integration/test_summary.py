@@ -72,6 +72,23 @@ def test_invalid_entries_are_counted_and_named_without_rs(pytester: pytest.Pytes
     )
 
 
+def test_an_invalid_entry_that_is_an_error_is_not_said_to_be_skipped(
+    pytester: pytest.Pytester,
+) -> None:
+    # an entry over llmjudge_max_input_chars is an error with or without --judge-strict
+    write_evals(pytester, [entry("fine"), {"id": "no-answer", "ticket": "T"}, entry("long")])
+    longer = ("--judge-provider=heuristic", "-o", "llmjudge_max_input_chars=60")
+    result = run(pytester, "evals/", *longer, "-k", "not fine")
+    result.assert_outcomes(skipped=1, errors=1)
+    result.stdout.fnmatch_lines(
+        ["2 invalid entries (1 skipped, --judge-strict makes it an error; 1 error):"]
+    )
+    alone = run(pytester, "evals/", *longer, "-k", "long")
+    alone.assert_outcomes(errors=1)
+    alone.stdout.fnmatch_lines(["1 invalid entry (an error):"])
+    assert "(skipped; --judge-strict makes them errors)" not in alone.stdout.str()
+
+
 def test_many_invalid_entries_show_the_first_few(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [{"id": f"bad-{i}", "ticket": "T"} for i in range(7)])
     result = run(pytester, "evals/")

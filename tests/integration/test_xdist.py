@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from helpers import entry, read_results, run, write_evals
+from helpers import entry, read_results, run, run_subprocess, write_evals
 from judge_server import JudgeServer
 
 # Timing, and what timing teaches: the in-flight limit comes down when replies slow down,
@@ -103,3 +103,27 @@ def test_plugin_works_without_xdist(pytester: pytest.Pytester, judge_server: Jud
     write_evals(pytester, [entry("a")])
     run(pytester, "evals/", "-p", "no:xdist").assert_outcomes(passed=1)
     assert read_results(pytester)["summary"]["passed"] == 1
+
+
+def test_workers_stopped_before_their_end_leave_known_counts_and_say_so(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # Ctrl-C on the controller once the first item is reported: the workers are torn down
+    # before they send what they sent; their finished items' requests are what is known
+    pytester.makeconftest("""
+def pytest_runtest_logreport(report):
+    # on the controller a worker's report carries its node (this test may run in a worker)
+    if getattr(report, "node", None) is not None and report.when == "teardown":
+        raise KeyboardInterrupt
+""")
+    write_evals(pytester, [entry(f"e{i}", f"answer {i} {{{{delay=0.3}}}}") for i in range(4)])
+    result = run_subprocess(pytester, "evals/", "-n", "2", "--judge-concurrency=1")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    results = read_results(pytester)
+    meta = results["meta"]
+    rows = sum(row["usage"]["calls"] for row in results["results"])
+    assert rows >= 2 and meta["calls"] >= rows and meta["unattributed_calls"] >= 0
+    assert meta["calls"] <= judge_server.count()
+    said = "2 xdist workers stopped before saying what they sent: judge calls, tokens and cost"
+    assert any(notice.startswith(said) for notice in meta["notices"]), meta["notices"]
+    result.stdout.fnmatch_lines([f"note: {said}*"])
