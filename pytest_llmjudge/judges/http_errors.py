@@ -46,8 +46,27 @@ def status_message(exc: Any) -> str:
     return exc.response.reason_phrase or ""
 
 
+# A validation error (vLLM's, pydantic's) repeats the request after "input": a parameter
+# named there was sent, not refused.
+_ECHOED_REQUEST = re.compile(r"""(?:input_value=|['"]input['"]\s*:).*""", re.DOTALL)
+
+
+def refused_in(exc: Any) -> str:
+    """What a 400 says it refused: the parameter it names in ``param`` (OpenAI's), else its
+    message without the request it may repeat."""
+    inner = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
+    param = inner.get("param") if isinstance(inner, dict) else None
+    if isinstance(param, str) and param:
+        return param
+    if isinstance(inner, dict) and inner.get("message"):
+        text = str(inner["message"])
+    else:
+        text = json.dumps(exc.body) if exc.body is not None else str(exc)
+    return _ECHOED_REQUEST.sub("", text)
+
+
 def schema_unsupported(exc: Any) -> bool:
-    text = json.dumps(exc.body) if exc.body is not None else str(exc)
+    text = refused_in(exc)
     return "response_format" in text or "json_schema" in text
 
 
@@ -59,7 +78,7 @@ _BOUND = re.compile(r"(?:<=|at most|less than or equal to|maximum(?: of)?|up to)
 
 def names_parameter(exc: Any, parameter: str) -> bool:
     """Whether a 400 is about ``parameter`` (a server that does not know it)."""
-    return parameter in (json.dumps(exc.body) if exc.body is not None else str(exc))
+    return parameter in refused_in(exc)
 
 
 def choices_cap(exc: Any) -> int | None:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from helpers import API_KEY, by_id, entry, read_results, run, write_evals
-from judge_server import JudgeServer, Reply
+from judge_server import JudgeRequest, JudgeServer, Reply, directive_script
 
 
 def test_each_dimension_is_judged_n_times_with_structured_output(
@@ -122,11 +122,48 @@ def test_a_temperature_the_judge_refuses_stops_judging_once_said(
     result = run(pytester, *args)
     result.assert_outcomes(errors=4)
     assert judge_server.count() == 1
-    out = result.stdout.str()
-    assert out.count("the judge refuses llmjudge_temperature=0: leave it unset") == 1
+    # the items' own lines (pytest's short summary repeats them in full where it does not
+    # cut them to the terminal's width, as under CI)
+    said = [line for line in result.stdout.lines if line.startswith("judge error:")]
+    assert sum("the judge refuses llmjudge_temperature=0: leave it unset" in s for s in said) == 1
     # e0's tone and the three other items point to it
-    assert out.count("not judged: judging stopped at evals/support.json::e0") == 4
+    assert sum(s.count("not judged: judging stopped at evals/support.json::e0") for s in said) == 4
     assert read_results(pytester)["meta"]["calls"] == 1
+
+
+# vLLM's validation error repeats the request: the parameters named there were sent, and
+# the error is about something else (here one item's context length)
+ECHOED_REQUEST = (
+    "1 validation error for ChatCompletionRequest\n  Value error, This model's maximum context "
+    "length is 2048 tokens. [type=value_error, input_value={'model': 'm', 'response_format': "
+    "{'type': 'json_schema'}, 'max_completion_tokens': 256, 'logprobs': True, 'temperature': 0.0}]"
+)
+
+
+def test_an_error_that_repeats_the_request_is_not_read_as_a_refused_parameter(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    def script(request: JudgeRequest) -> Reply:
+        if "LONG" in request.response:
+            return Reply(status=400, error_message=ECHOED_REQUEST)
+        return directive_script(request)
+
+    judge_server.script = script
+    write_evals(pytester, [entry("long", "LONG answer"), entry("b", ticket="t2")])
+    args = ("-o", "llmjudge_temperature=0", "-o", "llmjudge_scoring=logprobs")
+    result = run(pytester, "evals/", *args, "--judge-concurrency=1", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, errors=1)  # the long item's error is its own
+    result.stdout.fnmatch_lines(["*maximum context length is 2048 tokens*"])
+    assert "judging stopped" not in result.stdout.str()
+    # every request asked as the first one was: nothing learned from that error
+    sent = {
+        (r.response_format, "logprobs" in r.body, "temperature" in r.body)
+        for r in judge_server.requests
+    }
+    assert sent == {("json_schema", True, True)}
+    assert read_results(pytester)["meta"]["server"] is None or not any(
+        v is False for v in read_results(pytester)["meta"]["server"].values()
+    )
 
 
 def test_json_object_fallback_accepts_json_in_a_code_fence(
