@@ -26,10 +26,12 @@ PLACEHOLDER = re.compile(
     r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
-# A template's slot left unfilled anywhere in an answer ("Hi {first_name},", "{{resolution}}"),
-# or a draft's marker at its start ("TODO: ..."): the answer was never written (GitHub's
-# "${{ ... }}" is an expression, not a slot)
-_SLOT = re.compile(r"(?<!\$)(?:\{\{.*?\}\}|\{[a-z]+(?:_[a-z]+)+\})|^\W*(?:TODO|TBD|FIXME)\b")
+# A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
+# or a draft's marker at its start ("TODO: ..."): the answer was never written. Braces that are
+# code are no slot: an expression (GitHub's "${{ ... }}", Jinja's "{{ user.name }}"), quoted,
+# in a path ("/users/{user_id}"), or shown after a colon ("Use double braces: {{name}} ...").
+_SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
+_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])|^\W*(?:TODO|TBD|FIXME)\b""")
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.

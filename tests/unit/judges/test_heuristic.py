@@ -323,6 +323,13 @@ def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> No
         "Set the key to node-${{ hashFiles('package-lock.json') }} in the cache step.",
         "Write the path as ${HOME}/.config/app and restart the app.",
         'Send {"card": "blocked"} to the cards endpoint to unblock it.',
+        # a template engine's or a format string's own braces (a review's probes)
+        "Write {{ user.name }} in the template.",
+        "Set image: {{ .Values.image.tag }} in the chart's deployment.",
+        'Set name: "{{ app_name }}" in the play and run it again.',
+        "Use double braces: {{first_name}} is replaced by the contact's name.",
+        "Build it with '{first_name} {last_name}'.format(**row) in the script.",
+        "Call GET /users/{user_id} with the account's token.",
     ],
 )
 def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
