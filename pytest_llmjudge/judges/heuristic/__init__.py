@@ -21,9 +21,9 @@ PREFIX = f"[{LABEL}, no LLM]"
 # What it can and cannot see, and how to switch: shown wherever its scores are.
 ABOUT = (
     "offline heuristic judge (no LLM): it fails only the blatant (empty, refusal or deflection, "
-    "off-topic, insults, profanity, mockery, shouting) and passes the rest, so it cannot tell a "
-    "good answer from a poor one; for a model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a "
-    "local server (Ollama, llama.cpp)"
+    "off-topic, insults, profanity, mockery, shouting, or what its small learned signal reads as "
+    "plainly poor) and passes the rest, so it cannot tell a good answer from a merely poor one; "
+    "for a model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (Ollama, llama.cpp)"
 )
 BENEFIT_OF_THE_DOUBT = 4  # the score of an answer with no clear evidence against it
 _NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fault)"
