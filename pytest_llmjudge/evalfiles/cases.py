@@ -151,10 +151,9 @@ def parse_eval_text(
     that is not an eval file."""
     suffix = path.suffix.lower()
     defaults: dict[str, Any] = {}
+    empty = f"{path}: the file is empty: write its entries, or move it out of the eval folder"
     if suffix != ".jsonl" and not text.strip():  # (JSON Lines: no line, no entry)
-        raise EvalFileError(
-            f"{path}: the file is empty: write its entries, or move it out of the eval folder"
-        )
+        raise EvalFileError(empty)
     try:
         if suffix == ".jsonl":
             raw = read_jsonl(text)
@@ -162,6 +161,8 @@ def parse_eval_text(
             raw = read_csv(text, path)
         elif suffix in (".yaml", ".yml"):
             data, lines = read_yaml(text, path)
+            if data is None:  # only comments or a document marker: nothing written yet
+                raise EvalFileError(empty)
             raw, defaults = _shaped(data, path, lines)
         else:
             data = _json(text, path)

@@ -92,11 +92,13 @@ def test_an_empty_file_is_said_to_be_empty(pytester: pytest.Pytester) -> None:
     folder.mkdir()
     for name in ("blank.json", "blank.yaml", "blank.csv"):
         (folder / name).write_text("\n \n")  # an editor's new file: nothing but white space
+    (folder / "comment.yaml").write_text("# entries to come\n")  # YAML with nothing but notes
+    (folder / "marker.yml").write_text("---\n")
     result = run(pytester, "evals/", "--judge-provider=heuristic")
-    result.assert_outcomes(errors=3)
+    result.assert_outcomes(errors=5)
+    names = ("blank.csv", "blank.json", "blank.yaml", "comment.yaml", "marker.yml")
     result.stdout.fnmatch_lines(
-        [f"evals/blank.{suffix}: the file is empty: *" for suffix in ("csv", "json", "yaml")],
-        consecutive=False,
+        [f"evals/{name}: the file is empty: *" for name in names], consecutive=False
     )
     assert "NoneType" not in result.stdout.str() and "Expecting value" not in result.stdout.str()
 
