@@ -47,11 +47,12 @@ def pairwise_entry(votes: PairVotes) -> PairwiseEntry:
     entry = PairwiseEntry(
         key=votes.key, id=votes.entry_id, a=votes.a, b=votes.b, dimension=votes.dimension
     )
-    if votes.error is not None or not votes.a_first or not votes.b_first:
-        entry.error = votes.error or "not judged in both orders"
-        return entry
     first = _order(votes.a, votes.b, votes.a_first)
     second = _order(votes.b, votes.a, votes.b_first)
+    if votes.error is not None or not votes.a_first or not votes.b_first:
+        entry.error = votes.error or "not judged in both orders"
+        entry.orders = [order for order in (first, second) if sum(order.votes.values())]
+        return entry  # no verdict, but the runs judged are shown
     entry.orders = [first, second]
     entry.orders_agree = first.majority == second.majority
     entry.verdict = first.majority if entry.orders_agree else TIE

@@ -90,13 +90,18 @@ async def judge_pairs(
 
     async def outcome(request: PairRequest) -> PairOutcome:
         found = PairOutcome(request)
-        try:
-            found.a_first, found.b_first = await asyncio.gather(
-                _order(executor, request, request.answer_a, request.answer_b, runs, usage),
-                _order(executor, request, request.answer_b, request.answer_a, runs, usage),
-            )
-        except (JudgeCallError, RetryAfterTooLong) as exc:
-            found.error = redact(f"pairwise judge call failed: {exc}")
+        # an order judged is kept beside the other's error (a budget spent between them)
+        orders = await asyncio.gather(
+            _order(executor, request, request.answer_a, request.answer_b, runs, usage),
+            _order(executor, request, request.answer_b, request.answer_a, runs, usage),
+            return_exceptions=True,
+        )
+        found.a_first, found.b_first = ([] if isinstance(o, BaseException) else o for o in orders)
+        failed = [o for o in orders if isinstance(o, BaseException)]
+        if failed and not isinstance(failed[0], (JudgeCallError, RetryAfterTooLong)):
+            raise failed[0]
+        if failed:
+            found.error = redact(f"pairwise judge call failed: {failed[0]}")
         return found
 
     return list(await asyncio.gather(*(outcome(r) for r in requests)))

@@ -189,5 +189,9 @@ def test_pairwise_requests_spend_the_usd_budget(
     result = run(pytester, "evals/", *targets, *budget, "--judge-concurrency=1")
     result.assert_outcomes(passed=2)
     assert judge_server.count() == 4 + 1 == read_results(pytester)["meta"]["calls"]
-    entry = read_results(pytester)["comparison"]["pairwise"]["entries"][0]
-    assert "judge cost budget exhausted" in str(entry["error"])
+    relevance, tone = read_results(pytester)["comparison"]["pairwise"]["entries"]
+    assert "judge cost budget exhausted" in str(relevance["error"]) + str(tone["error"])
+    # the one order judged before the budget ran out is shown, not dropped: 1 run of 4
+    assert [sum(o["votes"].values()) for o in relevance["orders"]] == [1]
+    assert relevance["verdict"] is None and tone["orders"] == []
+    result.stdout.fnmatch_lines(["  pairwise (*1 of 4 runs judged*"])
