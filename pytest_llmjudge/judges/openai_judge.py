@@ -306,7 +306,7 @@ class OpenAIJudge:
         elif self.temperature is not None and names_parameter(exc, "temperature"):
             # sent on every request: no item of the session can be judged with it
             fix = f"the judge refuses llmjudge_temperature={self.temperature:g}: leave it unset"
-            said = f"{status_error(exc, self.key_given)} ({fix} for this model)"
+            said = f"{status_error(exc, self.key_given)} ({fix}, or set one this model takes)"
             raise FatalJudgeError(said, short="400 rejected: temperature") from None
         else:
             raise exc
