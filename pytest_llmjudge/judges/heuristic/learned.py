@@ -32,10 +32,10 @@ _LENGTHS = (3, 7, 15, 30)  # word counts that bound the length bins
 def features(ticket: str, response: str) -> dict[str, float]:
     """The answer's features: ``w:`` a stem, ``b:`` a pair, ``s:`` a first word, ``f:`` form."""
     ticket, response = normalise(ticket), normalise(response)
-    tokens = [w.lower() for w in words(response)]
+    tokens, parts = [w.lower() for w in words(response)], sentences(response)
     found: dict[str, float] = {f"w:{stem(w)}": 1.0 for w in tokens}
     found |= {f"b:{a} {b}": 1.0 for a, b in itertools.pairwise(tokens)}
-    found |= {f"s:{words(s)[0].lower()}": 1.0 for s in sentences(response) if words(s)}
+    found |= {f"s:{words(s)[0].lower()}": 1.0 for s in parts if words(s)}
     asked, said = content_terms(ticket), content_terms(response)
     shared = len(shared_terms(ticket, response))
     valence = [sentiment().get(w, 0.0) for w in tokens]
@@ -47,7 +47,7 @@ def features(ticket: str, response: str) -> dict[str, float]:
         "a figure, address, label or path": float(bool(SPECIFIC.search(response))),
         "a figure": float(any(c.isdigit() for c in response)),
         next((f"at most {n} words" for n in _LENGTHS if len(tokens) <= n), "over 30 words"): 1.0,
-        "sentences": min(len(sentences(response)), 6) / 6,
+        "sentences": min(len(parts), 6) / 6,
         "'you'": sum(w in ("you", "your", "yourself") for w in tokens) / (len(tokens) or 1),
         "'?'": float("?" in response),
         "'!'": float("!" in response),
@@ -56,7 +56,6 @@ def features(ticket: str, response: str) -> dict[str, float]:
         "kind words": max([*valence, 0.0]) / 4,
     }
     # the rules' own signals, short of failing: a sentence that says nothing, a shrug, a promise
-    parts = sentences(response)
     empty = [empty_sentence(s, asked, _KINDS.values(), 2) for s in parts]
     form["sentences that say nothing"] = sum(empty) / (len(empty) or 1)
     form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
