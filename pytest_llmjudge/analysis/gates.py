@@ -81,7 +81,7 @@ def evaluate_gates(
         shown = "n/a" if actual is None else f"{actual:.2f}"
         gates.append(
             Gate(
-                name=f"mean_{name}",
+                name=f"mean.{name}",  # the key written in llmjudge_gates
                 passed=ok,
                 actual=None if actual is None else round(actual, 4),
                 required=required,
@@ -116,7 +116,7 @@ def agreement_gates(
             shown = "n/a" if actual is None else f"{actual:.2f}"
             gates.append(
                 Gate(
-                    name=f"agreement_{dimension}_{metric}",
+                    name=f"{metric}.{dimension}",
                     passed=ok,
                     actual=actual,
                     required=required,

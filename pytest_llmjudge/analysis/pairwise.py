@@ -168,7 +168,7 @@ def win_rate_gates(result: PairwiseResult, least: Mapping[str, float]) -> list[G
         )
         worst = min((r[2] for r in rates), default=None)
         gates.append(
-            Gate(name=f"win_rate_{target}", passed=passed, actual=worst, required=required,
+            Gate(name=f"win_rate.{target}", passed=passed, actual=worst, required=required,
                  message=message)
         )  # fmt: skip
     return gates

@@ -66,7 +66,7 @@ def test_three_shards_merge_into_one_verdict(
     merged = _read(pytester.path / "merged.json")
     assert merged["summary"]["total"] == 6 and merged["summary"]["xfailed"] == 1
     assert [r["id"] for r in merged["results"]] == [f"q{x}" for x in "abcdef"]
-    gate = next(g for g in merged["gates"] if g["name"] == "mean_relevance")
+    gate = next(g for g in merged["gates"] if g["name"] == "mean.relevance")
     assert (gate["passed"], gate["actual"]) == (False, pytest.approx(4.4))
     assert (
         merged["meta"]["calls"] == judge_server.count() == sum(s["meta"]["calls"] for s in shards)

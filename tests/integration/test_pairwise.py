@@ -107,6 +107,8 @@ def test_the_win_rate_gate(
             "0.00-0.39); 0.00 over v2 on tone (95% CI 0.00-0.39)"
         ]
     )
+    gate = read_results(pytester)["gates"][-1]
+    assert (gate["name"], gate["passed"], gate["actual"]) == ("win_rate.v1", False, 0.0)
     alone = run(pytester, "evals/", "-o", "llmjudge_gates=win_rate.v1=0.5")
     assert alone.ret == pytest.ExitCode.USAGE_ERROR
     alone.stderr.fnmatch_lines(

@@ -103,9 +103,35 @@ def test_gates_fail_closed_and_measure_pass_rate_and_means() -> None:
     assert not gates["pass_rate"].passed and gates["pass_rate"].actual == 0.5
     assert "short by 0.10" in gates["pass_rate"].message
     assert suite_means(items) == {"relevance": 3.5}  # the xfail is left out
-    assert not gates["mean_relevance"].passed
+    assert not gates["mean.relevance"].passed
     nothing = evaluate_gates([item("e.json::s", "skipped")], None, None)
     assert [g.passed for g in nothing] == [False]
+
+
+def test_a_gate_is_named_by_the_key_that_set_it() -> None:
+    """The results, the terminal and merge name a gate as llmjudge_gates spelt it; a key that
+    holds for every labelled dimension adds the dimension after a dot."""
+    from pytest_llmjudge.analysis.gates import agreement_gates
+    from pytest_llmjudge.config.options import gates
+    from pytest_llmjudge.schema.sections import LabelAgreement
+
+    setting = gates("pass_rate=0.5 mean.relevance=4 spearman=0.6 kappa=0.4")
+    items = [item("e.json::a", relevance=dim(5)), item("e.json::b", relevance=dim(4))]
+    labels = {
+        "relevance": LabelAgreement(
+            n=5, spearman=0.7, kappa=0.5, exact=0.6, within_one=1.0, bias=-0.2
+        )
+    }
+    produced = evaluate_gates(items, setting.pass_rate, setting.mean)
+    produced += agreement_gates(labels, setting.agreement)
+    names = [g.name for g in produced]
+    assert names == [
+        "judged",
+        "pass_rate",
+        "mean.relevance",
+        "spearman.relevance",
+        "kappa.relevance",
+    ]
 
 
 def test_the_summarys_means_say_over_how_many_items_and_what_is_left_out() -> None:
