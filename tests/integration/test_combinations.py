@@ -1,8 +1,8 @@
 """Every combination composes: the modes a user combines (scores, A/B of two targets,
-pairwise; runs 1 and 3; grouping by dimension and by item; batch off and on; cache cold and
-warm; strict off and on) against the test server in three configurations (full features; at
-most 2 choices per request and no logprobs; no json_schema and no usage in its replies), the
-cells chosen by all-pairs.
+pairwise; runs 1, 3 and adaptive 2..4; scores as text and weighted by logprobs; grouping by
+dimension and by item; batch off and on; cache cold and warm; strict off and on) against the
+test server in three configurations (full features; at most 2 choices per request and no
+logprobs; no json_schema and no usage in its replies), the cells chosen by all-pairs.
 
 Each cell ends in verdicts for every valid entry, on every run asked for, and the requests
 and tokens the results count are the ones the server saw and billed. No combination of these
@@ -23,7 +23,8 @@ from judge_server import JudgeServer
 FACTORS: dict[str, tuple[str, ...]] = {
     "server": ("full", "capped", "noschema"),
     "mode": ("scores", "ab", "pairwise"),
-    "runs": ("1", "3"),
+    "runs": ("1", "3", "2..4"),
+    "scoring": ("text", "logprobs"),
     "grouping": ("dimension", "item"),
     "batch": ("off", "on"),
     "cache": ("cold", "warm"),
@@ -114,7 +115,7 @@ def _evals(mode: str) -> list[dict[str, Any]]:
     ]
     if mode == "scores":
         for i, entry in enumerate(valid):
-            entry["response"] = f"Raise the heap {i}. {{{{relevance=4,5,4 tone=4}}}}"
+            entry["response"] = f"Raise the heap {i}. {{{{relevance=4,3,4,3 tone=4}}}}"
     return [*valid, {"id": "broken", "response": "no ticket"}]  # invalid: strict decides
 
 
@@ -125,7 +126,7 @@ def _args(cell: dict[str, str], targets: str, output: str) -> list[str]:
         "-o",
         f"llmjudge_grouping={cell['grouping']}",
         "-o",
-        "llmjudge_scoring=logprobs",
+        f"llmjudge_scoring={cell['scoring']}",
         "--judge-concurrency=2",
         f"--judge-output={output}",
         "-p",
@@ -164,7 +165,8 @@ def _check(
     cell: dict[str, str], result: pytest.RunResult, results: dict[str, Any], seen: dict[str, int]
 ) -> str:
     """Every valid entry judged on every run; the counts are the server's. The outcome."""
-    runs = int(cell["runs"])
+    least, _, most = cell["runs"].partition("..")
+    runs = range(int(least), int(most or least) + 1)
     meta = results["meta"]
     # the requests and tokens the results count are the ones the server saw and said it billed
     assert meta["calls"] == seen["requests"], (meta["calls"], seen)
@@ -180,7 +182,9 @@ def _check(
         assert row["outcome"] in ("passed", "failed"), (row["id"], row.get("error"))
         for name in ("relevance", "tone"):
             dim = row[name]
-            assert len(dim["runs"]) == runs and not dim["failed_runs"], (row["id"], name, dim)
+            assert len(dim["runs"]) in runs and not dim["failed_runs"], (row["id"], name, dim)
+    if cell["mode"] == "scores" and len(runs) > 1:  # 4,3 is close to the threshold: more runs
+        assert all(len(row["relevance"]["runs"]) == runs[-1] for row in rows), rows
     broken = "error" if cell["strict"] == "on" else "skipped"
     if broken == "skipped":
         assert [s["index"] for s in results["skipped"]] == [ENTRIES]
@@ -199,9 +203,9 @@ def _check(
     if cell["mode"] == "pairwise":
         pairwise = results["comparison"]["pairwise"]
         assert all(e["verdict"] == "v2" for e in pairwise["entries"]), pairwise["entries"]
-        s = "s" if runs > 1 else ""
+        s = "s" if runs[0] > 1 else ""
         result.stdout.fnmatch_lines(
-            [f"  pairwise (answers side by side, both orders, {runs} run{s} each;*"]
+            [f"  pairwise (answers side by side, both orders, {runs[0]} run{s} each;*"]
         )
     tokens, cached = meta["tokens"]["total"], meta["cached_runs"]
     return f"{meta['calls']} requests, {tokens} tokens, {cached} runs cached"
@@ -251,7 +255,7 @@ def test_all_pairs_covers_every_pair_of_values_in_few_cells() -> None:
     for a, b in itertools.combinations(names, 2):
         met = {(cell[a], cell[b]) for cell in CELLS}
         assert met == set(itertools.product(FACTORS[a], FACTORS[b])), (a, b)
-    assert len(CELLS) <= 12  # 288 combinations in all
+    assert len(CELLS) <= 16  # 864 combinations in all
     assert all_pairs(FACTORS, SEEDS) == CELLS  # the same cells every time
     assert all(any(seed.items() <= cell.items() for cell in CELLS) for seed in SEEDS)
     assert not MEANINGLESS
