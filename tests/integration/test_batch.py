@@ -180,6 +180,26 @@ def test_wait_zero_submits_and_exits(pytester: pytest.Pytester, judge_server: Ju
     assert judge_server.batches.creations == 1
 
 
+def test_a_server_without_a_batch_api_is_said_once_with_the_setting_that_helps(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """llama.cpp, Ollama and vLLM answer /v1/files with a 404: running again cannot help."""
+    judge_server.batches.absent = True
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(errors=3)
+    out = result.stdout.str()
+    lines = out.splitlines()
+    said = "the judge server has no Batch API (uploading the batch input failed: 404 File Not "
+    assert sum(line.startswith(f"llmjudge: {said}") for line in lines) == 1
+    assert sum(line.startswith(f"judge error: relevance, tone: {said}") for line in lines) == 3
+    assert "set llmjudge_batch = false to judge it directly" in out and "run again" not in out
+    assert _records(pytester) == [] and judge_server.count() == 0
+    run(pytester, "evals/", *CACHE, "-o", "llmjudge_batch=false").assert_outcomes(
+        passed=2, failed=1
+    )
+
+
 @pytest.mark.parametrize("how", ["refused", "answer lost"])
 def test_an_interrupted_submission_goes_on_without_a_second_batch(
     pytester: pytest.Pytester, judge_server: JudgeServer, how: str

@@ -86,6 +86,7 @@ class BatchAPI:
             self.fail_uploads = 0
             self.fail_creates = 0
             self.lose_creates = 0
+            self.absent = False  # a local server: every Batch API path is not found
 
     def input_lines(self) -> list[dict[str, Any]]:
         """Every line of every input file received, in order."""
@@ -97,6 +98,8 @@ class BatchAPI:
 
     def handle(self, method: str, path: str, body: bytes, content_type: str) -> Any:
         """(status, JSON or bytes, drop): the reply to a Batch API request; None: not one."""
+        if self.absent:
+            return None
         parts = path.strip("/").split("/")[1:]  # after "v1"
         if method == "POST" and parts == ["files"]:
             return self._upload(body, content_type)
