@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from ..analysis.judgment import RunOutcome
 from ..basics.redaction import SHOWN_IN_REPORT, redact
+from ..basics.wording import counted
 from ..config.settings import Settings
 from ..judges import (
     ChoicesJudge,
@@ -211,7 +212,9 @@ class RunExecutor:
         except (BudgetExhausted, JudgingStopped, FatalJudgeError) as exc:
             error = self._stopped(exc, runs[0])
         except (JudgeCallError, RetryAfterTooLong) as exc:
-            error = redact(f"judge call failed after {asking.tries} tries: {exc}")
+            error = redact(
+                f"judge call failed after {counted(asking.tries, 'try', 'tries')}: {exc}"
+            )
             if getattr(exc, "cut_off", False):
                 error += f"; raise llmjudge_max_tokens (now {s.max_tokens})"
             # one line with the cause: a traceback of the plugin tells a user nothing more

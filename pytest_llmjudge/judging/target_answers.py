@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..basics.redaction import safe_url
 from ..basics.rubrics import Turn
+from ..basics.wording import counted
 from ..config.targets import (
     RetryableTargetError,
     Target,
@@ -163,7 +164,7 @@ class TargetAnswers:
                         self.latency_ms[(target_name, ticket, turns)] = elapsed
                         return answer
         except RetryableTargetError as exc:
-            raise TargetError(f"{exc} (after {tries} tries)") from None
+            raise TargetError(f"{exc} (after {counted(tries, 'try', 'tries')})") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:

@@ -151,6 +151,11 @@ def _usage_line(meta: Meta) -> str:
         usage += ", $0" * (meta.cost_usd is not None) + ": every run from the cache"
     elif meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f} ({meta.price_source} price)"
+        if meta.timeouts:  # a server may finish, and bill, a request the plugin gave up on
+            usage += (
+                f" for the replies received; {counted(meta.timeouts, 'timed-out request')} "
+                "may be billed too"
+            )
     elif unknown and meta.price_source:
         usage += ", cost unknown"
     elif meta.llm and meta.calls and provider_host(meta.base_url):

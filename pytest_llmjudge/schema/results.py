@@ -251,7 +251,9 @@ class Meta(BaseModel):
     )
     tokens: Tokens
     cost_usd: float | None = Field(
-        default=None, description="cost of the calls made, if the price is known"
+        default=None,
+        description="cost of the replies received, if the price is known (the requests in "
+        "'timeouts' may have been billed too: a server can finish what the client gave up on)",
     )
     price_source: str | None = None
     server: ServerLearned | None = Field(

@@ -242,7 +242,7 @@ def test_some_runs_failing_aggregates_the_rest_and_records_failures(
     assert relevance["runs"] == [5]
     assert (
         relevance["failed_runs"]
-        == ["judge call failed after 1 tries: 500 server error: scripted 500"] * 2
+        == ["judge call failed after 1 try: 500 server error: scripted 500"] * 2
     )
 
 
@@ -274,6 +274,23 @@ def test_slow_replies_time_out(pytester: pytest.Pytester, judge_server: JudgeSer
     result.assert_outcomes(errors=1)
     reason = read_results(pytester)["errors"][0]["reason"]
     assert "judge call failed after 2 tries: timed out after 0.3s" in reason
+
+
+def test_the_cost_says_timed_out_requests_may_be_billed_too(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """A server can finish, and bill, a request the plugin gave up on: the cost counted is
+    the replies'; the summary says what it cannot count."""
+    pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
+    write_evals(pytester, [entry("slow", "answer {{delay=2}}"), entry("fast", ticket="t2")])
+    result = run(pytester, "evals/", "-o", "llmjudge_timeout=0.3", "-o", "llmjudge_max_retries=1")
+    result.assert_outcomes(passed=1, errors=1)
+    timeouts = read_results(pytester)["meta"]["timeouts"]
+    assert timeouts == judge_server.count() - 2  # every request of "slow" timed out
+    result.stdout.fnmatch_lines(
+        ["judge calls: * (ini llmjudge_prices price) for the replies received; "
+         f"{timeouts} timed-out requests may be billed too"]
+    )  # fmt: skip
 
 
 def test_retry_after_beyond_the_limit_gives_up_at_once(
