@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeGuard, runtime_checkable
 
 from ..basics.redaction import redact
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension
@@ -169,9 +169,14 @@ def said_tokens(billed: object) -> tuple[int, int] | None:
     say both (never guessed as 0)."""
     prompt = getattr(billed, "prompt_tokens", None)
     completion = getattr(billed, "completion_tokens", None)
-    if isinstance(prompt, int) and isinstance(completion, int):
+    if _count(prompt) and _count(completion):
         return prompt, completion
     return None
+
+
+def _count(said: object) -> TypeGuard[int]:
+    """A token count as a reply says it: a whole number, not negative (JSON's true is no count)."""
+    return type(said) is int and said >= 0
 
 
 class JudgeCallError(Exception):

@@ -86,14 +86,53 @@ def read_completion(raw: bytes) -> ChatCompletion:
         return ChatCompletion.model_validate_json(raw)
     except ValidationError:
         pass
+    shown = _snippet(raw.decode(errors="replace"))
     try:
         data = json.loads(raw)
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        shown = _snippet(raw.decode(errors="replace"))
         raise RetryableJudgeError(f"judge reply is not a chat completion: {shown}")
+    try:  # what the judge reads must be there and of its type; the rest may be left out
+        _ReadShape.model_validate(data)
+    except ValidationError as exc:
+        problem = _describe_validation(exc)
+        raise RetryableJudgeError(
+            f"judge reply is not a chat completion: {problem}: {shown}"
+        ) from None
     return ChatCompletion.construct(**data)
+
+
+class _Alternative(BaseModel):
+    token: str
+    logprob: float
+
+
+class _Token(_Alternative):
+    top_logprobs: list[_Alternative] = []
+
+
+class _Logprobs(BaseModel):
+    content: list[_Token] | None = None
+
+
+class _Message(BaseModel):
+    content: str | None = None
+    refusal: str | None = None
+
+
+class _Choice(BaseModel):
+    message: _Message
+    finish_reason: str | None = None
+    logprobs: _Logprobs | None = None
+
+
+class _ReadShape(BaseModel):
+    """The fields of a chat completion the judge reads, for a reply that leaves out others
+    (``created``, ``role``): a body without them, or with another type, is no reply (its
+    ``usage`` is read as it comes: counts it does not say are unknown)."""
+
+    choices: list[_Choice]
 
 
 def parse_pair_choice(choice: Any) -> PairVote | RetryableJudgeError:
@@ -131,6 +170,8 @@ def _describe_validation(exc: ValidationError) -> str:
     where = ".".join(str(p) for p in first["loc"]) or "reply"
     if first["type"] == "missing":
         return f"reply has no '{where}'"
+    if first["type"] == "model_type":  # not "instance of PartReply": a class name says nothing
+        return f"'{where}' should be an object (got {first['input']!r})"
     return f"'{where}' {first['msg'][0].lower()}{first['msg'][1:]} (got {first['input']!r})"
 
 

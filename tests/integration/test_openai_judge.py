@@ -268,6 +268,46 @@ def test_malformed_replies_are_retried_then_reported(
     )
 
 
+# 200 replies that are no chat completion: a proxy's error in a 200, fields of another type
+NOT_COMPLETIONS = {
+    "proxy-error": {"error": {"message": "upstream overloaded"}},
+    "choices-text": {"choices": "none today"},
+    "choice-number": {"choices": [1]},
+    "no-message": {"choices": [{"message": None, "finish_reason": "stop"}]},
+    "content-number": {"choices": [{"message": {"content": 4}, "finish_reason": "stop"}]},
+    "logprobs-text": {
+        "choices": [
+            {
+                "message": {"content": '{"reasoning": "ok", "score": 4}'},
+                "finish_reason": "stop",
+                "logprobs": {"content": "4"},
+            }
+        ]
+    },
+}
+
+
+def test_a_200_that_is_no_chat_completion_is_an_error_in_one_line(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    judge_server.script = lambda r: Reply(body=NOT_COMPLETIONS[r.ticket])
+    write_evals(pytester, [entry(name, ticket=name) for name in NOT_COMPLETIONS])
+    result = run(
+        pytester, "evals/", "-o", "llmjudge_max_retries=0", "-o", "llmjudge_scoring=logprobs"
+    )
+    result.assert_outcomes(errors=len(NOT_COMPLETIONS))
+    assert "Traceback" not in result.stdout.str()
+    results = read_results(pytester)
+    reasons = {e["id"]: e["reason"] for e in results["errors"]}
+    prefix = (
+        "relevance, tone: judge call failed after 1 try: judge reply is not a chat completion: "
+    )
+    assert all(r.startswith(prefix) and "\n" not in r for r in reasons.values()), reasons
+    assert "reply has no 'choices'" in reasons["proxy-error"]
+    assert "'choices.0.message' should be an object (got None)" in reasons["no-message"]
+    assert results["meta"]["calls"] == judge_server.count() == 2 * len(NOT_COMPLETIONS)
+
+
 def test_slow_replies_time_out(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, [entry("slow", "answer {{delay=2}}")])
     result = run(pytester, "evals/", "-o", "llmjudge_timeout=0.3", "-o", "llmjudge_max_retries=1")

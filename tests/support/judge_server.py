@@ -124,6 +124,7 @@ class Reply:
     probs: dict[int, float] | None = None  # the score token's alternatives (logprobs)
     cut_off: bool = False  # finish_reason "length": the reply ran out of tokens
     parts: dict[str, Reply] | None = None  # a grouped reply: each dimension's
+    body: Any = None  # sent as the whole reply's JSON instead of a chat completion
 
 
 def scripted_score(text: str, dimension: str, sample: int = 0) -> int:
@@ -446,6 +447,9 @@ class JudgeServer:
                 if reply.status != 200:
                     payload = {"error": {"message": reply.error_message, "type": "scripted"}}
                     self._send(reply.status, payload, reply.headers)
+                    return
+                if reply.body is not None:  # a proxy's or a broken server's 200
+                    self._send(200, reply.body, reply.headers)
                     return
                 top = int(body.get("top_logprobs") or 0)
                 logprobs = bool(body.get("logprobs")) and server.logprobs_supported
