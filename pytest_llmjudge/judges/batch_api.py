@@ -33,6 +33,11 @@ class BatchApiError(Exception):
         super().__init__(message)
         self.status = status
 
+    @property
+    def no_batch_api(self) -> bool:
+        """The server has no Batch API: llama.cpp, Ollama and vLLM answer its paths so."""
+        return self.status in (404, 405, 501)
+
 
 @dataclass(frozen=True)
 class BatchStatus:

@@ -42,8 +42,6 @@ __all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
 
 FIRST_POLL = 0.2  # seconds; the wait between polls grows by half each time
 LONGEST_POLL = 30.0
-#: what a server without ``/v1/files`` or ``/v1/batches`` answers (llama.cpp, Ollama, vLLM)
-NO_BATCH_API = frozenset({404, 405, 501})
 PLAN_CHUNK = 500  # judgments whose cached runs are looked up in one query
 WRITE_CHUNK = 5_000  # runs put in the cache in one write
 OnLoop = Callable[[Coroutine[Any, Any, Any]], Any]  # runs a coroutine on the judge's loop
@@ -194,7 +192,7 @@ class BatchJudging:
                 batch_api.create, record.input_file_id, record.fingerprint
             )
         except batch_api.BatchApiError as exc:
-            if exc.status in NO_BATCH_API:  # a local server: running again cannot help
+            if exc.no_batch_api:  # a local server: running again cannot help
                 self.records.drop(record)
                 problem = f"the judge server has no Batch API ({exc}): "
                 problem += "set llmjudge_batch = false to judge it directly"
