@@ -99,6 +99,9 @@ class Usage:
     batch_tokens_unknown: int = 0  # of the requests above, those whose reply did not say them
     batch_runs: int = 0
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: per batch id, what its collection read: [requests, prompt, completion, tokens unknown]
+    #: of every line that came back (xdist workers that read the same batch say the same)
+    collected: dict[str, list[int]] = field(default_factory=dict)
     # With llmjudge_trace: what each request sent and got back ({"messages", "reply"}).
     exchanges: list[dict[str, Any]] | None = None
 
@@ -162,13 +165,39 @@ class Usage:
         self.batch_tokens_unknown += other.batch_tokens_unknown
         self.batch_runs += other.batch_runs
         self.batches |= other.batches
+        self.collected |= other.collected
+
+    def counts(self) -> list[int]:
+        """``[calls, prompt tokens, completion tokens, calls with tokens unknown]``."""
+        return [self.calls, self.prompt_tokens, self.completion_tokens, self.tokens_unknown]
+
+    def with_batches_collected(self) -> Usage:
+        """The session's usage with its batches' requests as collected (each batch once,
+        whichever process read it) in place of those its items took: a request whose item
+        never ran (-x, Ctrl-C) was made and billed all the same."""
+        if not self.collected:
+            return self
+        made = [sum(line[i] for line in self.collected.values()) for i in range(4)]
+        taken = [self.batch_calls, self.batch_prompt_tokens, self.batch_completion_tokens,
+                 self.batch_tokens_unknown]  # fmt: skip
+        calls, prompt, completion, unknown = (
+            now + m - t for now, m, t in zip(self.counts(), made, taken, strict=True)
+        )
+        return replace(
+            self, calls=calls, prompt_tokens=prompt, completion_tokens=completion,
+            tokens_unknown=unknown, batch_calls=made[0], batch_prompt_tokens=made[1],
+            batch_completion_tokens=made[2], batch_tokens_unknown=made[3], collected={},
+        )  # fmt: skip
 
 
 def said_tokens(billed: object) -> tuple[int, int] | None:
     """The prompt and completion tokens a reply's ``usage`` says, or None when it does not
     say both (never guessed as 0)."""
-    prompt = getattr(billed, "prompt_tokens", None)
-    completion = getattr(billed, "completion_tokens", None)
+    if isinstance(billed, dict):  # a batch's output line, read as JSON
+        prompt, completion = billed.get("prompt_tokens"), billed.get("completion_tokens")
+    else:
+        prompt = getattr(billed, "prompt_tokens", None)
+        completion = getattr(billed, "completion_tokens", None)
     if _count(prompt) and _count(completion):
         return prompt, completion
     return None

@@ -34,9 +34,13 @@ class BatchApiError(Exception):
         self.status = status
 
     @property
-    def no_batch_api(self) -> bool:
-        """The server has no Batch API: llama.cpp, Ollama and vLLM answer its paths so."""
-        return self.status in (404, 405, 501)
+    def no_batch_api(self) -> str | None:
+        """What to do when the server has no Batch API (llama.cpp, Ollama and vLLM answer its
+        paths with a 404), else None."""
+        if self.status not in (404, 405, 501):
+            return None
+        advice = "set llmjudge_batch = false to judge it directly"
+        return f"the judge server has no Batch API ({self}): {advice}"
 
 
 @dataclass(frozen=True)

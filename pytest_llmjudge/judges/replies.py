@@ -77,29 +77,42 @@ PAIR_RESPONSE_FORMAT: dict[str, Any] = {
 
 def read_completion(raw: bytes) -> ChatCompletion:
     """A chat completion's body as the SDK's ``ChatCompletion``: validated by pydantic's parser
-    (about 10 us), or, from a server that leaves out or bends a field, built as leniently as
-    the SDK builds its replies (its ``construct``: about 200 us, the SDK's cost for every
-    reply). A body that is not a JSON object is a rejected reply."""
+    (about 10 us), or, from a server that leaves out or bends a field, read as
+    ``completion_of`` reads it. A body that is not a JSON object is a rejected reply."""
     from openai.types.chat import ChatCompletion
 
     try:
         return ChatCompletion.model_validate_json(raw)
     except ValidationError:
         pass
-    shown = _snippet(raw.decode(errors="replace"))
     try:
         data = json.loads(raw)
     except ValueError:
         data = None
     if not isinstance(data, dict):
+        shown = _snippet(raw.decode(errors="replace"))
         raise RetryableJudgeError(f"judge reply is not a chat completion: {shown}")
-    try:  # what the judge reads must be there and of its type; the rest may be left out
+    return completion_of(data, validated=False)
+
+
+def completion_of(data: dict[str, Any], validated: bool = True) -> ChatCompletion:
+    """A chat completion's JSON (a direct reply, a batch's output line) as the SDK's
+    ``ChatCompletion``; from a server that leaves out a field the judge does not read
+    (``created``, ``role``, a token count), built as leniently as the SDK builds its replies
+    (its ``construct``: about 200 us). Without what the judge reads, or with it of another
+    type, it is a rejected reply. ``validated``: try the strict reading first."""
+    from openai.types.chat import ChatCompletion
+
+    if validated:
+        try:
+            return ChatCompletion.model_validate(data)
+        except ValidationError:
+            pass
+    try:
         _ReadShape.model_validate(data)
     except ValidationError as exc:
-        problem = _describe_validation(exc)
-        raise RetryableJudgeError(
-            f"judge reply is not a chat completion: {problem}: {shown}"
-        ) from None
+        problem = f"{_describe_validation(exc)}: {_snippet(json.dumps(data))}"
+        raise RetryableJudgeError(f"judge reply is not a chat completion: {problem}") from None
     return ChatCompletion.construct(**data)
 
 

@@ -1,17 +1,17 @@
 """``llmjudge_batch``: the judge requests a session needs, through the provider's Batch API.
 
 Before the first item, the runs that the selected items will ask for and that the cache does
-not hold become one JSONL input file: one request per judgment (its runs as the ``n``
-choices; one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
+not hold become one JSONL input file: one request per judgment (its runs as the ``n`` choices;
+one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
 ``llmjudge_grouping=item``), ``custom_id`` the cache key of its first run. The file is
-uploaded, the batch created, and both recorded (``batch_records``) so that a rerun, also
-after Ctrl-C, collects the batch instead of submitting it again. The batch is polled, backing
-off, until it is done or the wait ends. Its replies are validated as direct replies are and
-fill the cache; the items are then judged from them (``served``), each request counted once,
-at the batch price. A request that failed in the batch is asked directly when its item runs
-(or is the item's error with strict ``batch``); what is still pending when the wait
-ends is its items' error. The requests of a batch that expired, failed or was cancelled are
-submitted again by the next session.
+uploaded, the batch created, and both recorded (``batch_records``): a rerun, also after Ctrl-C,
+collects the batch instead of submitting it again. The batch is polled, backing off, until it
+is done or the wait ends. Its replies, validated as direct replies are, fill the cache; the
+items are judged from them (``served``), each request counted once at the batch price (one that
+judged no run, for the session). A request that failed in the batch is asked directly when its
+item runs (strict ``batch``: the item's error); one still pending when the wait ends is its
+items' error; those of a batch that expired, failed or was cancelled are submitted again by the
+next session.
 
 Memory does not grow with the suite beyond the request ids and the run keys they map to: the
 request lines go to a file on disk as they are made (and are uploaded from it), the output is
@@ -32,10 +32,10 @@ from ..config.settings import Settings
 
 # batch_api's names are read through the module: one module object, also when tests run
 # pytest in-process again and the package holds an earlier import of it
-from ..judges import RetryableJudgeError, RunResult, batch_api
+from ..judges import RetryableJudgeError, RunResult, Usage, batch_api
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
-from .batch_served import BatchOutcome, Planned, WantedRuns, reply_answers
+from .batch_served import BatchOutcome, Planned, WantedRuns, line_request, reply_answers
 from .cache import JudgeCache, worth_keeping
 
 __all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
@@ -192,12 +192,10 @@ class BatchJudging:
                 batch_api.create, record.input_file_id, record.fingerprint
             )
         except batch_api.BatchApiError as exc:
-            if exc.no_batch_api:  # a local server: running again cannot help
+            if advice := exc.no_batch_api:  # a local server: running again cannot help
                 self.records.drop(record)
-                problem = f"the judge server has no Batch API ({exc}): "
-                problem += "set llmjudge_batch = false to judge it directly"
-                self.say(problem)
-                self._pending(record, problem)
+                self.say(advice)
+                self._pending(record, advice)
             else:
                 self._not_now(record, str(exc))
             return None
@@ -262,6 +260,7 @@ class BatchJudging:
         served.batch_ids.append(status.id)
         waiting = dict(record.lines)  # the requests not answered yet
         results: list[tuple[str, RunResult]] = []
+        made = Usage()  # every request that came back: billed, whether or not its item runs
         for file_id in filter(None, (status.output_file_id, status.error_file_id)):
             path = self.records.directory / f".output-{os.getpid()}.jsonl"
             try:
@@ -275,6 +274,7 @@ class BatchJudging:
                             continue  # a line that is not a reply: its runs are asked directly
                         if runs is not None:
                             self._read(status.id, batch, runs, reply, results)
+                            made.add(line_request(reply) or Usage())
                         if len(results) >= WRITE_CHUNK:
                             self._keep(results)
             finally:
@@ -282,6 +282,7 @@ class BatchJudging:
         for runs in waiting.values():
             self._read(status.id, batch, runs, None, results)
         self._keep(results)
+        self.outcome.collected[status.id] = made.counts()
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")
@@ -291,8 +292,7 @@ class BatchJudging:
         self.records.drop(record)
 
     def _keep(self, results: list[tuple[str, RunResult]]) -> None:
-        """Runs judged in the batch into the cache in one write (held in memory if that
-        fails: the items still take them)."""
+        """Runs judged in the batch into the cache in one write (held here if that fails)."""
         if results and not self.cache.put_many(results):
             self.outcome.served.results.update(results)
         results.clear()

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from ..basics.rubrics import Context, Dimension, grouped
-from ..judges import RetryableJudgeError, RunResult
+from ..judges import RetryableJudgeError, RunResult, Usage
+from ..judges.base import said_tokens
 from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
+from ..judges.replies import completion_of
 from .batch_records import LineRuns
 
 
@@ -76,6 +76,8 @@ class BatchOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     pending: dict[str, str] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: per batch this process collected, its requests that came back (``Usage.collected``)
+    collected: dict[str, list[int]] = field(default_factory=dict)
 
 
 def reply_answers(
@@ -100,14 +102,35 @@ def reply_answers(
     asked = [dimensions.get(name) for name in runs.parts]
     if None in asked:
         return "a dimension of this request is no longer configured"
-    from openai.types.chat import ChatCompletion
-
     try:
-        completion = ChatCompletion.model_validate(body)
-    except ValidationError:
-        return "the batch's reply is not a chat completion"
+        completion = completion_of(body)
+    except RetryableJudgeError as exc:
+        return str(exc)
     known = [d for d in asked if d is not None]
     dimension = known[0] if len(known) == 1 else grouped(known)
     answers = judge.read_replies(dimension, completion, len(runs.keys))
     missing = RetryableJudgeError("the reply has fewer choices than asked")
     return answers + [missing] * (len(runs.keys) - len(answers))
+
+
+def batch_request(prompt: int, completion: int, unknown: bool) -> Usage:
+    """One request of a batch as usage: a call and its tokens, all at the batch's price."""
+    return Usage(
+        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
+        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
+        tokens_unknown=int(unknown), batch_tokens_unknown=int(unknown),
+    )  # fmt: skip
+
+
+def line_request(reply: dict[str, Any]) -> Usage | None:
+    """A line of the batch's output as the request it answers, with the tokens its reply says
+    it billed (an error reply bills none), whether or not an item takes its runs; None for a
+    line never run (expired, cancelled: no response)."""
+    response = reply.get("response")
+    if not isinstance(response, dict):
+        return None
+    body = response.get("body")
+    if response.get("status_code") != 200 or not isinstance(body, dict):
+        return batch_request(0, 0, unknown=False)
+    said = said_tokens(body.get("usage"))
+    return batch_request(*(said or (0, 0)), unknown=said is None)

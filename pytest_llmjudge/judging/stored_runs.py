@@ -14,6 +14,7 @@ from ..analysis.judgment import RunOutcome
 from ..basics.rubrics import Context
 from ..judges import RunResult, Usage
 from .batch import BatchOutcome
+from .batch_served import batch_request
 from .cache import JudgeCache, worth_keeping
 from .planned import PlannedRun, RunKey, RunSlot
 from .trace import TraceWriter, trace_record
@@ -168,6 +169,7 @@ class StoredRuns:
         """What the runs items took from the session's batch cost, and its batches' facts."""
         total.add(self.taken)
         if self.batch is not None:
+            total.collected |= self.batch.collected
             total.batches |= self.batch.batches
 
     def close(self) -> None:
@@ -196,10 +198,5 @@ class StoredRuns:
 
 
 def _request(result: RunResult) -> Usage:
-    """A batch request as usage: one call and its tokens, all at the batch's price."""
-    prompt, completion = result.prompt_tokens, result.completion_tokens
-    return Usage(
-        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
-        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
-        tokens_unknown=int(result.tokens_unknown), batch_tokens_unknown=int(result.tokens_unknown),
-    )  # fmt: skip
+    """The batch request that judged a run, as the run carries it."""
+    return batch_request(result.prompt_tokens, result.completion_tokens, result.tokens_unknown)

@@ -189,6 +189,7 @@ class SessionResults:
 
 
 def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
+    usage = usage.with_batches_collected()
     dims = [d for i in items for d in i.dimensions.values()]
     tokens = Tokens.of(usage.prompt_tokens, usage.completion_tokens, usage.tokens_unknown)
     identity = judge_identity(settings)

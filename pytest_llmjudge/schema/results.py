@@ -230,9 +230,9 @@ class Meta(BaseModel):
     )
     unattributed_calls: int = Field(
         default=0,
-        description="requests in 'calls' that no item's row holds: judged ahead for items "
-        "that never ran (-x, Ctrl-C), made by an attempt a rerun replaced, or retried after "
-        "their item was reported (a timeout)",
+        description="requests in 'calls' that no item's row holds: judged ahead (or in a "
+        "batch) for items that never ran (-x, Ctrl-C), a batch's that judged no run, made by "
+        "an attempt a rerun replaced, or retried after their item was reported (a timeout)",
     )
     timeouts: int = Field(
         default=0,

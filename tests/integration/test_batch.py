@@ -318,6 +318,44 @@ def test_each_xdist_worker_uses_the_one_batch(
     assert (meta["calls"], meta["batch"]["calls"], meta["judgments"]) == (6, 6, 18)
 
 
+def test_requests_the_batch_answered_count_when_their_items_never_run(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """-x stops after the first item; the batch had answered, and billed, all six requests."""
+    write_evals(pytester, _entries())
+    result = run(pytester, "evals/", "-x", "-p", "no:randomly", *BATCH)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    meta = read_results(pytester)["meta"]
+    billed = judge_server.billed
+    assert billed["batch_requests"] == 6 and judge_server.count() == 0
+    assert (meta["calls"], meta["batch"]["calls"]) == (6, 6)
+    assert meta["tokens"]["prompt"] == billed["prompt"]
+    assert meta["tokens"]["completion"] == billed["completion"]
+    assert (
+        meta["unattributed_calls"]
+        == 6 - sum(row["usage"]["calls"] for row in read_results(pytester)["results"])
+        > 0
+    )
+    result.stdout.fnmatch_lines(["judge calls: 6 made*"])
+
+
+def test_batch_replies_with_no_usable_choice_are_counted_as_made_and_billed(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """Cut off in the batch (and once more directly): every request billed is counted."""
+    write_evals(pytester, [entry("a", "Fine. {{relevance=5 tone=5 cutoff=2}}")])
+    result = run(pytester, "evals/", *BATCH)
+    result.assert_outcomes(passed=1)
+    meta = read_results(pytester)["meta"]
+    billed = judge_server.billed
+    assert meta["calls"] == judge_server.count() + billed["batch_requests"] == 6
+    assert (meta["tokens"]["prompt"], meta["tokens"]["completion"]) == (
+        billed["prompt"],
+        billed["completion"],
+    )
+    assert meta["batch"]["calls"] == 2 and meta["batch"]["runs"] == 0
+
+
 def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
     result = run(pytester, "evals/", "-o", "llmjudge_batch=true", "--judge-no-cache")
@@ -338,5 +376,7 @@ def test_lines_refused_for_too_many_choices_teach_the_direct_requests(
     assert len(judge_server.batches.input_lines()) == 6
     assert sorted(r.n for r in judge_server.requests) == sorted([2, 1] * 6)
     meta = read_results(pytester)["meta"]
-    assert meta["calls"] == judge_server.count() and meta["judgments"] == 18
+    # the refused lines were requests too, answered with an error (and billed nothing)
+    assert meta["calls"] == judge_server.count() + 6 and meta["batch"]["calls"] == 6
+    assert meta["judgments"] == 18 and meta["batch"]["tokens"]["total"] == 0
     assert meta["server"]["choices_cap"] == 2

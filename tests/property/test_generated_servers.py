@@ -1,9 +1,9 @@
-"""Generated judge servers: a server with any mix of the quirks real ones have (a cap on
-choices, no logprobs, no json_schema, no usage, n ignored, a refused parameter) answering
-each request as a generated script says (a score, 429, 500, 503, a malformed or cut-off
-reply, a refusal), judged with any mix of the modes a user combines. Every session ends with
-each entry passed, failed or an error in one line, never a pass without a run, and the
-requests and tokens it counts are the ones the server received and billed."""
+"""Generated judge servers: a server with any mix of the quirks real ones have (a cap on choices,
+no logprobs, no json_schema, no usage, n ignored, a refused parameter) answering each request
+as a generated script says (a score, 429, 500, 503, a malformed or cut-off reply, a refusal),
+judged with any mix of the modes a user combines (the Batch API too). Every session ends with
+each entry passed, failed or an error in one line, never a pass without a run, and the requests
+and tokens it counts are the ones the server received and billed."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ settings.register_profile(
 )  # fmt: skip
 PROFILE = os.environ.get("LLMJUDGE_SERVERS_PROFILE", "servers")
 ENTRIES = 3
+EXAMPLES = itertools.count()
 
 REPLIES: dict[str, Callable[[], Reply]] = {
     "score": lambda: Reply(score=4),
@@ -59,6 +60,7 @@ MODES = st.fixed_dictionaries(
         "grouping": st.sampled_from(["dimension", "item"]),
         "scoring": st.sampled_from(["text", "logprobs"]),
         "sampling": st.sampled_from(["auto", "choices", "calls"]),
+        "batch": st.sampled_from(["false", "true"]),
     }
 )
 
@@ -99,8 +101,14 @@ def test_any_server_and_modes_end_in_verdicts_counted_as_the_server_saw_them(
         setattr(judge_server, name, value)
     judge_server.script = Scripted(replies)
     write_evals(pytester, [entry(f"e{i}", ticket=f"ticket {i}") for i in range(ENTRIES)])
-    args = [f"--judge-runs={modes['runs']}", "--judge-concurrency=1", "-p", "no:cacheprovider"]
-    for key in ("grouping", "scoring", "sampling"):
+    cache = f"cache-{next(EXAMPLES)}"  # the batch keeps its replies there; a fresh one each
+    args = [
+        f"--judge-runs={modes['runs']}",
+        "--judge-concurrency=1",
+        "-o",
+        f"llmjudge_cache={cache}",
+    ]
+    for key in ("grouping", "scoring", "sampling", "batch"):
         args += ["-o", f"llmjudge_{key}={modes[key]}"]
     args += ["-o", "llmjudge_max_retries=2", "-o", "llmjudge_retry_wait=0"]
     result = pytester.runpytest_inprocess(*QUIET, *args, "evals/")
@@ -117,7 +125,8 @@ def test_any_server_and_modes_end_in_verdicts_counted_as_the_server_saw_them(
         else:  # a verdict stands on runs the judge scored
             assert all(row[d]["runs"] for d in ("relevance", "tone")), row
     meta = results["meta"]
-    assert meta["calls"] == judge_server.count(), (meta["calls"], judge_server.count(), output)
+    sent = judge_server.count() + judge_server.batches.lines_answered
+    assert meta["calls"] == sent, (meta["calls"], sent, output)
     if not quirks["usage_left_out"]:
         tokens = meta["tokens"]
         billed = judge_server.billed
