@@ -4,10 +4,13 @@ planned, and the runs the session's batches judged, failed or left pending, kept
 
 from __future__ import annotations
 
+import os
+import tempfile
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
@@ -40,16 +43,41 @@ class Planned:
 
 @dataclass
 class Served:
-    """The runs a session's batches judged: per run key (as its 32 bytes), the batch, whether
-    its request is charged to it and whether an item took it already. The results are in the
-    cache; those the cache does not keep (or could not write) are held here."""
+    """The runs a session's batches judged, as a compact table: per run key (as its 32
+    bytes) a row and whether its request is charged to it and an item took it already; each
+    row's score and tokens in arrays, its reasoning in a file on disk, read back when an item
+    takes the run. Items are served from it (the cache is written for later sessions)."""
 
-    runs: dict[bytes, int] = field(default_factory=dict)  # batch << 2 | taken << 1 | first
-    batch_ids: list[str] = field(default_factory=list)
-    results: dict[str, RunResult] = field(default_factory=dict)
+    runs: dict[bytes, int] = field(default_factory=dict)  # row << 2 | taken << 1 | first
+    folder: Path | None = None  # where the reasonings' file is made (the cache's)
+    _scores: array[float] = field(default_factory=lambda: array("d"))
+    _text_scores: array[int] = field(default_factory=lambda: array("b"))  # 0: None
+    _tokens: array[int] = field(default_factory=lambda: array("q"))  # prompt, completion
+    _flags: bytearray = field(default_factory=bytearray)  # 1: an integer score; 2: tokens unknown
+    _unweighted: array[int] = field(default_factory=lambda: array("h"))  # 0: None, i: causes[i-1]
+    _causes: list[str] = field(default_factory=list)
+    _ends: array[int] = field(default_factory=lambda: array("q", [0]))  # reasonings' ends
+    _file: BinaryIO | None = None
+    _unflushed: bool = False
 
-    def add(self, key: str, batch: int, first: bool) -> None:
-        self.runs[bytes.fromhex(key)] = batch << 2 | int(first)
+    def add(self, key: str, result: RunResult, first: bool) -> None:
+        """A run the batch judged (its parts already apart), charged its request if ``first``."""
+        self.runs[bytes.fromhex(key)] = len(self._scores) << 2 | int(first)
+        self._scores.append(result.score)
+        self._text_scores.append(result.text_score or 0)
+        self._tokens.extend((result.prompt_tokens, result.completion_tokens))
+        self._flags.append((type(result.score) is int) | result.tokens_unknown << 1)
+        cause = result.unweighted
+        if cause is not None and cause not in self._causes:
+            self._causes.append(cause)
+        self._unweighted.append(0 if cause is None else self._causes.index(cause) + 1)
+        if self._file is None:
+            # (closed with the session, and gone from disk once closed)
+            self._file = tempfile.TemporaryFile(dir=self.folder)  # noqa: SIM115
+        text = result.reasoning.encode("utf-8", "surrogatepass")
+        self._file.write(text)
+        self._ends.append(self._ends[-1] + len(text))
+        self._unflushed = True
 
     def look(self, key: str) -> int | None:
         """The run's entry (None: not judged in a batch)."""
@@ -62,6 +90,33 @@ class Served:
             return None
         self.runs[name] = bits | 2
         return bool(bits & 1), bool(bits & 2)
+
+    def result(self, key: str) -> RunResult | None:
+        """The run's result as the batch gave it (None: not judged in a batch)."""
+        bits = self.runs.get(bytes.fromhex(key))
+        if bits is None:
+            return None
+        row = bits >> 2
+        assert self._file is not None
+        if self._unflushed:
+            self._file.flush()
+            self._unflushed = False
+        start = self._ends[row]
+        text = os.pread(self._file.fileno(), self._ends[row + 1] - start, start)
+        flags, score, cause = self._flags[row], self._scores[row], self._unweighted[row]
+        return RunResult(
+            int(score) if flags & 1 else score,
+            text.decode("utf-8", "surrogatepass"),
+            self._tokens[2 * row],
+            self._tokens[2 * row + 1],
+            text_score=self._text_scores[row] or None,
+            tokens_unknown=bool(flags & 2),
+            unweighted=self._causes[cause - 1] if cause else None,
+        )
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
 
     def __len__(self) -> int:
         return len(self.runs)
