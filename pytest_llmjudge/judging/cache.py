@@ -46,7 +46,7 @@ class JudgeCache:
         self._db: EntryDatabase | None = None
         # by judgment: the hash of its key's material up to the run index, and the rest
         self._prefixes: dict[tuple[object, ...], tuple[Any, str]] = {}
-        self._heads: dict[tuple[str, str], Any] = {}  # by dimension: the hash of the head
+        self._heads: dict[tuple[str, str], hashlib._Hash] = {}  # by dimension: the hash of the head
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -103,7 +103,7 @@ class JudgeCache:
         material.update(f"{run_index}{last[1]}".encode())
         return material.hexdigest()
 
-    def _head(self, dimension: Dimension) -> Any:
+    def _head(self, dimension: Dimension) -> hashlib._Hash:
         """The hash of the key's JSON up to the ticket: ``[CACHE_FORMAT, identity, name,
         version, `` (the same text ``json.dumps`` gives for the whole list, made once)."""
         name = (dimension.name, dimension.version)
