@@ -113,16 +113,16 @@ class StoredRuns:
             return None
         outcomes: list[RunSlot] = []
         reused: list[bool] = []
+        usage = Usage()  # what the runs not taken before cost (their sum: one Usage)
         for key in keys:
-            usage = Usage()
             result = served.result(key)
             assert result is not None  # (looked up above)
             outcome, taken = self._take(key, result, usage)
             outcomes.append(outcome)
             reused.append(taken)
-            self.taken.add(usage)
-            if paid is not None and not taken:
-                paid.append(usage)
+        self.taken.add(usage)
+        if paid is not None and not all(reused):
+            paid.append(usage)
         return outcomes, reused
 
     def unserved(self, groups: list[list[PlannedRun]]) -> list[list[PlannedRun]]:
