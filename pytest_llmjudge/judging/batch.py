@@ -254,26 +254,29 @@ class BatchJudging:
         self.outcome.served.folder = self.records.directory
         waiting = dict(record.lines)  # the requests not answered yet
         results: list[tuple[str, RunResult]] = []
-        for file_id in filter(None, (status.output_file_id, status.error_file_id)):
-            path = self.records.directory / f".output-{os.getpid()}.jsonl"
-            try:
-                self._call(batch_api.download, file_id, path)
-                with open(path, "rb") as replies:
-                    for raw in replies:
-                        try:
-                            reply = json.loads(raw)
-                            runs = waiting.pop(str(reply["custom_id"]), None)
-                        except (ValueError, KeyError, TypeError):
-                            continue  # a line that is not a reply: its runs are asked directly
-                        if runs is not None:
-                            self._read(status.id, runs, reply, results)
-                        if len(results) >= WRITE_CHUNK:
-                            self._keep(results)
-            finally:
-                path.unlink(missing_ok=True)
-        for runs in waiting.values():
-            self._read(status.id, runs, None, results)
-        self._keep(results)
+        try:  # what was read is served, also when a download fails
+            for file_id in filter(None, (status.output_file_id, status.error_file_id)):
+                path = self.records.directory / f".output-{os.getpid()}.jsonl"
+                try:
+                    self._call(batch_api.download, file_id, path)
+                    with open(path, "rb") as replies:
+                        for raw in replies:
+                            try:
+                                reply = json.loads(raw)
+                                runs = waiting.pop(str(reply["custom_id"]), None)
+                            except (ValueError, KeyError, TypeError):
+                                continue  # a line that is not a reply: its runs are asked directly
+                            if runs is not None:
+                                self._read(status.id, runs, reply, results)
+                            if len(results) >= WRITE_CHUNK:
+                                self._keep(results)
+                finally:
+                    path.unlink(missing_ok=True)
+            for runs in waiting.values():
+                self._read(status.id, runs, None, results)
+            self._keep(results)
+        finally:
+            self.outcome.served.index()
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")

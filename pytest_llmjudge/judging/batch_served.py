@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import tempfile
 from array import array
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,15 +42,25 @@ class Planned:
     size: int  # bytes
 
 
+KEY = 32  # bytes of a run's key
+RECENT = 64  # keys whose row is kept after a look-up: an item looks its runs up 3 times
+
+
 @dataclass
 class Served:
-    """The runs a session's batches judged, as a compact table: per run key (as its 32
-    bytes) a row and whether its request is charged to it and an item took it already; each
-    row's score and tokens in arrays, its reasoning in a file on disk, read back when an item
-    takes the run. Items are served from it (the cache is written for later sessions)."""
+    """The runs a session's batches judged, as a compact table: the runs' keys (32 bytes
+    each) sorted in one bytes object and found by bisection (a dict held 100 bytes a run),
+    each key's row; per row whether its request is charged to it and whether an item took
+    it already, its score and tokens in arrays, its reasoning in a file on disk, read back
+    when an item takes the run. Items are served from it (the cache is written for later
+    sessions)."""
 
-    runs: dict[bytes, int] = field(default_factory=dict)  # row << 2 | taken << 1 | first
     folder: Path | None = None  # where the reasonings' file is made (the cache's)
+    _keys: bytes = b""  # sorted
+    _rows: array[int] = field(default_factory=lambda: array("I"))  # each sorted key's row
+    _added: bytearray = field(default_factory=bytearray)  # keys added since ``index``
+    _recent: dict[bytes, int] = field(default_factory=dict)
+    _bits: bytearray = field(default_factory=bytearray)  # 1: charged its request; 2: taken
     _scores: array[float] = field(default_factory=lambda: array("d"))
     _text_scores: array[int] = field(default_factory=lambda: array("b"))  # 0: None
     _tokens: array[int] = field(default_factory=lambda: array("q"))  # prompt, completion
@@ -58,11 +69,12 @@ class Served:
     _causes: list[str] = field(default_factory=list)
     _ends: array[int] = field(default_factory=lambda: array("q", [0]))  # reasonings' ends
     _file: BinaryIO | None = None
-    _unflushed: bool = False
 
     def add(self, key: str, result: RunResult, first: bool) -> None:
-        """A run the batch judged (its parts already apart), charged its request if ``first``."""
-        self.runs[bytes.fromhex(key)] = len(self._scores) << 2 | int(first)
+        """A run the batch judged (its parts already apart), charged its request if
+        ``first``; found once ``index`` has been called."""
+        self._added += bytes.fromhex(key)
+        self._bits.append(int(first))
         self._scores.append(result.score)
         self._text_scores.append(result.text_score or 0)
         self._tokens.extend((result.prompt_tokens, result.completion_tokens))
@@ -77,30 +89,52 @@ class Served:
         text = result.reasoning.encode("utf-8", "surrogatepass")
         self._file.write(text)
         self._ends.append(self._ends[-1] + len(text))
-        self._unflushed = True
+
+    def index(self) -> None:
+        """The keys added since sorted in with the others (a key added again: its last row);
+        the reasonings written."""
+        first = len(self._bits) - len(self._added) // KEY  # the row of the first added
+        pairs = [(self._keys[i * KEY : i * KEY + KEY], row) for i, row in enumerate(self._rows)]
+        added = bytes(self._added)
+        pairs += [(added[i : i + KEY], first + i // KEY) for i in range(0, len(added), KEY)]
+        pairs.sort()
+        kept = [p for i, p in enumerate(pairs) if i + 1 == len(pairs) or pairs[i + 1][0] != p[0]]
+        self._keys = b"".join(name for name, _ in kept)
+        self._rows = array("I", [row for _, row in kept])
+        self._added, self._recent = bytearray(), {}
+        if self._file is not None:
+            self._file.flush()
 
     def look(self, key: str) -> int | None:
-        """The run's entry (None: not judged in a batch)."""
-        return self.runs.get(bytes.fromhex(key))
+        """The run's row (None: not judged in a batch)."""
+        name = bytes.fromhex(key)
+        row = self._recent.get(name)
+        if row is not None:
+            return row
+        keys = self._keys
+        at = bisect_left(range(len(self._rows)), name, key=lambda i: keys[i * KEY : i * KEY + KEY])
+        if keys[at * KEY : at * KEY + KEY] != name:
+            return None
+        if len(self._recent) >= RECENT:
+            self._recent.clear()
+        row = self._recent[name] = self._rows[at]
+        return row
 
     def take(self, key: str) -> tuple[bool, bool] | None:
         """The run, marked as taken by an item: (charged to it, taken already)."""
-        bits = self.runs.get(name := bytes.fromhex(key))
-        if bits is None:
+        row = self.look(key)
+        if row is None:
             return None
-        self.runs[name] = bits | 2
+        bits = self._bits[row]
+        self._bits[row] = bits | 2
         return bool(bits & 1), bool(bits & 2)
 
     def result(self, key: str) -> RunResult | None:
         """The run's result as the batch gave it (None: not judged in a batch)."""
-        bits = self.runs.get(bytes.fromhex(key))
-        if bits is None:
+        row = self.look(key)
+        if row is None:
             return None
-        row = bits >> 2
         assert self._file is not None
-        if self._unflushed:
-            self._file.flush()
-            self._unflushed = False
         start = self._ends[row]
         text = os.pread(self._file.fileno(), self._ends[row + 1] - start, start)
         flags, score, cause = self._flags[row], self._scores[row], self._unweighted[row]
@@ -119,7 +153,7 @@ class Served:
             self._file.close()
 
     def __len__(self) -> int:
-        return len(self.runs)
+        return len(self._rows)
 
 
 @dataclass
