@@ -10,6 +10,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -43,6 +44,7 @@ class Planned:
 
 
 KEY = 32  # bytes of a run's key
+BUCKETS = 1 << 16  # keys are looked for among those of their first two bytes
 RECENT = 64  # keys whose row is kept after a look-up: an item looks its runs up 3 times
 
 
@@ -58,6 +60,8 @@ class Served:
     folder: Path | None = None  # where the reasonings' file is made (the cache's)
     _keys: bytes = b""  # sorted
     _rows: array[int] = field(default_factory=lambda: array("I"))  # each sorted key's row
+    # where the sorted keys of each first two bytes start
+    _starts: array[int] = field(default_factory=lambda: array("I", [0] * (BUCKETS + 1)))
     _added: bytearray = field(default_factory=bytearray)  # keys added since ``index``
     _recent: dict[bytes, int] = field(default_factory=dict)
     _bits: bytearray = field(default_factory=bytearray)  # 1: charged its request; 2: taken
@@ -101,6 +105,10 @@ class Served:
         kept = [p for i, p in enumerate(pairs) if i + 1 == len(pairs) or pairs[i + 1][0] != p[0]]
         self._keys = b"".join(name for name, _ in kept)
         self._rows = array("I", [row for _, row in kept])
+        counts = [0] * (BUCKETS + 1)  # the keys under each first two bytes
+        for name, _ in kept:
+            counts[(name[0] << 8 | name[1]) + 1] += 1
+        self._starts = array("I", accumulate(counts))
         self._added, self._recent = bytearray(), {}
         if self._file is not None:
             self._file.flush()
@@ -111,8 +119,9 @@ class Served:
         row = self._recent.get(name)
         if row is not None:
             return row
-        keys = self._keys
-        at = bisect_left(range(len(self._rows)), name, key=lambda i: keys[i * KEY : i * KEY + KEY])
+        keys, bucket = self._keys, name[0] << 8 | name[1]
+        lo, hi = self._starts[bucket], self._starts[bucket + 1]  # (a few keys)
+        at = bisect_left(range(hi), name, lo, hi, key=lambda i: keys[i * KEY : i * KEY + KEY])
         if keys[at * KEY : at * KEY + KEY] != name:
             return None
         if len(self._recent) >= RECENT:
