@@ -16,8 +16,9 @@ next session.
 Memory does not grow with the suite beyond the request ids and the run keys they map to: the
 request lines go to a file on disk as they are made (and are uploaded from it), the output is
 downloaded to a file and read line by line, its runs go to the cache many at a time, and what
-the items need to know (which runs the batch judged, and which request each is charged to)
-is a compact table; the replies' texts are read back from the cache when an item needs them.
+the items need to know (which runs the batch judged, which request each is charged to,
+their scores and tokens) is a compact table, the reasonings in a file on disk that an item
+reads its runs' from: the items do not read the cache back (it is written for later sessions).
 """
 
 from __future__ import annotations
@@ -255,34 +256,35 @@ class BatchJudging:
         """Read a finished batch's replies into the cache and the outcome, a line at a time;
         forget its record."""
         self.outcome.batches[status.id] = _facts(status)
-        served = self.outcome.served
-        batch = len(served.batch_ids)
-        served.batch_ids.append(status.id)
+        self.outcome.served.folder = self.records.directory
         waiting = dict(record.lines)  # the requests not answered yet
         results: list[tuple[str, RunResult]] = []
         made = Usage()  # every request that came back: billed, whether or not its item runs
-        for file_id in filter(None, (status.output_file_id, status.error_file_id)):
-            path = self.records.directory / f".output-{os.getpid()}.jsonl"
-            try:
-                self._call(batch_api.download, file_id, path)
-                with open(path, "rb") as replies:
-                    for raw in replies:
-                        try:
-                            reply = json.loads(raw)
-                            runs = waiting.pop(str(reply["custom_id"]), None)
-                        except (ValueError, KeyError, TypeError):
-                            continue  # a line that is not a reply: its runs are asked directly
-                        if runs is not None:
-                            self._read(status.id, batch, runs, reply, results)
-                            made.add(line_request(reply) or Usage())
-                        if len(results) >= WRITE_CHUNK:
-                            self._keep(results)
-            finally:
-                path.unlink(missing_ok=True)
-        for runs in waiting.values():
-            self._read(status.id, batch, runs, None, results)
-        self._keep(results)
-        self.outcome.collected[status.id] = made.counts()
+        try:  # what was read is served (and counted), also when a download fails
+            for file_id in filter(None, (status.output_file_id, status.error_file_id)):
+                path = self.records.directory / f".output-{os.getpid()}.jsonl"
+                try:
+                    self._call(batch_api.download, file_id, path)
+                    with open(path, "rb") as replies:
+                        for raw in replies:
+                            try:
+                                reply = json.loads(raw)
+                                runs = waiting.pop(str(reply["custom_id"]), None)
+                            except (ValueError, KeyError, TypeError):
+                                continue  # a line that is not a reply: its runs are asked directly
+                            if runs is not None:
+                                self._read(status.id, runs, reply, results)
+                                made.add(line_request(reply) or Usage())
+                            if len(results) >= WRITE_CHUNK:
+                                self._keep(results)
+                finally:
+                    path.unlink(missing_ok=True)
+            for runs in waiting.values():
+                self._read(status.id, runs, None, results)
+            self._keep(results)
+        finally:
+            self.outcome.served.index()
+            self.outcome.collected[status.id] = made.counts()
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")
@@ -292,15 +294,14 @@ class BatchJudging:
         self.records.drop(record)
 
     def _keep(self, results: list[tuple[str, RunResult]]) -> None:
-        """Runs judged in the batch into the cache in one write (held here if that fails)."""
-        if results and not self.cache.put_many(results):
-            self.outcome.served.results.update(results)
+        """Runs judged in the batch into the cache in one write, for later sessions."""
+        if results:
+            self.cache.put_many(results)
         results.clear()
 
     def _read(
         self,
         batch_id: str,
-        batch: int,
         runs: LineRuns,
         reply: dict[str, Any] | None,
         results: list[tuple[str, RunResult]],
@@ -321,11 +322,10 @@ class BatchJudging:
                 if first:
                     result = result.billed_as(answer)
                 charged = True
-                self.outcome.served.add(key, batch, first)
+                self.outcome.served.add(key, result, first)
+                # (not kept by the cache: a weighted score asked, the text one given)
                 if worth_keeping(result, self.settings.scoring):
                     results.append((key, result))
-                else:  # not kept by the cache (a weighted score asked, the text one given)
-                    self.outcome.served.results[key] = result
 
 
 def _facts(status: batch_api.BatchStatus) -> dict[str, Any]:

@@ -46,6 +46,7 @@ class JudgeCache:
         self._db: EntryDatabase | None = None
         # by judgment: the hash of its key's material up to the run index, and the rest
         self._prefixes: dict[tuple[object, ...], tuple[Any, str]] = {}
+        self._heads: dict[tuple[str, str], hashlib._Hash] = {}  # by dimension: the hash of the head
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -84,16 +85,16 @@ class JudgeCache:
         what = (dimension, ticket, response, context, group)
         last = self._prefixes.get(what)
         if last is None:
-            head = [CACHE_FORMAT, self._identity, dimension.name, dimension.version]
-            before = json.dumps([*head, ticket, response], sort_keys=True)
+            # the JSON of [*head, ticket, response] less its "]": the head's hashed once
+            prefix = self._head(dimension).copy()
+            prefix.update(f"{json.dumps(ticket)}, {json.dumps(response)}, ".encode())
             # earlier turns, and the reference for a dimension that uses it (or is judged
             # with one that does); nothing for a single-turn entry: old keys stay
             scope = context.for_dimension(group or dimension).key()
-            after = json.dumps(
-                [*scope, *(["group", group.version] if group is not None else [])],
-                sort_keys=True,
-            )
-            prefix = hashlib.sha256(before[:-1].encode() + b", ")
+            after = "[]"
+            if scope or group is not None:
+                grouped = ["group", group.version] if group is not None else []
+                after = json.dumps([*scope, *grouped], sort_keys=True)
             last = (prefix, "]" if after == "[]" else ", " + after[1:])
             if len(self._prefixes) >= KEPT_PREFIXES:
                 self._prefixes.clear()  # (the judgments in flight fill it again)
@@ -101,6 +102,16 @@ class JudgeCache:
         material = last[0].copy()
         material.update(f"{run_index}{last[1]}".encode())
         return material.hexdigest()
+
+    def _head(self, dimension: Dimension) -> hashlib._Hash:
+        """The hash of the key's JSON up to the ticket: ``[CACHE_FORMAT, identity, name,
+        version, `` (the same text ``json.dumps`` gives for the whole list, made once)."""
+        name = (dimension.name, dimension.version)
+        head = self._heads.get(name)
+        if head is None:
+            text = json.dumps([CACHE_FORMAT, self._identity, *name], sort_keys=True)
+            head = self._heads[name] = hashlib.sha256(text[:-1].encode() + b", ")
+        return head
 
     def pair_key(
         self,

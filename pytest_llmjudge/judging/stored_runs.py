@@ -30,10 +30,8 @@ class StoredRuns:
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
     # The runs of the item being judged that the batch served, as ``unserved`` found them:
-    # their cache keys and results, read in one query for the item's dimensions (each
-    # dimension's ``take`` would ask again, and hash its keys again)
+    # their cache keys (each dimension's ``take`` would hash them again)
     _keys: dict[RunKey, str] = field(default_factory=dict, repr=False)
-    _ready: dict[str, RunResult] = field(default_factory=dict, repr=False)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -87,11 +85,7 @@ class StoredRuns:
 
     def _batch_result(self, key: str) -> RunResult | None:
         assert self.batch is not None
-        served = self.batch.served
-        if served.look(key) is None:
-            return None
-        # None when its entry is gone: asked directly
-        return served.results.get(key) or (self.cache.get(key) if self.cache else None)
+        return self.batch.served.result(key)
 
     def _take(self, key: str, result: RunResult, usage: Usage) -> tuple[RunOutcome, bool]:
         assert self.batch is not None
@@ -118,28 +112,23 @@ class StoredRuns:
             return None
         if any(run.key in started for run in runs):
             return None
-        found = {key: self._ready.pop(key) for key in keys if key in self._ready}
-        unread = [key for key in keys if key not in found and key not in served.results]
-        if unread and self.cache is not None:  # one query for the item's
-            found |= self.cache.get_many(unread)
-        results = [served.results.get(key) or found.get(key) for key in keys]
-        if None in results:
-            return None  # an entry is gone: asked directly
         outcomes: list[RunSlot] = []
         reused: list[bool] = []
-        for key, result in zip(keys, results, strict=True):
-            usage = Usage()
-            outcome, taken = self._take(key, result, usage)  # type: ignore[arg-type]
+        usage = Usage()  # what the runs not taken before cost (their sum: one Usage)
+        for key in keys:
+            result = served.result(key)
+            assert result is not None  # (looked up above)
+            outcome, taken = self._take(key, result, usage)
             outcomes.append(outcome)
             reused.append(taken)
-            self.taken.add(usage)
-            if paid is not None and not taken:
-                paid.append(usage)
+        self.taken.add(usage)
+        if paid is not None and not all(reused):
+            paid.append(usage)
         return outcomes, reused
 
     def unserved(self, groups: list[list[PlannedRun]]) -> list[list[PlannedRun]]:
         """The groups of runs the session's batch did not judge (those it did are taken
-        when their item asks, not planned: their results are read now, in one query)."""
+        from its table when their item asks, not planned)."""
         if self.batch is None or not self.batch.served:
             return groups
         left, keys = [], {}
@@ -150,9 +139,7 @@ class StoredRuns:
                 left.append(group)
             else:
                 keys.update(found)
-        wanted = [key for key in keys.values() if key not in self.batch.served.results]
         self._keys = keys
-        self._ready = self.cache.get_many(wanted) if wanted and self.cache is not None else {}
         return left
 
     def _served_keys(self, group: list[PlannedRun]) -> dict[RunKey, str] | None:
@@ -178,6 +165,8 @@ class StoredRuns:
             self.trace.close()
         if self.cache is not None:
             self.cache.close()
+        if self.batch is not None:
+            self.batch.served.close()
 
     def remember(self, judged: Sequence[tuple[PlannedRun, RunResult]]) -> None:
         """Keep the runs a request judged, in one write; a grouped request's result under
