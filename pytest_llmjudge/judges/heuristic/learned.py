@@ -72,9 +72,10 @@ def features(ticket: str, response: str) -> dict[str, float]:
 
 
 def _nothing_new(sentence: str, asked: set[str]) -> bool:
-    """No figure, label or action of ours, and at most one word that neither the ticket nor
-    courtesy holds (three beside a warm word: "We love hearing from you about your order!")."""
-    if SPECIFIC.search(sentence) or ACTION.search(sentence):
+    """No figure, label, name or action of ours, and at most one word that neither the ticket
+    nor courtesy holds (three beside a warm word: "We love hearing from you about your order!")."""
+    names = [w for w in words(sentence)[1:] if w[0].isupper() and stem(w) not in asked]
+    if SPECIFIC.search(sentence) or ACTION.search(sentence) or set(names) - {"I"}:
         return False
     new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
     new = [t for t in new if not any(same_subject(t, a) for a in asked)]
