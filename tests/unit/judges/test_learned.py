@@ -106,8 +106,7 @@ POOL_FILLER = [
     "Great question about the pool on Sundays! We love hearing from our members.",
     "Hello, and thank you for your message about Sunday opening. We truly value your loyalty.",
     "You would like to know when the pool opens on Sundays. Thanks so much for asking us!",
-    "What a lovely question. Sunday swims are a wonderful way to relax, and we are glad you "
-    "asked.",
+    "What a lovely question. Sunday swims are a wonderful way to relax, and we are glad you asked.",
 ]
 # ... one sentence of which says something: a time, a name, what we did
 SAYS_SOMETHING = [
