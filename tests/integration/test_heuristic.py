@@ -20,7 +20,7 @@ def test_the_blatant_fail_with_their_signal_and_plain_answers_pass(
         "plain": ANSWER,
         "polite": f"Sorry for the trouble! {ANSWER} Please let us know if it still fails.",
         "terse": "Card settings > Travel use: on.",
-        "rude": f"Obviously you didn't read the FAQ. {ANSWER}",
+        "rude": f"It's your own fault. {ANSWER}",
         "deflection": "Please contact support.",
         "elsewhere": "Exam resits take place in the second week of August; the timetable is "
         "on the student portal.",

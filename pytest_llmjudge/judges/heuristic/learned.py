@@ -61,16 +61,26 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
-    # new information: a word or figure the ticket and courtesy did not hold (a short answer
-    # may be one word: "None."); a long one with nothing concrete (figure, label, name) evades
-    fresh = [t for t in content_terms(COURTESY.sub(" ", response)) if sentiment().get(t, 0) < 1]
-    fresh = [t for t in fresh if not any(same_subject(t, a) for a in asked)]
-    figures = {w for w in tokens if w.isdigit()} - {w for w in words(ticket) if w.isdigit()}
-    form["over 7 words, nothing new"] = float(len(tokens) > 7 and not fresh and not figures)
+    # filler: courtesy, kindness and the ticket said back, sentence after sentence; a long
+    # answer with nothing concrete (figure, label, name) evades
+    idle = len(parts) >= 2 and all(_nothing_new(s, asked) for s in parts)
+    form["every sentence courtesy, kindness or the ticket said back"] = float(idle)
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
     concrete = SPECIFIC.search(response) or names
     form["over 25 words, nothing concrete"] = float(len(tokens) > 25 and not concrete)
     return found | {f"f:{name}": value for name, value in form.items()}
+
+
+def _nothing_new(sentence: str, asked: set[str]) -> bool:
+    """No figure, label, name or action of ours, and at most one word that neither the ticket
+    nor courtesy holds (three beside a warm word: "We love hearing from you about your order!")."""
+    names = [w for w in words(sentence)[1:] if w[0].isupper() and stem(w) not in asked]
+    if SPECIFIC.search(sentence) or ACTION.search(sentence) or set(names) - {"I"}:
+        return False
+    new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
+    new = [t for t in new if not any(same_subject(t, a) for a in asked)]
+    warm = any(sentiment().get(w.lower(), 0.0) >= 1.5 for w in words(sentence))
+    return len(new) <= (3 if warm else 1)
 
 
 @cache

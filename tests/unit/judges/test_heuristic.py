@@ -104,7 +104,6 @@ TICKET, ANSWER = TICKETS[0]
 TONE_FAMILIES = {
     "profanity": [f"{ANSWER} This shit happens.", f"Damn, {ANSWER.lower()}"],
     "contempt": [
-        f"Obviously you didn't read the FAQ. {ANSWER}",
         f"What a silly question. {ANSWER}",
         f"{ANSWER} Not our problem if you forget, genius.",
         f"{ANSWER} Everyone else manages fine.",
@@ -115,7 +114,6 @@ TONE_FAMILIES = {
         f"{ANSWER} You're being pathetic about this.",
         # disowning the problem, and orders about the reader's conduct or wits
         f"{ANSWER} Anything else is not my department.",
-        f"{ANSWER} That's not something we're responsible for.",
         f"Calm down. {ANSWER}",
         f"{ANSWER} Use your brain next time.",
         f"{ANSWER} Stop complaining.",
@@ -124,7 +122,6 @@ TONE_FAMILIES = {
         f"{ANSWER} Fees are fees.",
         f"{ANSWER} It's a shop, not a charity.",
         f"{ANSWER} We're a bank, not your personal assistant.",
-        f"{ANSWER} You clearly never bothered to read the email.",
         f"Your spelling is just terrible. {ANSWER}",
     ],
     "mockery": [
@@ -132,8 +129,8 @@ TONE_FAMILIES = {
         f"{ANSWER} Seriously?",
         f"{ANSWER} haha",
         f"So? {ANSWER}",
-        f"Tough luck. {ANSWER}",
-        f"{ANSWER} Whatever you say.",
+        f"Really? {ANSWER}",
+        f"{ANSWER} Whatever.",
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -208,7 +205,6 @@ EMPTY_FAMILIES = {
         "That's normal.",
         "The decision is final.",
         "Prices vary by clinic.",
-        "Refund requests are reviewed case by case.",
     ],
     "courtesy": [
         "Thanks for reaching out! We value your feedback.",

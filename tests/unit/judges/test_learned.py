@@ -100,6 +100,31 @@ def test_one_concrete_fact_added_to_nothing_new_lowers_the_probability(text: str
     assert p(POOL, text + " It opens at 7 am on Sundays.") < p(POOL, text)
 
 
+FILLER = "f:every sentence courtesy, kindness or the ticket said back"
+# Filler, however it is put: thanks, warm words and the ticket said back, sentence after sentence
+POOL_FILLER = [
+    "Great question about the pool on Sundays! We love hearing from our members.",
+    "Hello, and thank you for your message about Sunday opening. We truly value your loyalty.",
+    "You would like to know when the pool opens on Sundays. Thanks so much for asking us!",
+    "What a lovely question. Sunday swims are a wonderful way to relax, and we are glad you asked.",
+]
+# ... one sentence of which says something: a time, a name, what we did
+SAYS_SOMETHING = [
+    "It opens at 8 am.",
+    "Lanes open after the Junior Club finishes.",
+    "I have added Sunday hours to the website.",
+]
+
+
+@pytest.mark.parametrize("text", POOL_FILLER)
+def test_filler_of_every_phrasing_is_named_and_one_real_sentence_undoes_it(text: str) -> None:
+    assert features(POOL, text)[FILLER] == 1.0
+    for sentence in SAYS_SOMETHING:
+        with_one = text.split(". ")[0] + ". " + sentence
+        assert features(POOL, with_one)[FILLER] == 0.0
+        assert p(POOL, with_one) < p(POOL, text)
+
+
 def test_the_same_answer_reads_poorer_to_a_ticket_it_does_not_take_up() -> None:
     answer = "Returns are accepted within 30 days if the shoes are unworn."
     assert p("Why does the app crash on my phone?", answer) > p("Can I return my shoes?", answer)
