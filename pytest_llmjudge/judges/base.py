@@ -165,7 +165,8 @@ class Usage:
         self.batch_tokens_unknown += other.batch_tokens_unknown
         self.batch_runs += other.batch_runs
         self.batches |= other.batches
-        self.collected |= other.collected
+        for batch, counts in other.collected.items():  # the fuller reading of a batch
+            self.collected[batch] = max(self.collected.get(batch, counts), counts)
 
     def counts(self) -> list[int]:
         """``[calls, prompt tokens, completion tokens, calls with tokens unknown]``."""
@@ -204,8 +205,9 @@ def said_tokens(billed: object) -> tuple[int, int] | None:
 
 
 def _count(said: object) -> TypeGuard[int]:
-    """A token count as a reply says it: a whole number, not negative (JSON's true is no count)."""
-    return type(said) is int and said >= 0
+    """A token count as a reply says it: a whole number, not negative and below 2**53 (JSON's
+    true is no count, and nothing billed comes near the largest)."""
+    return type(said) is int and 0 <= said < 2**53
 
 
 class JudgeCallError(Exception):

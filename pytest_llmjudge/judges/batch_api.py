@@ -7,6 +7,7 @@ refuses it or cannot be reached; the SDK's own retries are off, as for chat requ
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -59,6 +60,22 @@ class BatchStatus:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    def facts(self) -> dict[str, Any]:
+        """What the results say of the batch (``meta.batch.batches``)."""
+        return {
+            "status": self.status,
+            "requests": self.total,
+            "completed": self.completed,
+            "failed": self.failed,
+        }
+
+    def progress(self, submitted: float) -> str:
+        minutes, seconds = divmod(int(time.time() - submitted), 60)
+        return (
+            f"batch {self.id} {self.status}: {self.completed:,} of {self.total:,} "
+            f"requests done, {minutes}m{seconds:02d}s since it was submitted"
+        )
 
 
 def request_line(custom_id: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,10 @@ class ScoreLogprobs:
 
 def _bytes(token: Alternative) -> bytes:
     # token offsets are in UTF-8 bytes: a multi-byte character may be split across tokens
-    return bytes(token.bytes) if token.bytes is not None else token.token.encode()
+    try:
+        return bytes(token.bytes) if token.bytes is not None else token.token.encode()
+    except (ValueError, TypeError):  # a server's bytes that are none (300, -1): its text
+        return token.token.encode()
 
 
 def score_distribution(
@@ -99,10 +102,11 @@ def score_distribution(
         if digit is None or candidate in seen:
             continue  # the chosen token is listed again among its alternatives: count it once
         seen.add(candidate)
-        probabilities[digit] = probabilities.get(digit, 0.0) + math.exp(alternative.logprob)
-    if len(probabilities) < 2:
-        return ScoreLogprobs(None, NO_OTHER_DIGIT)
+        probability = math.exp(min(alternative.logprob, 0.0))  # a server's 0.1 is certainty
+        probabilities[digit] = probabilities.get(digit, 0.0) + probability
     total = sum(probabilities.values())
+    if len(probabilities) < 2 or not math.isfinite(total) or total <= 0:
+        return ScoreLogprobs(None, NO_OTHER_DIGIT)  # (NaN or no weight: the written score)
     return ScoreLogprobs({d: p / total for d, p in sorted(probabilities.items())})
 
 

@@ -33,11 +33,11 @@ from ..config.settings import Settings
 
 # batch_api's names are read through the module: one module object, also when tests run
 # pytest in-process again and the package holds an earlier import of it
-from ..judges import RetryableJudgeError, RunResult, Usage, batch_api
+from ..judges import RunResult, Usage, batch_api
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
-from .batch_served import BatchOutcome, Planned, WantedRuns, line_request, reply_answers
-from .cache import JudgeCache, worth_keeping
+from .batch_served import BatchOutcome, Planned, WantedRuns, line_request
+from .cache import JudgeCache
 
 __all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
 
@@ -76,7 +76,7 @@ class BatchJudging:
                 elif status is not None:
                     waiting.append((record, status))
             for record, status in waiting:
-                self.say(f"{_progress(status, record)} (submitted by an earlier session)")
+                self.say(f"{status.progress(record.submitted)} (submitted by an earlier session)")
             covered = {key for record, _ in waiting for key in record.run_keys()}
             planned = self._plan(wanted, covered | set(self.outcome.pending))
             if planned is not None:
@@ -193,7 +193,8 @@ class BatchJudging:
                 batch_api.create, record.input_file_id, record.fingerprint
             )
         except batch_api.BatchApiError as exc:
-            if advice := exc.no_batch_api:  # a local server: running again cannot help
+            advice = exc.no_batch_api if record.input_file_id is None else None
+            if advice:  # a local server (no /v1/files): running again cannot help
                 self.records.drop(record)
                 self.say(advice)
                 self._pending(record, advice)
@@ -246,42 +247,28 @@ class BatchJudging:
             if waiting and time.monotonic() - said >= self.settings.progress > 0:
                 said = time.monotonic()
                 for record, status in waiting:
-                    self.say(_progress(status, record))
+                    self.say(status.progress(record.submitted))
         for record, status in waiting:
-            self.outcome.batches[status.id] = _facts(status)
+            self.outcome.batches[status.id] = status.facts()
             done = f"{status.completed:,} of {status.total:,} done"
             self._pending(record, f"pending in batch {status.id} ({done}): run again to collect")
 
     def _collect(self, record: BatchRecord, status: batch_api.BatchStatus) -> None:
         """Read a finished batch's replies into the cache and the outcome, a line at a time;
         forget its record."""
-        self.outcome.batches[status.id] = _facts(status)
+        self.outcome.batches[status.id] = status.facts()
         self.outcome.served.folder = self.records.directory
         waiting = dict(record.lines)  # the requests not answered yet
         results: list[tuple[str, RunResult]] = []
         made = Usage()  # every request that came back: billed, whether or not its item runs
         try:  # what was read is served (and counted), also when a download fails
-            for file_id in filter(None, (status.output_file_id, status.error_file_id)):
-                path = self.records.directory / f".output-{os.getpid()}.jsonl"
-                try:
-                    self._call(batch_api.download, file_id, path)
-                    with open(path, "rb") as replies:
-                        for raw in replies:
-                            try:
-                                reply = json.loads(raw)
-                                runs = waiting.pop(str(reply["custom_id"]), None)
-                            except (ValueError, KeyError, TypeError):
-                                continue  # a line that is not a reply: its runs are asked directly
-                            if runs is not None:
-                                self._read(status.id, runs, reply, results)
-                                made.add(line_request(reply) or Usage())
-                            if len(results) >= WRITE_CHUNK:
-                                self._keep(results)
-                finally:
-                    path.unlink(missing_ok=True)
-            for runs in waiting.values():
-                self._read(status.id, runs, None, results)
-            self._keep(results)
+            self._read_output(record, status, waiting, results, made)
+        except batch_api.BatchApiError as exc:
+            if exc.status != 404:  # the output could not be read now: kept for a next session
+                self._not_now(record, str(exc))
+                return
+            for runs in waiting.values():  # gone (past its retention): asked directly
+                self.outcome.fail(status.id, runs, str(exc))
         finally:
             self.outcome.served.index()
             self.outcome.collected[status.id] = made.counts()
@@ -293,56 +280,49 @@ class BatchJudging:
             self.say(f"batch {status.id} {status.status}{why} ({done}); the others are asked again")
         self.records.drop(record)
 
+    def _read_output(
+        self,
+        record: BatchRecord,
+        status: batch_api.BatchStatus,
+        waiting: dict[str, LineRuns],
+        results: list[tuple[str, RunResult]],
+        made: Usage,
+    ) -> None:
+        """The batch's output and error files, a line at a time; then the lines not there."""
+        for file_id in filter(None, (status.output_file_id, status.error_file_id)):
+            path = self.records.directory / f".output-{os.getpid()}.jsonl"
+            try:
+                self._call(batch_api.download, file_id, path)
+                with open(path, "rb") as replies:
+                    for raw in replies:
+                        try:
+                            reply = json.loads(raw)
+                            runs = waiting.pop(str(reply["custom_id"]), None)
+                        except (ValueError, KeyError, TypeError):
+                            continue  # a line that is not a reply: its runs are asked directly
+                        if runs is not None:
+                            try:
+                                self.outcome.serve(
+                                    self.judge, self.settings, status.id, runs, reply, results
+                                )
+                                made.add(line_request(reply) or Usage())
+                            except (ValueError, TypeError, AttributeError, OverflowError):
+                                self.outcome.fail(
+                                    status.id, runs, "a reply line that cannot be read"
+                                )
+                        if len(results) >= WRITE_CHUNK:
+                            self._keep(results)
+            finally:
+                path.unlink(missing_ok=True)
+        for runs in waiting.values():
+            self.outcome.serve(self.judge, self.settings, status.id, runs, None, results)
+        self._keep(results)
+
     def _keep(self, results: list[tuple[str, RunResult]]) -> None:
         """Runs judged in the batch into the cache in one write, for later sessions."""
         if results:
             self.cache.put_many(results)
         results.clear()
-
-    def _read(
-        self,
-        batch_id: str,
-        runs: LineRuns,
-        reply: dict[str, Any] | None,
-        results: list[tuple[str, RunResult]],
-    ) -> None:
-        """One request's reply: each choice's runs served, or failed with the reason."""
-        answers = reply_answers(self.judge, self.settings.dimensions, runs, reply)
-        charged = False
-        for choice, keys in enumerate(runs.keys):
-            answer = answers[choice] if isinstance(answers, list) else answers
-            if isinstance(answer, str | RetryableJudgeError):
-                for key in keys:
-                    self.outcome.failed[key] = f"batch {batch_id}: {answer}"
-                continue
-            answer = answer.redacted()
-            parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
-            for key, result in zip(keys, parts, strict=True):
-                first = not charged
-                if first:
-                    result = result.billed_as(answer)
-                charged = True
-                self.outcome.served.add(key, result, first)
-                # (not kept by the cache: a weighted score asked, the text one given)
-                if worth_keeping(result, self.settings.scoring):
-                    results.append((key, result))
-
-
-def _facts(status: batch_api.BatchStatus) -> dict[str, Any]:
-    return {
-        "status": status.status,
-        "requests": status.total,
-        "completed": status.completed,
-        "failed": status.failed,
-    }
-
-
-def _progress(status: batch_api.BatchStatus, record: BatchRecord) -> str:
-    minutes, seconds = divmod(int(time.time() - record.submitted), 60)
-    return (
-        f"batch {status.id} {status.status}: {status.completed:,} of {status.total:,} "
-        f"requests done, {minutes}m{seconds:02d}s since it was submitted"
-    )
 
 
 def _size(size: int) -> str:

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..basics.rubrics import Context, Dimension, grouped
+from ..config.settings import Settings
 from ..judges import RetryableJudgeError, RunResult, Usage
 from ..judges.base import said_tokens
 from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
 from ..judges.replies import completion_of
 from .batch_records import LineRuns
+from .cache import worth_keeping
 
 
 @dataclass(frozen=True)
@@ -98,16 +100,36 @@ class Served:
         """The keys added since sorted in with the others (a key added again: its last row);
         the reasonings written."""
         first = len(self._bits) - len(self._added) // KEY  # the row of the first added
-        pairs = [(self._keys[i * KEY : i * KEY + KEY], row) for i, row in enumerate(self._rows)]
-        added = bytes(self._added)
-        pairs += [(added[i : i + KEY], first + i // KEY) for i in range(0, len(added), KEY)]
-        pairs.sort()
-        kept = [p for i, p in enumerate(pairs) if i + 1 == len(pairs) or pairs[i + 1][0] != p[0]]
-        self._keys = b"".join(name for name, _ in kept)
-        self._rows = array("I", [row for _, row in kept])
-        counts = [0] * (BUCKETS + 1)  # the keys under each first two bytes
-        for name, _ in kept:
-            counts[(name[0] << 8 | name[1]) + 1] += 1
+        keys = bytes(self._keys + self._added)
+        rows = self._rows + array("I", range(first, len(self._bits)))
+
+        def name(i: int) -> bytes:
+            return keys[i * KEY : i * KEY + KEY]
+
+        # positions sorted by key, a bucket (the first two bytes) at a time, in arrays: a
+        # tuple or a sort key per run held 170-200 MB more at 6 x 10^5 runs. Stable: of a
+        # key added again, its last row comes last, and is the one kept.
+        bucket = array("I", (keys[i] << 8 | keys[i + 1] for i in range(0, len(keys), KEY)))
+        counts = [0] * (BUCKETS + 1)
+        for b in bucket:
+            counts[b + 1] += 1
+        at = list(accumulate(counts))
+        order = array("I", bytes(4 * len(bucket)))
+        for i, b in enumerate(bucket):
+            order[at[b]] = i
+            at[b] += 1
+        kept, counts = array("I"), [0] * (BUCKETS + 1)  # the keys kept under each bucket
+        for b in range(BUCKETS):  # (after the placing, ``at[b]`` is where bucket b ends)
+            same = sorted(order[at[b - 1] if b else 0 : at[b]], key=name)
+            for n, i in enumerate(same):
+                if n + 1 == len(same) or name(same[n + 1]) != name(i):
+                    kept.append(i)
+                    counts[b + 1] += 1
+        joined = bytearray()  # (a join would hold a bytes object per run first)
+        for i in kept:
+            joined += keys[i * KEY : i * KEY + KEY]
+        self._keys = bytes(joined)
+        self._rows = array("I", (rows[i] for i in kept))
         self._starts = array("I", accumulate(counts))
         self._added, self._recent = bytearray(), {}
         if self._file is not None:
@@ -145,7 +167,7 @@ class Served:
             return None
         assert self._file is not None
         start = self._ends[row]
-        text = os.pread(self._file.fileno(), self._ends[row + 1] - start, start)
+        text = _read_at(self._file, start, self._ends[row + 1] - start)
         flags, score, cause = self._flags[row], self._scores[row], self._unweighted[row]
         return RunResult(
             int(score) if flags & 1 else score,
@@ -177,6 +199,43 @@ class BatchOutcome:
     #: per batch this process collected, its requests that came back (``Usage.collected``)
     collected: dict[str, list[int]] = field(default_factory=dict)
 
+    def serve(
+        self,
+        judge: OpenAIJudge,
+        settings: Settings,
+        batch_id: str,
+        runs: LineRuns,
+        reply: dict[str, Any] | None,
+        results: list[tuple[str, RunResult]],
+    ) -> None:
+        """One request's reply: each choice's runs served (those the cache keeps also put in
+        ``results``), or failed with the reason."""
+        answers = reply_answers(judge, settings.dimensions, runs, reply)
+        charged = False
+        for choice, keys in enumerate(runs.keys):
+            answer = answers[choice] if isinstance(answers, list) else answers
+            if isinstance(answer, str | RetryableJudgeError):
+                for key in keys:
+                    self.failed[key] = f"batch {batch_id}: {answer}"
+                continue
+            answer = answer.redacted()
+            parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
+            for key, result in zip(keys, parts, strict=True):
+                first = not charged
+                if first:
+                    result = result.billed_as(answer)
+                charged = True
+                self.served.add(key, result, first)
+                # (not kept by the cache: a weighted score asked, the text one given)
+                if worth_keeping(result, settings.scoring):
+                    results.append((key, result))
+
+    def fail(self, batch_id: str, runs: LineRuns, why: str) -> None:
+        """A request the batch did not judge (a reply line bent beyond reading, an output
+        gone): its runs are asked directly, as a failed request's are."""
+        for key in (key for keys in runs.keys for key in keys):
+            self.failed[key] = f"batch {batch_id}: {why}"
+
 
 def reply_answers(
     judge: OpenAIJudge,
@@ -187,16 +246,17 @@ def reply_answers(
     """A batch reply's choices validated as a direct reply's, or why the request failed."""
     if reply is None:
         return "no reply in the batch"
-    response = reply.get("response") or {}
-    body = response.get("body") if isinstance(response, dict) else None
-    if reply.get("error") or response.get("status_code") != 200 or not isinstance(body, dict):
-        error = reply.get("error") or (body or {}).get("error") or {}
+    response, body = line_reply(reply)
+    if body is None:
+        sent = (response or {}).get("body")
+        error = reply.get("error") or (sent.get("error") if isinstance(sent, dict) else sent)
         message = error.get("message") if isinstance(error, dict) else error
         param = error.get("param") if isinstance(error, dict) else None
         cap = choices_cap_in(str(message or ""), param)
         if len(runs.keys) > 1 and cap is not None and cap < len(runs.keys):
             judge.learn_choices_cap(cap)  # asked directly in requests it takes
-        return f"{response.get('status_code') or 'error'} {message or 'no reply'}"
+        status = (response or {}).get("status_code") or "error"
+        return f"{status} {str(message or 'no reply')[:200]}"
     asked = [dimensions.get(name) for name in runs.parts]
     if None in asked:
         return "a dimension of this request is no longer configured"
@@ -224,11 +284,32 @@ def line_request(reply: dict[str, Any]) -> Usage | None:
     """A line of the batch's output as the request it answers, with the tokens its reply says
     it billed (an error reply bills none), whether or not an item takes its runs; None for a
     line never run (expired, cancelled: no response)."""
-    response = reply.get("response")
-    if not isinstance(response, dict):
+    response, body = line_reply(reply)
+    if response is None:
         return None
-    body = response.get("body")
-    if response.get("status_code") != 200 or not isinstance(body, dict):
+    if body is None:
         return batch_request(0, 0, unknown=False)
     said = said_tokens(body.get("usage"))
     return batch_request(*(said or (0, 0)), unknown=said is None)
+
+
+def line_reply(reply: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A batch output line's response (None: the batch never ran the request: expired,
+    cancelled) and its body when that is a reply to read (a 200 with a JSON object)."""
+    response = reply.get("response")
+    if not isinstance(response, dict):
+        return None, None
+    body = response.get("body")
+    readable = not reply.get("error") and response.get("status_code") == 200
+    return response, body if readable and isinstance(body, dict) else None
+
+
+def _read_at(file: Any, start: int, size: int) -> bytes:
+    """``size`` bytes of ``file`` from ``start``: one system call where there is ``pread``
+    (not on Windows: there a seek and a read, on the items' one thread)."""
+    if hasattr(os, "pread"):
+        return os.pread(file.fileno(), size, start)
+    file.seek(start)
+    text = bytes(file.read(size))
+    file.seek(0, os.SEEK_END)  # a later batch's reasonings are added at the end
+    return text

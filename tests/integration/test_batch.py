@@ -356,6 +356,40 @@ def test_batch_replies_with_no_usable_choice_are_counted_as_made_and_billed(
     assert meta["batch"]["calls"] == 2 and meta["batch"]["runs"] == 0
 
 
+@pytest.mark.parametrize("how", ["text body", "huge tokens", "bytes 300", "nan", "gone"])
+def test_a_bent_or_lost_batch_output_is_asked_directly_never_a_crash(
+    pytester: pytest.Pytester, judge_server: JudgeServer, how: str
+) -> None:
+    """A line of the output bent beyond reading, or the output file gone (past its
+    retention): the runs are asked directly, the item ends in a verdict, the next session too."""
+    write_evals(pytester, [entry("a", "Raise the heap. {{relevance=5 tone=4}}")])
+    logprobs = ("-o", "llmjudge_scoring=logprobs") if how in ("bytes 300", "nan") else ()
+    run(pytester, "evals/", "-o", "llmjudge_batch=0", *CACHE, *logprobs)  # submit and exit
+    api = judge_server.batches
+    (batch,) = api.batches.values()
+    api._advance(batch)
+    output = batch.output_file_id
+    assert output is not None
+    lines = [json.loads(line) for line in api.files[output].decode().splitlines()]
+    first = lines[0]["response"]
+    if how == "text body":
+        lines[0]["response"] = {"status_code": 500, "body": "Internal error"}
+    elif how == "huge tokens":
+        first["body"]["usage"]["prompt_tokens"] = 2**64
+    elif how in ("bytes 300", "nan"):
+        for token in first["body"]["choices"][0]["logprobs"]["content"]:
+            for alternative in [token, *token["top_logprobs"]]:
+                alternative.update({"bytes": [300]} if how == "bytes 300" else {"logprob": "NaN"})
+    api.files[output] = "\n".join(json.dumps(line) for line in lines).encode()
+    if how == "gone":
+        del api.files[output]
+    for _ in range(2):  # and the session after it: nothing left stuck
+        result = run(pytester, "evals/", *BATCH, *logprobs)
+        out = result.stdout.str()
+        assert "INTERNALERROR" not in out and "Traceback" not in out, out
+        result.assert_outcomes(passed=1)
+
+
 def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _entries())
     result = run(pytester, "evals/", "-o", "llmjudge_batch=true", "--judge-no-cache")

@@ -39,19 +39,25 @@ REPLY_TEXTS = st.sampled_from(
         "",
     ]
 )
+# what servers send as a token's logprob and bytes: mostly sound, sometimes NaN, infinite,
+# above 0, or bytes that are no bytes
+LOGPROBS = st.one_of(st.floats(-9, 0), st.floats(-9, 0), st.floats())
+BYTES = st.none() | st.lists(st.integers(-1, 300), max_size=3)
 TOKENS = st.lists(
     st.fixed_dictionaries(
         {
-            "token": st.sampled_from(['{"', "score", '":', " ", "4", "3", "}"]),
-            "logprob": st.floats(-9, 0),
+            "token": st.sampled_from(['{"', "score", '": ', '":', " ", "4", "3", "}"]),
+            "logprob": LOGPROBS,
         },
         optional={
+            "bytes": BYTES,
             "top_logprobs": st.lists(
                 st.fixed_dictionaries(
-                    {"token": st.sampled_from(["3", "4", "x"]), "logprob": st.floats(-9, 0)}
+                    {"token": st.sampled_from(["3", "4", " 4", "x"]), "logprob": LOGPROBS},
+                    optional={"bytes": BYTES},
                 ),
                 max_size=3,
-            )
+            ),
         },
     ),
     max_size=8,

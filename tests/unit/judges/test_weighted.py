@@ -56,6 +56,30 @@ def test_the_score_token_is_found_among_the_generated_tokens() -> None:
 
 
 @pytest.mark.parametrize(
+    "bent",
+    [
+        {"logprob": math.nan},  # a NaN: no weight to read
+        {"logprob": math.inf},
+        {"bytes": [300]},  # bytes that are no bytes: the token's text
+        {"bytes": [-1, 52]},
+    ],
+    ids=["nan", "inf", "byte-300", "byte-negative"],
+)
+def test_a_servers_bent_logprobs_give_a_score_in_range_or_the_written_one(
+    bent: dict[str, Any],
+) -> None:
+    tokens = _tokens('{"score": 4}', "4", {"4": 0.6, "3": 0.4})
+    for alternative in [tokens[1], *tokens[1].top_logprobs]:
+        for name, value in bent.items():
+            setattr(alternative, name, value)
+    located = score_distribution(tokens, 4)
+    if located.distribution is None:
+        assert located.missing == NO_OTHER_DIGIT
+    else:
+        assert 3 <= weighted_score(located.distribution) <= 4
+
+
+@pytest.mark.parametrize(
     "text",
     [
         '```json\n{"score": 4, "reasoning": "r"}\n```',  # a fence the content no longer has

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
+
+import pytest
 
 from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE, Context, Turn, grouped
 from pytest_llmjudge.judges import RunResult
@@ -118,3 +121,18 @@ def test_cache_keys_are_the_keys_of_earlier_versions(tmp_path: Path) -> None:
                             assert new == old
                             checked += 1
     assert checked == 2 * 4 * 4 * 3 * 2 * 2
+
+
+def test_runs_read_back_without_pread_as_on_windows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ``os.pread`` is missing, a seek and a read: a later batch's runs still go at
+    the end, and every run reads back as given."""
+    monkeypatch.delattr(os, "pread")
+    served = Served(folder=tmp_path)
+    for batch in (range(0, 50), range(50, 120)):  # a read between two batches' writes
+        for i in batch:
+            served.add(_key(i), _result(i), first=True)
+        served.index()
+        assert served.result(_key(batch[0])) == _result(batch[0])
+    assert all(served.result(_key(i)) == _result(i) for i in range(120))
