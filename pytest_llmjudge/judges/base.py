@@ -168,21 +168,18 @@ class Usage:
         for batch, counts in other.collected.items():  # the fuller reading of a batch
             self.collected[batch] = max(self.collected.get(batch, counts), counts)
 
-    def counts(self) -> list[int]:
-        """``[calls, prompt tokens, completion tokens, calls with tokens unknown]``."""
-        return [self.calls, self.prompt_tokens, self.completion_tokens, self.tokens_unknown]
-
     def with_batches_collected(self) -> Usage:
         """The session's usage with its batches' requests as collected (each batch once,
         whichever process read it) in place of those its items took: a request whose item
         never ran (-x, Ctrl-C) was made and billed all the same."""
         if not self.collected:
             return self
-        made = [sum(line[i] for line in self.collected.values()) for i in range(4)]
-        taken = [self.batch_calls, self.batch_prompt_tokens, self.batch_completion_tokens,
-                 self.batch_tokens_unknown]  # fmt: skip
+        made = [sum(batch[i] for batch in self.collected.values()) for i in range(4)]
+        now = (self.calls, self.prompt_tokens, self.completion_tokens, self.tokens_unknown)
+        taken = (self.batch_calls, self.batch_prompt_tokens, self.batch_completion_tokens,
+                 self.batch_tokens_unknown)  # fmt: skip
         calls, prompt, completion, unknown = (
-            now + m - t for now, m, t in zip(self.counts(), made, taken, strict=True)
+            n + m - t for n, m, t in zip(now, made, taken, strict=True)
         )
         return replace(
             self, calls=calls, prompt_tokens=prompt, completion_tokens=completion,

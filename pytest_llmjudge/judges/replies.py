@@ -92,18 +92,19 @@ def read_completion(raw: bytes) -> ChatCompletion:
     if not isinstance(data, dict):
         shown = _snippet(raw.decode(errors="replace"))
         raise RetryableJudgeError(f"judge reply is not a chat completion: {shown}")
-    return completion_of(data, validated=False)
+    return completion_of(data, strict_first=False)
 
 
-def completion_of(data: dict[str, Any], validated: bool = True) -> ChatCompletion:
+def completion_of(data: dict[str, Any], strict_first: bool = True) -> ChatCompletion:
     """A chat completion's JSON (a direct reply, a batch's output line) as the SDK's
     ``ChatCompletion``; from a server that leaves out a field the judge does not read
     (``created``, ``role``, a token count), built as leniently as the SDK builds its replies
     (its ``construct``: about 200 us). Without what the judge reads, or with it of another
-    type, it is a rejected reply. ``validated``: try the strict reading first."""
+    type, it is a rejected reply. ``strict_first``: try the strict reading first (a body
+    read from bytes has been tried already)."""
     from openai.types.chat import ChatCompletion
 
-    if validated:
+    if strict_first:
         try:
             return ChatCompletion.model_validate(data)
         except ValidationError:

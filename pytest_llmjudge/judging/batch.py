@@ -7,8 +7,8 @@ one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
 uploaded, the batch created, and both recorded (``batch_records``): a rerun, also after Ctrl-C,
 collects the batch instead of submitting it again. The batch is polled, backing off, until it
 is done or the wait ends. Its replies, validated as direct replies are, fill the cache; the
-items are judged from them (``served``), each request counted once at the batch price (one that
-judged no run, for the session). A request that failed in the batch is asked directly when its
+items are judged from them (``served``), each request counted once at the batch price (also
+one whose items never run). A request that failed in the batch is asked directly when its
 item runs (strict ``batch``: the item's error); one still pending when the wait ends is its
 items' error; those of a batch that expired, failed or was cancelled are submitted again by the
 next session.
@@ -33,10 +33,10 @@ from ..config.settings import Settings
 
 # batch_api's names are read through the module: one module object, also when tests run
 # pytest in-process again and the package holds an earlier import of it
-from ..judges import RunResult, Usage, batch_api
+from ..judges import RunResult, batch_api
 from ..judges.openai_judge import OpenAIJudge
 from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
-from .batch_served import BatchOutcome, Planned, WantedRuns, line_request
+from .batch_served import BatchOutcome, Planned, WantedRuns, line_counts
 from .cache import JudgeCache
 
 __all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
@@ -260,7 +260,7 @@ class BatchJudging:
         self.outcome.served.folder = self.records.directory
         waiting = dict(record.lines)  # the requests not answered yet
         results: list[tuple[str, RunResult]] = []
-        made = Usage()  # every request that came back: billed, whether or not its item runs
+        made = [0, 0, 0, 0]  # every request that came back (``line_counts``), summed
         try:  # what was read is served (and counted), also when a download fails
             self._read_output(record, status, waiting, results, made)
         except batch_api.BatchApiError as exc:
@@ -268,10 +268,10 @@ class BatchJudging:
                 self._not_now(record, str(exc))
                 return
             for runs in waiting.values():  # gone (past its retention): asked directly
-                self.outcome.fail(status.id, runs, str(exc))
+                self.outcome.fail(status.id, runs.run_keys(), str(exc))
         finally:
             self.outcome.served.index()
-            self.outcome.collected[status.id] = made.counts()
+            self.outcome.collected[status.id] = made
         done = f"{status.completed:,} of {status.total:,} requests done"
         if status.status == "completed":
             self.say(f"batch {status.id} completed ({done}): collected")
@@ -286,7 +286,7 @@ class BatchJudging:
         status: batch_api.BatchStatus,
         waiting: dict[str, LineRuns],
         results: list[tuple[str, RunResult]],
-        made: Usage,
+        made: list[int],
     ) -> None:
         """The batch's output and error files, a line at a time; then the lines not there."""
         for file_id in filter(None, (status.output_file_id, status.error_file_id)):
@@ -305,11 +305,11 @@ class BatchJudging:
                                 self.outcome.serve(
                                     self.judge, self.settings, status.id, runs, reply, results
                                 )
-                                made.add(line_request(reply) or Usage())
+                                for i, count in enumerate(line_counts(reply) or ()):
+                                    made[i] += count
                             except (ValueError, TypeError, AttributeError, OverflowError):
-                                self.outcome.fail(
-                                    status.id, runs, "a reply line that cannot be read"
-                                )
+                                bent = "a reply line that cannot be read"
+                                self.outcome.fail(status.id, runs.run_keys(), bent)
                         if len(results) >= WRITE_CHUNK:
                             self._keep(results)
             finally:

@@ -31,6 +31,9 @@ class LineRuns:
     parts: list[str]
     keys: list[list[str]]
 
+    def run_keys(self) -> list[str]:
+        return [key for choice in self.keys for key in choice]
+
 
 @dataclass
 class BatchRecord:
@@ -42,7 +45,7 @@ class BatchRecord:
     batch_id: str | None = None
 
     def run_keys(self) -> set[str]:
-        return {key for line in self.lines.values() for choice in line.keys for key in choice}
+        return {key for line in self.lines.values() for key in line.run_keys()}
 
 
 def fingerprint(custom_ids: list[str]) -> str:

@@ -8,7 +8,7 @@ import os
 import tempfile
 from array import array
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 
 from ..basics.rubrics import Context, Dimension, grouped
 from ..config.settings import Settings
-from ..judges import RetryableJudgeError, RunResult, Usage
+from ..judges import RetryableJudgeError, RunResult
 from ..judges.base import said_tokens
 from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
@@ -196,7 +196,8 @@ class BatchOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     pending: dict[str, str] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: per batch this process collected, its requests that came back (``Usage.collected``)
+    #: per batch this process collected, its requests that came back (``Usage.collected``:
+    #: requests, prompt and completion tokens, requests whose tokens are unknown)
     collected: dict[str, list[int]] = field(default_factory=dict)
 
     def serve(
@@ -215,8 +216,7 @@ class BatchOutcome:
         for choice, keys in enumerate(runs.keys):
             answer = answers[choice] if isinstance(answers, list) else answers
             if isinstance(answer, str | RetryableJudgeError):
-                for key in keys:
-                    self.failed[key] = f"batch {batch_id}: {answer}"
+                self.fail(batch_id, keys, str(answer))
                 continue
             answer = answer.redacted()
             parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
@@ -230,10 +230,10 @@ class BatchOutcome:
                 if worth_keeping(result, settings.scoring):
                     results.append((key, result))
 
-    def fail(self, batch_id: str, runs: LineRuns, why: str) -> None:
-        """A request the batch did not judge (a reply line bent beyond reading, an output
-        gone): its runs are asked directly, as a failed request's are."""
-        for key in (key for keys in runs.keys for key in keys):
+    def fail(self, batch_id: str, keys: Iterable[str], why: str) -> None:
+        """Runs the batch did not judge (its reply an error, bent beyond reading, or the
+        output gone): asked directly when their item runs, as ``why`` says."""
+        for key in keys:
             self.failed[key] = f"batch {batch_id}: {why}"
 
 
@@ -271,26 +271,15 @@ def reply_answers(
     return answers + [missing] * (len(runs.keys) - len(answers))
 
 
-def batch_request(prompt: int, completion: int, unknown: bool) -> Usage:
-    """One request of a batch as usage: a call and its tokens, all at the batch's price."""
-    return Usage(
-        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
-        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
-        tokens_unknown=int(unknown), batch_tokens_unknown=int(unknown),
-    )  # fmt: skip
-
-
-def line_request(reply: dict[str, Any]) -> Usage | None:
-    """A line of the batch's output as the request it answers, with the tokens its reply says
-    it billed (an error reply bills none), whether or not an item takes its runs; None for a
-    line never run (expired, cancelled: no response)."""
+def line_counts(reply: dict[str, Any]) -> tuple[int, int, int, int] | None:
+    """A line of the batch's output as the request it answers, whether or not an item takes
+    its runs: ``(1, prompt tokens, completion tokens, 1 if they are unknown)`` as its reply
+    says them (an error reply bills none); None for a line never run (expired, cancelled)."""
     response, body = line_reply(reply)
     if response is None:
         return None
-    if body is None:
-        return batch_request(0, 0, unknown=False)
-    said = said_tokens(body.get("usage"))
-    return batch_request(*(said or (0, 0)), unknown=said is None)
+    said = (0, 0) if body is None else said_tokens(body.get("usage"))
+    return (1, *(said or (0, 0)), int(said is None))
 
 
 def line_reply(reply: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:

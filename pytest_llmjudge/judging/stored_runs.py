@@ -14,7 +14,6 @@ from ..analysis.judgment import RunOutcome
 from ..basics.rubrics import Context
 from ..judges import RunResult, Usage
 from .batch import BatchOutcome
-from .batch_served import batch_request
 from .cache import JudgeCache, worth_keeping
 from .planned import PlannedRun, RunKey, RunSlot
 from .trace import TraceWriter, trace_record
@@ -187,5 +186,11 @@ class StoredRuns:
 
 
 def _request(result: RunResult) -> Usage:
-    """The batch request that judged a run, as the run carries it."""
-    return batch_request(result.prompt_tokens, result.completion_tokens, result.tokens_unknown)
+    """The batch request that judged a run, as the run carries it: one call and its tokens,
+    all at the batch's price."""
+    prompt, completion = result.prompt_tokens, result.completion_tokens
+    return Usage(
+        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
+        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
+        tokens_unknown=int(result.tokens_unknown), batch_tokens_unknown=int(result.tokens_unknown),
+    )  # fmt: skip

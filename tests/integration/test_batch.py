@@ -321,21 +321,20 @@ def test_each_xdist_worker_uses_the_one_batch(
 def test_requests_the_batch_answered_count_when_their_items_never_run(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    """-x stops after the first item; the batch had answered, and billed, all six requests."""
+    """-x stops at the failing item b, before c; the batch had answered, and billed, all six
+    requests."""
     write_evals(pytester, _entries())
     result = run(pytester, "evals/", "-x", "-p", "no:randomly", *BATCH)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    meta = read_results(pytester)["meta"]
+    results = read_results(pytester)
+    meta = results["meta"]
     billed = judge_server.billed
     assert billed["batch_requests"] == 6 and judge_server.count() == 0
     assert (meta["calls"], meta["batch"]["calls"]) == (6, 6)
     assert meta["tokens"]["prompt"] == billed["prompt"]
     assert meta["tokens"]["completion"] == billed["completion"]
-    assert (
-        meta["unattributed_calls"]
-        == 6 - sum(row["usage"]["calls"] for row in read_results(pytester)["results"])
-        > 0
-    )
+    rows_calls = sum(row["usage"]["calls"] for row in results["results"])
+    assert meta["unattributed_calls"] == 6 - rows_calls > 0
     result.stdout.fnmatch_lines(["judge calls: 6 made*"])
 
 
