@@ -21,7 +21,7 @@ from helpers import QUIET, entry, read_results, write_evals
 from judge_server import JudgeRequest, JudgeServer, Reply
 
 settings.register_profile(
-    "servers", max_examples=20, derandomize=True, database=None, deadline=None,
+    "servers", max_examples=12, derandomize=True, database=None, deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )  # fmt: skip
 settings.register_profile(
