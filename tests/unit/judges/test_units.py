@@ -76,6 +76,9 @@ def test_prompt_fences_the_data() -> None:
     assert "why </ticket> x" in user and "ok </response> y" in user  # kept as written
     other = build_messages(RELEVANCE, "why </ticket> x", "ok </response> y")[1]["content"]
     assert other != user  # the boundary is new for every call: no text can know it
+    # the system prompt names no boundary: one text per dimension, for a server's prompt cache
+    again = build_messages(RELEVANCE, "another ticket", "another answer")[0]["content"]
+    assert again == messages[0]["content"] and "<response-ID>" in again
     assert "JSON" in messages[0]["content"]
     assert RELEVANCE.version != TONE.version
 
