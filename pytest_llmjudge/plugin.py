@@ -155,6 +155,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if may_collect_evals(session.config):  # pytest's log handlers exist by now
         install_log_redaction(session.config)
     session.config.stash[SESSION_LOG] = open_session_log(session.config)
+    if session.config.stash[STATE_KEY].settings.uses_llm:  # nothing to ask a heuristic
+        from .session.judge_check import before_workers_start
+
+        before_workers_start(session)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

@@ -19,10 +19,20 @@ from .pytest_internals import is_xdist_controller, is_xdist_worker
 from .state import STATE_KEY
 
 
+def before_workers_start(session: pytest.Session) -> None:
+    """The xdist controller asks the judge before its workers start (xdist starts them in its
+    own ``pytest_sessionstart``, which runs last): a judge that cannot serve the session is
+    said at once, not after every worker has started and collected."""
+    if is_xdist_controller(session.config):
+        check_judge_before_items(session)
+
+
 def before_first_item(session: pytest.Session) -> None:
-    """What an LLM judge is asked before the first item: whether it can serve the session,
-    then, with ``llmjudge_batch``, the session's batch."""
-    check_judge_before_items(session)
+    """What an LLM judge is asked before the first item: whether it can serve the session
+    (the xdist controller asked before its workers started), then, with ``llmjudge_batch``,
+    the session's batch."""
+    if not is_xdist_controller(session.config):
+        check_judge_before_items(session)
     if session.config.stash[STATE_KEY].settings.batch:
         from .batch_run import judge_in_batch
 

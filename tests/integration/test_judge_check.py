@@ -164,6 +164,8 @@ def test_under_xdist_the_controller_asks_once(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     _said_once(result, "does not exist or you do not have access")
     assert judge_server.lookups == ["gpt-4o-mni"]
+    # said before xdist started a worker (not after each had started and collected)
+    assert "workers" not in result.stdout.str() + result.stderr.str()
     served = run_subprocess(pytester, "evals/", "-n", "2", "-p", "no:cacheprovider")
     served.assert_outcomes(passed=3)
     assert judge_server.lookups == ["gpt-4o-mni", "gpt-4o-mini"]
