@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,16 @@ import pytest
 from pytest_llmjudge.analysis.judgment import JudgeError, RunOutcome, build_judgment
 from pytest_llmjudge.analysis.stats import aggregate
 from pytest_llmjudge.basics.redaction import redact
-from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE, build_messages
+from pytest_llmjudge.basics.rubrics import (
+    CORRECTNESS,
+    RELEVANCE,
+    TONE,
+    Context,
+    Turn,
+    build_messages,
+    build_pair_messages,
+    grouped,
+)
 from pytest_llmjudge.evalfiles.cases import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judges.http_errors import retry_after_seconds
@@ -81,6 +91,28 @@ def test_prompt_fences_the_data() -> None:
     assert again == messages[0]["content"] and "<response-ID>" in again
     assert "JSON" in messages[0]["content"]
     assert RELEVANCE.version != TONE.version
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda t, r, c: build_messages(RELEVANCE, t, r, c),
+        lambda t, r, c: build_messages(grouped([RELEVANCE, TONE, CORRECTNESS]), t, r, c),
+        lambda t, r, c: build_pair_messages(TONE, t, r, r + "!", c),
+    ],
+    ids=["one", "grouped", "pairwise"],
+)
+def test_the_system_prompt_is_one_text_whatever_the_entry(build: object) -> None:
+    """The boundary made for each call is in the user message only: every entry of a kind
+    (with or without earlier turns and a reference) gets the same system prompt, which a
+    server's prompt cache reads once."""
+    assert callable(build)
+    for context in (Context(), Context((Turn("user", "hi"),), reference="Do X.")):
+        first = build("Why is it slow?", "Restart it.", context)
+        second = build("Where is my parcel?", "It left today.", context)
+        assert first[0] == second[0] and first[1] != second[1]
+        boundary = re.search(r"<ticket-(\w+)>", first[1]["content"])
+        assert boundary is not None and boundary.group(1) not in first[0]["content"]
 
 
 def test_reply_parsing_and_retry_after() -> None:
