@@ -16,7 +16,8 @@ from .tone import CONTEMPT, MOCKERY
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
     r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|test|answer|reply|response|here|"
-    r"insert|write|goes|(?:no|empty) (?:reply|response|answer))"
+    # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
+    r"insert|write|goes|pending|draft|see (?:above|below)|(?:no|empty) (?:reply|response|answer))"
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
@@ -27,11 +28,15 @@ PLACEHOLDER = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
+# a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; angle
+# brackets only around words, as "<LOCK_ID>" is a command's argument),
 # or a draft's marker at its start ("TODO: ..."): the answer was never written. Braces that are
 # code are no slot: an expression (GitHub's "${{ ... }}", Jinja's "{{ user.name }}"), quoted,
 # in a path ("/users/{user_id}"), or shown after a colon ("Use double braces: {{name}} ...").
 _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
-_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])|^\W*(?:TODO|TBD|FIXME)\b""")
+_SLOT = re.compile(
+    _SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|<[A-Z]+(?: [A-Z]+)+>|^\W*(?:TODO|TBD|FIXME)\b"""
+)
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
