@@ -25,28 +25,28 @@ _ELSEWHERE = (
 # the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
 # is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
 _NOT = (
-    r"(?:can ?not|could not|will not|unable to|forbidden from"
+    r"(?:can ?not|could not|will not|unable to"
     r"|not (?:able|allowed|permitted|authori[sz]ed) to)"
 )
-_ACT = r"(?:help|assist|answer|provide|share|discuss|disclose|do|offer|comment)"
+_ACT = r"(?:help|assist|answer|provide|share|discuss|do|offer|comment)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 _REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
     rf"\b(?:i|we)(?: am| are)?(?: unfortunately| afraid)*(?: i| we)?(?: am| are)? {_NOT} "
     rf"{_ACT}\w*{_REFUSED}|\b(?:i|we) (?:must )?(?:refuse|decline)(?: to\b|{_REFUSED})"
     rf"|\brequest {_NOT} be \w+|\bnot possible (?:for (?:me|us) )?to {_ACT}\b"
-    r"|\bhas been blocked\b|\bas an ai\b",
+    r"|\bas an ai\b",
     re.IGNORECASE,
 )
 # Someone else to ask or somewhere else to look, or a promise to answer later.
 DEFLECTION = re.compile(
-    r"\b(?:contact|call|e-?mail|speak to|get in touch with|reach(?: out to)?|see|check|ask|"
+    r"\b(?:call|e-?mail|speak to|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
     # someone else decides: "determined by the event organiser"
-    rf"|\b(?:determined|decided|made|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
-    rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
-    r"|\b(?:get back to you|be in touch|eventually|contact you|let you know|follow up"
-    r"|pass\w* (?:it|this) on|(?:look\w* into|working on) (?:it|this))\b"
+    rf"|\b(?:determined|decided|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
+    rf"|\b(?:another|the (?:relevant|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
+    r"|\b(?:get back to you|be in touch|eventually|let you know"
+    r"|(?:look\w* into|working on) (?:it|this))\b"
     r"|\btry (?:again )?later\b",
     re.IGNORECASE,
 )
@@ -55,21 +55,19 @@ DEFLECTION = re.compile(
 UNSURE = r"\b(?:hard to say|not sure|no idea|do not know)\b"
 SHRUG = re.compile(
     r"\bdepends? on\b"
-    r"|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?"
+    r"|\b(?:vary|varies|differ)\w*(?: by \w+(?: to \w+)?)?"
     r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
     rf"|{UNSURE}"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
     r"|\b(?:how|the way) (?:it|things) \w+\W*$|\blike that\W*$|\bhappen\w*"
-    r"|\b(?:normal|final|sometimes|occasionally|big deal)\b"
-    r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
+    r"|\b(?:normal|final|sometimes|big deal)\b",
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise and
-# generalities are the learned signal's to weigh: ``learned.py``.)
-COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
-    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
-    r"(?:trouble|inconvenience|wait|delay))?|\b(?:reaching out|getting in touch|contacting us)\b"
-    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
+# Thanks, apologies and greetings: polite, and no answer alone. (Praise and generalities are
+# the learned signal's to weigh: ``learned.py``.)
+COURTESY = re.compile(
+    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?|\b(?:reaching out|getting in touch)\b"
+    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?",
     re.IGNORECASE,
 )
 # What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")

@@ -15,27 +15,27 @@ from .tone import CONTEMPT, MOCKERY
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
-    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|test|answer|reply|response|here|"
+    r"(?:[a-z]|todo|tbd|x+|n/?a|null|undefined|placeholder|test|answer|reply|response|here|"
     # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
-    r"insert|write|goes|pending|draft|see (?:above|below)|(?:no|empty) (?:reply|response|answer))"
+    r"insert|goes|pending|draft|see above|no (?:reply|response|answer))"
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
     # an error's name as programs write it ("TypeError", "Internal Server Error", "ERROR 500",
     # "error: ..."), never a customer's word ("Permission error: allow access under ...")
-    r"|\W*(?-i:(?:[A-Z]\w* ){0,2}[A-Z]?\w*(?:Error|Exception|ERROR)|error|exception)"
+    r"|\W*(?-i:(?:[A-Z]\w* ){0,2}[A-Z]?\w*(?:Error|ERROR)|error|exception)"
     r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
-# a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; angle
-# brackets only around words, as "<LOCK_ID>" is a command's argument),
+# a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; not in
+# angle brackets, where "<LOCK_ID>" is a command's argument),
 # or a draft's marker at its start ("TODO: ..."): the answer was never written. Braces that are
 # code are no slot: an expression (GitHub's "${{ ... }}", Jinja's "{{ user.name }}"), quoted,
 # in a path ("/users/{user_id}"), or shown after a colon ("Use double braces: {{name}} ...").
 _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
 _SLOT = re.compile(
-    _SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|<[A-Z]+(?: [A-Z]+)+>|^\W*(?:TODO|TBD|FIXME)\b"""
+    _SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TBD)\b"""
 )
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
