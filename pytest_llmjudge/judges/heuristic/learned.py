@@ -63,7 +63,8 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
     # filler: courtesy, kindness and the ticket said back, sentence after sentence; a long
     # answer with nothing concrete (figure, label, name) evades
-    idle = len(parts) >= 2 and all(_nothing_new(s, asked) for s in parts)
+    given = [w for w in words(ticket) if SPECIFIC.search(w)]  # its figures said back are not new
+    idle = len(parts) >= 2 and all(_nothing_new(s, asked, given) for s in parts)
     form["every sentence courtesy, kindness or the ticket said back"] = float(idle)
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
     concrete = SPECIFIC.search(response) or names
@@ -71,11 +72,12 @@ def features(ticket: str, response: str) -> dict[str, float]:
     return found | {f"f:{name}": value for name, value in form.items()}
 
 
-def _nothing_new(sentence: str, asked: set[str]) -> bool:
-    """No figure, label, name or action of ours, and at most one word that neither the ticket
-    nor courtesy holds (three beside a warm word: "We love hearing from you about your order!")."""
+def _nothing_new(sentence: str, asked: set[str], given: list[str]) -> bool:
+    """No figure, label, name or action of ours but the ticket's (``given``), and at most one word
+    neither the ticket nor courtesy holds (three beside a warm word: "We love your order!")."""
     names = [w for w in words(sentence)[1:] if w[0].isupper() and stem(w) not in asked]
-    if SPECIFIC.search(sentence) or ACTION.search(sentence) or set(names) - {"I"}:
+    rest = " ".join(w for w in sentence.split() if w.strip(".,;:!?()") not in given)
+    if SPECIFIC.search(rest) or ACTION.search(sentence) or set(names) - {"I"}:
         return False
     new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
     new = [t for t in new if not any(same_subject(t, a) for a in asked)]

@@ -25,17 +25,17 @@ _ELSEWHERE = (
 # the verb tells a refusal from a rule: the request itself ("that", "with your order", nothing)
 # is refused; a thing named ("We can not offer refunds after 30 days") is a rule, an answer.
 _NOT = (
-    r"(?:can ?not|could not|will not|unable to"
+    r"(?:can ?not|could not|will not|unable to|forbidden from"
     r"|not (?:able|allowed|permitted|authori[sz]ed) to)"
 )
-_ACT = r"(?:help|assist|answer|provide|share|discuss|do|offer|comment)"
+_ACT = r"(?:help|assist|answer|provide|share|do|offer|comment)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 _REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
     rf"\b(?:i|we)(?: am| are)?(?: unfortunately| afraid)*(?: i| we)?(?: am| are)? {_NOT} "
     rf"{_ACT}\w*{_REFUSED}|\b(?:i|we) (?:must )?(?:refuse|decline)(?: to\b|{_REFUSED})"
     rf"|\brequest {_NOT} be \w+|\bnot possible (?:for (?:me|us) )?to {_ACT}\b"
-    r"|\bas an ai\b",
+    r"|\bhas been blocked\b|\bas an ai\b",
     re.IGNORECASE,
 )
 # Someone else to ask or somewhere else to look, or a promise to answer later.
@@ -43,10 +43,10 @@ DEFLECTION = re.compile(
     r"\b(?:call|e-?mail|speak to|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
     # someone else decides: "determined by the event organiser"
-    rf"|\b(?:determined|decided|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
-    rf"|\b(?:another|the (?:relevant|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
+    rf"|\b(?:determined|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
+    rf"|\b(?:another|the appropriate) {_ELSEWHERE}\b|\bavailable online\b"
     r"|\b(?:get back to you|be in touch|eventually|let you know"
-    r"|(?:look\w* into|working on) (?:it|this))\b"
+    r"|pass\w* (?:it|this) on|(?:look\w* into|working on) (?:it|this))\b"
     r"|\btry (?:again )?later\b",
     re.IGNORECASE,
 )
@@ -56,18 +56,19 @@ UNSURE = r"\b(?:hard to say|not sure|no idea|do not know)\b"
 SHRUG = re.compile(
     r"\bdepends? on\b"
     r"|\b(?:vary|varies|differ)\w*(?: by \w+(?: to \w+)?)?"
-    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
+    r"|\b(?:many|various|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
     rf"|{UNSURE}"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
-    r"|\b(?:how|the way) (?:it|things) \w+\W*$|\blike that\W*$|\bhappen\w*"
+    r"|\bhow (?:it|things) \w+\W*$|\blike that\W*$|\bhappen\w*"
     r"|\b(?:normal|final|sometimes|big deal)\b",
     re.IGNORECASE,
 )
-# Thanks, apologies and greetings: polite, and no answer alone. (Praise and generalities are
-# the learned signal's to weigh: ``learned.py``.)
+# Thanks, apologies, understanding and greetings: polite, and no answer alone. (Praise and
+# generalities are the learned signal's to weigh: ``learned.py``.)
 COURTESY = re.compile(
-    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?|\b(?:reaching out|getting in touch)\b"
-    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?",
+    r"\b(?:thank|appreciat|sorry|apolog|understand)\w*(?: you)?"
+    r"|\b(?:reaching out|getting in touch)\b"
+    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|regards)\b",
     re.IGNORECASE,
 )
 # What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")

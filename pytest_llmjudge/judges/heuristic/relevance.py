@@ -15,9 +15,9 @@ from .tone import CONTEMPT, MOCKERY
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
-    r"(?:[a-z]|todo|tbd|x+|n/?a|null|undefined|placeholder|test|answer|reply|response|here|"
+    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
     # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
-    r"insert|goes|pending|draft|see above|no (?:reply|response|answer))"
+    r"goes|pending|draft|see above|no (?:reply|response|answer))"
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
@@ -34,9 +34,7 @@ PLACEHOLDER = re.compile(
 # code are no slot: an expression (GitHub's "${{ ... }}", Jinja's "{{ user.name }}"), quoted,
 # in a path ("/users/{user_id}"), or shown after a colon ("Use double braces: {{name}} ...").
 _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
-_SLOT = re.compile(
-    _SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TBD)\b"""
-)
+_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TBD|FIXME)\b""")
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.

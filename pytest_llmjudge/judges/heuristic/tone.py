@@ -12,19 +12,16 @@ from .text import normalise, profanity, sentences, sentiment, stem, stopwords, w
 # the sentiment lexicon (strongly negative), not by a hand list; a state the reader is in
 # ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
 _VERDICT = re.compile(
-    r"\byour? (?:\w+ )?(?:is|are) (?:so|being|such an?|just) (\w+)|\bwhat an? (\w+) question\b"
+    r"\byour? (?:\w+ )?(?:is|are) (?:so|being|just) (\w+)|\bwhat an? (\w+) question\b"
     # ... and a name called or a comparison, last in its clause: "you idiot", "like a lunatic"
     r"|(?:(?:^\W*|, )you(?: big)?|\blike an?) (\w+)(?=\W*$|\s*[,.!?;])",
     re.IGNORECASE,
 )
 _COMPLAIN = r"(?:cry|complain|moan|whin)\w*"
 CONTEMPT = re.compile(
-    # talking down: the reader should know, or should have looked
+    # talking down: the reader should know, or should have looked, or is a child
     r", (?:genius|mate|pal)\b|\brocket science\b|\bwhat did you expect\b|\bcan you read\?"
-    r"|\blearn (?:to|how)\b"
-    # the reader set against others, and compared to a child
-    r"|\b(?:some of us|even for you|(?:for|like) everyone else)\b"
-    r"|\b(?:like|you) (?:an? |big )?(?:adult|child|baby)s?\b"
+    r"|\blearn (?:to read|how \w+ works?)\b|\b(?:like|you) (?:an? |big )?(?:adult|child|baby)s?\W*$"
     # a suggestion made in sarcasm, or a guess for an answer: "Maybe read the manual."
     r"|^\W*maybe\b|\bmaybe do not\b"
     # sarcasm: "a hotel, not a palace"
@@ -36,13 +33,13 @@ CONTEMPT = re.compile(
     # blame and disowning: it is the reader's problem, never ours, and we never err
     r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
     r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|department|concern|issue)\b"
-    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnothing to do with us\b"
-    r"|\bnobody cares\b|\bnot (?:lie|make mistakes)\b"
-    # orders about the reader's own conduct and wits, and "everyone else copes"
+    r"|\bnothing we can do(?: about it)?\W*$|\bnothing to do with us\b|\bnobody cares\b"
+    r"|\bnot (?:lie|make mistakes)\b"
+    # orders about the reader's own conduct and wits; the reader set against others
     r"|\b(?:(?:(?:deal|live) with|get over) it|calm down|get a life|figure it out)\b"
-    rf"|\bus\w* your (?:brain|eyes)\b|\bgrow up\b|\bstop (?:being|trying to|{_COMPLAIN})\b"
+    rf"|\bus\w* your (?:brain|eyes)\b|\bgrow up\b|\bstop (?:trying to|{_COMPLAIN})\b"
     rf"|\bgo (?:elsewhere|somewhere else|{_COMPLAIN})\b|\bjust have to wait\W*$"
-    r"|\beveryone(?: else)? (?:manages|copes)\b",
+    r"|\beveryone(?: else)? manages\b|\b(?:some of us|even for you|(?:for|like) everyone else)\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout
@@ -50,8 +47,7 @@ _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
     r"\b(?:lol|lmao|haha\w*|obviously)\b|^\W*(?:oh )?wow\b"
-    r"|^\W*(?:so|whatever|ugh"
-    r"|good riddance)\W*$"
+    r"|^\W*(?:so|really|seriously|whatever|ugh|good riddance)\W*$"
     "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
