@@ -36,8 +36,8 @@ from bench_support_answers import load
 
 from pytest_llmjudge.config.options import DEFAULT_THRESHOLD
 from pytest_llmjudge.judges.heuristic import score_tone
-from pytest_llmjudge.judges.heuristic.learned import features, probability, spared
-from pytest_llmjudge.judges.heuristic.relevance import relevance_signal
+from pytest_llmjudge.judges.heuristic.learned import features, probability
+from pytest_llmjudge.judges.heuristic.relevance import relevance_signal, spared
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"

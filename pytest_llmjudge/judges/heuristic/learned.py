@@ -10,14 +10,13 @@ import json
 import math
 from functools import cache
 
-from .refusal import ACTION, COURTESY, KINDS, empty_reply, empty_sentence
-from .relevance import answers_closed
+from .refusal import ACTION, COURTESY, KINDS, empty_sentence
+from .relevance import answers_closed, spared
 from .text import (
     SPECIFIC,
     content_terms,
     data,
     normalise,
-    same_subject,
     sentences,
     sentiment,
     shared_terms,
@@ -61,28 +60,11 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
-    # filler: courtesy, kindness and the ticket said back, sentence after sentence; a long
-    # answer with nothing concrete (figure, label, name) evades
-    given = [w for w in words(ticket) if SPECIFIC.search(w)]  # its figures said back are not new
-    idle = len(parts) >= 2 and all(_nothing_new(s, asked, given) for s in parts)
-    form["every sentence courtesy, kindness or the ticket said back"] = float(idle)
+    # a long answer with nothing concrete (figure, label, name) evades
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
     concrete = SPECIFIC.search(response) or names
     form["over 25 words, nothing concrete"] = float(len(tokens) > 25 and not concrete)
     return found | {f"f:{name}": value for name, value in form.items()}
-
-
-def _nothing_new(sentence: str, asked: set[str], given: list[str]) -> bool:
-    """No figure, label, name or action of ours but the ticket's (``given``), and at most one word
-    neither the ticket nor courtesy holds (three beside a warm word: "We love your order!")."""
-    names = [w for w in words(sentence)[1:] if w[0].isupper() and stem(w) not in asked]
-    rest = " ".join(w for w in sentence.split() if w.strip(".,;:!?()") not in given)
-    if SPECIFIC.search(rest) or ACTION.search(sentence) or set(names) - {"I"}:
-        return False
-    new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
-    new = [t for t in new if not any(same_subject(t, a) for a in asked)]
-    warm = any(sentiment().get(w.lower(), 0.0) >= 1.5 for w in words(sentence))
-    return len(new) <= (3 if warm else 1)
 
 
 @cache
@@ -96,11 +78,6 @@ def probability(weights: dict[str, float], found: dict[str, float]) -> float:
     """The model's probability that the answer is a poor one."""
     total = sum(weights.get(name, 0.0) * value for name, value in found.items())
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, total))))
-
-
-def spared(ticket: str, response: str) -> bool:
-    """What the rules know to be an answer: a direct one to a closed question, kind thanks."""
-    return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
 
 
 def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None:

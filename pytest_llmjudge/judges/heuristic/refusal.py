@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
+from .text import SPECIFIC, content_terms, normalise, same_subject, sentences, sentiment, words
 
 # Someone or somewhere else: "our support team", "a member of staff", "the help centre", "the
 # university website". (A page of the product, "the billing page", is a place to act.)
@@ -108,6 +108,26 @@ def empty_reply(
     if not parts or not all(empty_sentence(s, ticket_terms, patterns, own_words) for s in parts):
         return None
     return [m for s in parts for c in patterns for m in c.finditer(s)]
+
+
+def said_back(ticket: str, response: str) -> bool:
+    """Filler: two sentences or more, each courtesy, kindness or the ticket said back."""
+    asked, parts = content_terms(ticket), sentences(response)
+    given = [w for w in words(ticket) if SPECIFIC.search(w)]  # its figures said back are no news
+    return len(parts) >= 2 and all(_nothing_new(s, asked, given) for s in parts)
+
+
+def _nothing_new(sentence: str, asked: set[str], given: list[str]) -> bool:
+    """No figure, label, name or action of ours but the ticket's, and one word (three beside a
+    warm one: "We love your order!") neither the ticket nor courtesy holds."""
+    names = [w for w in words(sentence)[1:] if w[0].isupper() and not content_terms(w) <= asked]
+    rest = " ".join(w for w in sentence.split() if w.strip(".,;:!?()") not in given)
+    if SPECIFIC.search(rest) or ACTION.search(sentence) or names:
+        return False
+    new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
+    new = [t for t in new if not any(same_subject(t, a) for a in asked)]
+    warm = any(sentiment().get(w.lower(), 0.0) >= 1.5 for w in words(sentence))
+    return len(new) <= (3 if warm else 1)
 
 
 def refusal_in(text: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence
+from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence, said_back
 from .text import SYSTEM_TERMS, content_terms, normalise, sentences, sentiment, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
@@ -71,6 +71,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     said = _nothing_said(ticket, response)
     if said is not None:
         return 2, said
+    if said_back(ticket, response) and not spared(ticket, response):
+        return 2, "nothing but courtesy, kindness and the ticket said back"
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
@@ -116,6 +118,11 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
     return "nothing but " + " and ".join(named[:2])
+
+
+def spared(ticket: str, response: str) -> bool:
+    """What the rules know to be an answer: a direct one to a closed question, kind thanks."""
+    return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
 
 
 def answers_closed(ticket: str, response: str) -> bool:

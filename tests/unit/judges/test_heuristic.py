@@ -233,6 +233,14 @@ EMPTY_FAMILIES = {
         "Thanks for reaching out! We value your feedback.",
         "Thank you for choosing us. We are proud of our friendly staff and great service.",
     ],
+    # filler: every sentence thanks, kindness or the ticket said back
+    "the ticket said back": [
+        "Hello! We understand your card was declined when paying abroad. We value you as a "
+        "customer.",
+        "Hi there! You are asking why your card was declined when paying abroad. That is a "
+        "great question.",
+        "Good morning! A declined card abroad is never fun. We are here for you.",
+    ],
     # praise of the customer or of the company, measured by the sentiment lexicon
     "pleasantries": [
         "We are proud of our friendly staff and our commitment to great service.",
