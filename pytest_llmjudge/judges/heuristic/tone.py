@@ -13,8 +13,8 @@ from .text import normalise, profanity, sentences, sentiment, stem, stopwords, w
 # ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
 _VERDICT = re.compile(
     r"\byour? (?:\w+ )?(?:is|are) (?:so|being|just) (\w+)|\bwhat an? (\w+) question\b"
-    # ... and a name called or a comparison, last in its clause: "you idiot", "like a lunatic"
-    r"|(?:(?:^\W*|, )you(?: big)?|\blike an?) (\w+)(?=\W*$|\s*[,.!?;])",
+    # ... and a name called, last in its clause: "..., you idiot."
+    r"|(?:^\W*|, )you(?: big)? (\w+)(?=\W*$|\s*[,.!?;])",
     re.IGNORECASE,
 )
 _COMPLAIN = r"(?:cry|complain|moan|whin)\w*"

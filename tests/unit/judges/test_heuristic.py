@@ -131,7 +131,6 @@ TONE_FAMILIES = {
         f"{ANSWER} It works for everyone else.",
         f"{ANSWER} Do it like an adult.",
         f"{ANSWER} Next time, you big baby.",
-        f"{ANSWER} Stop driving like a lunatic.",
         f"{ANSWER} Thanks, you idiot.",
         f"{ANSWER} It comes when it comes.",
         f"We sell what we sell. {ANSWER}",
@@ -192,6 +191,7 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         # a comparison or "you" before a word that is no name called
         "If you disagree, you can ask us to review it within eight weeks.",
         "It is treated like a storm, so the claim is covered.",
+        "If a text looks like a scam, delete it and call the number on your card.",
         "Child seats are free; book one like an adult seat, at the desk.",
         "Yes, under Manage booking. Everyone says it is easy.",
     ],
