@@ -40,7 +40,7 @@ REFUSAL = re.compile(
 )
 # Someone else to ask or somewhere else to look, or a promise to answer later.
 DEFLECTION = re.compile(
-    r"\b(?:call|e-?mail|speak to|reach(?: out to)?|see|check|ask|"
+    r"\b(?:contact|call|e-?mail|speak to|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
     # someone else decides: "determined by the event organiser"
     rf"|\b(?:determined|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
