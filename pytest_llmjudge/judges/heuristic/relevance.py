@@ -72,7 +72,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     if said is not None:
         return 2, said
     if said_back(ticket, response) and not spared(ticket, response):
-        return 2, "nothing but courtesy, kindness and the ticket said back"
+        return 2, "nothing new: courtesy, kindness and the ticket's words, a word more at most"
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))

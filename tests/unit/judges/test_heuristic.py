@@ -234,7 +234,7 @@ EMPTY_FAMILIES = {
         "Thank you for choosing us. We are proud of our friendly staff and great service.",
     ],
     # filler: every sentence thanks, kindness or the ticket said back
-    "the ticket said back": [
+    "nothing new": [
         "Hello! We understand your card was declined when paying abroad. We value you as a "
         "customer.",
         "Hi there! You are asking why your card was declined when paying abroad. That is a "

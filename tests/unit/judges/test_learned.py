@@ -119,10 +119,10 @@ SAYS_SOMETHING = [
 @pytest.mark.parametrize("text", POOL_FILLER)
 def test_filler_of_every_phrasing_is_named_and_one_real_sentence_undoes_it(text: str) -> None:
     score, reason = score_relevance(POOL, text)
-    assert score < 3.5 and reason == "nothing but courtesy, kindness and the ticket said back"
+    assert score < 3.5 and reason.startswith("nothing new: courtesy, kindness and the ticket")
     for sentence in SAYS_SOMETHING:
         with_one = text.split(". ")[0] + ". " + sentence
-        assert "said back" not in score_relevance(POOL, with_one)[1]
+        assert "nothing new" not in score_relevance(POOL, with_one)[1]
 
 
 def test_the_same_answer_reads_poorer_to_a_ticket_it_does_not_take_up() -> None:
