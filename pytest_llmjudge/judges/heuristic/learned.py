@@ -1,7 +1,6 @@
 """A learned signal: a logistic regression over general features of an answer (words most
 writers use, and its form), with generated weights (``benchmarks/train_learned_signal.py``).
-It lowers a score only beyond the script's threshold and names the features that moved it.
-"""
+It lowers a score only beyond the script's threshold and names the features that moved it."""
 
 from __future__ import annotations
 

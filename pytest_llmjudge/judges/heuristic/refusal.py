@@ -2,8 +2,7 @@
 judge's relevance and the ``is_refusal`` check). A sentence is empty when it is of one of these
 classes and, the class's words taken out, has no figure, address, path or label and at most
 two subject words the ticket did not use: "Please contact support." is a deflection, "Contact
-support at help@shop.com and quote the order number" says something.
-"""
+support at help@shop.com and quote the order number" says something."""
 
 from __future__ import annotations
 

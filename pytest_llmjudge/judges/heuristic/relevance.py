@@ -1,7 +1,6 @@
 """Relevance: the blatant only. An empty or placeholder answer, one that only refuses,
 deflects, shrugs, is polite or says the ticket back, and one with nothing related to the
-ticket's subject each fail; every other answer keeps the benefit of the doubt.
-"""
+ticket's subject each fail; every other answer keeps the benefit of the doubt."""
 
 from __future__ import annotations
 

@@ -134,8 +134,6 @@ TONE_FAMILIES = {
         f"{ANSWER} Thanks, you idiot.",
         f"{ANSWER} It comes when it comes.",
         f"We sell what we sell. {ANSWER}",
-        f"{ANSWER} Learn to read.",
-        f"{ANSWER} Get a life.",
         f"{ANSWER} Try using your brain.",
     ],
     "mockery": [
