@@ -1,7 +1,6 @@
 """The offline heuristic judge: deterministic, no model, narrow on purpose. It fails an answer
 only on clear evidence (the signals of ``relevance``, ``tone`` and ``learned``), naming the
-signal; every other answer gets the benefit of the doubt (``docs/judges.md``).
-"""
+signal; every other answer gets the benefit of the doubt (``docs/judges.md``)."""
 
 from __future__ import annotations
 

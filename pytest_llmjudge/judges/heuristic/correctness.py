@@ -1,7 +1,6 @@
 """Correctness against a reference answer, without a model: the share of the reference's
 subject words and exact tokens (figures, commands, settings) the response carries; a measured
-overlap, not an understanding (the reasoning says what was shared and missing).
-"""
+overlap, not an understanding (the reasoning says what was shared and missing)."""
 
 from __future__ import annotations
 

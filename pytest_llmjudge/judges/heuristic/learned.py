@@ -1,7 +1,6 @@
 """A learned signal: a logistic regression over general features of an answer (words most
 writers use, and its form), with generated weights (``benchmarks/train_learned_signal.py``).
-It lowers a score only beyond the script's threshold and names the features that moved it.
-"""
+It lowers a score only beyond the script's threshold and names the features that moved it."""
 
 from __future__ import annotations
 
@@ -10,14 +9,13 @@ import json
 import math
 from functools import cache
 
-from .refusal import ACTION, COURTESY, KINDS, empty_reply, empty_sentence
-from .relevance import answers_closed
+from .refusal import ACTION, COURTESY, KINDS, empty_sentence
+from .relevance import answers_closed, spared
 from .text import (
     SPECIFIC,
     content_terms,
     data,
     normalise,
-    same_subject,
     sentences,
     sentiment,
     shared_terms,
@@ -61,26 +59,11 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
-    # filler: courtesy, kindness and the ticket said back, sentence after sentence; a long
-    # answer with nothing concrete (figure, label, name) evades
-    idle = len(parts) >= 2 and all(_nothing_new(s, asked) for s in parts)
-    form["every sentence courtesy, kindness or the ticket said back"] = float(idle)
+    # a long answer with nothing concrete (figure, label, name) evades
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]
     concrete = SPECIFIC.search(response) or names
     form["over 25 words, nothing concrete"] = float(len(tokens) > 25 and not concrete)
     return found | {f"f:{name}": value for name, value in form.items()}
-
-
-def _nothing_new(sentence: str, asked: set[str]) -> bool:
-    """No figure, label, name or action of ours, and at most one word that neither the ticket
-    nor courtesy holds (three beside a warm word: "We love hearing from you about your order!")."""
-    names = [w for w in words(sentence)[1:] if w[0].isupper() and stem(w) not in asked]
-    if SPECIFIC.search(sentence) or ACTION.search(sentence) or set(names) - {"I"}:
-        return False
-    new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
-    new = [t for t in new if not any(same_subject(t, a) for a in asked)]
-    warm = any(sentiment().get(w.lower(), 0.0) >= 1.5 for w in words(sentence))
-    return len(new) <= (3 if warm else 1)
 
 
 @cache
@@ -94,11 +77,6 @@ def probability(weights: dict[str, float], found: dict[str, float]) -> float:
     """The model's probability that the answer is a poor one."""
     total = sum(weights.get(name, 0.0) * value for name, value in found.items())
     return 1 / (1 + math.exp(-max(-30.0, min(30.0, total))))
-
-
-def spared(ticket: str, response: str) -> bool:
-    """What the rules know to be an answer: a direct one to a closed question, kind thanks."""
-    return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
 
 
 def learned_signal(ticket: str, response: str) -> tuple[float, list[str]] | None:

@@ -2,15 +2,14 @@
 judge's relevance and the ``is_refusal`` check). A sentence is empty when it is of one of these
 classes and, the class's words taken out, has no figure, address, path or label and at most
 two subject words the ticket did not use: "Please contact support." is a deflection, "Contact
-support at help@shop.com and quote the order number" says something.
-"""
+support at help@shop.com and quote the order number" says something."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 
-from .text import SPECIFIC, content_terms, normalise, same_subject, sentences
+from .text import SPECIFIC, content_terms, normalise, same_subject, sentences, sentiment, words
 
 # Someone or somewhere else: "our support team", "a member of staff", "the help centre", "the
 # university website". (A page of the product, "the billing page", is a place to act.)
@@ -28,7 +27,7 @@ _NOT = (
     r"(?:can ?not|could not|will not|unable to|forbidden from"
     r"|not (?:able|allowed|permitted|authori[sz]ed) to)"
 )
-_ACT = r"(?:help|assist|answer|provide|share|discuss|disclose|do|offer|comment)"
+_ACT = r"(?:help|assist|answer|provide|share|do|offer|comment)"
 # (the topic of a refusal, "with card payments", is no answer: it is part of the match)
 _REFUSED = r"(?: (?:you )?(?:with|that|this|it|anything)\b[^.!?;]*|(?=\s*(?:[.!?;,:]|but\b|$)))"
 REFUSAL = re.compile(
@@ -40,12 +39,12 @@ REFUSAL = re.compile(
 )
 # Someone else to ask or somewhere else to look, or a promise to answer later.
 DEFLECTION = re.compile(
-    r"\b(?:contact|call|e-?mail|speak to|get in touch with|reach(?: out to)?|see|check|ask|"
+    r"\b(?:contact|call|e-?mail|speak to|reach(?: out to)?|see|check|ask|"
     rf"read|consult|refer to|visit)(?: \w+){{0,3}}? {_ELSEWHERE}\b|\bcontact\b"
     # someone else decides: "determined by the event organiser"
-    rf"|\b(?:determined|decided|made|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
-    rf"|\b(?:another|the (?:relevant|right|appropriate)) {_ELSEWHERE}\b|\bavailable online\b"
-    r"|\b(?:get back to you|be in touch|eventually|contact you|let you know|follow up"
+    rf"|\b(?:determined|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
+    rf"|\b(?:another|the appropriate) {_ELSEWHERE}\b|\bavailable online\b"
+    r"|\b(?:get back to you|be in touch|eventually|let you know"
     r"|pass\w* (?:it|this) on|(?:look\w* into|working on) (?:it|this))\b"
     r"|\btry (?:again )?later\b",
     re.IGNORECASE,
@@ -55,21 +54,20 @@ DEFLECTION = re.compile(
 UNSURE = r"\b(?:hard to say|not sure|no idea|do not know)\b"
 SHRUG = re.compile(
     r"\bdepends? on\b"
-    r"|\b(?:vary|varies|differ)\w*(?: (?:by|from) \w+(?: to \w+)?)?"
-    r"|\b(?:many|various|several|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
+    r"|\b(?:vary|varies|differ)\w*(?: by \w+(?: to \w+)?)?"
+    r"|\b(?:many|various|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
     rf"|{UNSURE}"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
-    r"|\b(?:how|the way) (?:it|things) \w+\W*$|\blike that\W*$|\bhappen\w*"
-    r"|\b(?:normal|final|sometimes|occasionally|big deal)\b"
-    r"|^\W*(?:maybe|perhaps)\b[^.!]*\?$",  # a guess put as a question
+    r"|\bhow (?:it|things) \w+\W*$|\blike that\W*$|\bhappen\w*"
+    r"|\b(?:normal|final|sometimes|big deal)\b",
     re.IGNORECASE,
 )
-# Thanks, apologies, greetings and sign-offs: polite, and no answer alone. (Praise and
+# Thanks, apologies, understanding and greetings: polite, and no answer alone. (Praise and
 # generalities are the learned signal's to weigh: ``learned.py``.)
-COURTESY = re.compile(  # (what one thanks or apologises for is part of it)
-    r"\b(?:thank|appreciat|sorry|apolog)\w*(?: you)?(?: (?:for|about) (?:\w+ )?"
-    r"(?:trouble|inconvenience|wait|delay))?|\b(?:reaching out|getting in touch|contacting us)\b"
-    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|hesitate|regards|let us know)\b",
+COURTESY = re.compile(
+    r"\b(?:thank|appreciat|sorry|apolog|understand)\w*(?: you)?"
+    r"|\b(?:reaching out|getting in touch)\b"
+    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|regards)\b",
     re.IGNORECASE,
 )
 # What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
@@ -109,6 +107,26 @@ def empty_reply(
     if not parts or not all(empty_sentence(s, ticket_terms, patterns, own_words) for s in parts):
         return None
     return [m for s in parts for c in patterns for m in c.finditer(s)]
+
+
+def said_back(ticket: str, response: str) -> bool:
+    """Filler: two sentences or more, each courtesy, kindness or the ticket said back."""
+    asked, parts = content_terms(ticket), sentences(response)
+    given = [w for w in words(ticket) if SPECIFIC.search(w)]  # its figures said back are no news
+    return len(parts) >= 2 and all(_nothing_new(s, asked, given) for s in parts)
+
+
+def _nothing_new(sentence: str, asked: set[str], given: list[str]) -> bool:
+    """No figure, label, name or action of ours but the ticket's, and one word (three beside a
+    warm one: "We love your order!") neither the ticket nor courtesy holds."""
+    names = [w for w in words(sentence)[1:] if w[0].isupper() and not content_terms(w) <= asked]
+    rest = " ".join(w for w in sentence.split() if w.strip(".,;:!?()") not in given)
+    if SPECIFIC.search(rest) or ACTION.search(sentence) or names:
+        return False
+    new = [t for t in content_terms(COURTESY.sub(" ", sentence)) if sentiment().get(t, 0) < 1]
+    new = [t for t in new if not any(same_subject(t, a) for a in asked)]
+    warm = any(sentiment().get(w.lower(), 0.0) >= 1.5 for w in words(sentence))
+    return len(new) <= (3 if warm else 1)
 
 
 def refusal_in(text: str) -> str | None:

@@ -1,13 +1,12 @@
 """Relevance: the blatant only. An empty or placeholder answer, one that only refuses,
-deflects, shrugs or is polite, and one with nothing related to the ticket's subject each fail;
-every other answer keeps the benefit of the doubt.
-"""
+deflects, shrugs, is polite or says the ticket back, and one with nothing related to the
+ticket's subject each fail; every other answer keeps the benefit of the doubt."""
 
 from __future__ import annotations
 
 import re
 
-from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence
+from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence, said_back
 from .text import SYSTEM_TERMS, content_terms, normalise, sentences, sentiment, shared_terms
 from .tone import CONTEMPT, MOCKERY
 
@@ -15,23 +14,26 @@ from .tone import CONTEMPT, MOCKERY
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
-    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|test|answer|reply|response|here|"
-    r"insert|write|goes|(?:no|empty) (?:reply|response|answer))"
+    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
+    # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
+    r"goes|pending|draft|see above|no (?:reply|response|answer))"
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
     # an error's name as programs write it ("TypeError", "Internal Server Error", "ERROR 500",
     # "error: ..."), never a customer's word ("Permission error: allow access under ...")
-    r"|\W*(?-i:(?:[A-Z]\w* ){0,2}[A-Z]?\w*(?:Error|Exception|ERROR)|error|exception)"
+    r"|\W*(?-i:(?:[A-Z]\w* ){0,2}[A-Z]?\w*(?:Error|ERROR)|error|exception)"
     r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
 # A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
+# a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; not in
+# angle brackets, where "<LOCK_ID>" is a command's argument),
 # or a draft's marker at its start ("TODO: ..."): the answer was never written. Braces that are
 # code are no slot: an expression (GitHub's "${{ ... }}", Jinja's "{{ user.name }}"), quoted,
 # in a path ("/users/{user_id}"), or shown after a colon ("Use double braces: {{name}} ...").
 _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
-_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])|^\W*(?:TODO|TBD|FIXME)\b""")
+_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TBD|FIXME)\b""")
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
@@ -68,6 +70,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     said = _nothing_said(ticket, response)
     if said is not None:
         return 2, said
+    if said_back(ticket, response) and not spared(ticket, response):
+        return 2, "nothing new: courtesy, kindness and the ticket's words, a word more at most"
     # thanks and greetings around an answer add no words of a subject of its own
     kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
     ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
@@ -113,6 +117,11 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
     return "nothing but " + " and ".join(named[:2])
+
+
+def spared(ticket: str, response: str) -> bool:
+    """What the rules know to be an answer: a direct one to a closed question, kind thanks."""
+    return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
 
 
 def answers_closed(ticket: str, response: str) -> bool:

@@ -1,6 +1,5 @@
 """Words, sentences and the tables the offline judge reads, shipped as data (``data/README.md``:
-VADER's lexicon, better-profanity's list, stop-words), loaded once on first use.
-"""
+VADER's lexicon, better-profanity's list, stop-words), loaded once on first use."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Tone: the blatant only. Profanity, contempt for the reader, mockery and shouting each fail
-an answer; every other answer, plain, terse, warm or formal, keeps the benefit of the doubt.
-"""
+an answer; every other answer, plain, terse, warm or formal, keeps the benefit of the doubt."""
 
 from __future__ import annotations
 
@@ -12,37 +11,42 @@ from .text import normalise, profanity, sentences, sentiment, stem, stopwords, w
 # the sentiment lexicon (strongly negative), not by a hand list; a state the reader is in
 # ("you are frustrated", "you're worried") is empathy, not a verdict, so -ed words never count.
 _VERDICT = re.compile(
-    r"\byour? (?:\w+ )?(?:is|are) (?:so|being|such an?|just) (\w+)|\bwhat an? (\w+) question\b",
+    r"\byour? (?:\w+ )?(?:is|are) (?:so|being|just) (\w+)|\bwhat an? (\w+) question\b"
+    # ... and a name called, last in its clause: "..., you idiot."
+    r"|(?:^\W*|, )you(?: big)? (\w+)(?=\W*$|\s*[,.!?;])",
     re.IGNORECASE,
 )
-_COMPLAIN = r"(?:cry\w*|complain\w*|moan\w*|whin\w+|spamm\w+)"
+_COMPLAIN = r"(?:cry|complain|moan|whin)\w*"
 CONTEMPT = re.compile(
-    # talking down: the reader should know, or should have looked
-    r"(?:,|another) (?:genius|mate|pal)\b|\b(?:rocket science|common sense)\b"
-    r"|\bwhat did you (?:expect|think)\b|\bcan you read\?"
+    # talking down: the reader should know, or should have looked, or is a child
+    r", (?:genius|mate|pal)\b|\brocket science\b|\bwhat did you expect\b|\bcan you read\?"
+    r"|\b(?:like|you) (?:an? |big )?(?:adult|child|baby)s?\W*$"
+    # a suggestion made in sarcasm, or a guess for an answer: "Maybe read the manual."
+    r"|^\W*maybe\b|\bmaybe do not\b"
     # sarcasm: "a hotel, not a palace"
-    r"|\b(?:it|this|that|we) (?:is|are) an? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
-    r"|\bmaybe do not\b"
+    r"|\b(?:it|this|we) (?:is|are) an? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
     # a rule restated as its own reason ("Fees are fees"), or a matter closed
-    r"|\b(\w{3,}?)s? (?:is|are) \1s?\b|\b(?:simple as that|end of (?:story|discussion|it))\b"
+    r"|\b(\w{3,}?)s? (?:is|are) \1s?\b|\bend of (?:story|it)\b"
+    # ... or as its own measure: "We open when we open", "It takes as long as it takes"
+    r"|\b(\w{3,}) (?:when|what|as long as|however long) (?:\w+ ){1,2}\2\b"
     # blame and disowning: it is the reader's problem, never ours, and we never err
     r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
-    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|job|department|concern|issue)\b"
-    r"|\bnothing (?:we|i) can do(?: about it)?\W*$|\bnothing to do with us\b"
-    r"|\b(?:nobody|we do not) cares?\b|\b(?:never|not) (?:lie|make mistakes)\b"
-    # orders about the reader's own conduct and wits, and "everyone else copes"
-    r"|\b(?:(?:deal|live) with it|calm down|use your (?:brain|eyes)|figure it out)\b"
-    rf"|\b(?:toughen|grow) up\b|\bstop (?:being|trying to|asking|{_COMPLAIN})\b"
-    rf"|\bgo (?:elsewhere|{_COMPLAIN})\b|\bjust have to (?:wait|accept it)\W*$"
-    r"|\beveryone(?: else)? (?:manages|copes|has (?:got )?(?:the same )?problems?)\b",
+    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|department|concern|issue)\b"
+    r"|\bnothing we can do(?: about it)?\W*$|\bnothing to do with us\b|\bnobody cares\b"
+    r"|\bnot (?:lie|make mistakes)\b"
+    # orders about the reader's own conduct and wits; the reader set against others
+    r"|\b(?:(?:deal|live) with it|calm down|figure it out)\b"
+    rf"|\bus\w* your (?:brain|eyes)\b|\bgrow up\b|\bstop (?:trying to|{_COMPLAIN})\b"
+    rf"|\bgo (?:elsewhere|somewhere else|{_COMPLAIN})\b|\bjust have to wait\W*$"
+    r"|\beveryone(?: else)? manages\b|\b(?:some of us|even for you|(?:for|like) everyone else)\b",
     re.IGNORECASE,
 )
 # "to YOU": the reader singled out in capitals, in a text that does not shout throughout
 _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
-    r"\b(?:lol|lmao|haha\w*)\b|^\W*(?:so|really|seriously|whatever|ugh|too bad"
-    r"|good riddance)\W*$"
+    r"\b(?:lol|lmao|haha\w*|obviously)\b|^\W*(?:oh )?wow\b"
+    r"|^\W*(?:so|really|seriously|whatever|ugh|good riddance)\W*$"
     "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
@@ -70,7 +74,7 @@ def contempt(text: str) -> list[str]:
     for sentence in sentences(text):
         found += [m.group(0).strip() for m in CONTEMPT.finditer(sentence)]
         for match in _VERDICT.finditer(sentence):
-            word = (match.group(1) or match.group(2)).lower()
+            word = next(w for w in match.groups() if w).lower()
             question = match.group(2) is not None  # "what a silly question": any word not kind
             if (lexicon.get(word, 0.0) <= -1.5 and not word.endswith("ed")) or (
                 question and lexicon.get(word, 0.0) <= 0

@@ -123,6 +123,18 @@ TONE_FAMILIES = {
         f"{ANSWER} It's a shop, not a charity.",
         f"{ANSWER} We're a bank, not your personal assistant.",
         f"Your spelling is just terrible. {ANSWER}",
+        # a suggestion in sarcasm, the reader set against others or compared to a child, a
+        # name called, a tautology as the measure, and orders about the reader's wits
+        f"Maybe read the manual next time. {ANSWER}",
+        f"Maybe if you had looked, you would know. {ANSWER}",
+        f"{ANSWER} Some of us have real work to do.",
+        f"{ANSWER} It works for everyone else.",
+        f"{ANSWER} Do it like an adult.",
+        f"{ANSWER} Next time, you big baby.",
+        f"{ANSWER} Thanks, you idiot.",
+        f"{ANSWER} It comes when it comes.",
+        f"We sell what we sell. {ANSWER}",
+        f"{ANSWER} Try using your brain.",
     ],
     "mockery": [
         f"lol. {ANSWER}",
@@ -131,6 +143,9 @@ TONE_FAMILIES = {
         f"So? {ANSWER}",
         f"Really? {ANSWER}",
         f"{ANSWER} Whatever.",
+        f"Wow. {ANSWER}",
+        f"Oh wow, a late parcel. {ANSWER}",
+        f"{ANSWER} Obviously.",
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -170,6 +185,12 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "Enter a number, not a word.",
         "Upload a PDF, not a Word document.",
         "You can learn to use the API with our quickstart guide.",
+        "Learn how the rewards work in the app's Rewards tab.",
+        # a comparison or "you" before a word that is no name called
+        "If you disagree, you can ask us to review it within eight weeks.",
+        "It is treated like a storm, so the claim is covered.",
+        "If a text looks like a scam, delete it and call the number on your card.",
+        "Child seats are free; book one like an adult seat, at the desk.",
         "Yes, under Manage booking. Everyone says it is easy.",
     ],
 )
@@ -209,6 +230,14 @@ EMPTY_FAMILIES = {
     "courtesy": [
         "Thanks for reaching out! We value your feedback.",
         "Thank you for choosing us. We are proud of our friendly staff and great service.",
+    ],
+    # filler: every sentence thanks, kindness or the ticket said back
+    "nothing new": [
+        "Hello! We understand your card was declined when paying abroad. We value you as a "
+        "customer.",
+        "Hi there! You are asking why your card was declined when paying abroad. That is a "
+        "great question.",
+        "Good morning! A declined card abroad is never fun. We are here for you.",
     ],
     # praise of the customer or of the company, measured by the sentiment lexicon
     "pleasantries": [
@@ -291,7 +320,9 @@ def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
     "text", ["", "   ", "TODO", "N/A", "-- no reply --", "(no response)", "[insert answer here]",
              "{{response}}", "asdfgh", "Lorem ipsum dolor sit amet.", "TODO: write reply",
              "Answer goes here", "<answer>", "%s", "NaN", "null", "-", "...",
-             "Error 500: internal server error", "TypeError: undefined is not a function"],
+             "Error 500: internal server error", "TypeError: undefined is not a function",
+             # a status where the answer should be, and a pointer to nothing
+             "Answer pending.", "Draft", "N/A - see above", "[INSERT ANSWER]"],
 )  # fmt: skip
 def test_empty_and_placeholder_text_scores_one(text: str) -> None:
     score, reason = score_relevance(TICKET, text)
@@ -306,6 +337,9 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         "Thanks for your message!\n\n{{ reply_body }}\n\nKind regards",
         "TBD, waiting on the warehouse",
         "FIXME: add the opening hours",
+        # a slot's name in capitals in square brackets
+        "Hi [CUSTOMER_NAME], thanks for your message. Best, [AGENT]",
+        "Your table is booked for [TIME] on [DATE].",
     ],
 )
 def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> None:
@@ -326,6 +360,9 @@ def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> No
         "Use double braces: {{first_name}} is replaced by the contact's name.",
         "Build it with '{first_name} {last_name}'.format(**row) in the script.",
         "Call GET /users/{user_id} with the account's token.",
+        # brackets of code and commands: lower case, or a name in angle brackets
+        "Put [skip ci] in the commit message and the card app's cache is left alone.",
+        "Run terraform force-unlock <LOCK_ID> to free the cache of the card app.",
     ],
 )
 def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
@@ -338,6 +375,9 @@ def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
         ("Are there any fees?", "None."),
         ("How many bags can I check in?", "2"),
         ("Can I pay by cheque?", "No."),
+        ("When can I collect my cake?", "Yes, Tuesday."),
+        ("How long is the warranty?", "12 days."),
+        ("What is the cut-off for same-day delivery?", "Order by 1pm."),
         ("Is the error code on the screen a problem?", "Error E5 means the filter needs a clean."),
         # an error named in a customer's words, then what to do, is an answer
         ("My photos will not upload", "Permission error: allow access under Settings > Privacy."),

@@ -100,8 +100,8 @@ def test_one_concrete_fact_added_to_nothing_new_lowers_the_probability(text: str
     assert p(POOL, text + " It opens at 7 am on Sundays.") < p(POOL, text)
 
 
-FILLER = "f:every sentence courtesy, kindness or the ticket said back"
 # Filler, however it is put: thanks, warm words and the ticket said back, sentence after sentence
+# (a rule's now: it fails relevance and says so)
 POOL_FILLER = [
     "Great question about the pool on Sundays! We love hearing from our members.",
     "Hello, and thank you for your message about Sunday opening. We truly value your loyalty.",
@@ -118,11 +118,11 @@ SAYS_SOMETHING = [
 
 @pytest.mark.parametrize("text", POOL_FILLER)
 def test_filler_of_every_phrasing_is_named_and_one_real_sentence_undoes_it(text: str) -> None:
-    assert features(POOL, text)[FILLER] == 1.0
+    score, reason = score_relevance(POOL, text)
+    assert score < 3.5 and reason.startswith("nothing new: courtesy, kindness and the ticket")
     for sentence in SAYS_SOMETHING:
         with_one = text.split(". ")[0] + ". " + sentence
-        assert features(POOL, with_one)[FILLER] == 0.0
-        assert p(POOL, with_one) < p(POOL, text)
+        assert "nothing new" not in score_relevance(POOL, with_one)[1]
 
 
 def test_the_same_answer_reads_poorer_to_a_ticket_it_does_not_take_up() -> None:
