@@ -34,6 +34,7 @@ class Budget:
     max_calls: int | None = None
     max_cost: float | None = None
     price: Price | None = None
+    workers: int = 1  # xdist workers that split the session's budget: each keeps its share
     calls: int = 0
     spent_usd: float = 0.0
     cost_unknown: bool = False  # a reply did not say its tokens: what was spent is unknown
@@ -53,22 +54,32 @@ class Budget:
             raise JudgingStopped(self.stopped)
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise BudgetExhausted(
-                f"judge call budget exhausted: llmjudge_budget calls={self.max_calls} made; "
-                "no new calls in this session"
+                f"judge call budget exhausted: {self._limit(f'calls={self.max_calls}')} made; "
+                f"no new calls in {self._scope}"
             )
         spent = self.cost_so_far()
         if self.max_cost is not None and self.price is not None and spent is None:
             raise BudgetExhausted(
                 f"judge cost budget cannot be kept: a reply did not say its tokens, so "
-                f"llmjudge_budget usd={self.max_cost:g} cannot be counted; no new calls in this "
-                "session (llmjudge_budget calls=N limits requests)"
+                f"{self._limit(f'usd={self.max_cost:g}')} cannot be counted; no new calls in "
+                f"{self._scope} (llmjudge_budget calls=N limits requests)"
             )
         if self.max_cost is not None and spent is not None and spent >= self.max_cost:
             raise BudgetExhausted(
                 f"judge cost budget exhausted: ${spent:.4f} spent of "
-                f"llmjudge_budget usd={self.max_cost:g}; no new calls in this session"
+                f"{self._limit(f'usd={self.max_cost:g}')}; no new calls in {self._scope}"
             )
         self.calls += 1
+
+    def _limit(self, share: str) -> str:
+        """The limit as the user wrote it, or, under xdist, as this worker's share of it."""
+        if self.workers <= 1:
+            return f"llmjudge_budget {share}"
+        return f"{share}, this xdist worker's share of llmjudge_budget (split over {self.workers})"
+
+    @property
+    def _scope(self) -> str:
+        return "this session" if self.workers <= 1 else "this worker"
 
     def connection_failed(self, reason: str) -> None:
         """One more request that could not reach the judge; opens the breaker when enough."""

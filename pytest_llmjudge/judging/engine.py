@@ -81,7 +81,9 @@ class JudgeEngine:
                 judge=judge,
                 cache=self.cache,
                 # an in-process judge (the offline one) sends no request for calls= to count
-                budget=Budget(s.max_calls if judge.uses_llm else None, s.max_cost, s.price),
+                budget=Budget(
+                    s.max_calls if judge.uses_llm else None, s.max_cost, s.price, s.workers
+                ),
                 # the bound on requests in flight, judge calls and target requests together
                 limit=AdaptiveLimit(s.concurrency),
                 trace=TraceWriter(s.trace) if s.trace is not None else None,

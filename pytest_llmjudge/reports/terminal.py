@@ -172,7 +172,7 @@ _NAMED: tuple[tuple[str, Callable[[ItemResult], bool]], ...] = (
         lambda i: i.injection_suspected,
     ),
     (
-        "judged on fewer runs than requested (runs failed after retries): ",
+        "judged on fewer runs than requested (runs failed or not sent; the results say why): ",
         lambda i: bool(i.partial_runs),
     ),
     ("flaky evals below threshold (not gating): ", lambda i: i.outcome == "flaky_failed"),

@@ -24,7 +24,8 @@ class DimensionResult(ScoreSummary):
         default_factory=list, description="every run's reasoning, in the order of runs"
     )
     failed_runs: list[str] = Field(
-        default_factory=list, description="errors of runs that failed after retries"
+        default_factory=list,
+        description="errors of runs that failed after retries or were not sent",
     )
     text_scores: list[int] | None = Field(
         default=None,
@@ -184,7 +185,7 @@ class JudgedItem(BaseModel):
 
     @property
     def partial_runs(self) -> bool:
-        """Some dimension was judged on fewer runs than requested (runs failed after retries)."""
+        """Some dimension was judged on fewer runs than requested (runs failed or not sent)."""
         return any(d.failed_runs for d in self.dimensions.values())
 
 

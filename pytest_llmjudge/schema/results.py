@@ -108,7 +108,8 @@ class Summary(BaseModel):
     )
     partial_runs: int = Field(
         default=0,
-        description="items with a dimension judged on fewer runs than requested (runs failed)",
+        description="items with a dimension judged on fewer runs than requested (runs failed or "
+        "not sent: see each run's failed_runs)",
     )
     not_applicable: int = Field(
         default=0,

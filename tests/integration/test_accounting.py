@@ -169,7 +169,7 @@ def test_summary_totals_add_up_and_pass_rate_is_over_the_judged_items(
     result.stdout.fnmatch_lines(
         [
             "*::partial PASSED (relevance 4.00 (1 of 2 runs), tone 4.00 (1 of 2 runs))*",
-            "judged on fewer runs than requested (runs failed after retries): "
+            "judged on fewer runs than requested (runs failed or not sent; the results say why): "
             "evals/support.json::partial",
         ]
     )

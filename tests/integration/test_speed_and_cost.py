@@ -169,6 +169,24 @@ def test_max_calls_ends_the_remaining_items_as_errors(
     assert [e["id"] for e in errors] == ["case-2", "case-3", "case-4"]
 
 
+def test_under_xdist_each_worker_keeps_its_share_of_the_call_budget_and_says_so(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    write_evals(pytester, _items(12))
+    result = run(pytester, "evals/", "-n", "2", "-o", "llmjudge_budget=calls=5")
+    assert judge_server.count() == 5  # the session's budget, split 3 + 2
+    errors = read_results(pytester)["errors"]
+    assert len(errors) >= 12 - 5 // 2  # two requests an item: at most 2 items per worker pass
+    # the user's calls=5 is not restated as a worker's share of it
+    assert "llmjudge_budget calls=3 made" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*judge call budget exhausted: calls=[23], this xdist worker's share of "
+            "llmjudge_budget (split over 2) made; no new calls in this worker*"
+        ]
+    )
+
+
 def test_tokens_and_cost_are_reported(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
     write_evals(pytester, _items(1))
     # a local server's gpt-4o-mini is not OpenAI's: tokens only, no price guessed for it

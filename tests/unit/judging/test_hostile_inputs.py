@@ -38,6 +38,16 @@ def test_the_breaker_needs_failures_in_a_row_over_time() -> None:
     assert budget.fatal is not None and "cannot reach the judge at http://x" in budget.fatal
 
 
+def test_a_workers_budget_is_named_as_its_share_of_the_sessions() -> None:
+    alone, shared = Budget(max_calls=1), Budget(max_calls=1, workers=3)
+    for budget in (alone, shared):
+        budget.take_request()
+    with pytest.raises(BudgetExhausted, match="llmjudge_budget calls=1 made; .* this session"):
+        alone.take_request()
+    with pytest.raises(BudgetExhausted, match="share of llmjudge_budget .* this worker"):
+        shared.take_request()
+
+
 def test_what_the_items_spent_comes_off_the_pairs_budget() -> None:
     price = Price(1000, 2000, "test")  # $0.14 a direct request of 100 + 20 tokens, $0.07 batched
     items = Usage(3, 300, 60, batch_calls=1, batch_prompt_tokens=100, batch_completion_tokens=20)
