@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..analysis.comparison import comparison_lines
@@ -24,6 +25,16 @@ ORDER = {
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: object, cell: bool = True) -> str:
+    """``text`` as a code span that stays whole: fenced by more backticks than the longest
+    run it holds (an id may hold backticks); in a table ``cell``, its pipes escaped (GitHub
+    splits cells on them even inside code)."""
+    text = _cell(text) if cell else str(text).replace("\n", " ")
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def summary_markdown(results: ResultsFile) -> str:
@@ -72,7 +83,7 @@ def summary_markdown(results: ResultsFile) -> str:
     if results.unstable:
         lines += [
             "Unstable (runs straddle the threshold; add runs or mark `flaky`): "
-            + ", ".join(f"`{n}`" for n in results.unstable),
+            + ", ".join(_code(n, cell=False) for n in results.unstable),
             "",
         ]
     return "\n".join(lines)
@@ -98,17 +109,18 @@ def _agreement_lines(results: ResultsFile) -> list[str]:
         differences.sort(key=lambda pair: -abs(pair[1].difference))
         lines += ["", "| item | dimension | judge | label | difference |", "|---|---|---|---|---|"]
         lines += [
-            f"| `{d.nodeid}` | {name} | {d.score:.2f} | {d.label:g} | {d.difference:+.2f} |"
+            f"| {_code(d.nodeid)} | {name} | {d.score:.2f} | {d.label:g} | {d.difference:+.2f} |"
             for name, d in differences[:10]
         ]
     return [*lines, ""]
 
 
 def _baseline_lines(baseline: BaselineResult) -> list[str]:
+    source = _code(baseline.source, cell=False)
     if not baseline.comparable:
-        return [f"Baseline `{baseline.source}` not compared: {baseline.mismatch}.", ""]
+        return [f"Baseline {source} not compared: {baseline.mismatch}.", ""]
     lines = [
-        f"Baseline `{baseline.source}`: {baseline.counts_text()}.",
+        f"Baseline {source}: {baseline.counts_text()}.",
         "",
     ]
     lines += [f"- {entry.statement}" for entry in baseline.suite.values()]
@@ -120,7 +132,7 @@ def _baseline_lines(baseline: BaselineResult) -> list[str]:
             "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| `{c.nodeid}` | {c.dimension} | {c.before:.2f} | "
+            f"| {_code(c.nodeid)} | {c.dimension} | {c.before:.2f} | "
             f"{c.after:.2f} | {c.delta:+.2f} | {c.verdict} |"
             for c in changes
         ]
@@ -210,7 +222,7 @@ def _item_rows(items: Sequence[ItemResult]) -> list[str]:
             cells.append(_cell(_checks_cell(item)))
         why = item.error or "; ".join(reasons) or ""
         rows.append(
-            f"| `{item.nodeid}` | {item.outcome} | " + " | ".join(cells) + f" | {_cell(why)} |"
+            f"| {_code(item.nodeid)} | {item.outcome} | " + " | ".join(cells) + f" | {_cell(why)} |"
         )
     return rows
 

@@ -8,11 +8,13 @@ database) and ``benchmark`` (2,000 examples, random, for ``benchmarks/bench_gene
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -84,7 +86,8 @@ def _run(pytester: pytest.Pytester, files: list[EvalFileSpec], strict: bool) -> 
         (pytester.path / "evals" / spec.name).write_bytes(data)
         written.append(done)
     args = ["-p", "no:cacheprovider", "-rs", "--judge-provider=heuristic"]
-    args += ["--junitxml=results/junit.xml", *(["--judge-strict"] if strict else []), "evals/"]
+    args += ["--junitxml=results/junit.xml", "--judge-report=results/report.md"]
+    args += [*(["--judge-strict"] if strict else []), "evals/"]
     return pytester.runpytest_inprocess(*QUIET, *args), written
 
 
@@ -119,6 +122,9 @@ def _check_items(
     valid = {(f"evals/{w.name}", p.value["id"]): p for w in written for p in w.entries if p.valid}
     rows = Counter((r["file"], r["id"]) for r in results["results"])
     assert rows == Counter(valid.keys()), output  # every valid entry collected and judged, once
+    # the markdown report's table has a row of its own for each, whatever its id holds
+    shown = _markdown_item_ids(pytester.path / "results" / "report.md")
+    assert Counter(shown) == Counter(r["nodeid"] for r in results["results"]), shown
     for row in results["results"]:
         planned = valid[(row["file"], row["id"])]
         assert row["outcome"] in ("passed", "failed"), (row, output)
@@ -167,3 +173,26 @@ def _check_items(
     bad = failed or errors or not valid
     status = pytest.ExitCode.TESTS_FAILED if bad else pytest.ExitCode.OK
     assert result.ret == status, output
+
+
+CELL_BORDER = re.compile(r"(?<!\\)\|")  # GitHub splits a table row on every unescaped pipe
+
+
+def _markdown_item_ids(report: Path) -> list[str]:
+    """The node ids of the markdown report's item table, read as GitHub reads its rows."""
+    lines = report.read_text(encoding="utf-8").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("| item |")), None)
+    if start is None:
+        return []
+    width = len(CELL_BORDER.split(lines[start]))
+    ids = []
+    for row in itertools.takewhile(str.strip, lines[start + 2 :]):
+        cells = CELL_BORDER.split(row)
+        assert len(cells) == width, row
+        span = re.fullmatch(r" (`+)(.+)\1 ", cells[1])
+        assert span is not None, row
+        code = span[2]
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]  # the space a fence is kept apart from a backtick by
+        ids.append(code.replace("\\|", "|"))
+    return ids
