@@ -89,6 +89,17 @@ class ServerProfile:
             "ignores_n": self.ignores_n or None,
         }
 
+    def adopt(self, learned: dict[str, Any]) -> None:
+        """What other processes learned of this server (``learned()`` of xdist's workers,
+        merged), where this one knows nothing yet: a shape they saw refused is not sent again."""
+        if learned.get("choices_cap"):
+            self.learn_choices_cap(learned["choices_cap"])
+        self.slots = self.slots if self.slots is not None else learned.get("slots")
+        for name in ("logprobs", "json_schema", "json_object"):
+            if getattr(self, name) is None:
+                setattr(self, name, learned.get(name))
+        self.ignores_n = self.ignores_n or bool(learned.get("ignores_n"))
+
 
 class ServerProfiles:
     """The profiles of one process's session, by (base URL, model): a judge built again (the

@@ -76,14 +76,13 @@ class JudgeEngine:
     def _start_loop(self) -> tuple[LoopThread, RunExecutor]:
         if self._loop is None or self._executor is None:
             s, judge = self.settings, self.judge_factory(self.settings)
+            # an in-process judge (the offline one) sends no request for calls= to count
+            calls = s.max_calls if judge.uses_llm else None
             self._executor = RunExecutor(
                 settings=s,
                 judge=judge,
                 cache=self.cache,
-                # an in-process judge (the offline one) sends no request for calls= to count
-                budget=Budget(
-                    s.max_calls if judge.uses_llm else None, s.max_cost, s.price, s.workers
-                ),
+                budget=Budget(calls, s.max_cost, s.price, s.workers),
                 # the bound on requests in flight, judge calls and target requests together
                 limit=AdaptiveLimit(s.concurrency),
                 trace=TraceWriter(s.trace) if s.trace is not None else None,
@@ -98,8 +97,7 @@ class JudgeEngine:
         one group (caller holds the lock); the futures (or outcomes) of all of them.
 
         ``first_attempt_done`` is called once the group's first attempt has ended; when every
-        run exists already, nothing is started or called, and None is returned.
-        """
+        run exists already, nothing is started or called, and None is returned."""
         fresh = [run for run in runs if run.key not in self._runs]
         if fresh:
             self._started = self._started or time.monotonic()

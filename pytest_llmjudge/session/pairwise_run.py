@@ -27,6 +27,7 @@ def judge_pairwise(
     if not requests:
         return None, usage
     runs = settings.runs
+    state.adopt_learned(earlier.learned)  # on xdist's controller: what the workers learned
 
     def pairs(executor: RunExecutor) -> Coroutine[Any, Any, list[PairOutcome]]:
         executor.budget.count_earlier(earlier)

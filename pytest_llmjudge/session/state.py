@@ -87,6 +87,14 @@ class SessionState:
             self._engine = JudgeEngine(s, partial(make_judge, profiles=servers), cache)
         return self._engine
 
+    def adopt_learned(self, learned: dict[str, Any]) -> None:
+        """What xdist's workers learned of the session's server, for the judges this process
+        builds after them (the pairwise engine on the controller)."""
+        from ..judges import ServerProfiles
+
+        servers = self._servers = self._servers or ServerProfiles()
+        servers.of(self.settings.base_url, self.settings.model).adopt(learned)
+
     def close(self) -> Usage | None:
         """Stop judging (cancel what is still running); what the engine sent, if it ran."""
         if self._engine is None:

@@ -29,6 +29,7 @@ FACTORS: dict[str, tuple[str, ...]] = {
     "batch": ("off", "on"),
     "cache": ("cold", "warm"),
     "strict": ("off", "on"),
+    "workers": ("none", "2"),  # pytest-xdist's -n
 }
 #: combinations that have no meaning, and why: each must end in a one-line usage error
 #: before any item. None of the combinations above is one (batch needs the cache, which every
@@ -137,6 +138,7 @@ def _args(cell: dict[str, str], targets: str, output: str) -> list[str]:
         args += ["-o", f"llmjudge_targets={targets}{pairwise}"]
     args += ["-o", "llmjudge_batch=true"] if cell["batch"] == "on" else []
     args += ["--judge-strict"] if cell["strict"] == "on" else []
+    args += ["-n", cell["workers"]] if cell["workers"] != "none" else []
     return args
 
 
