@@ -146,18 +146,20 @@ class ResultsReporter:
         invalid = getattr(report, "llmjudge_invalid", None)
         if row is None and invalid is None:
             return None
-        from ..schema.results import ItemResult, JudgedItem, SkippedEntry
+        from ..schema.results import ItemResult, SkippedEntry
         from .result_rows import report_outcome
 
         self._eval_session()
         if invalid is not None:  # an entry that failed validation at collection
             self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
             return None
-        judged = JudgedItem.model_validate(row).lean()  # the worker's model, as JSON
+        assert row is not None  # (JSON data: the row's model dumped by its worker)
+        judge_error, flaky_failed = bool(row.get("error")), bool(row.get("flaky_failed"))
+        outcome, reason = report_outcome(report, judge_error, flaky_failed)
+        judged = ItemResult.arrived(row, outcome, reason, report.duration)  # the worker's row
         if self._workers is not None:
             self._workers.row(xdist_worker_id(getattr(report, "node", None)), judged.usage)
-        outcome, reason = report_outcome(report, judged)
-        self.results.add(ItemResult.of(judged, outcome, reason, report.duration))
+        self.results.add(judged)
         entry = getattr(report, "llmjudge_entry", None)
         if entry is not None:  # llmjudge_targets save_responses: the entry as it was judged
             self.results.entries[report.nodeid] = entry

@@ -234,9 +234,12 @@ def _first_line(error: BaseException) -> str:
     return message.splitlines()[0] if message else "assertion failed"
 
 
-def report_outcome(report: pytest.TestReport, row: JudgedItem) -> tuple[Outcome, str | None]:
-    """The results outcome of a report and, for skips, xfails and errors, why."""
-    judge_error = bool(row.error)  # the attempt could not be judged: no verdict
+def report_outcome(
+    report: pytest.TestReport, judge_error: bool, flaky_failed: bool
+) -> tuple[Outcome, str | None]:
+    """The results outcome of a report and, for skips, xfails and errors, why;
+    ``judge_error``: the attempt could not be judged (no verdict), ``flaky_failed``: a flaky
+    eval below threshold."""
     xfail = hasattr(report, "wasxfail")
     outcome: Outcome
     if report.passed:
@@ -246,7 +249,7 @@ def report_outcome(report: pytest.TestReport, row: JudgedItem) -> tuple[Outcome,
     else:
         outcome = "error" if judge_error or report.when != "call" else "failed"
     if xfail:
-        if row.flaky_failed and outcome == "xfailed":
+        if flaky_failed and outcome == "xfailed":
             outcome = "flaky_failed"
         return outcome, report.wasxfail or None
     if report.skipped and isinstance(report.longrepr, tuple):

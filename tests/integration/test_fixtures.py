@@ -300,3 +300,51 @@ def test_late(request):
     )
     rows = {r["nodeid"]: r for r in read_results(pytester)["results"]}
     assert len(rows["test_hand.py::test_late"]["tone"]["runs"]) == 2
+
+
+def test_eval_items_call_the_plugin_s_fixtures_themselves_unless_pytest_must(
+    pytester: pytest.Pytester,
+) -> None:
+    # none overridden and no setup shown: an eval item calls the plugin's fixture functions
+    # itself, in pytest's order, with the values pytest would give (its machinery per
+    # fixture skipped); --setup-show or an override: pytest sets them up, the same rows
+    pytester.makeconftest(
+        """
+def pytest_fixture_setup(fixturedef):
+    print("BY-PYTEST", fixturedef.argname)
+
+def pytest_runtest_teardown(item):
+    print("FUNCARGS", item.name, sorted(item.funcargs))
+"""
+    )
+    good = "Raise the heap: set MAVEN_OPTS=-Xmx2g in the Jenkins job, then rerun the build."
+    write_evals(pytester, [entry("a", good), entry("b", "lol no"), entry("c", good, runs=2)])
+    heuristic = ("evals/", "-s", "-o", "llmjudge_provider=heuristic")
+    rows = []
+    for extra in ((), ("--setup-show",)):
+        result = run(pytester, *heuristic, *extra)
+        shown = result.stdout.str()
+        assert ("BY-PYTEST eval_case" in shown) == bool(extra), shown
+        names = "'eval_case', 'llmjudge', 'llmjudge_judgments', 'llmjudge_response', "
+        names += "'llmjudge_target', 'relevance_judge', 'tone_judge'"
+        assert shown.count(f"FUNCARGS c [{names}]") == 1, shown
+        rows.append([{**r, "duration_s": 0} for r in read_results(pytester)["results"]])
+    assert rows[0] == rows[1] and len(rows[0]) == 3
+    assert {r["id"]: r["outcome"] for r in rows[0]} == {"a": "passed", "b": "failed", "c": "passed"}
+    assert len(rows[0][2]["tone"]["runs"]) == 2
+    # a conftest that overrides one of them: pytest sets them up (and the override is used)
+    pytester.makeconftest(
+        """
+import pytest
+
+def pytest_fixture_setup(fixturedef):
+    print("BY-PYTEST", fixturedef.argname)
+
+@pytest.fixture
+def llmjudge_response(eval_case):
+    return "lol no"
+"""
+    )
+    result = run(pytester, *heuristic)
+    assert "BY-PYTEST llmjudge_response" in result.stdout.str()
+    assert {r["outcome"] for r in read_results(pytester)["results"]} == {"failed"}

@@ -223,8 +223,9 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     judged = JudgedItem.model_validate(
         {"nodeid": "e.json::a", "file": "e.json", "id": "a", "relevance": dim(2.0)}
     )
-    results.add(ItemResult.of(judged, "passed", None, 0.1))
-    results.add(ItemResult.of(judged, "failed", None, 0.2))  # a rerun replaces the attempt
+    data = judged.model_dump(mode="json")
+    results.add(ItemResult.arrived(data, "passed", None, 0.1))
+    results.add(ItemResult.arrived(data, "failed", None, 0.2))  # a rerun replaces the attempt
     invalid = SkippedEntry(file="e.json", index=1, id="#1", reason="Missing 'ticket'")
     results.add_invalid("e.json::#1", invalid, "skipped")
     facts = session_facts(0)

@@ -27,7 +27,7 @@ def _results_file(tmp_path: Path) -> Path:
     judged = JudgedItem(nodeid="e.json::a", file="e.json", id="a", runs=3)
     judged.relevance = judgment.result
     results = SessionResults()
-    results.add(ItemResult.of(judged, "failed", None, 0.5))
+    results.add(ItemResult.arrived(judged.model_dump(mode="json"), "failed", None, 0.5))
     facts = session_facts(1)
     end = results.finish(default_settings(verdict="confident", runs=3), {}, facts)
     path = tmp_path / "new.json"
@@ -79,7 +79,8 @@ def test_a_row_keeps_configured_dimensions_and_round_trips() -> None:
             "empathy": build_judgment("empathy", outcomes, 3.5).result.model_dump(),
         }
     )
-    row = ItemResult.of(judged, "error", "Timeout (>5.0s) from pytest-timeout", 5.01234)
+    timeout = "Timeout (>5.0s) from pytest-timeout"
+    row = ItemResult.arrived(judged.model_dump(mode="json"), "error", timeout, 5.01234)
     assert (row.error, row.duration_s) == ("Timeout (>5.0s) from pytest-timeout", 5.0123)
     assert list(row.dimensions) == ["empathy"] and row.dimensions["empathy"].score == 4
     assert ItemResult.model_validate(row.model_dump(mode="json")) == row
@@ -98,7 +99,8 @@ def test_lean_rows_share_one_record_of_their_fields_and_are_the_same_rows() -> N
     assert first.relevance.model_fields_set is second.relevance.model_fields_set
     assert first.dimensions["empathy"].model_fields_set is first.relevance.model_fields_set
     assert first.usage.model_fields_set is second.usage.model_fields_set
-    rows = [ItemResult.of(judged, "passed", None, 0.1) for judged in (first, second)]
+    # rows as they arrive, a configured dimension among their keys: one record for both
+    rows = [ItemResult.arrived(data, "passed", None, 0.1) for _ in range(2)]
     assert rows[0].model_fields_set is rows[1].model_fields_set
     assert rows[0].model_fields_set == set(ItemResult.model_fields)
     rows[0].reason = "set after"  # assignment still works, and changes no other row

@@ -23,7 +23,7 @@ def _row(i: int, outcome: Outcome) -> ItemResult:
     judged.relevance = build_judgment("relevance", runs, 3.5).result
     judged.ticket, judged.response = f"ticket {i}", f"answer {i}\twith a tab"
     judged.metadata, judged.expected = {"n": i}, {"relevance": 4}
-    return ItemResult.of(judged, outcome, None, 0.25)
+    return ItemResult.arrived(judged.model_dump(mode="json"), outcome, None, 0.25)
 
 
 def test_spilled_rows_write_the_same_results_file(tmp_path: Path) -> None:
