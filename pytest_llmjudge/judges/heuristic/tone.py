@@ -22,7 +22,7 @@ CONTEMPT = re.compile(
     # talking down: the reader should know, or should have looked, or is a child
     r", (?:genius|mate|pal)\b|\brocket science\b|\bwhat did you expect\b|\bcan you read\?"
     r"|\b(?:like|you) (?:an? )?(?:\w+ )?(?:adult|child|baby)s?\W*$"
-    # a suggestion made in sarcasm: "..., maybe do not send him in his best."
+    # a suggestion made in sarcasm mid-sentence: "If it matters, maybe do not lose it."
     r"|\bmaybe do not\b"
     # sarcasm: "a hotel, not a palace"
     r"|\b(?:it|this|we) (?:is|are) an? (?:\w+ )?\w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
