@@ -56,7 +56,7 @@ def features(ticket: str, response: str) -> dict[str, float]:
     # the rules' own signals, short of failing: a sentence that says nothing, a shrug, a promise
     empty = [empty_sentence(s, asked, _KINDS.values(), 2) for s in parts]
     form["sentences that say nothing"] = sum(empty) / (len(empty) or 1)
-    form |= {f"{kind}": float(bool(p.search(response))) for kind, p in _KINDS.items()}
+    form |= {k: sum(map(bool, map(p.search, parts))) / (len(parts) or 1) for k, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
     # a long answer with nothing concrete (figure, label, name) evades

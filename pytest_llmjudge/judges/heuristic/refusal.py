@@ -44,7 +44,7 @@ DEFLECTION = re.compile(
     # someone else decides: "determined by the event organiser"
     rf"|\b(?:determined|handled) by (?:\w+ ){{0,2}}{_ELSEWHERE}\b"
     rf"|\b(?:another|the appropriate) {_ELSEWHERE}\b|\bavailable online\b"
-    r"|\b(?:get back to you|be in touch|eventually|let you know"
+    r"|\b(?:get back to you|be in touch|in due course|eventually|let you know"
     r"|pass\w* (?:it|this) on|(?:look\w* into|working on) (?:it|this))\b"
     r"|\btry (?:again )?later\b",
     re.IGNORECASE,
@@ -55,7 +55,8 @@ UNSURE = r"\b(?:hard to say|not sure|no idea|do not know)\b"
 SHRUG = re.compile(
     r"\bdepends? on\b"
     r"|\b(?:vary|varies|differ)\w*(?: by \w+(?: to \w+)?)?"
-    r"|\b(?:many|various|a (?:number|variety) of) (?:\w+ )?(?:factors|reasons|causes)\b"
+    r"|\b(?:many|various|numerous|a (?:number|variety|range) of) (?:\w+ )?"
+    r"(?:factors|reasons|causes|variables|circumstances|elements|considerations)\b"
     rf"|{UNSURE}"
     # resignation: it is normal, it happens, it is final, nothing to be done, no big deal
     r"|\bhow (?:it|things) \w+\W*$|\blike that\W*$|\bhappen\w*"
@@ -139,8 +140,7 @@ def refusal_in(text: str) -> str | None:
 
 
 def find_refusal(text: str, ticket: str = "") -> str | None:
-    """The refusal or deflection a reply is when it says nothing else (thanks and the
-    ``ticket``'s own words aside), described shortly, else None."""
+    """The refusal or deflection a reply is when it says nothing else (thanks aside), or None."""
     found = empty_reply(text, ticket, (REFUSAL, DEFLECTION, COURTESY))
     if found is None:
         return None

@@ -41,7 +41,7 @@ _OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
 # "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
 _CLOSED_QUESTION = re.compile(
-    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\?|how (?:much|many|long|often)\b|when\b)",
+    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\??$|how (?:much|many|long|often)\b|when\b)",
     re.IGNORECASE,
 )
 _DIRECT = re.compile(
@@ -95,8 +95,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 
 def _nothing_said(ticket: str, response: str) -> str | None:
-    """What a reply is when every sentence of it is empty (of ``_KINDS``), else None; a direct
-    "Yes, you're welcome to." with only courtesy besides is an answer."""
+    """What a reply is when every sentence is empty (of ``_KINDS``), else None."""
     found = empty_reply(response, ticket, _KINDS.values())
     if found is None:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .refusal import ACTION
 from .text import normalise, profanity, sentences, sentiment, stem, stopwords, words
 
 # A verdict on the reader: "you are so lazy", "what a silly question". The word is judged by
@@ -20,24 +21,24 @@ _COMPLAIN = r"(?:cry|complain|moan|whin)\w*"
 CONTEMPT = re.compile(
     # talking down: the reader should know, or should have looked, or is a child
     r", (?:genius|mate|pal)\b|\brocket science\b|\bwhat did you expect\b|\bcan you read\?"
-    r"|\b(?:like|you) (?:an? |big )?(?:adult|child|baby)s?\W*$"
-    # a suggestion made in sarcasm, or a guess for an answer: "Maybe read the manual."
-    r"|^\W*maybe\b|\bmaybe do not\b"
+    r"|\b(?:like|you) (?:an? )?(?:\w+ )?(?:adult|child|baby)s?\W*$"
+    # a suggestion made in sarcasm mid-sentence: "If it matters, maybe do not lose it."
+    r"|\bmaybe do not\b"
     # sarcasm: "a hotel, not a palace"
-    r"|\b(?:it|this|we) (?:is|are) an? \w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
+    r"|\b(?:it|this|we) (?:is|are) an? (?:\w+ )?\w+, not (?:an?|your) (?:\w+ ){0,2}\w+\W*$"
     # a rule restated as its own reason ("Fees are fees"), or a matter closed
-    r"|\b(\w{3,}?)s? (?:is|are) \1s?\b|\bend of (?:story|it)\b"
+    r"|\b(\w{3,}?)s? (?:is|are) \1s?\b"
     # ... or as its own measure: "We open when we open", "It takes as long as it takes"
     r"|\b(\w{3,}) (?:when|what|as long as|however long) (?:\w+ ){1,2}\2\b"
     # blame and disowning: it is the reader's problem, never ours, and we never err
     r"|^\W*should have\b|\byour (?:own )?(?:problem|fault)\b|\bon you\W*$|\bnot us\W*$"
-    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|department|concern|issue)\b"
-    r"|\bnothing we can do(?: about it)?\W*$|\bnothing to do with us\b|\bnobody cares\b"
+    r"|\bnot (?:\w+ ){0,2}?(?:my|our) (?:problem|fault|department|concern|issue|responsib\w*)\b"
+    r"|\bnothing we can do(?: about it)?\W*$|\bnobody cares\b"
     r"|\bnot (?:lie|make mistakes)\b"
     # orders about the reader's own conduct and wits; the reader set against others
     r"|\b(?:(?:deal|live) with it|calm down|figure it out)\b"
     rf"|\bus\w* your (?:brain|eyes)\b|\bgrow up\b|\bstop (?:trying to|{_COMPLAIN})\b"
-    rf"|\bgo (?:elsewhere|somewhere else|{_COMPLAIN})\b|\bjust have to wait\W*$"
+    rf"|\bgo (?:elsewhere|somewhere else|{_COMPLAIN})\b"
     r"|\beveryone(?: else)? manages\b|\b(?:some of us|even for you|(?:for|like) everyone else)\b",
     re.IGNORECASE,
 )
@@ -45,11 +46,13 @@ CONTEMPT = re.compile(
 _AT_YOU = re.compile(r"\bYOU(?:R|RSELF)?\b")
 # Laughing at the reader or their problem, and a retort as a sentence of its own ("So?").
 MOCKERY = re.compile(
-    r"\b(?:lol|lmao|haha\w*|obviously)\b|^\W*(?:oh )?wow\b"
-    r"|^\W*(?:so|really|seriously|whatever|ugh|good riddance)\W*$"
+    r"\b(?:lol|lmao|haha\w*)\b|^\W*(?:so|really|seriously|whatever|ugh|good riddance)\W*$"
     "|[\U0001f644\U0001f602\U0001f923]",  # eye roll, tears of joy, rolling on the floor
     re.IGNORECASE,
 )
+# ... and a sarcastic opening or an "obviously", in an answer without a figure, a step after a
+# colon or an action of ours ("Maybe try restarting: hold the button for 10 seconds." suggests)
+_SARCASM = re.compile(r"^\W*(?:maybe|(?:oh )?wow)\b|\bobviously\b", re.IGNORECASE)
 _CODE = re.compile(r"[_;=*()`]")
 
 
@@ -94,6 +97,8 @@ def tone_signals(response: str) -> list[tuple[int, str]]:
     shouted = shouting(response)
     singled_out: list[str] = [] if shouted else _AT_YOU.findall(response)
     mocked = [m.group(0).strip() for s in sentences(response) for m in MOCKERY.finditer(s)]
+    if not (re.search(r"\d|:\s", response) or ACTION.search(response)):
+        mocked += [m.group(0).strip() for s in sentences(response) for m in _SARCASM.finditer(s)]
     for name, hits in (
         ("contempt", contempt(response) + singled_out),
         ("mockery", mocked),

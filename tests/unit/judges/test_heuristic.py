@@ -122,14 +122,17 @@ TONE_FAMILIES = {
         f"{ANSWER} Fees are fees.",
         f"{ANSWER} It's a shop, not a charity.",
         f"{ANSWER} We're a bank, not your personal assistant.",
+        f"{ANSWER} It's a corner shop, not a department store.",
+        # responsibility disowned or put on the reader
+        f"{ANSWER} That is not our responsibility.",
+        f"{ANSWER} Delays are not our responsibility.",
         f"Your spelling is just terrible. {ANSWER}",
-        # a suggestion in sarcasm, the reader set against others or compared to a child, a
-        # name called, a tautology as the measure, and orders about the reader's wits
-        f"Maybe read the manual next time. {ANSWER}",
-        f"Maybe if you had looked, you would know. {ANSWER}",
+        # the reader set against others or compared to a child, a name called, a tautology as
+        # the measure, and orders about the reader's wits
         f"{ANSWER} Some of us have real work to do.",
         f"{ANSWER} It works for everyone else.",
         f"{ANSWER} Do it like an adult.",
+        f"{ANSWER} Do it like a grown adult.",
         f"{ANSWER} Next time, you big baby.",
         f"{ANSWER} Thanks, you idiot.",
         f"{ANSWER} It comes when it comes.",
@@ -146,6 +149,9 @@ TONE_FAMILIES = {
         f"Wow. {ANSWER}",
         f"Oh wow, a late parcel. {ANSWER}",
         f"{ANSWER} Obviously.",
+        # a suggestion in sarcasm, in an answer without a figure, step or action of ours
+        f"Maybe read the manual next time. {ANSWER}",
+        f"Maybe if you had looked, you would know. {ANSWER}",
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -192,6 +198,10 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "If a text looks like a scam, delete it and call the number on your card.",
         "Child seats are free; book one like an adult seat, at the desk.",
         "Yes, under Manage booking. Everyone says it is easy.",
+        # "Maybe", "Wow", "obviously" beside a figure, a step after a colon or an action of ours
+        "Maybe try restarting the router: hold the power button for 10 seconds.",
+        "Wow, sorry about that! We have sent a new one today.",
+        "Obviously we will refund the 2 missing items.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -211,6 +221,7 @@ EMPTY_FAMILIES = {
         "The details are available online.",
         "I'll pass this on to the relevant team.",
         "Our engineers are working on it.",
+        "We will share more in due course.",
         # a profession or role elsewhere, whoever decides
         "Please ask the pharmacist.",
         "You would need to speak to a technician.",
@@ -226,6 +237,10 @@ EMPTY_FAMILIES = {
         "That's normal.",
         "The decision is final.",
         "Prices vary by clinic.",
+        # vague quantities of factors, variables and considerations
+        "It depends on a range of considerations.",
+        "Numerous variables are involved.",
+        "There are many circumstances to weigh.",
     ],
     "courtesy": [
         "Thanks for reaching out! We value your feedback.",
@@ -421,6 +436,9 @@ def test_kind_words_around_an_answer_or_to_thanks_are_no_pleasantry(
         ("Is it normal for the battery to get warm while charging?",
          "Yes, that is normal while charging."),
         ("Is the price final?", "Yes, the price is final."),
+        # a closed question typed without its question mark, answered in other words
+        ("can I pay by cheque", "No, card or bank transfer only; transfers cost £2 extra."),
+        ("do you open on sundays", "Yes, 10am to 4pm, and late until 8 in December."),
     ],
 )  # fmt: skip
 def test_a_direct_answer_to_a_closed_question_is_related(ticket: str, answer: str) -> None:
