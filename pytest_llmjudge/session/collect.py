@@ -21,7 +21,7 @@ from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
 from .item_body import run_eval_entry
 from .item_checks import CHECKED_KEY, item_checks
-from .pytest_internals import FixtureCall, fixture_info, plain_fixtures, relocated_failure
+from .pytest_internals import fixture_info, relocated_failure
 from .state import EVAL_ITEM_KEY, ITEM_SETTINGS_KEY, STATE_KEY
 
 FLAKY_MARK = "flaky_eval"
@@ -196,27 +196,6 @@ class EvalItem(pytest.Function):
     def case(self) -> EvalCase:
         return self.entry.case
 
-    def setup(self) -> None:
-        """Its fixtures: where each is the plugin's own (none overridden, nothing else
-        requested, no ``--setup-show``), called here in the order pytest would call them,
-        with the same values in ``funcargs``, without pytest's machinery per fixture (a
-        request, the ``pytest_fixture_setup`` hook, finalizers: about 0.3 ms an item of
-        seven); else pytest sets them up."""
-        calls = _plain_fixtures(self)
-        if calls is None:
-            super().setup()
-            return
-        funcargs = self.funcargs
-
-        def value(name: str) -> Any:
-            if name not in funcargs:
-                func, requested = calls[name]
-                funcargs[name] = func(**{argname: value(argname) for argname in requested})
-            return funcargs[name]
-
-        for name in self.fixturenames:
-            value(name)
-
     def done(self) -> None:
         """Its run is over, reruns included: what it read from its file (the validated
         entry, its checks, its resolved settings) is dropped, since pytest keeps its items
@@ -267,21 +246,6 @@ class EvalItem(pytest.Function):
             failure_blocks(failed.judgments, failed.regressions, failed.checks),
         )
         return relocated_failure(excinfo, where, line, verdict, lines)
-
-
-PLUGIN_MODULE = "pytest_llmjudge.plugin"
-# per eval file and list of fixture names: the fixtures set up without pytest, or None
-PLAIN_KEY = pytest.StashKey[dict[tuple[str, ...], dict[str, FixtureCall] | None]]()
-
-
-def _plain_fixtures(item: EvalItem) -> dict[str, FixtureCall] | None:
-    """``pytest_internals.plain_fixtures`` for the plugin's fixtures, found once for the
-    items of a file that request the same (they share pytest's resolution)."""
-    known = item.parent.stash.setdefault(PLAIN_KEY, {}) if item.parent else {}
-    names = tuple(item.fixturenames)
-    if names not in known:
-        known[names] = plain_fixtures(item, PLUGIN_MODULE)
-    return known[names]
 
 
 class InvalidEvalItem(pytest.Item):

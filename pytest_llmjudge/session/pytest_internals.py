@@ -8,9 +8,7 @@ pytest 8 and 9 (tests/unit/session/test_pytest_internals.py runs in both CI jobs
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
-from collections.abc import Callable
 from typing import IO, Any
 
 import pytest
@@ -57,40 +55,6 @@ def fixture_info(item: pytest.Item) -> object | None:
     pytest's parametrization shares it) instead of resolved again: 0.2 ms an item. None where
     the attribute is gone: each item resolves its own, as before."""
     return getattr(item, "_fixtureinfo", None)
-
-
-#: a fixture as pytest would set it up: its function, and the fixtures it requests
-FixtureCall = tuple[Callable[..., Any], tuple[str, ...]]
-
-
-def plain_fixtures(item: pytest.Item, module: str) -> dict[str, FixtureCall] | None:
-    """The item's fixtures (``fixturenames``, as ``_fixtureinfo.name2fixturedefs`` resolves
-    them: the last definition wins) when every one is a plain function-scoped function of
-    ``module`` that pytest would only call (no ``request``, no parameters, no teardown, no
-    other fixture among them), and pytest shows no fixture's setup (``--setup-show``,
-    ``--setup-only``, ``--setup-plan``). None otherwise, or where pytest's attributes are
-    gone: pytest sets them up, as before."""
-    config = item.config
-    if any(config.getoption(name, False) for name in ("setupshow", "setuponly", "setupplan")):
-        return None
-    try:
-        definitions = item._fixtureinfo.name2fixturedefs  # type: ignore[attr-defined]
-        names = list(item.fixturenames)  # type: ignore[attr-defined]
-        found: dict[str, FixtureCall] = {}
-        for name in names:
-            fixture = definitions[name][-1]
-            func, requested = fixture.func, tuple(fixture.argnames)
-            plain = fixture.scope == "function" and fixture.params is None
-            if not plain or getattr(func, "__module__", None) != module:
-                return None
-            if inspect.isgeneratorfunction(func) or inspect.iscoroutinefunction(func):
-                return None
-            if any(argname not in names for argname in requested):
-                return None  # ``request``, or a fixture outside the item's closure
-            found[name] = (func, requested)
-        return found
-    except (AttributeError, KeyError, IndexError, TypeError):
-        return None
 
 
 def report_log_handler(config: pytest.Config) -> logging.Handler | None:
