@@ -75,7 +75,7 @@ class Budget:
         """The limit as the user wrote it, or, under xdist, as this worker's share of it."""
         if self.workers <= 1:
             return f"llmjudge_budget {share}"
-        return f"{share}, this xdist worker's share of llmjudge_budget (split over {self.workers})"
+        return f"this xdist worker's share of llmjudge_budget ({share}, split over {self.workers})"
 
     @property
     def _scope(self) -> str:

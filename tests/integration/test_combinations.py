@@ -1,8 +1,9 @@
 """Every combination composes: the modes a user combines (scores, A/B of two targets,
 pairwise; runs 1, 3 and adaptive 2..4; scores as text and weighted by logprobs; grouping by
-dimension and by item; batch off and on; cache cold and warm; strict off and on) against the
-test server in three configurations (full features; at most 2 choices per request and no
-logprobs; no json_schema and no usage in its replies), the cells chosen by all-pairs.
+dimension and by item; batch off and on; cache cold and warm; strict off and on; no xdist
+and ``-n 2``) against the test server in three configurations (full features; at most 2
+choices per request and no logprobs; no json_schema and no usage in its replies), the cells
+chosen by all-pairs.
 
 Each cell ends in verdicts for every valid entry, on every run asked for, and the requests
 and tokens the results count are the ones the server saw and billed. No combination of these

@@ -181,8 +181,8 @@ def test_under_xdist_each_worker_keeps_its_share_of_the_call_budget_and_says_so(
     assert "llmjudge_budget calls=3 made" not in result.stdout.str()
     result.stdout.fnmatch_lines(
         [
-            "*judge call budget exhausted: calls=[23], this xdist worker's share of "
-            "llmjudge_budget (split over 2) made; no new calls in this worker*"
+            "*judge call budget exhausted: this xdist worker's share of llmjudge_budget "
+            "(calls=[23], split over 2) made; no new calls in this worker*"
         ]
     )
 

@@ -42,9 +42,9 @@ def test_a_workers_budget_is_named_as_its_share_of_the_sessions() -> None:
     alone, shared = Budget(max_calls=1), Budget(max_calls=1, workers=3)
     for budget in (alone, shared):
         budget.take_request()
-    with pytest.raises(BudgetExhausted, match="llmjudge_budget calls=1 made; .* this session"):
+    with pytest.raises(BudgetExhausted, match=r"llmjudge_budget calls=1 made; .* this session"):
         alone.take_request()
-    with pytest.raises(BudgetExhausted, match="share of llmjudge_budget .* this worker"):
+    with pytest.raises(BudgetExhausted, match=r"share of llmjudge_budget .* this worker"):
         shared.take_request()
 
 
