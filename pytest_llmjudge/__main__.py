@@ -110,14 +110,21 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.command == "merge":
-        write_atomically(args.output, dump(merged))
-        shown = str(args.output)
+        outputs = [(args.output, dump)]
     else:
-        shown = None
-        for path, render in ((args.html, html_report), (args.md, markdown_report)):
-            if path is not None:
-                write_atomically(path, render(merged))
-                print(f"report: {path}")
+        wanted = [(args.html, html_report), (args.md, markdown_report)]
+        outputs = [(path, render) for path, render in wanted if path is not None]
+    for path, render in outputs:
+        try:
+            write_atomically(path, render(merged))
+        except OSError as exc:  # a folder that takes no file (/proc), a file where one must be
+            other = exc.filename and Path(exc.filename).parent != path.parent  # not its temp
+            where = f" ({exc.filename})" if other else ""
+            print(f"error: could not write {path}: {exc.strerror}{where}", file=sys.stderr)
+            return 2
+        if args.command == "report":
+            print(f"report: {path}")
+    shown = str(args.output) if args.command == "merge" else None
     for line in terminal_summary(merged, shown):
         print(line)
     if args.command == "merge" and merged.meta.exit_status:

@@ -65,7 +65,6 @@ class SessionFacts:
     stopped_early: bool  # -x, --maxfail
     started: datetime
     duration: float
-    output_shown: str  # the results path as the user should read it
     baseline_shown: str = ""  # likewise the baseline's
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
     github_actions: bool = False
@@ -141,7 +140,8 @@ class SessionResults:
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
-        lines = terminal_summary(results, facts.output_shown, strict="entries" in settings.strict)
+        # the results path is said by whoever writes it, once it is written
+        lines = terminal_summary(results, None, strict="entries" in settings.strict)
         if facts.github_actions:
             lines += github_annotations(results)
         return SessionEnd(results, exit_status, lines)

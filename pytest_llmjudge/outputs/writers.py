@@ -54,7 +54,7 @@ def write_outputs(
         write = functools.partial(write_chunks_atomically, settings.output, spill.dump(results))
     else:
         write = functools.partial(write_atomically, settings.output, dump(results))
-    attempt("results", settings.output, write)
+    attempt("results", settings.output, write, "results")
     for report in settings.reports:
         kind = "HTML report" if _is_html(report) else "markdown report"
         attempt("report", report, functools.partial(write_report, report, results), kind)

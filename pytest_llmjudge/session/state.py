@@ -237,7 +237,6 @@ def session_facts(
         stopped_early=bool(session.shouldstop or session.shouldfail),
         started=started,
         duration=time.monotonic() - clock,
-        output_shown=shown(settings.output),
         baseline_shown=shown(settings.baseline) if settings.baseline else "",
         baseline_mismatch=session.config.stash[STATE_KEY].baseline_mismatch,
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",

@@ -291,5 +291,6 @@ def pytest_collection_finish(session):
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["could not write the results *out/results.json: *"])
+    assert "results: out/results.json" not in result.stdout.str()  # not said to be there
     assert (pytester.path / "report.md").exists()  # what could be written was
     assert "Traceback" not in result.stdout.str()

@@ -104,6 +104,13 @@ def test_merge_refuses_a_duplicated_item_and_another_judge(
     assert bad.returncode == 2 and "nothing.json: file not found" in bad.stderr
     wrong = _cli(pytester.path, "merge", *files, "-o", "m.json", "--gates=pass_rate=2")
     assert wrong.returncode != 0 and "--gates must be between 0 and 1" in wrong.stderr
+    # where nothing can be written: one line naming the path, no traceback
+    where = _cli(pytester.path, "merge", *files, "-o", f"{files[0]}/m.json")
+    assert where.returncode == 2 and "Traceback" not in where.stderr
+    assert where.stderr == f"error: could not write {files[0]}/m.json: File exists ({files[0]})\n"
+    proc = _cli(pytester.path, "report", files[0], "--md", "/proc/r.md")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: could not write /proc/r.md: "), proc.stderr
 
 
 def test_report_renders_html_and_markdown_from_results_files(

@@ -40,7 +40,6 @@ def session_facts(exit_status: int = 0) -> SessionFacts:
         stopped_early=False,
         started=datetime(2026, 1, 1, tzinfo=timezone.utc),
         duration=1.0,
-        output_shown="results/output.json",
     )
 
 

@@ -235,7 +235,7 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     assert end.results.skipped[0].reason == "Missing 'ticket'"
     summary = "2 eval items: 1 failed, 1 skipped; judge: offline heuristic judge (no LLM), runs=1"
     assert summary in end.summary
-    assert end.summary == terminal_summary(end.results, "results/output.json")
+    assert end.summary == terminal_summary(end.results, None)  # the writer says the path
     row = end.results.results[0]
     assert row.outcome == "failed" and row.relevance is not None and row.relevance.score == 2.0
     assert row.dimensions == {"relevance": row.relevance}
