@@ -318,6 +318,6 @@ def merge_learned(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
             merged[name] = max(mine, value)
         elif name == "ignores_n":
             merged[name] = mine or value
-        else:  # logprobs, json_schema, json_object: False (refused) over True
+        else:  # logprobs, json_schema, json_object: False (refused) over True; limit_param
             merged[name] = mine and value
     return merged

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 logger = logging.getLogger("pytest_llmjudge")
+_OPENAI_LIMIT = "max_completion_tokens"
 
 
 @dataclass
@@ -31,7 +32,7 @@ class ServerProfile:
     #: True once it answered a request for n choices with fewer (it ignores ``n``)
     ignores_n: bool = False
     #: OpenAI's name for the completion-token limit, or the older one a server asked for
-    limit_param: str = "max_completion_tokens"
+    limit_param: str = _OPENAI_LIMIT
 
     @property
     def json_format(self) -> str | None:
@@ -87,6 +88,8 @@ class ServerProfile:
             "json_schema": self.json_schema,
             "json_object": self.json_object,
             "ignores_n": self.ignores_n or None,
+            # only once refused: OpenAI's name is what every server is asked first
+            "limit_param": None if self.limit_param == _OPENAI_LIMIT else self.limit_param,
         }
 
     def adopt(self, learned: dict[str, Any]) -> None:
@@ -99,6 +102,7 @@ class ServerProfile:
             if getattr(self, name) is None:
                 setattr(self, name, learned.get(name))
         self.ignores_n = self.ignores_n or bool(learned.get("ignores_n"))
+        self.limit_param = learned.get("limit_param") or self.limit_param
 
 
 class ServerProfiles:

@@ -203,6 +203,11 @@ class ServerLearned(BaseModel):
     ignores_n: bool | None = Field(
         default=None, description="true when it answered fewer choices than asked"
     )
+    limit_param: str | None = Field(
+        default=None,
+        description="the name of the completion-token limit it took, once it refused "
+        "max_completion_tokens (max_tokens; null: not refused)",
+    )
 
 
 class Meta(BaseModel):

@@ -169,6 +169,7 @@ def test_the_token_limit_is_configurable_and_its_older_name_used_where_needed(
     assert refused in ([150], [150, 150])  # the two dimensions' first requests may both go
     assert [b["max_tokens"] for b in bodies if "max_tokens" in b] == [150, 150]
     assert len(bodies) == len(refused) + 2
+    assert _meta(pytester)["server"]["limit_param"] == "max_tokens"  # said, as learned
 
 
 def test_xdist_workers_share_the_servers_slots(
@@ -215,5 +216,5 @@ def test_each_xdist_worker_learns_the_server_and_the_results_say_what_was_learne
     assert meta["calls"] == judge_server.count() and meta["judgments"] == 6 * 2 * 3
     assert meta["server"] == {
         "choices_cap": 2, "slots": None, "logprobs": False, "json_schema": True,
-        "json_object": None, "ignores_n": None,
+        "json_object": None, "ignores_n": None, "limit_param": None,
     }  # fmt: skip

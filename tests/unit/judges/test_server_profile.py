@@ -15,11 +15,17 @@ def _refusing(**learned: object) -> ServerProfile:
 
 def test_what_workers_saw_refused_is_not_asked_again_by_the_controller() -> None:
     one = _refusing(json_schema=False, max_choices=2).learned()
-    other = _refusing(logprobs=False, json_schema=True).learned()
+    other = _refusing(logprobs=False, json_schema=True, limit_param="max_tokens").learned()
     controller = ServerProfile()
     controller.adopt(merge_learned(one, other))
     assert controller.json_format == "json_object"  # refused by one worker: refused
     assert controller.choices_for(3) == 2 and controller.logprobs is False
+    assert controller.limit_param == "max_tokens"
+
+
+def test_openai_s_own_limit_name_is_not_said_to_be_learned() -> None:
+    assert ServerProfile().learned()["limit_param"] is None
+    assert _refusing(limit_param="max_tokens").learned()["limit_param"] == "max_tokens"
 
 
 def test_what_this_process_knows_is_kept_and_the_smaller_cap_wins() -> None:
