@@ -172,13 +172,14 @@ def session_state(config: pytest.Config) -> SessionState:
     if settings.min_win_rate and not settings.pairwise:
         raise SettingsError("llmjudge_gates win_rate needs pairwise=true in llmjudge_targets")
     cache_dir = _cache_dir(config, settings.cache_dir)
+    if settings.batch and settings.uses_llm and (cache_dir is None or not settings.cache):
+        off = "-p no:cacheprovider" if settings.cache else "--judge-no-cache or llmjudge_cache"
+        raise SettingsError(
+            "llmjudge_batch keeps its batches and their replies in the judge cache, which "
+            f"{off} turned off: turn it back on, or set llmjudge_cache = DIR"
+        )
     if cache_dir is None:
         settings = replace(settings, cache=False)
-    if settings.batch and settings.uses_llm and not settings.cache:
-        raise SettingsError(
-            "llmjudge_batch keeps its batches and their replies in the judge cache: turn it "
-            "on (drop --judge-no-cache, or set llmjudge_cache = DIR)"
-        )
     worker = xdist_worker_input(config)
     if worker is not None:
         index = int(str(worker["workerid"]).removeprefix("gw") or 0)

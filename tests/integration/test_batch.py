@@ -395,6 +395,10 @@ def test_the_batch_needs_the_cache(pytester: pytest.Pytester, judge_server: Judg
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*llmjudge_batch keeps its batches*judge cache*"])
     assert json.dumps(judge_server.batches.uploads) == "0"
+    # pytest's own cache turned off takes the judge's with it: that is what is named
+    plain = run(pytester, "evals/", "-o", "llmjudge_batch=true", "-p", "no:cacheprovider")
+    assert plain.ret == 4 and "--judge-no-cache" not in plain.stderr.str()
+    plain.stderr.fnmatch_lines(["*judge cache, which -p no:cacheprovider turned off*"])
 
 
 def test_lines_refused_for_too_many_choices_teach_the_direct_requests(
