@@ -60,10 +60,11 @@ class PairOutcome:
 
 def pair_requests(rows: Sequence[ItemResult], settings: Settings) -> list[PairRequest]:
     """Every entry answered by two or more targets, every pair (in configured order), every
-    dimension that applies to the entry."""
+    dimension that applies to the entry. An answer no judge was asked about (``"judge":
+    false``, a failed check) is not judged side by side either."""
     grouped: dict[str, dict[str, ItemResult]] = {}
     for row in rows:
-        if row.target and row.compare_key and row.answer and row.ticket:
+        if row.target and row.compare_key and row.answer and row.ticket and row.judged:
             grouped.setdefault(row.compare_key, {})[row.target] = row
     requests = []
     for key, by_target in grouped.items():

@@ -197,3 +197,19 @@ def test_pairwise_requests_spend_the_usd_budget(
     assert [sum(o["votes"].values()) for o in relevance["orders"]] == [1]
     assert relevance["verdict"] is None and tone["orders"] == []
     result.stdout.fnmatch_lines(["  pairwise (*1 of 4 runs judged*"])
+
+
+def test_entries_that_are_not_judged_are_not_judged_side_by_side(
+    pytester: pytest.Pytester,
+    judge_server: JudgeServer,
+    bots: Callable[[str, str], tuple[str, str]],
+) -> None:
+    # "judge": false (checked only) and a failed check (not judged): no pairwise request either
+    targets = bots("relevance=5", "relevance=4")
+    checked_only = {"id": "c", "ticket": "T c", "judge": False, "checks": [{"contains": "T c"}]}
+    failing = {"id": "f", "ticket": "T f", "checks": [{"contains": "absent"}]}
+    write_evals(pytester, [checked_only, failing, {"id": "j", "ticket": "T j"}])
+    run(pytester, "evals/", *targets).assert_outcomes(passed=4, failed=2)
+    entries = read_results(pytester)["comparison"]["pairwise"]["entries"]
+    assert {e["id"] for e in entries} == {"j"}
+    assert judge_server.count() == 2 * 2 + 2 * 2  # j's two items and j's pair, per dimension
