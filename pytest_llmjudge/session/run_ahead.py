@@ -166,7 +166,8 @@ def pairwise_calls(items: Sequence[pytest.Item], settings: Settings) -> int:
         return 0
     targets: dict[str, list[EvalCase]] = {}
     for item in items:
-        if isinstance(item, EvalItem) and item.target is not None and _plannable(item):
+        judged = isinstance(item, EvalItem) and item.case.judge  # "judge": false: not paired
+        if judged and item.target is not None and _plannable(item):
             targets.setdefault(item.path.as_posix() + "::" + item.case.id, []).append(item.case)
     per_request = settings.runs if settings.sampling == "calls" else 1
     return sum(

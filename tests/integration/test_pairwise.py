@@ -209,6 +209,8 @@ def test_entries_that_are_not_judged_are_not_judged_side_by_side(
     checked_only = {"id": "c", "ticket": "T c", "judge": False, "checks": [{"contains": "T c"}]}
     failing = {"id": "f", "ticket": "T f", "checks": [{"contains": "absent"}]}
     write_evals(pytester, [checked_only, failing, {"id": "j", "ticket": "T j"}])
+    dry = run(pytester, "evals/", *targets, "--judge-dry-run")  # live checks are not known yet
+    dry.stdout.fnmatch_lines(["pairwise judge calls (pairwise=true): 8, both orders *"])
     run(pytester, "evals/", *targets).assert_outcomes(passed=4, failed=2)
     entries = read_results(pytester)["comparison"]["pairwise"]["entries"]
     assert {e["id"] for e in entries} == {"j"}
