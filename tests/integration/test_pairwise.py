@@ -215,3 +215,25 @@ def test_entries_that_are_not_judged_are_not_judged_side_by_side(
     entries = read_results(pytester)["comparison"]["pairwise"]["entries"]
     assert {e["id"] for e in entries} == {"j"}
     assert judge_server.count() == 2 * 2 + 2 * 2  # j's two items and j's pair, per dimension
+
+
+def test_a_pair_over_the_input_limit_is_not_sent(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # each answer alone is within llmjudge_max_input_chars; the two side by side are not
+    padding = "word " * 30
+    started = [
+        BotServer(lambda ticket, d=d: (200, {"answer": f"{padding}{{{{relevance={d}}}}}"}))
+        for d in (5, 4)
+    ]
+    try:
+        option = f"llmjudge_targets=v2={started[0].url} v1={started[1].url} pairwise=true"
+        write_evals(pytester, [{"id": "t0", "ticket": "Ticket 0"}])
+        result = run(pytester, "evals/", "-o", option, "-o", "llmjudge_max_input_chars=250")
+    finally:
+        for bot in started:
+            bot.stop()
+    result.assert_outcomes(passed=2)
+    assert judge_server.count() == 2 * 2  # the items' requests only
+    errors = {e["error"] for e in read_results(pytester)["comparison"]["pairwise"]["entries"]}
+    assert len(errors) == 1 and "over llmjudge_max_input_chars=250" in str(errors.pop())
