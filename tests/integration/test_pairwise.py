@@ -109,6 +109,10 @@ def test_the_win_rate_gate(
     )
     gate = read_results(pytester)["gates"][-1]
     assert (gate["name"], gate["passed"], gate["actual"]) == ("win_rate.v1", False, 0.0)
+    # one target selected: nothing was compared, so the gate fails closed (never unsaid)
+    one = run(pytester, "evals/", *targets, "-o", "llmjudge_gates=win_rate.v2=0.5", "-k", "v2")
+    assert one.ret == pytest.ExitCode.TESTS_FAILED
+    one.stdout.fnmatch_lines(["gate FAILED: pairwise win rate of v2 >= 0.5: no pairwise *"])
     alone = run(pytester, "evals/", "-o", "llmjudge_gates=win_rate.v1=0.5")
     assert alone.ret == pytest.ExitCode.USAGE_ERROR
     alone.stderr.fnmatch_lines(
