@@ -65,7 +65,7 @@ def id_as_read_back(item: pytest.Item) -> None:
     node_id = getattr(item, "_id", None)
     parse = getattr(type(node_id), "parse", None)
     if callable(parse):
-        item._id = parse(str(node_id))  # type: ignore[attr-defined]
+        item._id = parse(str(node_id))
 
 
 def report_log_handler(config: pytest.Config) -> logging.Handler | None:

@@ -225,11 +225,7 @@ def test_a_pair_over_the_input_limit_is_not_sent(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     # each answer alone is within llmjudge_max_input_chars; the two side by side are not
-    padding = "word " * 30
-    started = [
-        BotServer(lambda ticket, d=d: (200, {"answer": f"{padding}{{{{relevance={d}}}}}"}))
-        for d in (5, 4)
-    ]
+    started = [BotServer(_padded(score)) for score in (5, 4)]
     try:
         option = f"llmjudge_targets=v2={started[0].url} v1={started[1].url} pairwise=true"
         write_evals(pytester, [{"id": "t0", "ticket": "Ticket 0"}])
@@ -241,3 +237,7 @@ def test_a_pair_over_the_input_limit_is_not_sent(
     assert judge_server.count() == 2 * 2  # the items' requests only
     errors = {e["error"] for e in read_results(pytester)["comparison"]["pairwise"]["entries"]}
     assert len(errors) == 1 and "over llmjudge_max_input_chars=250" in str(errors.pop())
+
+
+def _padded(score: int) -> Callable[[str], tuple[int, Any]]:
+    return lambda ticket: (200, {"answer": "word " * 30 + f"{{{{relevance={score}}}}}"})
