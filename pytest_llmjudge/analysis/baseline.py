@@ -125,12 +125,16 @@ CHECK = "check: "  # a deterministic check compared as a score of 1 (passed) or 
 
 def _as_scores(checks: Sequence[CheckResult]) -> dict[str, ScoreSummary]:
     """Checks that decided, as scores: one that passed before and fails now has dropped by a
-    whole point, a regression whatever the noise."""
-    return {
-        f"{CHECK}{check.name}": ScoreSummary(score=float(check.passed), runs=[], std=0.0)
-        for check in checks
-        if check.passed is not None and not check.error
-    }
+    whole point, a regression whatever the noise. A name given twice (the ini's check and
+    the entry's) is told apart by its place among them: ``x``, ``x (2)``."""
+    scores: dict[str, ScoreSummary] = {}
+    seen: dict[str, int] = {}
+    for check in checks:
+        seen[check.name] = count = seen.get(check.name, 0) + 1
+        if check.passed is not None and not check.error:
+            key = f"{CHECK}{check.name}" + (f" ({count})" if count > 1 else "")
+            scores[key] = ScoreSummary(score=float(check.passed), runs=[], std=0.0)
+    return scores
 
 
 def compare_dimension(nodeid: str, name: str, before: ScoreSummary, after: ScoreSummary) -> Change:

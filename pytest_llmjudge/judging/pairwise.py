@@ -18,6 +18,7 @@ from typing import Any
 from ..basics.redaction import redact
 from ..basics.rubrics import Context, Dimension, Turn
 from ..config.settings import Settings
+from ..evalfiles.entry_rules import oversize_reason
 from ..judges.base import (
     FatalJudgeError,
     JudgeCallError,
@@ -60,10 +61,11 @@ class PairOutcome:
 
 def pair_requests(rows: Sequence[ItemResult], settings: Settings) -> list[PairRequest]:
     """Every entry answered by two or more targets, every pair (in configured order), every
-    dimension that applies to the entry."""
+    dimension that applies to the entry. An answer no judge was asked about (``"judge":
+    false``, a failed check) is not judged side by side either."""
     grouped: dict[str, dict[str, ItemResult]] = {}
     for row in rows:
-        if row.target and row.compare_key and row.answer and row.ticket:
+        if row.target and row.compare_key and row.answer and row.ticket and row.judged:
             grouped.setdefault(row.compare_key, {})[row.target] = row
     requests = []
     for key, by_target in grouped.items():
@@ -90,6 +92,12 @@ async def judge_pairs(
 
     async def outcome(request: PairRequest) -> PairOutcome:
         found = PairOutcome(request)
+        # each answer may be within llmjudge_max_input_chars and the two together not
+        asked = "".join([request.ticket, *request.context.texts()])
+        both = request.answer_a + request.answer_b
+        if too_large := oversize_reason(asked, both, executor.settings.max_input_chars):
+            found.error = f"both answers side by side: {too_large}"
+            return found
         # an order judged is kept beside the other's error (a budget spent between them)
         orders = await asyncio.gather(
             _order(executor, request, request.answer_a, request.answer_b, runs, usage),

@@ -135,7 +135,9 @@ class SessionResults:
         results.comparison = compare_targets(results.results, settings.tie_tolerance)
         if results.comparison is not None and pairwise is not None:
             results.comparison.pairwise = pairwise
-            results.gates += win_rate_gates(pairwise, settings.min_win_rate or {})
+        # nothing compared side by side (one target selected): the gate fails closed
+        nothing = PairwiseResult(runs=settings.runs, entries=[], pairs=[])
+        results.gates += win_rate_gates(pairwise or nothing, settings.min_win_rate or {})
         exit_status = facts.exit_status
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED

@@ -21,7 +21,7 @@ from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
 from .item_body import run_eval_entry
 from .item_checks import CHECKED_KEY, item_checks
-from .pytest_internals import fixture_info, relocated_failure
+from .pytest_internals import fixture_info, id_as_read_back, relocated_failure
 from .state import EVAL_ITEM_KEY, ITEM_SETTINGS_KEY, STATE_KEY
 
 FLAKY_MARK = "flaky_eval"
@@ -86,7 +86,9 @@ class EvalFile(pytest.File):
         """An id that another file of the same folder uses too: a warning at the entry."""
         folder_ids = self.config.stash.setdefault(IDS_KEY, {}).setdefault(self.path.parent, {})
         for entry in entries:
-            if not isinstance(entry, ValidEntry):
+            # a replayed answer (save_responses): each target's file holds the same ids,
+            # which is how the comparison pairs its answers
+            if not isinstance(entry, ValidEntry) or "target" in entry.case.metadata:
                 continue
             first = folder_ids.setdefault(entry.case.id, (shown, entry.line))
             if first[0] != shown:
@@ -181,6 +183,7 @@ class EvalItem(pytest.Function):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        id_as_read_back(self)
         # its own list of fixture names: the shared resolution's list is one object, and a
         # conftest that appends a fixture to one item must not give it to the whole file
         self.fixturenames = list(self.fixturenames)
@@ -253,6 +256,7 @@ class InvalidEvalItem(pytest.Item):
 
     def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        id_as_read_back(self)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
         self.strict = strict

@@ -57,6 +57,17 @@ def fixture_info(item: pytest.Item) -> object | None:
     return getattr(item, "_fixtureinfo", None)
 
 
+def id_as_read_back(item: pytest.Item) -> None:
+    """Make the item's structured id (``Node._id``, a ``NodeId`` since pytest 9.2) the one
+    pytest parses from its string: it builds a plugin item's id from its name whole, so a
+    name with brackets (``t0[python]``) or ``::`` would never equal the ids --lf, --ff and
+    --nf read back from the cache. A no-op where ``_id`` or its ``parse`` is missing."""
+    node_id = getattr(item, "_id", None)
+    parse = getattr(type(node_id), "parse", None)
+    if callable(parse):
+        item._id = parse(str(node_id))
+
+
 def report_log_handler(config: pytest.Config) -> logging.Handler | None:
     """The handler whose records become a report's "Captured log" sections
     (``LoggingPlugin.report_handler``); None without it."""

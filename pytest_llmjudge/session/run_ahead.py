@@ -166,7 +166,9 @@ def pairwise_calls(items: Sequence[pytest.Item], settings: Settings) -> int:
         return 0
     targets: dict[str, list[EvalCase]] = {}
     for item in items:
-        if isinstance(item, EvalItem) and item.target is not None and _plannable(item):
+        if not isinstance(item, EvalItem) or not item.case.judge:  # "judge": false: no pairs
+            continue
+        if item.target is not None and _plannable(item):
             targets.setdefault(item.path.as_posix() + "::" + item.case.id, []).append(item.case)
     per_request = settings.runs if settings.sampling == "calls" else 1
     return sum(

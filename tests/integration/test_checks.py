@@ -375,6 +375,19 @@ def test_checks_reach_junit_markdown_html_baseline_and_the_dry_run(
     dry.stdout.fnmatch_lines(["*judge calls: 0*"])
 
 
+def test_a_check_that_shares_its_name_with_another_still_regresses(
+    pytester: pytest.Pytester,
+) -> None:
+    # the ini's check and the entry's have one name: each is compared with its own past
+    same_name = ("-o", 'llmjudge_checks=[{"contains": "reset", "name": "x"}]')
+    checks = [{"contains": "link", "name": "x"}]
+    write_evals(pytester, [entry("item", "Use the reset link.", checks=checks)])
+    run(pytester, "evals/", "--judge-output=base.json", *same_name).assert_outcomes(passed=1)
+    write_evals(pytester, [entry("item", "Use the link.", checks=checks)])
+    result = run(pytester, "evals/", "--judge-baseline=base.json", *same_name)
+    result.stdout.fnmatch_lines(["baseline base.json: 1 item compared: 1 regressed*"])
+
+
 def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester) -> None:
     good = BotServer(lambda t: (200, {"answer": "Request a new reset link. {{relevance=5}}"}))
     bad = BotServer(lambda t: (200, {"answer": "Check spam. {{relevance=5}}"}))

@@ -109,6 +109,10 @@ def test_the_win_rate_gate(
     )
     gate = read_results(pytester)["gates"][-1]
     assert (gate["name"], gate["passed"], gate["actual"]) == ("win_rate.v1", False, 0.0)
+    # one target selected: nothing was compared, so the gate fails closed (never unsaid)
+    one = run(pytester, "evals/", *targets, "-o", "llmjudge_gates=win_rate.v2=0.5", "-k", "v2")
+    assert one.ret == pytest.ExitCode.TESTS_FAILED
+    one.stdout.fnmatch_lines(["gate FAILED: pairwise win rate of v2 >= 0.5: no pairwise *"])
     alone = run(pytester, "evals/", "-o", "llmjudge_gates=win_rate.v1=0.5")
     assert alone.ret == pytest.ExitCode.USAGE_ERROR
     alone.stderr.fnmatch_lines(
@@ -197,3 +201,43 @@ def test_pairwise_requests_spend_the_usd_budget(
     assert [sum(o["votes"].values()) for o in relevance["orders"]] == [1]
     assert relevance["verdict"] is None and tone["orders"] == []
     result.stdout.fnmatch_lines(["  pairwise (*1 of 4 runs judged*"])
+
+
+def test_entries_that_are_not_judged_are_not_judged_side_by_side(
+    pytester: pytest.Pytester,
+    judge_server: JudgeServer,
+    bots: Callable[[str, str], tuple[str, str]],
+) -> None:
+    # "judge": false (checked only) and a failed check (not judged): no pairwise request either
+    targets = bots("relevance=5", "relevance=4")
+    checked_only = {"id": "c", "ticket": "T c", "judge": False, "checks": [{"contains": "T c"}]}
+    failing = {"id": "f", "ticket": "T f", "checks": [{"contains": "absent"}]}
+    write_evals(pytester, [checked_only, failing, {"id": "j", "ticket": "T j"}])
+    dry = run(pytester, "evals/", *targets, "--judge-dry-run")  # live checks are not known yet
+    dry.stdout.fnmatch_lines(["pairwise judge calls (pairwise=true): 8, both orders *"])
+    run(pytester, "evals/", *targets).assert_outcomes(passed=4, failed=2)
+    entries = read_results(pytester)["comparison"]["pairwise"]["entries"]
+    assert {e["id"] for e in entries} == {"j"}
+    assert judge_server.count() == 2 * 2 + 2 * 2  # j's two items and j's pair, per dimension
+
+
+def test_a_pair_over_the_input_limit_is_not_sent(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    # each answer alone is within llmjudge_max_input_chars; the two side by side are not
+    started = [BotServer(_padded(score)) for score in (5, 4)]
+    try:
+        option = f"llmjudge_targets=v2={started[0].url} v1={started[1].url} pairwise=true"
+        write_evals(pytester, [{"id": "t0", "ticket": "Ticket 0"}])
+        result = run(pytester, "evals/", "-o", option, "-o", "llmjudge_max_input_chars=250")
+    finally:
+        for bot in started:
+            bot.stop()
+    result.assert_outcomes(passed=2)
+    assert judge_server.count() == 2 * 2  # the items' requests only
+    errors = {e["error"] for e in read_results(pytester)["comparison"]["pairwise"]["entries"]}
+    assert len(errors) == 1 and "over llmjudge_max_input_chars=250" in str(errors.pop())
+
+
+def _padded(score: int) -> Callable[[str], tuple[int, Any]]:
+    return lambda ticket: (200, {"answer": "word " * 30 + f"{{{{relevance={score}}}}}"})

@@ -311,6 +311,17 @@ def test_k_selects_a_target(pytester: pytest.Pytester, bots: Any) -> None:
     assert len(python.requests) == 3 and dotnet.requests == []
 
 
+def test_lf_reruns_only_the_targets_that_failed(pytester: pytest.Pytester, bots: Any) -> None:
+    # an A/B item's name holds brackets: --lf must still find it among the last failures
+    python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=1"))
+    write_evals(pytester, TICKETS)
+    option = targets(python=python, dotnet=dotnet)
+    run(pytester, "evals/", *option).assert_outcomes(passed=3, failed=3)
+    result = run(pytester, "evals/", *option, "--lf")
+    result.stdout.fnmatch_lines(["run-last-failure: rerun previous 3 failures*"])
+    result.assert_outcomes(failed=3)  # the python items not run again
+
+
 def test_n2_gives_the_same_comparison(pytester: pytest.Pytester, bots: Any) -> None:
     python, dotnet = bots(answering("relevance=5")), bots(answering("relevance=3 tone=5"))
     write_evals(pytester, [{"id": f"t{i}", "ticket": f"T {i}"} for i in range(6)])
@@ -340,6 +351,8 @@ def test_saved_responses_replay_the_comparison(
     dotnet.stop()  # replay needs no bot
     result = run(pytester, "saved/python.json", "saved/dotnet.json")
     result.assert_outcomes(passed=3, failed=3)
+    # each target's file holds the same ids: that is how its answers are paired, not a clash
+    assert "is used in saved" not in result.stdout.str()
     replay = read_results(pytester)["comparison"]
     assert {e["key"]: e["winner"] for e in replay["entries"]} == {
         e["key"]: e["winner"] for e in live["entries"]

@@ -12,6 +12,7 @@ import pytest
 from pytest_llmjudge.session.pytest_internals import (
     crash_message,
     fixture_info,
+    id_as_read_back,
     is_xdist_worker,
     log_handlers,
     relocated_failure,
@@ -65,3 +66,4 @@ def test_each_reader_falls_back_where_an_attribute_is_missing() -> None:
     turn_off_xdist(bare)  # nothing to turn off: no error
     assert xdist_worker_output(object()) is None
     assert crash_message(cast(pytest.TestReport, SimpleNamespace(longrepr="text"))) is None
+    id_as_read_back(cast(pytest.Item, SimpleNamespace()))  # a pytest without Node._id: no error
