@@ -147,7 +147,8 @@ def resolve_settings(
     return Settings(
         **resolved,
         cache_dir=None if chosen.folder is None else picked.where(chosen.folder, "cache"),
-        reports=tuple(picked.where(p, "reports") for p in picked.values["reports"]),
+        # one report per path, however often it is named (ini and flag alike)
+        reports=tuple(dict.fromkeys(picked.where(p, "reports") for p in picked.values["reports"])),
         save_responses=None
         if table is None or table.save_responses is None
         else picked.where(table.save_responses, "targets"),

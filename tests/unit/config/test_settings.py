@@ -62,6 +62,11 @@ def test_output_relative_to_invocation_dir_or_ini_dir() -> None:
     assert resolve(ini={"llmjudge_output": "b.json"}).output == BASE / "ini" / "b.json"
 
 
+def test_a_report_named_twice_is_written_once() -> None:
+    cli = {"reports": ["r.md", "r.html", "./r.md"]}
+    assert resolve(cli=cli).reports == (BASE / "r.md", BASE / "r.html")
+
+
 def test_provider_auto() -> None:
     assert resolve(env={"OPENAI_API_KEY": "k"}).provider == "openai"
     assert resolve(env={"OPENAI_API_KEY": "k"}).model == "gpt-4o-mini"
