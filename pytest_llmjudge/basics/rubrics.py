@@ -299,10 +299,9 @@ def build_pair_messages(
 def _notes(dimension: Dimension, context: Context) -> str:
     """What the system prompt says of the earlier turns and the reference, when given."""
     reference = context.reference is not None and dimension.uses_reference
-    notes = (CONVERSATION_NOTE if context.conversation else "") + (
+    return (CONVERSATION_NOTE if context.conversation else "") + (
         REFERENCE_NOTE if reference else ""
     )
-    return notes
 
 
 def _blocks(

@@ -147,7 +147,7 @@ def resolve_settings(
     return Settings(
         **resolved,
         cache_dir=None if chosen.folder is None else picked.where(chosen.folder, "cache"),
-        # one report per path, however often it is named (ini and flag alike)
+        # one report per path, however often it is named
         reports=tuple(dict.fromkeys(picked.where(p, "reports") for p in picked.values["reports"])),
         save_responses=None
         if table is None or table.save_responses is None

@@ -273,10 +273,8 @@ def _validate_all(
 
 
 def _too_large(case: EvalCase, max_input_chars: int | None) -> str | None:
-    """Why the entry is too large to judge (None when it fits): the earlier turns and the
-    reference count against the same input limit as the ticket."""
-    asked = "".join([case.ticket, *case.context.texts()])
-    return oversize_reason(asked, case.response or "", max_input_chars)
+    """Why the entry is too large to judge (None when it fits)."""
+    return oversize_reason(case.ticket, case.response or "", max_input_chars, case.context)
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any, overload
 
+from ..basics.rubrics import NO_CONTEXT, Context
 from .json_entries import HugeNumber
 
 # What a node id cannot hold: pytest splits on "::", "[...]" marks parameters, "/" and
@@ -40,9 +41,12 @@ def check_id(entry_id: str) -> None:
         raise ValueError(f"'id' {entry_id!r} has leading or trailing spaces")
 
 
-def oversize_reason(ticket: str, response: str, limit: int | None) -> str | None:
-    """Why a ticket and response cannot go to the judge (too long together), or None."""
-    size = len(ticket) + len(response)
+def oversize_reason(
+    ticket: str, response: str, limit: int | None, context: Context = NO_CONTEXT
+) -> str | None:
+    """Why a ticket and response cannot go to the judge (too long together), or None; the
+    earlier turns and the reference count against the same limit as the ticket."""
+    size = len(ticket) + sum(map(len, context.texts())) + len(response)
     if limit is None or size <= limit:
         return None
     return (

@@ -276,9 +276,7 @@ class JudgeEngine:
             )
 
     def _too_large(self, ticket: str, response: str, context: Context = NO_CONTEXT) -> str | None:
-        return oversize_reason(
-            "".join([ticket, *context.texts()]), response, self.settings.max_input_chars
-        )
+        return oversize_reason(ticket, response, self.settings.max_input_chars, context)
 
     def _answer_future(
         self, target: str, ticket: str, context: Context

@@ -93,9 +93,8 @@ async def judge_pairs(
     async def outcome(request: PairRequest) -> PairOutcome:
         found = PairOutcome(request)
         # each answer may be within llmjudge_max_input_chars and the two together not
-        asked = "".join([request.ticket, *request.context.texts()])
-        both = request.answer_a + request.answer_b
-        if too_large := oversize_reason(asked, both, executor.settings.max_input_chars):
+        both, limit = request.answer_a + request.answer_b, executor.settings.max_input_chars
+        if too_large := oversize_reason(request.ticket, both, limit, request.context):
             found.error = f"both answers side by side: {too_large}"
             return found
         # an order judged is kept beside the other's error (a budget spent between them)

@@ -77,23 +77,26 @@ class SessionState:
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""
         if self._engine is None:
-            from ..judges import ServerProfiles, make_judge
+            from ..judges import make_judge
             from ..judging.cache import session_cache
             from ..judging.engine import JudgeEngine
 
             s = self.settings
-            cache = session_cache(s, self.cache_dir)
-            servers = self._servers = self._servers or ServerProfiles()
-            self._engine = JudgeEngine(s, partial(make_judge, profiles=servers), cache)
+            judge = partial(make_judge, profiles=self._profiles())
+            self._engine = JudgeEngine(s, judge, session_cache(s, self.cache_dir))
         return self._engine
 
     def adopt_learned(self, learned: dict[str, Any]) -> None:
         """What xdist's workers learned of the session's server, for the judges this process
         builds after them (the pairwise engine on the controller)."""
+        self._profiles().of(self.settings.base_url, self.settings.model).adopt(learned)
+
+    def _profiles(self) -> ServerProfiles:
+        """What this process knows of its servers, kept across the engines it builds."""
         from ..judges import ServerProfiles
 
-        servers = self._servers = self._servers or ServerProfiles()
-        servers.of(self.settings.base_url, self.settings.model).adopt(learned)
+        self._servers = self._servers or ServerProfiles()
+        return self._servers
 
     def close(self) -> Usage | None:
         """Stop judging (cancel what is still running); what the engine sent, if it ran."""

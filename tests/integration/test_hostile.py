@@ -278,6 +278,15 @@ def test_instruction_like_text_is_flagged_never_obeyed(
 # -- the cache cannot serve a wrong score -----------------------------------------------------
 
 
+def test_a_report_named_twice_is_written_once(pytester: pytest.Pytester) -> None:
+    write_evals(pytester, [entry("a")])
+    twice = ("--judge-report=report.md", "--judge-report=./report.md")
+    result = run(pytester, "evals/", "--judge-provider=heuristic", *twice)
+    result.assert_outcomes(passed=1)
+    assert result.stdout.str().count("markdown report: report.md") == 1
+    assert (pytester.path / "report.md").read_text(encoding="utf-8").startswith("#")
+
+
 def test_a_write_that_fails_at_the_end_is_one_line_and_fails_the_session(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
