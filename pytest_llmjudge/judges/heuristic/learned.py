@@ -10,7 +10,7 @@ import math
 from functools import cache
 
 from .refusal import ACTION, COURTESY, KINDS, empty_sentence
-from .relevance import answers_closed, spared
+from .relevance import answers_closed, asks_closed, spared
 from .text import (
     SPECIFIC,
     content_terms,
@@ -58,6 +58,7 @@ def features(ticket: str, response: str) -> dict[str, float]:
     form["sentences that say nothing"] = sum(empty) / (len(empty) or 1)
     form |= {k: sum(map(bool, map(p.search, parts))) / (len(parts) or 1) for k, p in _KINDS.items()}
     form["an action of ours"] = float(bool(ACTION.search(response)))
+    form["a closed question"] = float(asks_closed(ticket))  # answered directly or not: below
     form["a direct answer to a closed question"] = float(answers_closed(ticket, response))
     # a long answer with nothing concrete (figure, label, name) evades
     names = [w for s in parts for w in words(s)[1:] if w[0].isupper() and w != "I"]

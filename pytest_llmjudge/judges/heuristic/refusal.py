@@ -71,8 +71,9 @@ COURTESY = re.compile(
     r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|regards)\b",
     re.IGNORECASE,
 )
-# What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be")
-ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b)\w+", re.IGNORECASE)
+# What we do or did for the reader: "I have added ...", "we will reprint them" (not "we will be",
+# nor "we will not")
+ACTION = re.compile(r"\b(?:i|we) (?:will|have) (?!be\b|been\b|not\b)\w+", re.IGNORECASE)
 # Classes of a sentence that says nothing, as the reasoning names them (and courtesy)
 KINDS = {"a refusal": REFUSAL, "a deflection": DEFLECTION, "a shrug": SHRUG}
 # "within 24 hours" promises a time, not an answer

@@ -41,7 +41,7 @@ _OFF_TOPIC_WORDS = 5
 # ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
 # "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
 _CLOSED_QUESTION = re.compile(
-    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*\??$|how (?:much|many|long|often)\b|when\b)",
+    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*[?!]*$|how (?:much|many|long|often)\b|when\b)",
     re.IGNORECASE,
 )
 _DIRECT = re.compile(
@@ -123,10 +123,14 @@ def spared(ticket: str, response: str) -> bool:
     return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
 
 
+# whether the ticket asks a closed question (yes or no, how much, how long, when)
+def asks_closed(ticket: str) -> bool:
+    return any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
+
+
 def answers_closed(ticket: str, response: str) -> bool:
     """A direct answer ("Yes, ...", "No, ...", a figure) to a closed question of the ticket."""
-    closed = any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
-    return bool(closed and _DIRECT.match(response))
+    return asks_closed(ticket) and bool(_DIRECT.match(response))
 
 
 def _keyboard_mash(text: str) -> bool:

@@ -126,10 +126,8 @@ def data(name: str) -> str:
 @cache
 def sentiment() -> dict[str, float]:
     """Word -> valence (-4..4) from the VADER lexicon."""
-    return {
-        w: float(v)
-        for w, v in (line.split("\t") for line in data("sentiment_lexicon.tsv").splitlines())
-    }
+    rows = (line.split("\t") for line in data("sentiment_lexicon.tsv").splitlines())
+    return {w: float(v) for w, v in rows}
 
 
 @cache

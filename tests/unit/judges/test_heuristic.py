@@ -152,6 +152,9 @@ TONE_FAMILIES = {
         # a suggestion in sarcasm, in an answer without a figure, step or action of ours
         f"Maybe read the manual next time. {ANSWER}",
         f"Maybe if you had looked, you would know. {ANSWER}",
+        # a refusal of ours is no action of ours, so it does not excuse the sarcasm
+        "We will not do that. Maybe read the manual.",
+        "I will not be refunding it. Obviously you broke it.",
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -439,6 +442,10 @@ def test_kind_words_around_an_answer_or_to_thanks_are_no_pleasantry(
         # a closed question typed without its question mark, answered in other words
         ("can I pay by cheque", "No, card or bank transfer only; transfers cost £2 extra."),
         ("do you open on sundays", "Yes, 10am to 4pm, and late until 8 in December."),
+        # ... or with more than one mark
+        ("Is it normal for the battery to get warm while charging?!",
+         "Yes, that is normal while charging."),
+        ("Is the price final??", "Yes, the price is final."),
     ],
 )  # fmt: skip
 def test_a_direct_answer_to_a_closed_question_is_related(ticket: str, answer: str) -> None:
