@@ -340,7 +340,7 @@ def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
              "Answer goes here", "<answer>", "%s", "NaN", "null", "-", "...",
              "Error 500: internal server error", "TypeError: undefined is not a function",
              # a status where the answer should be, and a pointer to nothing
-             "Answer pending.", "Draft", "N/A - see above", "[INSERT ANSWER]"],
+             "Answer pending.", "Draft", "N/A - see above", "[INSERT ANSWER]", "TBC", "tbc."],
 )  # fmt: skip
 def test_empty_and_placeholder_text_scores_one(text: str) -> None:
     score, reason = score_relevance(TICKET, text)
@@ -355,6 +355,8 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         "Thanks for your message!\n\n{{ reply_body }}\n\nKind regards",
         "TBD, waiting on the warehouse",
         "FIXME: add the opening hours",
+        "PLACEHOLDER - agent to complete",
+        "TBC: confirm the price with the workshop",
         # a slot's name in capitals in square brackets
         "Hi [CUSTOMER_NAME], thanks for your message. Best, [AGENT]",
         "Your table is booked for [TIME] on [DATE].",
