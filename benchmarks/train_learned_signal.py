@@ -5,12 +5,12 @@
     python benchmarks/train_learned_signal.py --write    # the weights only
     python benchmarks/train_learned_signal.py --check    # exit 1 if the shipped weights differ
 
-The data are support answers by ten independent writers, all in this repository: A
+The data are support answers by eleven independent writers, all in this repository: A
 (``data/support_answers.jsonl``, a correct and a bad answer per ticket; a fixed sample of its
 tickets, so that it does not outweigh the others), B (``support-answers/dev.json`` and
 ``heldout.json``), C (``heldout-2.json``), D (``heldout-3.json``), E (``probes-41e.json``), F
 (``heldout-4.json``), G (``heldout-5.json``), H (``heldout-6.json``), I (``heldout-7.json``),
-J (``heldout-8.json``).
+J (``heldout-8.json``), K (``heldout-9.json``).
 Each writer weighs the same in training, and within a writer correct and bad answers weigh
 the same. A word, pair of words or first word is a feature only when most training writers
 used it, so no area's or writer's vocabulary is learned. The model is an L2-regularised
@@ -20,8 +20,8 @@ same weights on every run.
 Leave-one-writer-out: for each writer, a model is trained on the others and measured on it;
 its threshold comes from the training writers alone (each of them left out in turn of an inner
 fit, the threshold is the lowest probability that fails at most ``FALSE_FAIL`` of their correct
-answers the judge passes). The shipped weights are fitted on all ten writers, with the
-threshold chosen the same way from the ten leave-one-writer-out fits.
+answers the judge passes). The shipped weights are fitted on all eleven writers, with the
+threshold chosen the same way from the eleven leave-one-writer-out fits.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ def writers() -> dict[str, list[Row]]:
         "H": load(sets / "heldout-6.json"),
         "I": load(sets / "heldout-7.json"),
         "J": load(sets / "heldout-8.json"),
+        "K": load(sets / "heldout-9.json"),
     }
     for name, rows in found.items():
         for row in rows:

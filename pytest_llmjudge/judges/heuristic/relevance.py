@@ -14,7 +14,7 @@ from .tone import CONTEMPT, MOCKERY
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
-    r"(?:[a-z]|todo|tbd|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
+    r"(?:[a-z]|todo|tb[dc]|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
     # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
     r"goes|pending|draft|see above|no (?:reply|response|answer))"
 )
@@ -29,11 +29,13 @@ PLACEHOLDER = re.compile(
 # A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
 # a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; not in
 # angle brackets, where "<LOCK_ID>" is a command's argument),
-# or a draft's marker at its start ("TODO: ..."): the answer was never written. Braces that are
-# code are no slot: an expression (GitHub's "${{ ... }}", Jinja's "{{ user.name }}"), quoted,
-# in a path ("/users/{user_id}"), or shown after a colon ("Use double braces: {{name}} ...").
+# or a draft's marker at its start ("TODO: ...", "PLACEHOLDER - ..."): the answer was never
+# written. Braces that are code are no slot: an expression (GitHub's "${{ ... }}", Jinja's
+# "{{ user.name }}"), quoted, in a path ("/users/{user_id}"), or shown after a colon ("Use
+# double braces: {{name}} ...").
 _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
-_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TBD|FIXME)\b""")
+_MARKED = r"|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TB[DC]|FIXME|PLACEHOLDER)\b"
+_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED)
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
 # something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
 # "How many vacation days do I have left?") keeps the benefit of the doubt.
@@ -60,11 +62,8 @@ _KINDS = {**KINDS, "contempt": CONTEMPT, "mockery": MOCKERY, "courtesy": COURTES
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     """The failing signal, as (score, what was found), or None: no clear evidence."""
     ticket, response = normalise(ticket), normalise(response)
-    if (
-        PLACEHOLDER.fullmatch(response.strip())
-        or _SLOT.search(response)
-        or _keyboard_mash(response)
-    ):
+    blank = PLACEHOLDER.fullmatch(response.strip()) or _SLOT.search(response)
+    if blank or _keyboard_mash(response):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
     said = _nothing_said(ticket, response)

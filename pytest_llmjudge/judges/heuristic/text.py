@@ -33,8 +33,7 @@ def _written_out(match: re.Match[str]) -> str:
         return match.group(3) + " is"
     if match.group(1) is None:
         return _FULL[match.group(2).lower()]
-    stem = match.group(1)
-    return {"ca": "can", "wo": "will"}.get(stem.lower(), stem) + " not"  # can't, won't
+    return {"ca": "can", "wo": "will"}.get(match.group(1).lower(), match.group(1)) + " not"
 
 
 def words(text: str) -> list[str]:

@@ -96,9 +96,12 @@ def tone_signals(response: str) -> list[tuple[int, str]]:
         found.append((1, f'profanity ("{_listed(swore)}")'))
     shouted = shouting(response)
     singled_out: list[str] = [] if shouted else _AT_YOU.findall(response)
-    mocked = [m.group(0).strip() for s in sentences(response) for m in MOCKERY.finditer(s)]
-    if not (re.search(r"\d|:\s", response) or ACTION.search(response)):
-        mocked += [m.group(0).strip() for s in sentences(response) for m in _SARCASM.finditer(s)]
+    parts = sentences(response)
+    mocked = [m.group(0).strip() for s in parts for m in MOCKERY.finditer(s)]
+    for i, sentence in enumerate(parts):  # a step in its sentence or the next: no sarcasm
+        near = " ".join(parts[i : i + 2])
+        if not (re.search(r"\d|:\s", near) or ACTION.search(near)):
+            mocked += [m.group(0).strip() for m in _SARCASM.finditer(sentence)]
     for name, hits in (
         ("contempt", contempt(response) + singled_out),
         ("mockery", mocked),

@@ -155,6 +155,9 @@ TONE_FAMILIES = {
         # a refusal of ours is no action of ours, so it does not excuse the sarcasm
         "We will not do that. Maybe read the manual.",
         "I will not be refunding it. Obviously you broke it.",
+        # a figure elsewhere in the answer is no step for the suggestion
+        "Our 200 other customers manage fine. Maybe read the label.",
+        "It has worked since 2019. Obviously the fault is on your side.",
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -205,6 +208,9 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "Maybe try restarting the router: hold the power button for 10 seconds.",
         "Wow, sorry about that! We have sent a new one today.",
         "Obviously we will refund the 2 missing items.",
+        # ... in its own sentence or the next
+        "Maybe try restarting the router. Hold the power button for 10 seconds.",
+        "Sorry for the wait. Maybe check the porch. We will also send a new code.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -340,7 +346,7 @@ def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
              "Answer goes here", "<answer>", "%s", "NaN", "null", "-", "...",
              "Error 500: internal server error", "TypeError: undefined is not a function",
              # a status where the answer should be, and a pointer to nothing
-             "Answer pending.", "Draft", "N/A - see above", "[INSERT ANSWER]"],
+             "Answer pending.", "Draft", "N/A - see above", "[INSERT ANSWER]", "TBC", "tbc."],
 )  # fmt: skip
 def test_empty_and_placeholder_text_scores_one(text: str) -> None:
     score, reason = score_relevance(TICKET, text)
@@ -355,6 +361,8 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         "Thanks for your message!\n\n{{ reply_body }}\n\nKind regards",
         "TBD, waiting on the warehouse",
         "FIXME: add the opening hours",
+        "PLACEHOLDER - agent to complete",
+        "TBC: confirm the price with the workshop",
         # a slot's name in capitals in square brackets
         "Hi [CUSTOMER_NAME], thanks for your message. Best, [AGENT]",
         "Your table is booked for [TIME] on [DATE].",
