@@ -188,7 +188,10 @@ class ServerLearned(BaseModel):
     choices_cap: int | None = Field(
         default=None, description="the most choices (n) one request may ask, once refused"
     )
-    slots: int | None = Field(default=None, description="parallel slots it announced")
+    slots: int | None = Field(
+        default=None,
+        description="parallel slots it announced (0: asked, it announced none; null: not asked)",
+    )
     logprobs: bool | None = Field(
         default=None, description="whether it returned logprobs when asked (null: not asked)"
     )
