@@ -16,6 +16,7 @@ import pytest
 
 from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
+from ..checks.report import distinct_names
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
@@ -192,9 +193,9 @@ def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
             (f"llmjudge.{name}.threshold", dim.threshold),
             (f"llmjudge.{name}.decision", dim.decision),
         ]
-    for check in row.checks:
+    for check, shown in zip(row.checks, distinct_names(row.checks), strict=True):
         state = "n/a" if check.passed is None else "passed" if check.passed else "failed"
-        name = _xml_safe(check.name)
+        name = _xml_safe(shown)  # two checks of one name: a property each
         properties += [
             (f"llmjudge.check.{name}", "error" if check.error else state),
             (f"llmjudge.check.{name}.detail", check.detail),

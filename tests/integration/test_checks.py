@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import textwrap
 import time
+from xml.etree import ElementTree
 from collections.abc import Iterator
 from typing import Any
 
@@ -386,6 +387,27 @@ def test_a_check_that_shares_its_name_with_another_still_regresses(
     write_evals(pytester, [entry("item", "Use the link.", checks=checks)])
     result = run(pytester, "evals/", "--judge-baseline=base.json", *same_name)
     result.stdout.fnmatch_lines(["baseline base.json: 1 item compared: 1 regressed*"])
+
+
+def test_checks_of_one_name_have_junit_properties_of_their_own(pytester: pytest.Pytester) -> None:
+    """The ini's check and the entry's share a name: each has its own property, by its place
+    (``x``, ``x (2)``, or the next number no check is named), the same in every run; one
+    failing is not hidden by the other."""
+    same_name = ("-o", 'llmjudge_checks=[{"contains": "reset", "name": "x"}]')
+    checks = [{"contains": "link", "name": "x"}, {"max_words": 99, "name": "x (2)"}]
+    write_evals(pytester, [entry("item", "Use the link.", checks=checks)])
+    result = run(pytester, "evals/", "--junitxml=j.xml", *same_name)
+    result.assert_outcomes(failed=1)
+    suite = ElementTree.parse(pytester.path / "j.xml").getroot()
+    found = [(p.get("name"), p.get("value")) for p in suite.iter("property")]
+    states = [(name, value) for name, value in found if not name.endswith(".detail")]
+    assert [s for s in states if s[0].startswith("llmjudge.check.")] == [
+        ("llmjudge.check.x", "failed"),
+        ("llmjudge.check.x (3)", "passed"),  # "x (2)" is a check's own name
+        ("llmjudge.check.x (2)", "passed"),
+    ]
+    names = [name for name, _ in found]
+    assert len(names) == len(set(names))
 
 
 def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester) -> None:
