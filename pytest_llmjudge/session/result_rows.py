@@ -17,10 +17,12 @@ import pytest
 from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
 from ..checks.report import distinct_names
+from ..evalfiles.entry_model import SAVED_LATENCY
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
+from .item_checks import answer_latency
 from .pytest_internals import crash_message, writes_junit_xml
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
 
@@ -141,6 +143,9 @@ def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
     if item.config.stash[STATE_KEY].settings.save_responses is None:
         return
     fields = item.case.model_dump(mode="json", exclude_defaults=True, exclude={"response"})
+    latency = answer_latency(item)
+    if latency is not None:  # a replay checks max_latency_ms on it (not rounded: the same verdict)
+        fields["metadata"] = {**fields.get("metadata", {}), SAVED_LATENCY: latency}
     report.llmjudge_entry = fields  # type: ignore[attr-defined]
 
 
