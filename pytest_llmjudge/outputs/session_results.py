@@ -83,6 +83,7 @@ class SessionResults:
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: where the rows are kept when only their lean copies need be in memory
     spill: RowSpill | None = None
+    replaced_cached_runs: int = 0  # runs from the cache of attempts a rerun replaced
 
     @property
     def seen_anything(self) -> bool:
@@ -91,6 +92,8 @@ class SessionResults:
     def add(self, row: ItemResult) -> None:
         """One attempt's row (the session's own: spilled, it is made lean in place); the
         latest attempt of an item wins (a rerun replaces it)."""
+        if (replaced := self._items.get(row.nodeid)) is not None:  # its rows are gone
+            self.replaced_cached_runs += sum(d.cached_runs for d in replaced.dimensions.values())
         self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
@@ -179,8 +182,10 @@ class SessionResults:
         )
         summary = summarize(items, len(invalid_skipped), len(errors))
         summary.invalid = len(invalid)
+        meta = _meta(settings, facts, items, self.usage)
+        meta.cached_runs += self.replaced_cached_runs  # runs that happened, in no row now
         return ResultsFile(
-            meta=_meta(settings, facts, items, self.usage),
+            meta=meta,
             results=items,
             skipped=skipped,
             errors=errors,
@@ -304,15 +309,12 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
             f"off at llmjudge_max_tokens={settings.max_tokens} and asked again for a shorter one"
         )
     if usage.timeouts:
-        requeued = (
-            f"; {usage.requeued} waited in a busy server's queue and were sent again once "
-            "fewer requests were in flight"
-            if usage.requeued
-            else ""
-        )
-        notices.append(
-            f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s{requeued}"
-        )
+        notices.append(f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s")
+        if usage.requeued:
+            notices[-1] += (
+                f"; {usage.requeued} waited in a busy server's queue and were sent again once "
+                "fewer requests were in flight"
+            )
     if usage.kept_in_flight:
         why = (
             f"it serves {usage.server_slots} at once"
