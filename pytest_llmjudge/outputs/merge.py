@@ -89,8 +89,9 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         _compare(merged, gates.baseline)
     merged.comparison = compare_targets(items, gates.tie_tolerance)
     # red as one pytest session over the whole suite would be: a failed or erroring item,
-    # a gate that fails over the union, or (asked for) a regression against the baseline
-    red_items = merged.summary.failed + merged.summary.errors > 0
+    # a shard that did not complete (Ctrl-C, -x: items never ran), a gate that fails over the
+    # union, or (asked for) a regression against the baseline
+    red_items = merged.summary.failed + merged.summary.errors > 0 or not meta.complete
     red_gates = not all(g.passed for g in merged.gates) or _regressed(merged, gates)
     merged.meta.exit_status = 1 if red_items or red_gates else 0
     return merged

@@ -196,3 +196,25 @@ def test_a_reader_that_stops_early_ends_the_commands_quietly(pytester: pytest.Py
         done = _closed_pipe(pytester.path, *args)
         assert (done.stderr, done.returncode) == ("", status), args
     assert json.loads((pytester.path / "m.json").read_text())["summary"]["passed"] == 3
+
+
+def test_a_shard_that_did_not_complete_keeps_the_merge_red(pytester: pytest.Pytester) -> None:
+    """Ctrl-C stopped one shard after its first item: the merge of its results cannot be green
+    (it was exit 0 with every item that ran passed), and says the suite did not complete."""
+    write_evals(pytester, [entry(f"q{i}", f"Answer {i}: restart it.") for i in range(4)])
+    pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_runtest_setup(item):\n"
+        "    if item.name == 'q3' and item.config.getoption('-k') == 'q2 or q3':\n"
+        "        raise KeyboardInterrupt\n"
+    )
+    run(pytester, "evals/", "-k", "q0 or q1", "--judge-output=s1.json").assert_outcomes(passed=2)
+    with pytest.raises(KeyboardInterrupt):  # (pytester raises what stopped the session)
+        run(pytester, "evals/", "-k", "q2 or q3", "--judge-output=s2.json")
+    assert _read(pytester.path / "s2.json")["meta"]["complete"] is False
+    merged = _cli(pytester.path, "merge", "s1.json", "s2.json", "-o", "m.json")
+    assert merged.returncode == 1, merged.stdout
+    meta = _read(pytester.path / "m.json")["meta"]
+    assert (meta["complete"], meta["exit_status"]) == (False, 1)
+    assert "3 eval items: 3 passed" in merged.stdout
+    assert "session did not complete: the results cover only what ran" in merged.stdout
