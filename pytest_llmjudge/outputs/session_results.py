@@ -218,7 +218,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         timeouts=usage.timeouts,
         cut_off=usage.cut_off,
         in_flight_limit=usage.kept_in_flight or None,
-        cached_runs=sum(d.cached_runs for d in dims),
+        cached_runs=sum(d.cached_runs for d in dims) + usage.cached_votes,
         unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
         cost_usd=_cost(settings.price, usage, batch),

@@ -235,7 +235,7 @@ class Meta(BaseModel):
         # "cached_calls" until 0.2: results files written before still read
         validation_alias=AliasChoices("cached_runs", "cached_calls"),
         description="runs served without a judge call (the judge cache, or an identical run "
-        "of another item)",
+        "of another item; an attempt a rerun replaced and pairwise votes included)",
     )
     unattributed_calls: int = Field(
         default=0,

@@ -138,8 +138,10 @@ def test_counts_and_verdicts_under_xdist_and_a_cached_rerun(
     assert results["meta"]["calls"] == judge_server.count() == 12 * 2 + 6 * 2 * 2
     judge_server.reset()
     again = run(pytester, *options)
-    again.stdout.fnmatch_lines(["judge calls: 0 made*"])
-    assert judge_server.count() == 0  # every vote and every score from the cache
+    # every score (12 items x 2 dimensions x 2 runs) and every vote (6 entries x 2 dimensions
+    # x 2 orders x 2 runs) from the cache, and counted as such
+    again.stdout.fnmatch_lines(["judge calls: 0 made, 96 runs from the cache*"])
+    assert judge_server.count() == 0 and read_results(pytester)["meta"]["cached_runs"] == 96
     assert read_results(pytester)["comparison"]["pairwise"]["pairs"] == plain["pairs"]
 
 
