@@ -83,7 +83,6 @@ class SessionResults:
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: where the rows are kept when only their lean copies need be in memory
     spill: RowSpill | None = None
-    replaced_cached_runs: int = 0  # runs from the cache of attempts a rerun replaced
 
     @property
     def seen_anything(self) -> bool:
@@ -92,8 +91,10 @@ class SessionResults:
     def add(self, row: ItemResult) -> None:
         """One attempt's row (the session's own: spilled, it is made lean in place); the
         latest attempt of an item wins (a rerun replaces it)."""
-        if (replaced := self._items.get(row.nodeid)) is not None:  # its rows are gone
-            self.replaced_cached_runs += sum(d.cached_runs for d in replaced.dimensions.values())
+        if (replaced := self._items.get(row.nodeid)) is not None:  # its row is gone
+            self.usage.cached_outside_rows += sum(
+                d.cached_runs for d in replaced.dimensions.values()
+            )
         self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
@@ -182,10 +183,8 @@ class SessionResults:
         )
         summary = summarize(items, len(invalid_skipped), len(errors))
         summary.invalid = len(invalid)
-        meta = _meta(settings, facts, items, self.usage)
-        meta.cached_runs += self.replaced_cached_runs  # runs that happened, in no row now
         return ResultsFile(
-            meta=meta,
+            meta=_meta(settings, facts, items, self.usage),
             results=items,
             skipped=skipped,
             errors=errors,
@@ -218,7 +217,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         timeouts=usage.timeouts,
         cut_off=usage.cut_off,
         in_flight_limit=usage.kept_in_flight or None,
-        cached_runs=sum(d.cached_runs for d in dims) + usage.cached_votes,
+        cached_runs=sum(d.cached_runs for d in dims) + usage.cached_outside_rows,
         unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
         cost_usd=_cost(settings.price, usage, batch),

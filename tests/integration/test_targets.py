@@ -428,6 +428,27 @@ def test_a_replay_of_saved_answers_gives_the_live_outcomes(
     assert replay["comparison"]["overall"] == live["comparison"]["overall"]
 
 
+def test_saved_answers_of_one_id_in_two_eval_files_all_replay(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    """Two eval files use the id t1 (a warning, not an error): both answers are saved in the
+    target's one file, the later with an id that names its file, and both replay (one was a
+    duplicate id there, an invalid entry, so the replay lost it)."""
+    bot = bots(answering("relevance=5 tone=4"))
+    write_evals(pytester, [{"id": "t1", "ticket": "Ticket A"}], name="a.json")
+    strict = [{"id": "t1", "ticket": "Ticket B", "thresholds": {"relevance": 5}}]
+    write_evals(pytester, strict, name="b.json")
+    run(pytester, "evals/", *targets("save_responses=saved", bot=bot)).assert_outcomes(passed=2)
+    saved = json.loads((pytester.path / "saved/bot.json").read_text())
+    assert [e["id"] for e in saved] == ["t1", "t1 (b.json)"]
+    assert saved[1]["metadata"]["source"] == "evals/b.json::t1"
+    bot.stop()
+    replay = run(pytester, "saved/bot.json")
+    replay.assert_outcomes(passed=2)
+    rows = {r["id"]: r for r in read_results(pytester)["results"]}
+    assert rows["t1 (b.json)"]["relevance"]["threshold"] == 5
+
+
 def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
