@@ -59,7 +59,8 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
     case = item.case
     settings = item.config.stash[STATE_KEY].settings
     limit = settings.max_input_chars
-    judged = record.answer if record is not None and item.target else case.response
+    # what was judged: a target's answer, or the user's own llmjudge_response's
+    judged = record.answer if record is not None and record.answer is not None else case.response
     row.id, row.line, row.runs = case.id, item.entry.line, _runs(item)
     row.ticket = bounded(case.ticket, limit)
     row.response = bounded(judged, limit)

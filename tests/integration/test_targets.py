@@ -500,6 +500,15 @@ def llmjudge_response(eval_case, llmjudge_target):
     score = {"python": 5, "dotnet": 2}[llmjudge_target]
     return f"{llmjudge_target} says hi {{{{relevance={score}}}}}"
 """)
-    result = run(pytester, "evals/", "-o", "llmjudge_targets=python dotnet")
+    table = "llmjudge_targets=python dotnet\npairwise=true\nsave_responses=saved"
+    result = run(pytester, "evals/", "-o", table)
     result.assert_outcomes(passed=2, failed=2)
-    assert read_results(pytester)["comparison"]["overall"]["python"]["wins"] == 2
+    results = read_results(pytester)
+    assert results["comparison"]["overall"]["python"]["wins"] == 2
+    # the rows hold what was judged, so pairwise judging and saved answers have it (the
+    # pairwise section was missing and nothing was saved: rows had no answer)
+    row = {(r["id"], r["target"]): r for r in results["results"]}[("t0", "python")]
+    assert row["response"] == row["answer"] == "python says hi {{relevance=5}}"
+    assert [p["win_rate"] for p in results["comparison"]["pairwise"]["pairs"]] == [1.0, 0.5]
+    saved = json.loads((pytester.path / "saved/dotnet.json").read_text())
+    assert [e["response"] for e in saved] == ["dotnet says hi {{relevance=2}}"] * 2
