@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import read_results, run, write_evals
 from pytest_llmjudge.outputs.merge import SuiteGates, merge_results
 from pytest_llmjudge.schema.results import ResultsFile
+
+from helpers import read_results, run, write_evals
 
 ENTRIES = 8
 ADDED = ("calls", "judgments", "cached_runs", "unattributed_calls", "timeouts", "cut_off")
