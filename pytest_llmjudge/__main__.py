@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,9 +77,22 @@ def _gates(args: argparse.Namespace) -> Any:
         min_mean=chosen.mean,
         min_agreement=chosen.agreement,
         fail_on_regression=chosen.regression,
+        min_win_rate=chosen.win_rate,
         baseline=args.baseline,
         **margins,
     )
+
+
+def _say(line: str) -> None:
+    """A line on stdout. A reader that stopped early (``| head``) is no error of the command:
+    the rest goes to devnull (as Python's docs advise for SIGPIPE), and the command ends
+    quietly with its own status (a merge's verdict stays its verdict)."""
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # (the interpreter's last flush goes there too)
+        os.close(devnull)
 
 
 def main(argv: list[str]) -> int:
@@ -91,7 +105,7 @@ def main(argv: list[str]) -> int:
     if args.command == "schema":
         from .schema.results import json_schema
 
-        print(json.dumps(json_schema(), indent=2))
+        _say(json.dumps(json_schema(), indent=2))
         return 0
     from .basics.fileio import write_atomically
     from .outputs.merge import MergeError, SuiteGates, load_results, merge_results
@@ -123,10 +137,10 @@ def main(argv: list[str]) -> int:
             print(f"error: could not write {path}: {exc.strerror}{where}", file=sys.stderr)
             return 2
         if args.command == "report":
-            print(f"report: {path}")
+            _say(f"report: {path}")
     shown = str(args.output) if args.command == "merge" else None
     for line in terminal_summary(merged, shown):
-        print(line)
+        _say(line)
     if args.command == "merge" and merged.meta.exit_status:
         return 1  # a gate failed over the union (or a shard's session failed)
     return 0

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from ..basics.rubrics import PROMPT_VERSION
+from ..checks.report import distinct_names
 from ..config.settings import Settings
 from ..schema.results import (
     BaselineResult,
@@ -126,15 +127,12 @@ CHECK = "check: "  # a deterministic check compared as a score of 1 (passed) or 
 def _as_scores(checks: Sequence[CheckResult]) -> dict[str, ScoreSummary]:
     """Checks that decided, as scores: one that passed before and fails now has dropped by a
     whole point, a regression whatever the noise. A name given twice (the ini's check and
-    the entry's) is told apart by its place among them: ``x``, ``x (2)``."""
-    scores: dict[str, ScoreSummary] = {}
-    seen: dict[str, int] = {}
-    for check in checks:
-        seen[check.name] = count = seen.get(check.name, 0) + 1
-        if check.passed is not None and not check.error:
-            key = f"{CHECK}{check.name}" + (f" ({count})" if count > 1 else "")
-            scores[key] = ScoreSummary(score=float(check.passed), runs=[], std=0.0)
-    return scores
+    the entry's) is told apart by its place among them (``distinct_names``)."""
+    return {
+        f"{CHECK}{name}": ScoreSummary(score=float(check.passed), runs=[], std=0.0)
+        for check, name in zip(checks, distinct_names(checks), strict=True)
+        if check.passed is not None and not check.error
+    }
 
 
 def compare_dimension(nodeid: str, name: str, before: ScoreSummary, after: ScoreSummary) -> Change:

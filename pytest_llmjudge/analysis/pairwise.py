@@ -115,7 +115,12 @@ def pair_summary(
 
 def pairwise_result(votes: Sequence[PairVotes], runs: int) -> PairwiseResult:
     """Every entry's verdict and every pair's summary per dimension, in first-seen order."""
-    entries = [pairwise_entry(v) for v in votes]
+    return pairwise_over([pairwise_entry(v) for v in votes], runs)
+
+
+def pairwise_over(entries: list[PairwiseEntry], runs: int) -> PairwiseResult:
+    """Every pair's summary per dimension over these entries' verdicts (a session's, or the
+    shards' of a merge), in first-seen order."""
     groups: dict[tuple[str, str, str], list[PairwiseEntry]] = {}
     for entry in entries:
         groups.setdefault((entry.a, entry.b, entry.dimension), []).append(entry)

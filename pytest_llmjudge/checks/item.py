@@ -27,11 +27,17 @@ class ItemChecks:
     judge: bool = True  # false: checked only, no judge asked
     first: bool = True  # llmjudge_checks_mode=first: a failed check spares the judge
     rootdir: Path | None = None  # where python checks are imported from
+    saved_latency_ms: float | None = None  # a replayed answer's, measured when it was saved
 
     @property
     def timed(self) -> bool:
         """Whether a check needs the answer's latency (``max_latency_ms``)."""
         return any(check.kind == "max_latency_ms" for check in self.checks)
+
+    @property
+    def unmeasured(self) -> bool:
+        """A latency check with no latency unless a live target measures one."""
+        return self.timed and self.saved_latency_ms is None
 
 
 @dataclass(frozen=True)

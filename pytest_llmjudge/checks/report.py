@@ -24,6 +24,20 @@ def checks_sentence(results: Sequence[CheckResult]) -> str:
     return f"{word}: {'; '.join(parts)}" if parts else ""
 
 
+def distinct_names(checks: Sequence[CheckResult]) -> list[str]:
+    """Each check's name, told apart where two share one (the ini's check and the entry's):
+    a repeat gets the next number no check is named, ``x``, ``x (2)``; stable, by the checks'
+    order (JUnit properties and baseline keys are these)."""
+    given, names = {check.name for check in checks}, []
+    for check in checks:
+        name, count = check.name, 1
+        while name in names or (count > 1 and name in given):  # (given: another's own name)
+            count += 1
+            name = f"{check.name} ({count})"
+        names.append(name)
+    return names
+
+
 def checks_table(checks: Sequence[CheckResult]) -> str:
     """One row per deterministic check: its name, result and what was found."""
     rows = [("check", "result", "detail")]

@@ -25,6 +25,7 @@ NonEmpty = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_not_blank)
 ]
 Score = Annotated[float, Field(ge=1, le=5)]
+SAVED_LATENCY = "latency_ms"  # a saved answer's metadata: how long its live target took
 
 
 class TurnSpec(BaseModel):
@@ -66,6 +67,17 @@ class EvalCase(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     checks: list[Any] = Field(default_factory=list)  # read by checks.parse
     judge: bool = True  # false: checked only, no judge asked
+
+    @property
+    def saved_latency_ms(self) -> float | None:
+        """A replayed answer's latency: ``save_responses`` keeps what the live target took,
+        measured when it answered, in the metadata beside its name; None for any other."""
+        latency = self.metadata.get(SAVED_LATENCY)
+        if "target" not in self.metadata or isinstance(latency, bool):
+            return None
+        if not isinstance(latency, int | float) or not 0 <= latency < float("inf"):
+            return None
+        return float(latency)
 
     def check_specs(self, rootdir: Path | None = None) -> tuple[CheckSpec, ...]:
         """The entry's checks, read (its file's default checks first); ValueError naming the

@@ -84,6 +84,9 @@ class Usage:
     timeouts: int = 0  # requests that got no reply within llmjudge_timeout
     requeued: int = 0  # of those, sent again because the server was busy (not the item's fault)
     tokens_unknown: int = 0  # requests whose reply did not say its tokens: not in the counts
+    #: runs served from the judge cache that no item's row holds: pairwise votes, and (added
+    #: on the controller) those of attempts a rerun replaced
+    cached_outside_rows: int = 0
     # Session facts, set on the engine's totals (summed over xdist workers):
     choices_cap: int = 0  # the most choices the server takes per request, once learned
     kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
@@ -145,6 +148,7 @@ class Usage:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.tokens_unknown += other.tokens_unknown
+        self.cached_outside_rows += other.cached_outside_rows
         self.judgments += other.judgments
         self.weighted += other.weighted
         self.short_replies += other.short_replies

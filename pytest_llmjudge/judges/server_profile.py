@@ -83,7 +83,7 @@ class ServerProfile:
         """What was learned, for the results (only what a reply showed; unknown is null)."""
         return {
             "choices_cap": self.max_choices,
-            "slots": self.slots or None,
+            "slots": self.slots,  # 0: asked, it announced none (known: not asked again)
             "logprobs": self.logprobs,
             "json_schema": self.json_schema,
             "json_object": self.json_object,

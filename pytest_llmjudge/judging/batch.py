@@ -67,6 +67,7 @@ class BatchJudging:
         self.outcome = BatchOutcome()
 
     def run(self, wanted: Sequence[WantedRuns], wait: float | None) -> BatchOutcome:
+        self.outcome.owners = self._owners(wanted)
         waiting: list[tuple[BatchRecord, batch_api.BatchStatus]] = []
         with self.records.lock():  # xdist workers planning the same runs submit them once
             for record in self.records.load(self.judge_id):
@@ -118,9 +119,8 @@ class BatchJudging:
         written to the input file as it is made; None: nothing to ask."""
         most: dict[tuple[Any, ...], WantedRuns] = {}
         for w in wanted:
-            same = (w.dimension.name, w.dimension.version, w.ticket, w.response, w.context)
-            if same not in most or most[same].runs < w.runs:
-                most[same] = w
+            if w.judgment not in most or most[w.judgment].runs < w.runs:
+                most[w.judgment] = w
         lines: dict[str, LineRuns] = {}
         stored, judgments = self.cache.stored_keys(), list(most.values())
         self.records.directory.mkdir(parents=True, exist_ok=True)
@@ -147,6 +147,23 @@ class BatchJudging:
             path.unlink()
             return None
         return Planned(path, lines, size)
+
+    def _owners(self, wanted: Sequence[WantedRuns]) -> dict[str, str]:
+        """Each run that two or more items ask for, and the first of them in ``wanted``'s
+        order (the session's): the item whose row holds the run and its request. Every xdist
+        worker plans every item, so all agree; the first to take a run would be another item
+        in each worker, and the request would be in two rows."""
+        asking: dict[tuple[Any, ...], list[WantedRuns]] = {}
+        for w in wanted:
+            asking.setdefault(w.judgment, []).append(w)
+        owners: dict[str, str] = {}
+        for same in asking.values():
+            if len(same) > 1:
+                for w in same:
+                    for run_keys in self._keys(w)[1]:
+                        for key in run_keys:
+                            owners.setdefault(key, w.owner)
+        return owners
 
     def _keys(self, w: WantedRuns) -> tuple[WantedRuns, list[list[str]]]:
         """Per run of the judgment, the key of each dimension it scores."""

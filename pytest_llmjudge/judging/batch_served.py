@@ -34,6 +34,13 @@ class WantedRuns:
     response: str
     runs: int
     context: Context
+    owner: str = ""  # the item's node id
+
+    @property
+    def judgment(self) -> tuple[Any, ...]:
+        """What makes two items' runs the same runs (their cache keys): the judgment."""
+        d = self.dimension
+        return (d.name, d.version, self.ticket, self.response, self.context)
 
 
 @dataclass
@@ -199,6 +206,9 @@ class BatchOutcome:
     #: per batch this process collected, its requests that came back (``Usage.collected``:
     #: requests, prompt and completion tokens, requests whose tokens are unknown)
     collected: dict[str, list[int]] = field(default_factory=dict)
+    #: runs that several items ask for (the same judgment), by key: the item that holds its
+    #: request, the first of them in the session's order, as every xdist worker plans it
+    owners: dict[str, str] = field(default_factory=dict)
 
     def serve(
         self,

@@ -34,6 +34,7 @@ class PlannedJudgment:
     runs: int
     target: str | None = None
     context: Context = NO_CONTEXT
+    owner: str = ""  # the item's node id
 
 
 @dataclass(frozen=True)

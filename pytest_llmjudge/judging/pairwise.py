@@ -131,6 +131,7 @@ async def _order(
         for i in range(runs)
     ]
     votes: list[PairVote | None] = [cache.get_vote(key) if cache and key else None for key in keys]
+    usage.cached_outside_rows += sum(1 for vote in votes if vote is not None)
     ask = getattr(executor.judge, "judge_pair", None)
     if ask is None:
         raise FatalJudgeError("this judge cannot compare answers pairwise")

@@ -52,7 +52,7 @@ class StoredRuns:
         known: dict[int, RunOutcome] = {}
         if self.batch is not None:
             for i, key in enumerate(keys):
-                outcome = None if key is None else self._in_batch(key, usages[i])
+                outcome = None if key is None else self._in_batch(key, usages[i], runs[i].owner)
                 if outcome is not None:
                     known[i] = outcome
         wanted = [k for i, k in enumerate(keys) if k is not None and i not in known]
@@ -67,34 +67,37 @@ class StoredRuns:
             known[i] = RunOutcome(cached, None, 0, cached=True)
         return known
 
-    def _in_batch(self, key: str, usage: Usage) -> RunOutcome | None:
+    def _in_batch(self, key: str, usage: Usage, owner: str) -> RunOutcome | None:
         assert self.batch is not None
-        served = self._served(key, usage)
-        if served is not None:
-            return served[0]
+        result = self._batch_result(key)
+        if result is not None:
+            return self._take(key, result, usage, owner)[0]
         pending = self.batch.pending.get(key)
         failed = self.batch.failed.get(key) if self.batch_strict else None
         return RunOutcome(None, pending or failed, 0) if pending or failed else None
-
-    def _served(self, key: str, usage: Usage) -> tuple[RunOutcome, bool] | None:
-        """A run judged in the session's batch: its outcome (its request charged to
-        ``usage`` unless an item took the run already), and whether one did."""
-        result = self._batch_result(key)
-        return None if result is None else self._take(key, result, usage)
 
     def _batch_result(self, key: str) -> RunResult | None:
         assert self.batch is not None
         return self.batch.served.result(key)
 
-    def _take(self, key: str, result: RunResult, usage: Usage) -> tuple[RunOutcome, bool]:
+    def _take(
+        self, key: str, result: RunResult, usage: Usage, owner: str
+    ) -> tuple[RunOutcome, bool]:
+        """A run judged in the session's batch, taken by the item ``owner``: its outcome (the
+        run and its request charged to ``usage`` unless it is another item's), and whether it
+        is another's: the first to take it, or of a run several items ask for, the first of
+        them in the session's order (``BatchOutcome.owners``: the same in every xdist worker)."""
         assert self.batch is not None
         charged, taken = self.batch.served.take(key) or (False, True)
+        held_by = self.batch.owners.get(key)
+        if held_by is not None:
+            taken = held_by != owner
         if not taken:
             usage.scored(result, logprobs_asked=self.scoring == "logprobs")
             usage.batch_runs += 1
             if charged:  # the request is charged to the first run it scored
                 usage.add(_request(result))
-        return RunOutcome(result, None, int(charged)), taken
+        return RunOutcome(result, None, int(charged and not taken), cached=taken), taken
 
     def take(
         self, runs: Sequence[PlannedRun], started: Container[RunKey], paid: list[Usage] | None
@@ -114,10 +117,10 @@ class StoredRuns:
         outcomes: list[RunSlot] = []
         reused: list[bool] = []
         usage = Usage()  # what the runs not taken before cost (their sum: one Usage)
-        for key in keys:
+        for run, key in zip(runs, keys, strict=True):
             result = served.result(key)
             assert result is not None  # (looked up above)
-            outcome, taken = self._take(key, result, usage)
+            outcome, taken = self._take(key, result, usage, run.owner)
             outcomes.append(outcome)
             reused.append(taken)
         self.taken.add(usage)

@@ -20,7 +20,7 @@ class AttemptRecord:
     judgments: dict[str, Judgment] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     flaky_failed: bool = False
-    answer: str | None = None  # a live target's answer, once fetched
+    answer: str | None = None  # the answer judged: a live target's, or llmjudge_response's
     attempt: int = 0  # 0 for the first; a rerun (pytest-rerunfailures) judges afresh
     paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
     injection: list[str] = field(default_factory=list)  # instruction-like text in the input

@@ -20,6 +20,8 @@ from ..analysis.agreement import label_agreement
 from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_baseline
 from ..analysis.comparison import compare_targets
 from ..analysis.gates import agreement_gates, evaluate_gates
+from ..analysis.pairwise import pairwise_over, win_rate_gates
+from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, BatchSummary, Meta, ResultsFile, Tokens
 from .session_results import summarize
 
@@ -39,6 +41,7 @@ class SuiteGates:
     baseline: Path | None = None
     fail_on_regression: bool = False
     tie_tolerance: float = 0.01
+    min_win_rate: Mapping[str, float] | None = None
 
 
 def load_results(path: Path) -> ResultsFile:
@@ -88,9 +91,14 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     if gates.baseline is not None:
         _compare(merged, gates.baseline)
     merged.comparison = compare_targets(items, gates.tie_tolerance)
+    pairwise = _pairwise(shards, meta.runs)
+    if merged.comparison is not None and pairwise.entries:
+        merged.comparison.pairwise = pairwise
+    merged.gates += win_rate_gates(pairwise, gates.min_win_rate or {})  # none judged: closed
     # red as one pytest session over the whole suite would be: a failed or erroring item,
-    # a gate that fails over the union, or (asked for) a regression against the baseline
-    red_items = merged.summary.failed + merged.summary.errors > 0
+    # a shard that did not complete (Ctrl-C, -x: items never ran), a gate that fails over the
+    # union, or (asked for) a regression against the baseline
+    red_items = merged.summary.failed + merged.summary.errors > 0 or not meta.complete
     red_gates = not all(g.passed for g in merged.gates) or _regressed(merged, gates)
     merged.meta.exit_status = 1 if red_items or red_gates else 0
     return merged
@@ -140,6 +148,18 @@ def _merged_batch(batches: Sequence[BatchSummary]) -> BatchSummary | None:
         tokens=_added([b.tokens for b in batches]),
         cost_usd=None if None in costs else round(sum(c or 0 for c in costs), 6),
     )
+
+
+def _pairwise(shards: Sequence[tuple[str, ResultsFile]], runs: int) -> PairwiseResult:
+    """The shards' pairwise verdicts as one: each entry's pairs were judged side by side in
+    the shard that held its targets' answers; the win rates are over the union."""
+    entries = [
+        entry
+        for _, shard in shards
+        if shard.comparison is not None and shard.comparison.pairwise is not None
+        for entry in shard.comparison.pairwise.entries
+    ]
+    return pairwise_over(entries, runs)
 
 
 def _compare(merged: ResultsFile, path: Path) -> None:

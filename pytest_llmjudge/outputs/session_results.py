@@ -91,6 +91,10 @@ class SessionResults:
     def add(self, row: ItemResult) -> None:
         """One attempt's row (the session's own: spilled, it is made lean in place); the
         latest attempt of an item wins (a rerun replaces it)."""
+        if (replaced := self._items.get(row.nodeid)) is not None:  # its row is gone
+            self.usage.cached_outside_rows += sum(
+                d.cached_runs for d in replaced.dimensions.values()
+            )
         self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
@@ -213,7 +217,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         timeouts=usage.timeouts,
         cut_off=usage.cut_off,
         in_flight_limit=usage.kept_in_flight or None,
-        cached_runs=sum(d.cached_runs for d in dims),
+        cached_runs=sum(d.cached_runs for d in dims) + usage.cached_outside_rows,
         unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
         cost_usd=_cost(settings.price, usage, batch),
@@ -304,15 +308,12 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
             f"off at llmjudge_max_tokens={settings.max_tokens} and asked again for a shorter one"
         )
     if usage.timeouts:
-        requeued = (
-            f"; {usage.requeued} waited in a busy server's queue and were sent again once "
-            "fewer requests were in flight"
-            if usage.requeued
-            else ""
-        )
-        notices.append(
-            f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s{requeued}"
-        )
+        notices.append(f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s")
+        if usage.requeued:
+            notices[-1] += (
+                f"; {usage.requeued} waited in a busy server's queue and were sent again once "
+                "fewer requests were in flight"
+            )
     if usage.kept_in_flight:
         why = (
             f"it serves {usage.server_slots} at once"

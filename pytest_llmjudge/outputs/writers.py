@@ -12,6 +12,7 @@ from typing import Any
 
 from ..basics.fileio import shown, write_atomically, write_chunks_atomically
 from ..config.settings import Settings
+from ..evalfiles.entry_rules import check_id
 from ..reports.html import html_report
 from ..reports.markdown import markdown_report, summary_markdown
 from ..schema.results import ResultsFile
@@ -106,4 +107,27 @@ def save_responses(
                 }
             )
     for target, saved in per_target.items():
+        _one_of_each_id(saved)
         write_atomically(folder / f"{target}.json", json.dumps(saved, indent=2) + "\n")
+
+
+def _one_of_each_id(saved: list[dict[str, Any]]) -> None:
+    """An id that two eval files share (a warning there) is in one saved file twice, where a
+    second would be an invalid entry: the later ones name their eval file, ``t1 (b.json)``,
+    or a number (the answers are paired by ``metadata.source``, not by id)."""
+    seen: set[str] = set()
+    for entry in saved:
+        name, count = entry["id"], 1
+        file = Path(str(entry["metadata"]["source"]).rpartition("::")[0]).name
+        while entry["id"] in seen or not _valid_id(entry["id"]):
+            count += 1
+            entry["id"] = f"{name} ({file})" if count == 2 else f"{name} ({count})"
+        seen.add(entry["id"])
+
+
+def _valid_id(entry_id: str) -> bool:
+    try:
+        check_id(entry_id)
+    except ValueError:
+        return False
+    return True

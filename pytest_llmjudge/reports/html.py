@@ -19,7 +19,7 @@ from ..schema.results import ItemResult, ResultsFile
 from .html_parts import SCRIPT, STYLE, escape, histogram
 from .html_sections import baseline_section, checks_cell, checks_detail, comparison_section
 from .item_text import item_sentence, runs_text, score_text
-from .terminal import outcome_counts
+from .terminal import items_counted, outcome_counts
 
 REASONS_SHOWN = 5  # failures named in the verdict banner; the table has them all
 
@@ -52,11 +52,12 @@ def html_report(results: ResultsFile) -> str:
 def _verdict(results: ResultsFile) -> str:
     """The banner: passed, failed or incomplete, the counts that decided it, and why."""
     s = results.summary
+    items, unread = items_counted(results)
     gates = [g for g in results.gates if not g.passed]
     if s.failed or s.errors or gates:
         state = "failed"
         counts = [
-            f"{s.failed} of {counted(s.total, 'eval item')} failed" if s.failed else "",
+            f"{s.failed} of {counted(items.total, 'eval item')} failed" if s.failed else "",
             counted(s.errors, "error") if s.errors else "",
             counted(len(gates), "gate") + " failed" if gates else "",
         ]
@@ -65,7 +66,7 @@ def _verdict(results: ResultsFile) -> str:
         state = "passed" if results.meta.complete else "incomplete"
         headline = (
             f"{'PASSED' if results.meta.complete else 'INCOMPLETE'}: "
-            f"{counted(s.total, 'eval item')}, {outcome_counts(s)}"
+            f"{counted(items.total, 'eval item')}, {outcome_counts(items)}{unread}"
         )
         if not results.meta.complete:
             headline += "; the session stopped early: only what ran is here"
@@ -122,8 +123,9 @@ def _own_thresholds(item: ItemResult, session: dict[str, float]) -> list[str]:
 
 def _cards(results: ResultsFile) -> str:
     s, meta = results.summary, results.meta
+    items, unread = items_counted(results)
     cards = [
-        ("items", f"{s.total}", outcome_counts(s)),
+        ("items", f"{items.total}", outcome_counts(items) + unread),
         (
             "pass rate",
             "-" if s.pass_rate is None else f"{s.pass_rate:.0%}",

@@ -35,6 +35,18 @@ def outcome_counts(s: Summary) -> str:
     return ", ".join(counts) or "none run"
 
 
+def items_counted(results: ResultsFile) -> tuple[Summary, str]:
+    """The summary's counts of eval items (without the eval files that could not be read:
+    counted in its errors, as pytest counts them, they hold no item), and those files said:
+    ``; 1 eval file could not be read`` (empty when every file was)."""
+    s = results.summary
+    unread = sum(1 for error in results.errors if error.id is None)  # (an item's has its id)
+    if not unread:
+        return s, ""
+    items = s.model_copy(update={"total": s.total - unread, "errors": s.errors - unread})
+    return items, f"; {counted(unread, 'eval file')} could not be read"
+
+
 INVALID_SHOWN = 5  # invalid entries named in the summary; the results file has them all
 
 
@@ -111,12 +123,14 @@ def means_lines(items: Sequence[ItemResult]) -> list[str]:
 
 def terminal_summary(results: ResultsFile, output: str | None, strict: bool = False) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
-    s, meta = results.summary, results.meta
+    meta = results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
     if not meta.llm:
         judge = f"{LABEL} (no LLM)"
+    s, unread = items_counted(results)
     lines = [
-        f"{counted(s.total, 'eval item')}: {outcome_counts(s)}; judge: {judge}, runs={meta.runs}"
+        f"{counted(s.total, 'eval item')}: {outcome_counts(s)}{unread}; judge: {judge}, "
+        f"runs={meta.runs}"
     ]
     lines += invalid_lines(results, strict)
     lines += skipped_lines(results)

@@ -188,7 +188,10 @@ class ServerLearned(BaseModel):
     choices_cap: int | None = Field(
         default=None, description="the most choices (n) one request may ask, once refused"
     )
-    slots: int | None = Field(default=None, description="parallel slots it announced")
+    slots: int | None = Field(
+        default=None,
+        description="parallel slots it announced (0: asked, it announced none; null: not asked)",
+    )
     logprobs: bool | None = Field(
         default=None, description="whether it returned logprobs when asked (null: not asked)"
     )
@@ -232,7 +235,7 @@ class Meta(BaseModel):
         # "cached_calls" until 0.2: results files written before still read
         validation_alias=AliasChoices("cached_runs", "cached_calls"),
         description="runs served without a judge call (the judge cache, or an identical run "
-        "of another item)",
+        "of another item; an attempt a rerun replaced and pairwise votes included)",
     )
     unattributed_calls: int = Field(
         default=0,

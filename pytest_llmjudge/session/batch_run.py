@@ -29,7 +29,7 @@ def judge_in_batch(session: pytest.Session) -> None:
 
     planned, _ = planned_judgments(session.items, settings)
     wanted = [
-        WantedRuns(p.dimension, p.ticket, p.response, p.runs, p.context)
+        WantedRuns(p.dimension, p.ticket, p.response, p.runs, p.context, p.owner)
         for p in planned
         if p.response is not None
     ]

@@ -121,16 +121,16 @@ def _load(config: pytest.Config, path: Path, shown: Path) -> LoadedFile:
 
 
 def timed_entry_names(config: pytest.Config, path: Path) -> set[str]:
-    """The names of the items of an eval file that have a latency check, as its collection
-    names them without ``llmjudge_targets`` (for the xdist controller, which collects
-    nothing: its workers do, and send it their items' node ids only)."""
+    """The names of the items of an eval file that have a latency check no saved latency
+    serves, as its collection names them without ``llmjudge_targets`` (for the xdist
+    controller, which collects nothing: its workers do, and send it their items' node ids)."""
     try:
         loaded = _load(config, path, Path(os.path.relpath(path, config.rootpath)))
     except EvalFileError:
         return set()  # its collection error comes from the workers
     names = set()
     for entry in loaded.entries:
-        if isinstance(entry, ValidEntry) and item_checks(config, entry).timed:
+        if isinstance(entry, ValidEntry) and item_checks(config, entry).unmeasured:
             with warnings.catch_warnings():  # the workers warn of its marks
                 warnings.simplefilter("ignore")
                 valid = _marks(entry.case)[1] is None  # else an invalid entry's item

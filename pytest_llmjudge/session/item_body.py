@@ -35,6 +35,7 @@ def judge_eval_item(
     """
     record = record_for(item)
     if isinstance(response, str):  # a wrong type is said by judge_all below
+        record.answer = response  # what is judged (llmjudge_response may be the user's own)
         found = checked(item, response)
         record.checks = found.results
         if found.error:

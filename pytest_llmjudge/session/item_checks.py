@@ -43,7 +43,7 @@ def item_checks(config: pytest.Config, entry: ValidEntry) -> ItemChecks:
     if not checks and case.judge:
         return NOT_CHECKED
     first = config.stash[STATE_KEY].settings.checks_mode == "first"
-    return ItemChecks(checks, case.judge, first, config.rootpath)
+    return ItemChecks(checks, case.judge, first, config.rootpath, case.saved_latency_ms)
 
 
 def checks_of(item: pytest.Item) -> ItemChecks:
@@ -56,12 +56,13 @@ def checked(item: pytest.Item, answer: str) -> Checked:
     """The item's checks run on its answer. A stored answer is checked once: the planner
     may have asked already, and a python check need not run twice."""
     plan = checks_of(item)
-    latency = _latency(item) if plan.timed else None
+    live = getattr(item, "target", None) is not None
     kept = item.stash.get(CHECKED_KEY, None)
-    if latency is None and kept is not None and kept[0] == answer:
+    if not live and kept is not None and kept[0] == answer:
         return kept[1]
+    latency = answer_latency(item) if plan.timed else None
     found = check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
-    if latency is None and plan.checks:
+    if not live and plan.checks:
         item.stash[CHECKED_KEY] = (answer, found)
     return found
 
@@ -72,11 +73,12 @@ def _entry(item: pytest.Item) -> dict[str, Any]:
     return case.model_dump(mode="json", exclude_defaults=True)
 
 
-def _latency(item: pytest.Item) -> float | None:
-    """How long the item's live target took to answer, in ms (None for a stored answer)."""
+def answer_latency(item: pytest.Item) -> float | None:
+    """How long the item's live target took to answer, in ms: measured now, or when a
+    replayed answer was saved (None for any other stored answer)."""
     target = getattr(item, "target", None)
     if target is None:
-        return None
+        return checks_of(item).saved_latency_ms
     case = item.case  # type: ignore[attr-defined]  # an eval item with a target
     engine = item.config.stash[STATE_KEY].engine()
     return engine.answer_latency(target, case.ticket, case.context)
@@ -113,8 +115,8 @@ def say_latency_without_target(config: pytest.Config, timed: int, status: bool =
 
 
 def timed_items(items: list[pytest.Item]) -> int:
-    """How many of these items have a latency check."""
-    return sum(1 for item in items if checks_of(item).timed)
+    """How many of these items have a latency check that no measured latency serves."""
+    return sum(1 for item in items if checks_of(item).unmeasured)
 
 
 def latency_without_target(config: pytest.Config, timed: int) -> str | None:

@@ -16,10 +16,13 @@ import pytest
 
 from ..analysis.judgment import JudgeError
 from ..basics.redaction import redact
+from ..checks.report import distinct_names
+from ..evalfiles.entry_model import SAVED_LATENCY
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
 from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
+from .item_checks import answer_latency
 from .pytest_internals import crash_message, writes_junit_xml
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
 
@@ -56,7 +59,8 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
     case = item.case
     settings = item.config.stash[STATE_KEY].settings
     limit = settings.max_input_chars
-    judged = record.answer if record is not None and item.target else case.response
+    # what was judged: a target's answer, or the user's own llmjudge_response's
+    judged = record.answer if record is not None and record.answer is not None else case.response
     row.id, row.line, row.runs = case.id, item.entry.line, _runs(item)
     row.ticket = bounded(case.ticket, limit)
     row.response = bounded(judged, limit)
@@ -140,6 +144,9 @@ def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
     if item.config.stash[STATE_KEY].settings.save_responses is None:
         return
     fields = item.case.model_dump(mode="json", exclude_defaults=True, exclude={"response"})
+    latency = answer_latency(item)
+    if latency is not None:  # a replay checks max_latency_ms on it (not rounded: the same verdict)
+        fields["metadata"] = {**fields.get("metadata", {}), SAVED_LATENCY: latency}
     report.llmjudge_entry = fields  # type: ignore[attr-defined]
 
 
@@ -192,9 +199,9 @@ def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
             (f"llmjudge.{name}.threshold", dim.threshold),
             (f"llmjudge.{name}.decision", dim.decision),
         ]
-    for check in row.checks:
+    for check, shown in zip(row.checks, distinct_names(row.checks), strict=True):
         state = "n/a" if check.passed is None else "passed" if check.passed else "failed"
-        name = _xml_safe(check.name)
+        name = _xml_safe(shown)  # two checks of one name: a property each
         properties += [
             (f"llmjudge.check.{name}", "error" if check.error else state),
             (f"llmjudge.check.{name}.detail", check.detail),

@@ -153,9 +153,8 @@ def planned_judgments(
             continue  # nothing to judge: the item reports that when it runs
         for dimension in asked_dimensions(settings, item.case):
             context = item.case.context.for_dimension(dimension)
-            planned.append(
-                PlannedJudgment(dimension, item.case.ticket, response, runs, item.target, context)
-            )
+            where = (item.case.ticket, response, runs, item.target, context, item.nodeid)
+            planned.append(PlannedJudgment(dimension, *where))
     return planned, len(evals)
 
 

@@ -37,6 +37,25 @@ def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
     assert meta["unattributed_calls"] == 2  # the replaced first attempt's
 
 
+def test_runs_a_replaced_attempt_took_from_the_cache_are_counted(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """Run again with the cache: the first attempt's runs come from it (and fail), the rerun
+    asks afresh. Both attempts happened: the summary counts the cached runs of the one the
+    rerun replaced (it said 0 runs from the cache)."""
+    write_evals(pytester, [entry("wobbly", "answer {{relevance=1,5,5}}")])
+    args = ("evals/", "-p", "rerunfailures", "--reruns=1", "-p", "cacheprovider")
+    run(pytester, *args)
+    before = judge_server.count()
+    result = run(pytester, *args)
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    assert judge_server.count() - before == 2  # the rerun's, relevance and tone
+    meta = _meta(pytester)
+    assert (meta["calls"], meta["judgments"], meta["cached_runs"]) == (2, 2, 2)
+    assert meta["unattributed_calls"] == 0
+    result.stdout.fnmatch_lines(["judge calls: 2 made, 2 runs from the cache*"])
+
+
 def test_an_item_lets_go_of_its_entry_once_its_reruns_are_over(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

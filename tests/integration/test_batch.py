@@ -318,6 +318,26 @@ def test_each_xdist_worker_uses_the_one_batch(
     assert (meta["calls"], meta["batch"]["calls"], meta["judgments"]) == (6, 6, 18)
 
 
+def test_a_judgment_several_items_ask_for_is_in_one_row_under_xdist(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """Four items ask for the same judgment (one ticket, one answer): the batch asks it once,
+    and one row holds its requests and runs, whichever worker ran it; the others show its
+    runs as from the cache (in two workers, two rows held it: unattributed_calls was -2)."""
+    same = "Raise the heap. {{relevance=5 tone=4}}"
+    write_evals(pytester, [entry(f"a{i}", same) for i in range(4)])
+    run(pytester, "evals/", "--judge-runs=3", "-n", "2", *BATCH).assert_outcomes(passed=4)
+    results = read_results(pytester)
+    meta = results["meta"]
+    assert judge_server.batches.input_lines() and judge_server.billed["batch_requests"] == 2
+    assert (meta["calls"], meta["judgments"], meta["unattributed_calls"]) == (2, 6, 0)
+    assert (meta["batch"]["calls"], meta["batch"]["runs"], meta["cached_runs"]) == (2, 6, 18)
+    usage = {row["id"]: row["usage"] for row in results["results"]}
+    assert usage["a0"]["calls"] == 2 and usage["a0"]["judgments"] == 6  # first in order
+    assert sum(u["calls"] for u in usage.values()) == 2
+    assert sum(u["prompt_tokens"] for u in usage.values()) == meta["tokens"]["prompt"]
+
+
 def test_requests_the_batch_answered_count_when_their_items_never_run(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

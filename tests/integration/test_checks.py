@@ -9,6 +9,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -283,6 +284,35 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
     assert [r["checks"][0]["error"] for r in rows] == [True, True]
 
 
+def test_saved_answers_replay_their_latency_checks(
+    pytester: pytest.Pytester, slow_bot: BotServer
+) -> None:
+    """save_responses keeps each answer's measured latency: a replay (plain and under xdist)
+    checks that latency and ends as the live run did; a file saved without one (an earlier
+    version) stays an error that says why."""
+    timed = [{"max_latency_ms": 300}]
+    tickets = [("fast", "fast ticket"), ("slow", "slow ticket")]
+    write_evals(pytester, [{"id": i, "ticket": t, "checks": timed} for i, t in tickets])
+    target = f"llmjudge_targets=bot={slow_bot.url}\nsave_responses=saved"
+    run(pytester, "evals/", "-o", target).assert_outcomes(passed=1, failed=1)
+    live = {r["id"]: r["checks"] for r in read_results(pytester)["results"]}
+    saved = json.loads((pytester.path / "saved/bot.json").read_text())
+    took = {e["id"]: e["metadata"]["latency_ms"] for e in saved}
+    assert took["slow"] >= 400 > took["fast"]  # what the bot took, as it slept
+    for option in (("-p", "no:xdist"), ("-n", "2")):
+        replay = run(pytester, "saved/bot.json", *option)
+        replay.assert_outcomes(passed=1, failed=1)
+        assert "latency check" not in replay.stdout.str()  # measured when saved: no notice
+        rows = {r["id"]: r["checks"] for r in read_results(pytester)["results"]}
+        assert rows == live  # "took N ms", the same N
+    for e in saved:
+        del e["metadata"]["latency_ms"]
+    (pytester.path / "saved/bot.json").write_text(json.dumps(saved))
+    older = run(pytester, "saved/bot.json")
+    older.assert_outcomes(errors=2)
+    older.stdout.fnmatch_lines(["llmjudge: 2 items have a latency check*", "*no latency was*"])
+
+
 def _latency_suite(pytester: pytest.Pytester) -> None:
     timed = [{"max_latency_ms": 300}]
     write_evals(
@@ -386,6 +416,27 @@ def test_a_check_that_shares_its_name_with_another_still_regresses(
     write_evals(pytester, [entry("item", "Use the link.", checks=checks)])
     result = run(pytester, "evals/", "--judge-baseline=base.json", *same_name)
     result.stdout.fnmatch_lines(["baseline base.json: 1 item compared: 1 regressed*"])
+
+
+def test_checks_of_one_name_have_junit_properties_of_their_own(pytester: pytest.Pytester) -> None:
+    """The ini's check and the entry's share a name: each has its own property, by its place
+    (``x``, ``x (2)``, or the next number no check is named), the same in every run; one
+    failing is not hidden by the other."""
+    same_name = ("-o", 'llmjudge_checks=[{"contains": "reset", "name": "x"}]')
+    checks = [{"contains": "link", "name": "x"}, {"max_words": 99, "name": "x (2)"}]
+    write_evals(pytester, [entry("item", "Use the link.", checks=checks)])
+    result = run(pytester, "evals/", "--junitxml=j.xml", *same_name)
+    result.assert_outcomes(failed=1)
+    suite = ElementTree.parse(pytester.path / "j.xml").getroot()
+    found = [(p.get("name", ""), p.get("value")) for p in suite.iter("property")]
+    states = [(name, value) for name, value in found if not name.endswith(".detail")]
+    assert [s for s in states if s[0].startswith("llmjudge.check.")] == [
+        ("llmjudge.check.x", "failed"),
+        ("llmjudge.check.x (3)", "passed"),  # "x (2)" is a check's own name
+        ("llmjudge.check.x (2)", "passed"),
+    ]
+    names = [name for name, _ in found]
+    assert len(names) == len(set(names))
 
 
 def test_the_ab_comparison_counts_each_targets_checks(pytester: pytest.Pytester) -> None:

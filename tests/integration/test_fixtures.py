@@ -27,6 +27,8 @@ def llmjudge_response(eval_case):
     run(pytester, "evals/").assert_outcomes(passed=1)
     judged = {r.response for r in judge_server.requests}
     assert judged == {"live answer to Maven build fails with OOM in Jenkins {{relevance=5}}"}
+    # the results row holds the text that was judged, not the stored one
+    assert read_results(pytester)["results"][0]["response"] == judged.pop()
 
 
 def test_a_folder_s_conftest_overrides_the_fixtures_of_its_own_eval_files_only(

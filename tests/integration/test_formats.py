@@ -204,3 +204,25 @@ def test_yaml_without_pyyaml_says_what_to_install(
         # ("?" for the brackets: fnmatch reads [..] as a character class)
         ["*evals/support.yml: YAML eval files need PyYAML: pip install 'pytest-llmjudge?yaml?'*"]
     )
+
+
+def test_a_file_that_cannot_be_read_is_not_counted_as_an_eval_item(
+    pytester: pytest.Pytester,
+) -> None:
+    """A typo in one file (its collection error, counted among the errors as pytest counts
+    it): the summary and the HTML report count the items apart from that file."""
+    _write(
+        pytester, "good.csv", f"id,ticket,response\na,Maven OOM,{ANSWER}\nb,Maven OOM 2,{ANSWER}\n"
+    )
+    _write(pytester, "typo.json", '[{"id": "c",]')
+    args = ("evals/", "--continue-on-collection-errors", "--judge-report=r.html")
+    result = run(pytester, *args)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["2 eval items: 2 passed; 1 eval file could not be read; judge:*"])
+    assert read_results(pytester)["summary"]["errors"] == 1  # as pytest counts it
+    html = (pytester.path / "r.html").read_text()
+    assert "FAILED: 1 error" in html
+    card = '<div class="label">items</div><div class="value">2</div>'
+    assert f'{card}<div class="sub">2 passed; 1 eval file could not be read</div>' in html
+    alone = run(pytester, "evals/typo.json")
+    alone.stdout.fnmatch_lines(["0 eval items: none run; 1 eval file could not be read; judge:*"])

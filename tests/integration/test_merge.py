@@ -4,6 +4,7 @@ slices) merged into one results file, the suite gates evaluated over the union."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +163,58 @@ def test_invalid_entries_of_the_shards_are_in_the_merged_results(
     assert results["summary"]["invalid"] == 1 == results["summary"]["skipped"]
     assert [e["id"] for e in results["invalid"]] == ["qbad"]
     assert "1 invalid entry (skipped; --judge-strict makes them errors):" in merged.stdout
+
+
+def _closed_pipe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command with its output into a pipe nobody reads any more (``| head`` gone)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest_llmjudge", *args],
+            cwd=cwd,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(write)
+
+
+def test_a_reader_that_stops_early_ends_the_commands_quietly(pytester: pytest.Pytester) -> None:
+    """``report ... | head``: the output's reader is gone; no BrokenPipeError traceback, and
+    the command's own status (a merge's verdict) is kept."""
+    write_evals(pytester, [entry(f"e{i}", f"Answer {i}: restart it.") for i in range(3)])
+    run(pytester, "evals/", "--judge-output=one.json").assert_outcomes(passed=3)
+    for args, status in (
+        (("report", "one.json"), 0),
+        (("schema",), 0),
+        (("merge", "one.json", "-o", "m.json", "--gates", "pass_rate=1.0"), 0),
+        (("merge", "one.json", "-o", "m.json", "--gates", "mean.relevance=5"), 1),
+    ):
+        done = _closed_pipe(pytester.path, *args)
+        assert (done.stderr, done.returncode) == ("", status), args
+    assert json.loads((pytester.path / "m.json").read_text())["summary"]["passed"] == 3
+
+
+def test_a_shard_that_did_not_complete_keeps_the_merge_red(pytester: pytest.Pytester) -> None:
+    """Ctrl-C stopped one shard after its first item: the merge of its results cannot be green
+    (it was exit 0 with every item that ran passed), and says the suite did not complete."""
+    write_evals(pytester, [entry(f"q{i}", f"Answer {i}: restart it.") for i in range(4)])
+    pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_runtest_setup(item):\n"
+        "    if item.name == 'q3' and item.config.getoption('-k') == 'q2 or q3':\n"
+        "        raise KeyboardInterrupt\n"
+    )
+    run(pytester, "evals/", "-k", "q0 or q1", "--judge-output=s1.json").assert_outcomes(passed=2)
+    with pytest.raises(KeyboardInterrupt):  # (pytester raises what stopped the session)
+        run(pytester, "evals/", "-k", "q2 or q3", "--judge-output=s2.json")
+    assert _read(pytester.path / "s2.json")["meta"]["complete"] is False
+    merged = _cli(pytester.path, "merge", "s1.json", "s2.json", "-o", "m.json")
+    assert merged.returncode == 1, merged.stdout
+    meta = _read(pytester.path / "m.json")["meta"]
+    assert (meta["complete"], meta["exit_status"]) == (False, 1)
+    assert "3 eval items: 3 passed" in merged.stdout
+    assert "session did not complete: the results cover only what ran" in merged.stdout

@@ -5,6 +5,8 @@ counts them, cached, and the same under xdist."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -138,8 +140,10 @@ def test_counts_and_verdicts_under_xdist_and_a_cached_rerun(
     assert results["meta"]["calls"] == judge_server.count() == 12 * 2 + 6 * 2 * 2
     judge_server.reset()
     again = run(pytester, *options)
-    again.stdout.fnmatch_lines(["judge calls: 0 made*"])
-    assert judge_server.count() == 0  # every vote and every score from the cache
+    # every score (12 items x 2 dimensions x 2 runs) and every vote (6 entries x 2 dimensions
+    # x 2 orders x 2 runs) from the cache, and counted as such
+    again.stdout.fnmatch_lines(["judge calls: 0 made, 96 runs from the cache*"])
+    assert judge_server.count() == 0 and read_results(pytester)["meta"]["cached_runs"] == 96
     assert read_results(pytester)["comparison"]["pairwise"]["pairs"] == plain["pairs"]
 
 
@@ -241,3 +245,29 @@ def test_a_pair_over_the_input_limit_is_not_sent(
 
 def _padded(score: int) -> Callable[[str], tuple[int, Any]]:
     return lambda ticket: (200, {"answer": "word " * 30 + f"{{{{relevance={score}}}}}"})
+
+
+def test_shards_merge_their_pairwise_verdicts_and_the_win_rate_gate_holds(
+    pytester: pytest.Pytester, bots: Callable[[str, str], tuple[str, str]]
+) -> None:
+    """Two shards (-k slices of entries), each judging its entries' pairs: the merge holds
+    every entry's pairwise verdict, the win rates over the union, and `--gates win_rate`
+    is evaluated (it was dropped: the gate passed unsaid, the pairwise section was gone)."""
+    targets = bots("relevance=5 tone=5", "relevance=4 tone=4")
+    write_evals(pytester, ENTRIES[:4])
+    for name, chosen in (("s1", "t0 or t1"), ("s2", "t2 or t3")):
+        run(pytester, "evals/", *targets, "-k", chosen, f"--judge-output={name}.json")
+    cli = [sys.executable, "-m", "pytest_llmjudge", "merge", "s1.json", "s2.json", "-o", "m.json"]
+    green = subprocess.run([*cli, "--gates", "win_rate.v2=0.6"], cwd=pytester.path, check=True)
+    assert green.returncode == 0
+    pairwise = read_results(pytester, "m.json")["comparison"]["pairwise"]
+    assert len(pairwise["entries"]) == 4 * 2  # entries x dimensions
+    assert {(p["dimension"], p["wins"], p["entries"]) for p in pairwise["pairs"]} == {
+        ("relevance", 4, 4),
+        ("tone", 4, 4),
+    }
+    red = subprocess.run(
+        [*cli, "--gates", "win_rate.v1=0.5"], cwd=pytester.path, capture_output=True, text=True
+    )
+    assert red.returncode == 1
+    assert "gate FAILED: pairwise win rate of v1 >= 0.5: 0.00 over v2 on relevance" in red.stdout

@@ -215,6 +215,6 @@ def test_each_xdist_worker_learns_the_server_and_the_results_say_what_was_learne
     meta = _meta(pytester)
     assert meta["calls"] == judge_server.count() and meta["judgments"] == 6 * 2 * 3
     assert meta["server"] == {
-        "choices_cap": 2, "slots": None, "logprobs": False, "json_schema": True,
+        "choices_cap": 2, "slots": 0, "logprobs": False, "json_schema": True,
         "json_object": None, "ignores_n": None, "limit_param": None,
     }  # fmt: skip

@@ -341,6 +341,7 @@ def test_saved_responses_replay_the_comparison(
     run(pytester, "evals/", *targets("save_responses=saved", python=python, dotnet=dotnet))
     live = read_results(pytester)["comparison"]
     saved = json.loads((pytester.path / "saved/python.json").read_text())
+    assert saved[0]["metadata"].pop("latency_ms") > 0  # how long the bot took to answer
     assert saved[0] == {
         "id": "t0",
         "ticket": "Ticket number 0",
@@ -398,6 +399,7 @@ def test_a_replay_of_saved_answers_gives_the_live_outcomes(
     assert saved["labelled"]["expected"] == {"relevance": 1}
     assert saved["follow-up"]["conversation"] == [{"role": "user", "content": "Earlier question"}]
     assert saved["follow-up"]["reference"] == "The known answer."
+    assert saved["strict"]["metadata"].pop("latency_ms") > 0
     assert saved["strict"]["metadata"] == {
         "area": "ci",
         "target": "dotnet",
@@ -424,6 +426,27 @@ def test_a_replay_of_saved_answers_gives_the_live_outcomes(
     assert verdicts(live)[("labelled", "python")] == ("passed", 2, [5, 5], True)
     assert replay["comparison"]["entries"] == live["comparison"]["entries"]
     assert replay["comparison"]["overall"] == live["comparison"]["overall"]
+
+
+def test_saved_answers_of_one_id_in_two_eval_files_all_replay(
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+) -> None:
+    """Two eval files use the id t1 (a warning, not an error): both answers are saved in the
+    target's one file, the later with an id that names its file, and both replay (one was a
+    duplicate id there, an invalid entry, so the replay lost it)."""
+    bot = bots(answering("relevance=5 tone=4"))
+    write_evals(pytester, [{"id": "t1", "ticket": "Ticket A"}], name="a.json")
+    strict = [{"id": "t1", "ticket": "Ticket B", "thresholds": {"relevance": 5}}]
+    write_evals(pytester, strict, name="b.json")
+    run(pytester, "evals/", *targets("save_responses=saved", bot=bot)).assert_outcomes(passed=2)
+    saved = json.loads((pytester.path / "saved/bot.json").read_text())
+    assert [e["id"] for e in saved] == ["t1", "t1 (b.json)"]
+    assert saved[1]["metadata"]["source"] == "evals/b.json::t1"
+    bot.stop()
+    replay = run(pytester, "saved/bot.json")
+    replay.assert_outcomes(passed=2)
+    rows = {r["id"]: r for r in read_results(pytester)["results"]}
+    assert rows["t1 (b.json)"]["relevance"]["threshold"] == 5
 
 
 def test_the_ab_example_runs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -477,6 +500,15 @@ def llmjudge_response(eval_case, llmjudge_target):
     score = {"python": 5, "dotnet": 2}[llmjudge_target]
     return f"{llmjudge_target} says hi {{{{relevance={score}}}}}"
 """)
-    result = run(pytester, "evals/", "-o", "llmjudge_targets=python dotnet")
+    table = "llmjudge_targets=python dotnet\npairwise=true\nsave_responses=saved"
+    result = run(pytester, "evals/", "-o", table)
     result.assert_outcomes(passed=2, failed=2)
-    assert read_results(pytester)["comparison"]["overall"]["python"]["wins"] == 2
+    results = read_results(pytester)
+    assert results["comparison"]["overall"]["python"]["wins"] == 2
+    # the rows hold what was judged, so pairwise judging and saved answers have it (the
+    # pairwise section was missing and nothing was saved: rows had no answer)
+    row = {(r["id"], r["target"]): r for r in results["results"]}[("t0", "python")]
+    assert row["response"] == row["answer"] == "python says hi {{relevance=5}}"
+    assert [p["win_rate"] for p in results["comparison"]["pairwise"]["pairs"]] == [1.0, 0.5]
+    saved = json.loads((pytester.path / "saved/dotnet.json").read_text())
+    assert [e["response"] for e in saved] == ["dotnet says hi {{relevance=2}}"] * 2

@@ -35,3 +35,15 @@ def test_what_this_process_knows_is_kept_and_the_smaller_cap_wins() -> None:
     assert controller.choices_for(8) == 1  # a server that ignores n is asked one at a time
     controller.ignores_n = False
     assert controller.choices_for(8) == 4
+
+
+def test_a_server_that_announced_no_slots_is_not_asked_again() -> None:
+    """0 slots: asked, and it announced none. The controller adopts that as known (it would
+    ask /props again for None)."""
+    worker = _refusing(slots=0)
+    assert worker.learned()["slots"] == 0
+    controller = ServerProfile()
+    controller.adopt(merge_learned(worker.learned(), ServerProfile().learned()))
+    assert controller.slots == 0
+    assert _refusing(slots=4).learned()["slots"] == 4
+    assert ServerProfile().learned()["slots"] is None  # not asked yet: unknown
