@@ -326,8 +326,9 @@ def test_the_cost_says_timed_out_requests_may_be_billed_too(
     """A server can finish, and bill, a request the plugin gave up on: the cost counted is
     the replies'; the summary says what it cannot count."""
     pytester.makeini("[pytest]\nllmjudge_prices =\n    gpt-4o-mini=0.15,0.6\n")
-    write_evals(pytester, [entry("slow", "answer {{delay=2}}"), entry("fast", ticket="t2")])
-    result = run(pytester, "evals/", "-o", "llmjudge_timeout=0.3", "-o", "llmjudge_max_retries=1")
+    # a timeout far above a loaded machine's reply time: "fast" must not time out
+    write_evals(pytester, [entry("slow", "answer {{delay=4}}"), entry("fast", ticket="t2")])
+    result = run(pytester, "evals/", "-o", "llmjudge_timeout=1.5", "-o", "llmjudge_max_retries=1")
     result.assert_outcomes(passed=1, errors=1)
     timeouts = read_results(pytester)["meta"]["timeouts"]
     assert timeouts == judge_server.count() - 2  # every request of "slow" timed out
