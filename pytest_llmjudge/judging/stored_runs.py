@@ -29,8 +29,9 @@ class StoredRuns:
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
     # The runs of the item being judged that the batch served, as ``unserved`` found them:
-    # their cache keys (each dimension's ``take`` would hash them again)
-    _keys: dict[RunKey, str] = field(default_factory=dict, repr=False)
+    # their cache keys and rows in the batch's table (each dimension's ``take`` would hash
+    # and look them up again)
+    _keys: dict[RunKey, tuple[str, int]] = field(default_factory=dict, repr=False)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -79,21 +80,20 @@ class StoredRuns:
     def _served(self, key: str, usage: Usage) -> tuple[RunOutcome, bool] | None:
         """A run judged in the session's batch: its outcome (its request charged to
         ``usage`` unless an item took the run already), and whether one did."""
-        result = self._batch_result(key)
-        return None if result is None else self._take(key, result, usage)
-
-    def _batch_result(self, key: str) -> RunResult | None:
         assert self.batch is not None
-        return self.batch.served.result(key)
+        row = self.batch.served.look(key)
+        return None if row is None else self._take(row, usage)
 
-    def _take(self, key: str, result: RunResult, usage: Usage) -> tuple[RunOutcome, bool]:
+    def _take(self, row: int, usage: Usage) -> tuple[RunOutcome, bool]:
+        """The run at ``row`` of the batch's table, taken (see ``_served``)."""
         assert self.batch is not None
-        charged, taken = self.batch.served.take(key) or (False, True)
+        result = self.batch.served.result_row(row)
+        charged, taken = self.batch.served.take_row(row)
         if not taken:
             usage.scored(result, logprobs_asked=self.scoring == "logprobs")
             usage.batch_runs += 1
             if charged:  # the request is charged to the first run it scored
-                usage.add(_request(result))
+                _charge(usage, result)
         return RunOutcome(result, None, int(charged)), taken
 
     def take(
@@ -105,19 +105,19 @@ class StoredRuns:
         already (not charged again; what the others cost goes to ``paid`` and ``taken``)."""
         if self.batch is None or not self.batch.served or any(run.group for run in runs):
             return None  # (runs judged with the item's other dimensions: the engine's way)
-        keys = [key for run in runs if (key := self._keys.get(run.key) or self.key(run))]
-        served = self.batch.served
-        if len(keys) < len(runs) or any(served.look(key) is None for key in keys):
-            return None
+        rows = []
+        for run in runs:
+            row = self._keys[run.key][1] if run.key in self._keys else self._row(run)
+            if row is None:
+                return None
+            rows.append(row)
         if any(run.key in started for run in runs):
             return None
         outcomes: list[RunSlot] = []
         reused: list[bool] = []
         usage = Usage()  # what the runs not taken before cost (their sum: one Usage)
-        for key in keys:
-            result = served.result(key)
-            assert result is not None  # (looked up above)
-            outcome, taken = self._take(key, result, usage)
+        for row in rows:
+            outcome, taken = self._take(row, usage)
             outcomes.append(outcome)
             reused.append(taken)
         self.taken.add(usage)
@@ -141,15 +141,22 @@ class StoredRuns:
         self._keys = keys
         return left
 
-    def _served_keys(self, group: list[PlannedRun]) -> dict[RunKey, str] | None:
-        """The group's runs' cache keys when the batch judged every one of them, else None."""
-        keys = {}
+    def _served_keys(self, group: list[PlannedRun]) -> dict[RunKey, tuple[str, int]] | None:
+        """The group's runs' cache keys and rows in the batch's table when the batch judged
+        every one of them, else None."""
+        found = {}
         for run in group:
             key = self.key(run)
-            if key is None or self.batch.served.look(key) is None:  # type: ignore[union-attr]
+            row = None if key is None else self.batch.served.look(key)  # type: ignore[union-attr]
+            if key is None or row is None:
                 return None
-            keys[run.key] = key
-        return keys
+            found[run.key] = (key, row)
+        return found
+
+    def _row(self, run: PlannedRun) -> int | None:
+        """The run's row in the batch's table (None: not judged in a batch)."""
+        key = self.key(run)
+        return None if key is None else self.batch.served.look(key)  # type: ignore[union-attr]
 
     def batch_usage(self, total: Usage) -> None:
         """What the runs items took from the session's batch cost, and its batches' facts."""
@@ -185,12 +192,16 @@ class StoredRuns:
         )
 
 
-def _request(result: RunResult) -> Usage:
-    """The batch request that judged a run, as the run carries it: one call and its tokens,
-    all at the batch's price."""
-    prompt, completion = result.prompt_tokens, result.completion_tokens
-    return Usage(
-        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
-        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
-        tokens_unknown=int(result.tokens_unknown), batch_tokens_unknown=int(result.tokens_unknown),
-    )  # fmt: skip
+def _charge(usage: Usage, result: RunResult) -> None:
+    """The batch request that judged a run, as the run carries it, added to ``usage``: one
+    call and its tokens, all at the batch's price."""
+    prompt, completion, unknown = result.prompt_tokens, result.completion_tokens, 0
+    unknown = int(result.tokens_unknown)
+    usage.calls += 1
+    usage.prompt_tokens += prompt
+    usage.completion_tokens += completion
+    usage.tokens_unknown += unknown
+    usage.batch_calls += 1
+    usage.batch_prompt_tokens += prompt
+    usage.batch_completion_tokens += completion
+    usage.batch_tokens_unknown += unknown
