@@ -121,12 +121,12 @@ class Usage:
     def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
         """Count the runs a usable reply scored (a grouped reply, one per dimension), those
         weighted by logprobs, and why the others were not when logprobs were asked for."""
-        from .weighted import NO_LOGPROBS
-
         for run in result.parts.values() if result.parts else (result,):
             self.judgments += 1
             self.weighted += run.text_score is not None
             if logprobs_asked and run.text_score is None:
+                from .weighted import NO_LOGPROBS
+
                 cause = run.unweighted or NO_LOGPROBS  # scored by the written integer: why
                 self.unweighted[cause] = self.unweighted.get(cause, 0) + 1
 
