@@ -29,9 +29,9 @@ class StoredRuns:
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
     # The runs of the item being judged that the batch served, as ``unserved`` found them:
-    # their cache keys and rows in the batch's table (each dimension's ``take`` would hash
-    # and look them up again)
-    _keys: dict[RunKey, tuple[str, int]] = field(default_factory=dict, repr=False)
+    # their rows in the batch's table (each dimension's ``take`` would hash their keys and
+    # look them up again)
+    _rows: dict[RunKey, int] = field(default_factory=dict, repr=False)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -107,7 +107,7 @@ class StoredRuns:
             return None  # (runs judged with the item's other dimensions: the engine's way)
         rows = []
         for run in runs:
-            row = self._keys[run.key][1] if run.key in self._keys else self._row(run)
+            row = self._rows[run.key] if run.key in self._rows else self._row(run)
             if row is None:
                 return None
             rows.append(row)
@@ -130,27 +130,26 @@ class StoredRuns:
         from its table when their item asks, not planned)."""
         if self.batch is None or not self.batch.served:
             return groups
-        left, keys = [], {}
+        left, rows = [], {}
         for group in groups:
             # (runs judged with the item's other dimensions are started the engine's way)
-            found = None if any(run.group for run in group) else self._served_keys(group)
+            found = None if any(run.group for run in group) else self._served_rows(group)
             if found is None:
                 left.append(group)
             else:
-                keys.update(found)
-        self._keys = keys
+                rows.update(found)
+        self._rows = rows
         return left
 
-    def _served_keys(self, group: list[PlannedRun]) -> dict[RunKey, tuple[str, int]] | None:
-        """The group's runs' cache keys and rows in the batch's table when the batch judged
-        every one of them, else None."""
+    def _served_rows(self, group: list[PlannedRun]) -> dict[RunKey, int] | None:
+        """The group's runs' rows in the batch's table when the batch judged every one of
+        them, else None."""
         found = {}
         for run in group:
-            key = self.key(run)
-            row = None if key is None else self.batch.served.look(key)  # type: ignore[union-attr]
-            if key is None or row is None:
+            row = self._row(run)
+            if row is None:
                 return None
-            found[run.key] = (key, row)
+            found[run.key] = row
         return found
 
     def _row(self, run: PlannedRun) -> int | None:
@@ -195,7 +194,7 @@ class StoredRuns:
 def _charge(usage: Usage, result: RunResult) -> None:
     """The batch request that judged a run, as the run carries it, added to ``usage``: one
     call and its tokens, all at the batch's price."""
-    prompt, completion, unknown = result.prompt_tokens, result.completion_tokens, 0
+    prompt, completion = result.prompt_tokens, result.completion_tokens
     unknown = int(result.tokens_unknown)
     usage.calls += 1
     usage.prompt_tokens += prompt
