@@ -45,6 +45,12 @@ def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
     (3.9 and 4.1) agree as the written ones (4 and 4) would; whole scores are unchanged."""
     if not scores:
         raise ValueError("no scores to aggregate")
+    if all(type(score) is int for score in scores):  # written scores: few distinct sets
+        return _whole_aggregate(tuple(scores), threshold)
+    return _aggregate(scores, threshold)
+
+
+def _aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
     mean, std = mean_and_std(scores)
     modal_count = Counter(math.floor(s + 0.5) for s in scores).most_common(1)[0][1]
     straddles = any(s >= threshold for s in scores) and any(s < threshold for s in scores)
@@ -56,6 +62,11 @@ def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
         straddles=straddles,
         nearest_run=nearest,
     )
+
+
+# An item's runs of whole scores take few values: each set (with its threshold) is
+# aggregated once, 8 us a dimension (an Aggregate is frozen: the same one serves)
+_whole_aggregate = functools.lru_cache(maxsize=4096)(_aggregate)
 
 
 # Two-sided 95% Student t quantiles t(0.975, df) for df = 1..30; 1.96 beyond.

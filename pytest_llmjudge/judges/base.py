@@ -124,12 +124,12 @@ class Usage:
     def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
         """Count the runs a usable reply scored (a grouped reply, one per dimension), those
         weighted by logprobs, and why the others were not when logprobs were asked for."""
-        from .weighted import NO_LOGPROBS
-
-        for run in (result.parts or {"": result}).values():
+        for run in result.parts.values() if result.parts else (result,):
             self.judgments += 1
             self.weighted += run.text_score is not None
             if logprobs_asked and run.text_score is None:
+                from .weighted import NO_LOGPROBS
+
                 cause = run.unweighted or NO_LOGPROBS  # scored by the written integer: why
                 self.unweighted[cause] = self.unweighted.get(cause, 0) + 1
 
@@ -157,18 +157,20 @@ class Usage:
         self.cut_off += other.cut_off
         self.timeouts += other.timeouts
         self.requeued += other.requeued
-        caps = [c for c in (self.choices_cap, other.choices_cap) if c]
-        self.choices_cap = min(caps, default=0)
+        if other.choices_cap:  # the smaller of the caps known (0: none known)
+            self.choices_cap = min(self.choices_cap or other.choices_cap, other.choices_cap)
         self.kept_in_flight += other.kept_in_flight
         self.server_slots = max(self.server_slots, other.server_slots)
         self.stopped = self.stopped or other.stopped
-        self.learned = merge_learned(self.learned, other.learned)
+        if other.learned:  # (an item's usage learned nothing: no copy of the session's)
+            self.learned = merge_learned(self.learned, other.learned)
         self.batch_calls += other.batch_calls
         self.batch_prompt_tokens += other.batch_prompt_tokens
         self.batch_completion_tokens += other.batch_completion_tokens
         self.batch_tokens_unknown += other.batch_tokens_unknown
         self.batch_runs += other.batch_runs
-        self.batches |= other.batches
+        if other.batches:
+            self.batches |= other.batches
         for batch, counts in other.collected.items():  # the fuller reading of a batch
             self.collected[batch] = max(self.collected.get(batch, counts), counts)
 

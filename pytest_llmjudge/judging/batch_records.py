@@ -43,6 +43,8 @@ class BatchRecord:
     submitted: float = field(default_factory=time.time)
     input_file_id: str | None = None
     batch_id: str | None = None
+    #: its lines as JSON, made at the first save (a record is saved three times a batch)
+    lines_json: str | None = field(default=None, repr=False, compare=False)
 
     def run_keys(self) -> set[str]:
         return {key for line in self.lines.values() for key in line.run_keys()}
@@ -72,14 +74,16 @@ class BatchRecords:
         return sorted(records, key=lambda record: record.submitted)
 
     def save(self, record: BatchRecord) -> None:
-        # by hand, not dataclasses.asdict: that deep-copies 10^5 keys, three times a batch
-        lines = {
-            cid: {"parts": line.parts, "keys": line.keys} for cid, line in record.lines.items()
-        }
+        # by hand, not dataclasses.asdict: that deep-copies 10^5 keys, three times a batch;
+        # the lines (which do not change) are made JSON once: the text json.dumps gives
+        if record.lines_json is None:
+            lines = {cid: {"parts": r.parts, "keys": r.keys} for cid, r in record.lines.items()}
+            record.lines_json = json.dumps(lines)
         fields = {name: getattr(record, name) for name in ("judge", "fingerprint", "submitted")}
         fields |= {"input_file_id": record.input_file_id, "batch_id": record.batch_id}
-        data = {"format": RECORD_FORMAT, **fields, "lines": lines}
-        write_atomically(self._path(record), json.dumps(data), durable=True)
+        head = json.dumps({"format": RECORD_FORMAT, **fields})
+        text = f'{head[:-1]}, "lines": {record.lines_json}}}'
+        write_atomically(self._path(record), text, durable=True)
 
     def drop(self, record: BatchRecord) -> None:
         with contextlib.suppress(OSError):

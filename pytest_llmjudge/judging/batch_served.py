@@ -161,8 +161,10 @@ class Served:
     def take(self, key: str) -> tuple[bool, bool] | None:
         """The run, marked as taken by an item: (charged to it, taken already)."""
         row = self.look(key)
-        if row is None:
-            return None
+        return None if row is None else self.take_row(row)
+
+    def take_row(self, row: int) -> tuple[bool, bool]:
+        """``take`` of the run ``look`` found at ``row``."""
         bits = self._bits[row]
         self._bits[row] = bits | 2
         return bool(bits & 1), bool(bits & 2)
@@ -170,8 +172,10 @@ class Served:
     def result(self, key: str) -> RunResult | None:
         """The run's result as the batch gave it (None: not judged in a batch)."""
         row = self.look(key)
-        if row is None:
-            return None
+        return None if row is None else self.result_row(row)
+
+    def result_row(self, row: int) -> RunResult:
+        """``result`` of the run ``look`` found at ``row``."""
         assert self._file is not None
         start = self._ends[row]
         text = _read_at(self._file, start, self._ends[row + 1] - start)
@@ -209,6 +213,17 @@ class BatchOutcome:
     #: runs that several items ask for (the same judgment), by key: the item that holds its
     #: request, the first of them in the session's order, as every xdist worker plans it
     owners: dict[str, str] = field(default_factory=dict)
+    _owner_rows: dict[int, str] | None = None
+
+    def owner_of(self, row: int) -> str | None:
+        """The item that holds the run at ``row`` of the table when several items ask for it
+        (``owners``, by row once the table is served), else None."""
+        if not self.owners:
+            return None
+        if self._owner_rows is None:
+            found = ((self.served.look(key), owner) for key, owner in self.owners.items())
+            self._owner_rows = {row: owner for row, owner in found if row is not None}
+        return self._owner_rows.get(row)
 
     def serve(
         self,
@@ -232,7 +247,7 @@ class BatchOutcome:
             parts = [answer.parts[p] for p in runs.parts] if answer.parts else [answer]
             for key, result in zip(keys, parts, strict=True):
                 first = not charged
-                if first:
+                if first and result is not answer:  # (a run of its own carries them)
                     result = result.billed_as(answer)
                 charged = True
                 self.served.add(key, result, first)

@@ -29,8 +29,9 @@ class StoredRuns:
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
     # The runs of the item being judged that the batch served, as ``unserved`` found them:
-    # their cache keys (each dimension's ``take`` would hash them again)
-    _keys: dict[RunKey, str] = field(default_factory=dict, repr=False)
+    # their rows in the batch's table (each dimension's ``take`` would hash their keys and
+    # look them up again)
+    _rows: dict[RunKey, int] = field(default_factory=dict, repr=False)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -69,34 +70,36 @@ class StoredRuns:
 
     def _in_batch(self, key: str, usage: Usage, owner: str) -> RunOutcome | None:
         assert self.batch is not None
-        result = self._batch_result(key)
-        if result is not None:
-            return self._take(key, result, usage, owner)[0]
+        served = self._served(key, usage, owner)
+        if served is not None:
+            return served[0]
         pending = self.batch.pending.get(key)
         failed = self.batch.failed.get(key) if self.batch_strict else None
         return RunOutcome(None, pending or failed, 0) if pending or failed else None
 
-    def _batch_result(self, key: str) -> RunResult | None:
+    def _served(self, key: str, usage: Usage, owner: str) -> tuple[RunOutcome, bool] | None:
+        """A run judged in the session's batch: its outcome (its request charged to
+        ``usage`` unless it is another item's), and whether it is another's."""
         assert self.batch is not None
-        return self.batch.served.result(key)
+        row = self.batch.served.look(key)
+        return None if row is None else self._take(row, usage, owner)
 
-    def _take(
-        self, key: str, result: RunResult, usage: Usage, owner: str
-    ) -> tuple[RunOutcome, bool]:
-        """A run judged in the session's batch, taken by the item ``owner``: its outcome (the
-        run and its request charged to ``usage`` unless it is another item's), and whether it
-        is another's: the first to take it, or of a run several items ask for, the first of
-        them in the session's order (``BatchOutcome.owners``: the same in every xdist worker)."""
+    def _take(self, row: int, usage: Usage, owner: str) -> tuple[RunOutcome, bool]:
+        """The run at ``row`` of the batch's table, taken by the item ``owner``: another's
+        when an item took it first, or, of a run several items ask for, when it is not the
+        first of them in the session's order (``BatchOutcome.owner_of``: the same in every
+        xdist worker)."""
         assert self.batch is not None
-        charged, taken = self.batch.served.take(key) or (False, True)
-        held_by = self.batch.owners.get(key)
+        result = self.batch.served.result_row(row)
+        charged, taken = self.batch.served.take_row(row)
+        held_by = self.batch.owner_of(row)
         if held_by is not None:
             taken = held_by != owner
         if not taken:
             usage.scored(result, logprobs_asked=self.scoring == "logprobs")
             usage.batch_runs += 1
             if charged:  # the request is charged to the first run it scored
-                usage.add(_request(result))
+                _charge(usage, result)
         return RunOutcome(result, None, int(charged and not taken), cached=taken), taken
 
     def take(
@@ -108,19 +111,19 @@ class StoredRuns:
         already (not charged again; what the others cost goes to ``paid`` and ``taken``)."""
         if self.batch is None or not self.batch.served or any(run.group for run in runs):
             return None  # (runs judged with the item's other dimensions: the engine's way)
-        keys = [key for run in runs if (key := self._keys.get(run.key) or self.key(run))]
-        served = self.batch.served
-        if len(keys) < len(runs) or any(served.look(key) is None for key in keys):
-            return None
+        rows = []
+        for run in runs:
+            row = self._rows[run.key] if run.key in self._rows else self._row(run)
+            if row is None:
+                return None
+            rows.append(row)
         if any(run.key in started for run in runs):
             return None
         outcomes: list[RunSlot] = []
         reused: list[bool] = []
         usage = Usage()  # what the runs not taken before cost (their sum: one Usage)
-        for run, key in zip(runs, keys, strict=True):
-            result = served.result(key)
-            assert result is not None  # (looked up above)
-            outcome, taken = self._take(key, result, usage, run.owner)
+        for run, row in zip(runs, rows, strict=True):
+            outcome, taken = self._take(row, usage, run.owner)
             outcomes.append(outcome)
             reused.append(taken)
         self.taken.add(usage)
@@ -133,26 +136,32 @@ class StoredRuns:
         from its table when their item asks, not planned)."""
         if self.batch is None or not self.batch.served:
             return groups
-        left, keys = [], {}
+        left, rows = [], {}
         for group in groups:
             # (runs judged with the item's other dimensions are started the engine's way)
-            found = None if any(run.group for run in group) else self._served_keys(group)
+            found = None if any(run.group for run in group) else self._served_rows(group)
             if found is None:
                 left.append(group)
             else:
-                keys.update(found)
-        self._keys = keys
+                rows.update(found)
+        self._rows = rows
         return left
 
-    def _served_keys(self, group: list[PlannedRun]) -> dict[RunKey, str] | None:
-        """The group's runs' cache keys when the batch judged every one of them, else None."""
-        keys = {}
+    def _served_rows(self, group: list[PlannedRun]) -> dict[RunKey, int] | None:
+        """The group's runs' rows in the batch's table when the batch judged every one of
+        them, else None."""
+        found = {}
         for run in group:
-            key = self.key(run)
-            if key is None or self.batch.served.look(key) is None:  # type: ignore[union-attr]
+            row = self._row(run)
+            if row is None:
                 return None
-            keys[run.key] = key
-        return keys
+            found[run.key] = row
+        return found
+
+    def _row(self, run: PlannedRun) -> int | None:
+        """The run's row in the batch's table (None: not judged in a batch)."""
+        key = self.key(run)
+        return None if key is None else self.batch.served.look(key)  # type: ignore[union-attr]
 
     def batch_usage(self, total: Usage) -> None:
         """What the runs items took from the session's batch cost, and its batches' facts."""
@@ -188,12 +197,16 @@ class StoredRuns:
         )
 
 
-def _request(result: RunResult) -> Usage:
-    """The batch request that judged a run, as the run carries it: one call and its tokens,
-    all at the batch's price."""
+def _charge(usage: Usage, result: RunResult) -> None:
+    """The batch request that judged a run, as the run carries it, added to ``usage``: one
+    call and its tokens, all at the batch's price."""
     prompt, completion = result.prompt_tokens, result.completion_tokens
-    return Usage(
-        calls=1, prompt_tokens=prompt, completion_tokens=completion, batch_calls=1,
-        batch_prompt_tokens=prompt, batch_completion_tokens=completion,
-        tokens_unknown=int(result.tokens_unknown), batch_tokens_unknown=int(result.tokens_unknown),
-    )  # fmt: skip
+    unknown = int(result.tokens_unknown)
+    usage.calls += 1
+    usage.prompt_tokens += prompt
+    usage.completion_tokens += completion
+    usage.tokens_unknown += unknown
+    usage.batch_calls += 1
+    usage.batch_prompt_tokens += prompt
+    usage.batch_completion_tokens += completion
+    usage.batch_tokens_unknown += unknown

@@ -158,9 +158,12 @@ class JudgedItem(BaseModel):
     @property
     def dimensions(self) -> dict[str, DimensionResult]:
         """The judged dimensions by name: built-in ones first, then configured ones."""
-        built_in = {"relevance": self.relevance, "tone": self.tone}
-        judged = {name: d for name, d in built_in.items() if d is not None}
-        return {**judged, **(self.model_extra or {})}
+        # (by hand: the summaries, gates and label agreement ask it of every row)
+        judged = {} if self.relevance is None else {"relevance": self.relevance}
+        if self.tone is not None:
+            judged["tone"] = self.tone
+        extra = self.__pydantic_extra__
+        return judged | extra if extra else judged
 
     def lean(self) -> JudgedItem:
         """This row with each of its models that was given every field sharing one record of
