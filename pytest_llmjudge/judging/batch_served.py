@@ -210,8 +210,9 @@ class BatchOutcome:
     #: per batch this process collected, its requests that came back (``Usage.collected``:
     #: requests, prompt and completion tokens, requests whose tokens are unknown)
     collected: dict[str, list[int]] = field(default_factory=dict)
-    #: runs that several items ask for (the same judgment), by key: the item that holds its
-    #: request, the first of them in the session's order, as every xdist worker plans it
+    #: runs that several items ask for (the same judgment), by key: the item they are charged
+    #: to, the first of them in the session's order, as every xdist worker plans it (its row
+    #: holds the request; an owner that never runs leaves it to ``meta.unattributed_calls``)
     owners: dict[str, str] = field(default_factory=dict)
     _owner_rows: dict[int, str] | None = None
 

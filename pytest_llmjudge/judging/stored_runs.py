@@ -28,10 +28,6 @@ class StoredRuns:
     batch: BatchOutcome | None = None
     batch_strict: bool = False  # a run whose batch request failed is an error, not asked
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
-    # The runs of the item being judged that the batch served, as ``unserved`` found them:
-    # their rows in the batch's table (each dimension's ``take`` would hash their keys and
-    # look them up again)
-    _rows: dict[RunKey, int] = field(default_factory=dict, repr=False)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
@@ -113,7 +109,7 @@ class StoredRuns:
             return None  # (runs judged with the item's other dimensions: the engine's way)
         rows = []
         for run in runs:
-            row = self._rows[run.key] if run.key in self._rows else self._row(run)
+            row = self._row(run)
             if row is None:
                 return None
             rows.append(row)
@@ -136,27 +132,12 @@ class StoredRuns:
         from its table when their item asks, not planned)."""
         if self.batch is None or not self.batch.served:
             return groups
-        left, rows = [], {}
-        for group in groups:
-            # (runs judged with the item's other dimensions are started the engine's way)
-            found = None if any(run.group for run in group) else self._served_rows(group)
-            if found is None:
-                left.append(group)
-            else:
-                rows.update(found)
-        self._rows = rows
-        return left
-
-    def _served_rows(self, group: list[PlannedRun]) -> dict[RunKey, int] | None:
-        """The group's runs' rows in the batch's table when the batch judged every one of
-        them, else None."""
-        found = {}
-        for run in group:
-            row = self._row(run)
-            if row is None:
-                return None
-            found[run.key] = row
-        return found
+        # (runs judged with the item's other dimensions are started the engine's way)
+        return [
+            group
+            for group in groups
+            if any(run.group for run in group) or any(self._row(run) is None for run in group)
+        ]
 
     def _row(self, run: PlannedRun) -> int | None:
         """The run's row in the batch's table (None: not judged in a batch)."""

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ..analysis.judgment import JudgeError, Judgment
-from ..basics.redaction import SHOWN_IN_REPORT
+from ..basics.redaction import SHOWN_IN_REPORT, redact
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
 from ..reports.item_text import passing_report
@@ -35,7 +35,9 @@ def judge_eval_item(
     """
     record = record_for(item)
     if isinstance(response, str):  # a wrong type is said by judge_all below
-        record.answer = response  # what is judged (llmjudge_response may be the user's own)
+        # what is judged; llmjudge_response may be the user's own, and its text goes to files
+        stored = getattr(getattr(item, "case", None), "response", None)
+        record.answer = response if response == stored else redact(response)
         found = checked(item, response)
         record.checks = found.results
         if found.error:

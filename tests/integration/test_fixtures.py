@@ -31,6 +31,26 @@ def llmjudge_response(eval_case):
     assert read_results(pytester)["results"][0]["response"] == judged.pop()
 
 
+def test_a_secret_in_an_overridden_answer_stays_out_of_the_files(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    token = "sk-proj-" + "Abc123" * 6
+    pytester.makeconftest(f"""
+import pytest
+
+@pytest.fixture
+def llmjudge_response(eval_case):
+    return "The bot echoed its key {token} {{{{relevance=5}}}}"
+""")
+    write_evals(pytester, [entry("a", "stored answer")])
+    result = run(pytester, "evals/", "--judge-report=report.html", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1)
+    row = read_results(pytester)["results"][0]
+    assert row["response"] == "The bot echoed its key *** {{relevance=5}}"
+    for name in ("results/output.json", "report.html", "junit.xml"):
+        assert token not in (pytester.path / name).read_text()
+
+
 def test_a_folder_s_conftest_overrides_the_fixtures_of_its_own_eval_files_only(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
