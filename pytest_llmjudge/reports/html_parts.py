@@ -6,6 +6,7 @@ Charts take numbers and labels (labels are escaped here); nothing is fetched fro
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
 from ..basics.wording import counted
@@ -113,7 +114,10 @@ def _bars(scores: Sequence[tuple[float, bool]], floor: int) -> str:
     under those below it, with the bin's count on top."""
     met, below = [0] * 8, [0] * 8
     for score, passed in scores:
-        (met if passed else below)[min(int((score - 1) / 0.5), 7)] += 1
+        # a hand-edited results file may hold any number: the ends' bins take what is past
+        # them, and what is no number (NaN) has no bin
+        if not math.isnan(score):
+            (met if passed else below)[int(min(max((score - 1) / 0.5, 0), 7))] += 1
     top = max(m + b for m, b in zip(met, below, strict=True)) or 1
     bar_width = (WIDTH - 2 * PAD) / 8
     room = floor - TOP - 12  # 12: the count above the tallest bar
