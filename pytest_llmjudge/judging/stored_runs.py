@@ -65,26 +65,21 @@ class StoredRuns:
         return known
 
     def _in_batch(self, key: str, usage: Usage, owner: str) -> RunOutcome | None:
+        """A run the session's batch judged (its request charged to ``usage`` unless it is
+        another item's), failed or left pending; None: not in a batch."""
         assert self.batch is not None
-        served = self._served(key, usage, owner)
-        if served is not None:
-            return served[0]
+        row = self.batch.served.look(key)
+        if row is not None:
+            return self._take(row, usage, owner)[0]
         pending = self.batch.pending.get(key)
         failed = self.batch.failed.get(key) if self.batch_strict else None
         return RunOutcome(None, pending or failed, 0) if pending or failed else None
 
-    def _served(self, key: str, usage: Usage, owner: str) -> tuple[RunOutcome, bool] | None:
-        """A run judged in the session's batch: its outcome (its request charged to
-        ``usage`` unless it is another item's), and whether it is another's."""
-        assert self.batch is not None
-        row = self.batch.served.look(key)
-        return None if row is None else self._take(row, usage, owner)
-
     def _take(self, row: int, usage: Usage, owner: str) -> tuple[RunOutcome, bool]:
-        """The run at ``row`` of the batch's table, taken by the item ``owner``: another's
-        when an item took it first, or, of a run several items ask for, when it is not the
-        first of them in the session's order (``BatchOutcome.owner_of``: the same in every
-        xdist worker)."""
+        """The run at ``row`` of the batch's table, taken by the item ``owner``: its outcome,
+        and whether it is another's (an item took it first, or, of a run several items ask
+        for, the first of them in the session's order: ``BatchOutcome.owner_of``, the same in
+        every xdist worker)."""
         assert self.batch is not None
         result = self.batch.served.result_row(row)
         charged, taken = self.batch.served.take_row(row)

@@ -34,6 +34,8 @@ PLACEHOLDER = re.compile(
 # "{{ user.name }}"), quoted, in a path ("/users/{user_id}"), or shown after a colon ("Use
 # double braces: {{name}} ...").
 _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z]+(?:_[a-z]+)+\})"""
+# the slot in capitals and the draft's marker, each joined to the braces by its own "|" (so
+# the size script counts every alternative)
 _MARKED = r"|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TB[DC]|FIXME|PLACEHOLDER)\b"
 _SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED)
 # An answer that takes up nothing of the ticket fails only when it says enough to be about
