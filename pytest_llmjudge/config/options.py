@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..basics.rubrics import OPTIONAL_DIMENSIONS
+from .removed import REMOVED_WORDS
 from .targets import TargetTable, parse_target_table
 
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
@@ -183,7 +184,7 @@ def _cache(text: str) -> CacheChoice:
 
 # What ``strict`` turns from a warning (and going on) into an error.
 STRICT_KINDS = {
-    "entries": "an invalid eval entry, or one with suspected prompt injection",
+    "injection": "an item whose judged text holds suspected prompt injection (else flagged)",
     "flaky": "a flaky_eval test below its threshold (else xfail)",
     "baseline": "a baseline judged by another judge (provider, model, rubric...)",
     "batch": "a request that failed in a batch (else asked directly)",
@@ -198,6 +199,9 @@ def strict_kinds(text: str) -> frozenset[str]:
     except ValueError:
         pass
     kinds = [name for name, _ in _pairs(text)]
+    for kind in kinds:
+        if (word := REMOVED_WORDS.get(("strict", kind))) is not None:
+            raise ValueError(word.error())
     unknown = [kind for kind in kinds if kind not in STRICT_KINDS]
     if unknown:
         raise ValueError(

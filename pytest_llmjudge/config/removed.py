@@ -188,6 +188,29 @@ CUTS: tuple[Cut, ...] = (
     ),
 )
 
+
+@dataclass(frozen=True)
+class CutWord:
+    """A word removed from the values an ini key (or its flag) takes, and what replaced it."""
+
+    key: str  # the setting, as in llmjudge_<key>
+    word: str
+    instead: str
+
+    def error(self) -> str:
+        return f"{self.word!r} was removed: {self.instead}"
+
+
+CUT_WORDS: tuple[CutWord, ...] = (
+    CutWord(
+        "strict",
+        "entries",
+        "an invalid entry always ends the session red now; for suspected prompt "
+        "injection, use llmjudge_strict = injection",
+    ),
+)
+
+REMOVED_WORDS = {(cut.key, cut.word): cut for cut in CUT_WORDS}
 REMOVED_FLAGS = {cut.flag: cut for cut in CUTS if cut.flag}
 REMOVED_INI_KEYS = {cut.ini: cut for cut in CUTS if cut.ini}
 REMOVED_ENV = {cut.env: cut for cut in CUTS if cut.env}

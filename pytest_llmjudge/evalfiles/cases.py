@@ -26,14 +26,15 @@ class EvalFileError(Exception):
 
 @dataclass(frozen=True)
 class InvalidEntry:
-    """An entry that could not be used; it becomes a skipped (or, strict, an error) item."""
+    """An entry that could not be used; it becomes an item that errors (the session is red),
+    or a skipped one when the user marked it ``skip``."""
 
     index: int
     name: str
     reason: str
     line: int | None
-    error: bool = False  # an error even without --judge-strict (it can never be judged)
     place: str = ""  # "evals/a.csv:5 (ticket-001)": file, line and name
+    marked_skip: bool = False  # its marks (or its file's) hold "skip": left out, not red
 
 
 @dataclass(frozen=True)
@@ -248,16 +249,18 @@ def _validate_all(
         claimed = isinstance(raw_id, str) and raw_id in first_line
         if isinstance(raw_id, str) and not claimed:
             first_line[raw_id] = line
+        merged = _with_defaults(entry, defaults)
+        skip = marked_skip(merged)
         try:
-            case, checks = read_entry(_with_defaults(entry, defaults), dimensions, live, rootdir)
+            case, checks = read_entry(merged, dimensions, live, rootdir)
         except ValueError as exc:
-            result.entries.append(InvalidEntry(index, name, str(exc), line, place=where))
+            result.entries.append(InvalidEntry(index, name, str(exc), line, where, skip))
             continue
         if claimed:
             first = first_line[case.id]
             earlier = f"the entry at line {first}" if first else "an earlier entry"
             reason = f"Duplicate id '{case.id}' (already used by {earlier})"
-            result.entries.append(InvalidEntry(index, name, reason, line, place=where))
+            result.entries.append(InvalidEntry(index, name, reason, line, where, skip))
             continue
         unknown_fields = sorted(set(entry) - set(EvalCase.model_fields))
         if unknown_fields:
@@ -265,11 +268,18 @@ def _validate_all(
             result.warnings.append((f"{warning} (put free-form data under 'metadata')", line))
         too_large = _too_large(case, max_input_chars)
         if too_large:
-            result.entries.append(
-                InvalidEntry(index, name, too_large, line, error=True, place=where)
-            )
+            result.entries.append(InvalidEntry(index, name, too_large, line, where, skip))
             continue
         result.entries.append(ValidEntry(index, case, line, name, checks))
+
+
+def marked_skip(raw: Any) -> bool:
+    """Whether an entry (file defaults merged) carries a ``skip`` mark, read from its raw
+    data: an invalid entry the user set aside is left out without turning the session red."""
+    marks = raw.get("marks") if isinstance(raw, dict) else None
+    if not isinstance(marks, list):
+        return False
+    return any(m == "skip" or (isinstance(m, dict) and m.get("name") == "skip") for m in marks)
 
 
 def _too_large(case: EvalCase, max_input_chars: int | None) -> str | None:

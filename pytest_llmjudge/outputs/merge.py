@@ -74,6 +74,9 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     errors = [entry for _, shard in shards for entry in shard.errors]
     invalid = [entry for _, shard in shards for entry in shard.invalid]
     skipped_items = sum(1 for i in items if i.outcome == "skipped")
+    # the invalid entries marked skip (a file written before 0.2 may list its invalid ones
+    # under errors instead: never a negative count)
+    marked_skip = max(len(skipped) - skipped_items - len(invalid), 0)
     meta = _merged_meta([shard.meta for _, shard in shards])
     merged = ResultsFile(
         meta=meta,
@@ -81,10 +84,9 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         skipped=skipped,
         errors=errors,
         invalid=invalid,
-        summary=summarize(items, len(skipped) - skipped_items, len(errors)),
+        summary=summarize(items, marked_skip, len(errors), len(invalid)),
         unstable=[i.nodeid for i in items if i.unstable],
     )
-    merged.summary.invalid = len(invalid)
     merged.labels = label_agreement(items, gates.label_margin)
     merged.gates = evaluate_gates(items, gates.min_pass_rate, gates.min_mean)
     merged.gates += agreement_gates(merged.labels, gates.min_agreement)
@@ -96,9 +98,11 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         merged.comparison.pairwise = pairwise
     merged.gates += win_rate_gates(pairwise, gates.min_win_rate or {})  # none judged: closed
     # red as one pytest session over the whole suite would be: a failed or erroring item,
-    # a shard that did not complete (Ctrl-C, -x: items never ran), a gate that fails over the
+    # an invalid entry, a shard that did not complete (Ctrl-C, -x: items never ran; an item
+    # whose worker crashed), a gate that fails over the
     # union, or (asked for) a regression against the baseline
-    red_items = merged.summary.failed + merged.summary.errors > 0 or not meta.complete
+    red_items = merged.summary.failed + merged.summary.errors + len(invalid) > 0
+    red_items = red_items or not meta.complete
     red_gates = not all(g.passed for g in merged.gates) or _regressed(merged, gates)
     merged.meta.exit_status = 1 if red_items or red_gates else 0
     return merged

@@ -9,7 +9,7 @@ status and the lines to print; the writers put the results where they belong.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -69,6 +69,7 @@ class SessionFacts:
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
     github_actions: bool = False
     notices: tuple[str, ...] = ()  # said of how it ended (xdist workers stopped early)
+    lost: int = 0  # eval items pytest reported that ended without a results row
 
 
 @dataclass
@@ -79,6 +80,9 @@ class SessionResults:
     usage: Usage = field(default_factory=Usage)  # what the engines sent and were billed
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
+    #: node id -> pytest's reason: an eval item pytest reported failed that sent no row (its
+    #: xdist worker crashed, a thread-method timeout ended it)
+    _lost: dict[str, str] = field(default_factory=dict)
     #: node id -> the entry's fields that decide its outcome (llmjudge_targets save_responses)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: where the rows are kept when only their lean copies need be in memory
@@ -86,7 +90,7 @@ class SessionResults:
 
     @property
     def seen_anything(self) -> bool:
-        return bool(self._items or self._invalid or self._collect_errors)
+        return bool(self._items or self._invalid or self._collect_errors or self._lost)
 
     def add(self, row: ItemResult) -> None:
         """One attempt's row (the session's own: spilled, it is made lean in place); the
@@ -96,10 +100,19 @@ class SessionResults:
                 d.cached_runs for d in replaced.dimensions.values()
             )
         self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
+        self._lost.pop(row.nodeid, None)  # a rerun that sent its row
 
     def add_invalid(self, nodeid: str, entry: SkippedEntry, outcome: str) -> None:
-        """An entry that failed validation: skipped, or an error (``--judge-strict``)."""
+        """An entry that failed validation: an error (``failed``), or ``skipped`` when the
+        user marked it skip."""
         self._invalid[nodeid] = (entry, outcome)
+
+    def add_lost(self, nodeid: str, reason: str) -> None:
+        """An eval item pytest reported failed without its row (a crashed xdist worker, a
+        thread-method timeout): an error row with pytest's reason, and the results are not
+        complete. A failed teardown after its row changes nothing."""
+        if nodeid not in self._items and nodeid not in self._invalid:
+            self._lost[nodeid] = reason
 
     def add_usage(self, usage: Usage) -> None:
         """What one process's engine sent and was billed (each xdist worker, or this one)."""
@@ -124,6 +137,8 @@ class SessionResults:
         """The results of the session; a failed gate turns a green session red.
 
         ``collected``: the eval node ids collected (deselected ones too), for the baseline."""
+        if self._lost:
+            facts = _with_lost(facts, self._lost)
         results = self._build(settings, facts)
         results.labels = label_agreement(results.results, settings.label_margin)
         results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
@@ -147,22 +162,20 @@ class SessionResults:
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
         # the results path is said by whoever writes it, once it is written
-        lines = terminal_summary(results, None, strict="entries" in settings.strict)
+        lines = terminal_summary(results, None)
         if facts.github_actions:
             lines += github_annotations(results)
         return SessionEnd(results, exit_status, lines)
 
     def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:
         # File order (targets as configured), whatever order xdist workers finished in.
-        items = sorted(
-            self._items.values(),
-            key=lambda i: (i.file, i.line or 0, i.target_order or 0, i.nodeid),
-        )
-        invalid_skipped = sorted(
-            (entry for entry, outcome in self._invalid.values() if outcome == "skipped"),
-            key=lambda s: (s.file, s.index or 0),
-        )
-        skipped = invalid_skipped + [
+        rows = [*self._items.values(), *(lost_row(n, why) for n, why in self._lost.items())]
+        items = sorted(rows, key=lambda i: (i.file, i.line or 0, i.target_order or 0, i.nodeid))
+        # the original harness lists every entry it could not use under skipped: the invalid
+        # ones (which turn the session red) and those the user marked skip
+        marked_skip = [entry for entry, outcome in self._invalid.values() if outcome == "skipped"]
+        invalid = [entry for entry, outcome in self._invalid.values() if outcome != "skipped"]
+        skipped = sorted(invalid + marked_skip, key=lambda s: (s.file, s.index or 0)) + [
             SkippedEntry(file=i.file, id=i.id, line=i.line, reason=i.reason or "skipped")
             for i in items
             if i.outcome == "skipped"
@@ -172,17 +185,9 @@ class SessionResults:
             for i in items
             if i.outcome == "error"
         ]
-        errors += [
-            ErrorEntry(id=entry.id, file=entry.file, reason=entry.reason)
-            for entry, outcome in self._invalid.values()
-            if outcome != "skipped"
-        ]
         errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
-        invalid = sorted(
-            (entry for entry, _ in self._invalid.values()), key=lambda s: (s.file, s.index or 0)
-        )
-        summary = summarize(items, len(invalid_skipped), len(errors))
-        summary.invalid = len(invalid)
+        invalid.sort(key=lambda s: (s.file, s.index or 0))
+        summary = summarize(items, len(marked_skip), len(errors), len(invalid))
         return ResultsFile(
             meta=_meta(settings, facts, items, self.usage),
             results=items,
@@ -192,6 +197,30 @@ class SessionResults:
             summary=summary,
             unstable=[i.nodeid for i in items if i.unstable],
         )
+
+
+def lost_row(nodeid: str, reason: str) -> ItemResult:
+    """The error row of an eval item that ended without its own (nothing of it was judged
+    as far as the session knows)."""
+    file, _, name = nodeid.partition("::")
+    return ItemResult(
+        id=name, file=file, nodeid=nodeid, outcome="error", error=reason, judged=False
+    )
+
+
+def _with_lost(facts: SessionFacts, lost: dict[str, str]) -> SessionFacts:
+    """The session's facts with the items that ended without a row said: it is not complete."""
+    names = ", ".join(list(lost)[:LOST_NAMED]) + (
+        f" and {len(lost) - LOST_NAMED} more" if len(lost) > LOST_NAMED else ""
+    )
+    notice = (
+        f"{len(lost)} eval item{'s' * (len(lost) != 1)} ended without a results row "
+        f"(pytest's reason is its error): {names}"
+    )
+    return replace(facts, lost=len(lost), notices=(*facts.notices, notice))
+
+
+LOST_NAMED = 10  # lost items named in the notice; the results' errors hold them all
 
 
 def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
@@ -210,7 +239,9 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         thresholds=dict(settings.thresholds),
         started=facts.started.isoformat(timespec="seconds"),
         duration_s=round(facts.duration, 3),
-        complete=facts.exit_status != EXIT_INTERRUPTED and not facts.stopped_early,
+        complete=facts.exit_status != EXIT_INTERRUPTED
+        and not facts.stopped_early
+        and not facts.lost,
         exit_status=facts.exit_status,
         calls=usage.calls,
         judgments=usage.judgments,
@@ -328,7 +359,11 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
     return notices
 
 
-def summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:
+def summarize(
+    items: list[ItemResult], skipped_invalid: int, errors: int, invalid: int = 0
+) -> Summary:
+    """The counts of a results file; ``skipped_invalid``: invalid entries marked skip,
+    ``invalid``: the others (each an error of pytest's, counted once, as invalid)."""
     counts = {
         o: sum(1 for i in items if i.outcome == o)
         for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
@@ -336,8 +371,9 @@ def summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Sum
     counts["skipped"] += skipped_invalid
     passed, judged = pass_rate(items)
     return Summary(
-        total=sum(counts.values()) + errors,
+        total=sum(counts.values()) + errors + invalid,
         errors=errors,
+        invalid=invalid,
         flaky=sum(1 for i in items if i.flaky),
         unstable=sum(1 for i in items if i.unstable),
         partial_runs=sum(1 for i in items if i.partial_runs),

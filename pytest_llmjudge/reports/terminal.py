@@ -25,6 +25,7 @@ def outcome_counts(s: Summary) -> str:
             ("passed", "passed"),
             ("failed", "failed"),
             ("errors", "error" if s.errors == 1 else "errors"),
+            ("invalid", "invalid"),
             ("skipped", "skipped"),
             ("xfailed", "xfailed"),
             ("xpassed", "xpassed"),
@@ -48,39 +49,27 @@ def items_counted(results: ResultsFile) -> tuple[Summary, str]:
 
 
 INVALID_SHOWN = 5  # invalid entries named in the summary; the results file has them all
+INVALID_HEAD = "not measured, so the session is red: fix them, or mark them skip"
 
 
-def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
-    """``2 invalid entries (skipped; ...):`` and the first few, each with file, entry and why."""
-    invalid = results.invalid
-    if not invalid:
-        return []
-    lines = [
-        f"{counted(len(invalid), 'invalid entry', 'invalid entries')} ({_became(results, strict)}):"
+def invalid_places(results: ResultsFile) -> list[str]:
+    """``evals/a.json:5 (t-1): 'response' must be a non-empty string``: each invalid entry."""
+    return [
+        f"{entry_place(e.file, e.line, e.id or f'#{e.index}')}: {e.reason}" for e in results.invalid
     ]
-    for entry in invalid[:INVALID_SHOWN]:
-        place = entry_place(entry.file, entry.line, entry.id or f"#{entry.index}")
-        lines.append(f"  {place}: {entry.reason}")
-    if len(invalid) > INVALID_SHOWN:
-        lines.append(f"  and {len(invalid) - INVALID_SHOWN} more (all in the results file)")
+
+
+def invalid_lines(results: ResultsFile) -> list[str]:
+    """``2 invalid entries (not measured, ...):`` and the first few, each with file, entry
+    and why."""
+    places = invalid_places(results)
+    if not places:
+        return []
+    lines = [f"{counted(len(places), 'invalid entry', 'invalid entries')} ({INVALID_HEAD}):"]
+    lines += [f"  {place}" for place in places[:INVALID_SHOWN]]
+    if len(places) > INVALID_SHOWN:
+        lines.append(f"  and {len(places) - INVALID_SHOWN} more (all in the results file)")
     return lines
-
-
-def _became(results: ResultsFile, strict: bool) -> str:
-    """What the invalid entries became: skipped, or errors (--judge-strict; and, whatever it
-    says, an entry longer than llmjudge_max_input_chars or an unknown mark under
-    --strict-markers)."""
-    if strict:
-        return "errors: --judge-strict"
-    skips = {(s.file, s.index, s.id, s.line) for s in results.skipped}
-    skipped = sum(1 for e in results.invalid if (e.file, e.index, e.id, e.line) in skips)
-    errors = len(results.invalid) - skipped
-    if not errors:
-        return "skipped; --judge-strict makes them errors"
-    if not skipped:
-        return "an error" if errors == 1 else "errors"
-    them = "it an error" if skipped == 1 else "them errors"
-    return f"{skipped} skipped, --judge-strict makes {them}; {counted(errors, 'error')}"
 
 
 SKIPPED_SHOWN = 5  # skipped items named in the summary; ``-rs`` lists them all
@@ -121,7 +110,7 @@ def means_lines(items: Sequence[ItemResult]) -> list[str]:
     return [f"{head}: " + ", ".join(means)]
 
 
-def terminal_summary(results: ResultsFile, output: str | None, strict: bool = False) -> list[str]:
+def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     """The lines shown under the ``llmjudge`` heading at the end of a session."""
     meta = results.meta
     judge = meta.provider if not meta.model else f"{meta.provider} {meta.model}"
@@ -132,7 +121,7 @@ def terminal_summary(results: ResultsFile, output: str | None, strict: bool = Fa
         f"{counted(s.total, 'eval item')}: {outcome_counts(s)}{unread}; judge: {judge}, "
         f"runs={meta.runs}"
     ]
-    lines += invalid_lines(results, strict)
+    lines += invalid_lines(results)
     lines += skipped_lines(results)
     lines += means_lines(results.results)
     lines.append(_usage_line(meta))

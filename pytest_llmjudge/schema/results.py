@@ -93,8 +93,8 @@ class Summary(BaseModel):
     skipped: int = 0
     invalid: int = Field(
         default=0,
-        description="entries that failed validation (counted in skipped, or in errors under "
-        "--judge-strict)",
+        description="entries that failed validation and turned the session red (pytest "
+        "counts each as an error; one marked skip is counted in skipped instead)",
     )
     xfailed: int = 0
     xpassed: int = 0
@@ -223,7 +223,10 @@ class Meta(BaseModel):
     thresholds: dict[str, float]
     started: str
     duration_s: float
-    complete: bool = Field(description="false when the session was interrupted or stopped early")
+    complete: bool = Field(
+        description="false when the session was interrupted or stopped early, or an eval item "
+        "ended without its results row (a crashed xdist worker: then an error row)"
+    )
     exit_status: int | None = None
     calls: int = Field(description="judge requests made, retries included")
     judgments: int = Field(
@@ -304,8 +307,9 @@ class ResultsFile(BaseModel):
     errors: list[ErrorEntry]
     invalid: list[SkippedEntry] = Field(
         default_factory=list,
-        description="entries that failed validation, with file, index and reason (also listed "
-        "under skipped, or under errors with --judge-strict)",
+        description="entries that failed validation, with file, index and reason: each turns "
+        "the session red (also listed under skipped, as the original harness lists them; one "
+        "marked skip is under skipped only)",
     )
     summary: Summary
     unstable: list[str] = Field(

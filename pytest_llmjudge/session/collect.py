@@ -52,7 +52,7 @@ class EvalFile(pytest.File):
             if isinstance(entry, ValidEntry):
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    marks, problem, refused = _marks(entry.case)
+                    marks, problem = _marks(entry.case)
                 for warning in caught:  # unknown marks: point at the entry, not at us
                     shown_entry = entry_place(shown, entry.line, entry.name)
                     self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
@@ -73,12 +73,9 @@ class EvalFile(pytest.File):
                         yield item
                     continue
                 place = entry_place(shown, entry.line, entry.name)
-                entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place=place)
-                # A mark pytest refuses (--strict-markers) is an error, as on a test function.
-                strict = "entries" in settings.strict or refused
-            else:
-                strict = "entries" in settings.strict or entry.error
-            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry, strict=strict)
+                skip = any(spec.name == "skip" for spec in entry.case.mark_specs())
+                entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place, skip)
+            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry)
 
     def _warn_of_ids_used_elsewhere(
         self, entries: list[ValidEntry | InvalidEntry], shown: Path
@@ -144,8 +141,8 @@ def _item_name(entry_id: str, target: str | None, targets: int) -> str:
     return entry_id if target is None or targets == 1 else f"{entry_id}[{target}]"
 
 
-def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None, bool]:
-    """The entry's pytest marks, or why they cannot be made (and whether pytest refused)."""
+def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
+    """The entry's pytest marks, or why they cannot be made."""
     marks = []
     for position, spec in enumerate(case.mark_specs()):
         kwargs = spec.kwargs
@@ -159,10 +156,10 @@ def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None, bool
         try:
             marks.append(getattr(pytest.mark, name)(**kwargs))
         except pytest.fail.Exception as exc:  # an unknown mark under --strict-markers
-            return [], f"'marks.{position}': {exc}", True
+            return [], f"'marks.{position}': {exc}"
         except (AttributeError, TypeError) as exc:
-            return [], f"'marks.{position}': {exc}", False
-    return marks, None, False
+            return [], f"'marks.{position}': {exc}"
+    return marks, None
 
 
 class EvalItem(pytest.Function):
@@ -252,17 +249,17 @@ class EvalItem(pytest.Function):
 
 
 class InvalidEvalItem(pytest.Item):
-    """An entry that could not be validated: skipped, or an error under ``--judge-strict``."""
+    """An entry that could not be validated: an error that names it (nothing unmeasured is
+    green), or a skip when the user marked it ``skip``."""
 
-    def __init__(self, *, entry: InvalidEntry, strict: bool, **kwargs: Any) -> None:
+    def __init__(self, *, entry: InvalidEntry, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         id_as_read_back(self)
         self.stash[EVAL_ITEM_KEY] = True
         self.entry = entry
-        self.strict = strict
-        if not strict:
+        if entry.marked_skip:
             # A skip mark (not pytest.skip()) makes pytest report the eval file's location.
-            self.add_marker(pytest.mark.skip(reason=f"invalid eval entry: {self.message}"))
+            self.add_marker(pytest.mark.skip(reason=f"marked skip (invalid: {self.message})"))
 
     @property
     def message(self) -> str:

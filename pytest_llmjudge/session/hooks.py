@@ -145,6 +145,11 @@ class ResultsReporter:
         row = getattr(report, "llmjudge", None)
         invalid = getattr(report, "llmjudge_invalid", None)
         if row is None and invalid is None:
+            if report.failed and is_eval_nodeid(report.nodeid):  # its row never came
+                from .result_rows import lost_reason
+
+                self._eval_session()
+                self.results.add_lost(report.nodeid, lost_reason(report))
             return None
         from ..schema.results import ItemResult, SkippedEntry
         from .result_rows import report_outcome

@@ -262,7 +262,12 @@ def report_outcome(
     if report.skipped and isinstance(report.longrepr, tuple):
         return outcome, str(report.longrepr[2]).removeprefix("Skipped: ")
     if outcome == "error" and not judge_error:  # stopped by something else
-        text = report.longreprtext.strip().splitlines()
-        reason = crash_message(report) or (text[-1] if text else "error")
-        return outcome, redact(reason)
+        return outcome, lost_reason(report)
     return outcome, None
+
+
+def lost_reason(report: pytest.TestReport) -> str:
+    """pytest's reason for a report that stopped an item from outside the judge (a crashed
+    xdist worker, a timeout, a fixture's error): its crash line, else its last line."""
+    text = report.longreprtext.strip().splitlines()
+    return redact(crash_message(report) or (text[-1] if text else "error"))
