@@ -19,7 +19,7 @@ from ..schema.results import ItemResult, ResultsFile
 from .html_parts import SCRIPT, STYLE, escape, histogram
 from .html_sections import baseline_section, checks_cell, checks_detail, comparison_section
 from .item_text import item_sentence, runs_text, score_text
-from .terminal import items_counted, outcome_counts
+from .terminal import capped, invalid_places, items_counted, outcome_counts
 
 REASONS_SHOWN = 5  # failures named in the verdict banner; the table has them all
 
@@ -54,11 +54,12 @@ def _verdict(results: ResultsFile) -> str:
     s = results.summary
     items, unread = items_counted(results)
     gates = [g for g in results.gates if not g.passed]
-    if s.failed or s.errors or gates:
+    if s.failed or s.errors or s.invalid or gates:
         state = "failed"
         counts = [
             f"{s.failed} of {counted(items.total, 'eval item')} failed" if s.failed else "",
             counted(s.errors, "error") if s.errors else "",
+            counted(s.invalid, "invalid entry", "invalid entries") if s.invalid else "",
             counted(len(gates), "gate") + " failed" if gates else "",
         ]
         headline = "FAILED: " + ", ".join(c for c in counts if c)
@@ -79,6 +80,9 @@ def _verdict(results: ResultsFile) -> str:
         reasons.append(
             f"<li>and {len(failing) - REASONS_SHOWN} more: filter the items by outcome</li>"
         )
+    invalid, more = capped(invalid_places(results), REASONS_SHOWN)
+    reasons += [f"<li><b>invalid entry</b> {escape(place)}</li>" for place in invalid]
+    reasons += [f"<li>{escape(more)}</li>"] if more else []
     reasons += [f"<li><b>gate</b> {escape(g.message)}</li>" for g in gates]
     why = f"<ul>{''.join(reasons)}</ul>" if reasons else ""
     return (

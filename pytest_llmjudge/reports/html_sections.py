@@ -11,6 +11,7 @@ from ..analysis.stats import confidence_interval, mean_and_std
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, ItemResult, TargetComparison
 from .html_parts import bar_chart, escape, interval_chart
+from .terminal import capped, named_of_baseline
 
 
 def baseline_section(baseline: BaselineResult) -> str:
@@ -22,6 +23,10 @@ def baseline_section(baseline: BaselineResult) -> str:
     suite = "".join(
         f"<li>{escape(name)}: {escape(c.statement)}</li>" for name, c in baseline.suite.items()
     )
+    for head, names in named_of_baseline(baseline):
+        first, more = capped(names)
+        shown = ", ".join(first) + (f" {more}" if more else "")
+        suite += f"<li>{escape(head)}: {escape(shown)}</li>"
     rows = "".join(
         f"<tr><td>{escape(c.nodeid)}</td><td>{escape(c.dimension)}</td><td>{c.before:.2f}</td>"
         f'<td>{c.after:.2f}</td><td class="{"bad" if c.verdict == "regressed" else "ok"}">'

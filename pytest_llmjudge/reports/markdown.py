@@ -11,6 +11,8 @@ from ..basics.wording import counted
 from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
+from .item_text import runs_text
+from .terminal import capped, named, named_of_baseline
 
 ORDER = {
     "failed": 0,
@@ -57,6 +59,8 @@ def summary_markdown(results: ResultsFile) -> str:
         f"{'-' if s.pass_rate is None else f'{s.pass_rate:.0%}'} |",
         "",
     ]
+    # (the baseline's removed and new items: in its section)
+    lines += [line for head, names in named(results, False) for line in _named_list(head, names)]
     means = suite_means(results.results)
     if means:
         lines += ["Mean scores: " + ", ".join(f"{k} **{v:.2f}**" for k, v in means.items()), ""]
@@ -87,6 +91,13 @@ def summary_markdown(results: ResultsFile) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _named_list(head: str, names: list[str]) -> list[str]:
+    """``**Errors**:`` and a bullet per name (the first ten, and how many more)."""
+    first, more = capped(names)
+    bullets = [f"- {_code(name, cell=False)}" for name in first] + ([f"- {more}"] if more else [])
+    return [f"**{head[0].upper()}{head[1:]}**:", "", *bullets, ""]
 
 
 def _agreement_lines(results: ResultsFile) -> list[str]:
@@ -124,6 +135,8 @@ def _baseline_lines(baseline: BaselineResult) -> list[str]:
         "",
     ]
     lines += [f"- {entry.statement}" for entry in baseline.suite.values()]
+    for head, names in named_of_baseline(baseline):
+        lines += ["", *_named_list(head, names)]
     changes = baseline.changes
     if changes:
         lines += [
@@ -215,7 +228,12 @@ def _item_rows(items: Sequence[ItemResult]) -> list[str]:
                 cells.append("-")
                 continue
             mark = "" if dim.passed else " ❌"
-            cells.append(f"{dim.score:.2f} ± {dim.std:.2f} (threshold {dim.threshold:g}){mark}")
+            # the runs judged, as the terminal and HTML say them: "1 of 3 runs: 3" when some
+            # failed or were not sent
+            judged_on = runs_text(dim.runs, len(dim.failed_runs))
+            cells.append(
+                f"{dim.score:.2f} ± {dim.std:.2f} ({judged_on}; threshold {dim.threshold:g}){mark}"
+            )
             if not dim.passed:
                 reasons.append(f"{name}: {dim.reasoning}")
         if with_checks:
@@ -241,8 +259,15 @@ def _escape_property(text: str) -> str:
 
 
 def github_annotations(results: ResultsFile) -> list[str]:
-    """``::error`` lines for failed and errored items, pointing at the entry in its file."""
+    """``::error`` lines for invalid entries and failed and errored items, pointing at the
+    entry in its file."""
     lines = []
+    for entry in results.invalid:
+        where = f"file={_escape_property(entry.file)}" + (
+            f",line={entry.line}" if entry.line else ""
+        )
+        title = _escape_property(f"llmjudge invalid entry: {entry.id or f'#{entry.index}'}")
+        lines.append(f"::error {where},title={title}::{_escape_data(entry.reason)}")
     for item in results.results:
         if item.outcome not in ("failed", "error"):
             continue

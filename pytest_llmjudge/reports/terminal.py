@@ -59,6 +59,44 @@ def invalid_places(results: ResultsFile) -> list[str]:
     ]
 
 
+def error_places(results: ResultsFile) -> list[str]:
+    """``evals/a.json::t-1: worker 'gw0' crashed ...``: each errored item, and each eval file
+    that could not be read, with why."""
+    items = [f"{i.nodeid}: {i.error or 'error'}" for i in results.results if i.outcome == "error"]
+    return items + [f"{e.file}: {e.reason}" for e in results.errors if e.id is None]
+
+
+def named(results: ResultsFile, baseline: bool = True) -> list[tuple[str, list[str]]]:
+    """What every report names, not only counts: invalid entries, errors, and (``baseline``)
+    the baseline's removed and new items; (heading, names) for those that hold any."""
+    lists = [
+        (f"invalid entries ({INVALID_HEAD})", invalid_places(results)),
+        ("errors", error_places(results)),
+    ]
+    if baseline and results.baseline is not None:
+        lists += named_of_baseline(results.baseline)
+    return [(head, names) for head, names in lists if names]
+
+
+def named_of_baseline(baseline: BaselineResult) -> list[tuple[str, list[str]]]:
+    """The baseline's removed and new items, by node id (those it holds any of)."""
+    if not baseline.comparable:
+        return []
+    lists = [
+        ("removed since the baseline (no longer in their eval file)", baseline.removed),
+        ("new since the baseline", baseline.new),
+    ]
+    return [(head, names) for head, names in lists if names]
+
+
+def capped(names: list[str], shown: int = 10) -> tuple[list[str], str]:
+    """The first ``shown`` names, and ``and N more`` (empty when none is left out)."""
+    more = len(names) - shown
+    return names[:shown], (
+        f"and {more:,} more (the results JSON names them all)" if more > 0 else ""
+    )
+
+
 def invalid_lines(results: ResultsFile) -> list[str]:
     """``2 invalid entries (not measured, ...):`` and the first few, each with file, entry
     and why."""
@@ -128,6 +166,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     lines += batch_lines(meta)
     lines += [f"note: {notice}" for notice in [*([meta.note] if meta.note else []), *meta.notices]]
     lines += _attention_lines(results)
+    lines += _listed("errors", error_places(results), INVALID_SHOWN)
     if results.baseline:
         lines += _baseline_summary(results.baseline)
     if results.comparison:
@@ -137,6 +176,18 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     if output:
         lines.append(f"results: {output}")
     return lines
+
+
+def _listed(head: str, names: list[str], shown: int, indent: str = "") -> list[str]:
+    """``errors:`` and the first names, one a line, and how many more (none: no line)."""
+    if not names:
+        return []
+    first, more = capped(names, shown)
+    return [
+        f"{indent}{head}:",
+        *(f"{indent}  {name}" for name in first),
+        *([f"{indent}  {more}"] if more else []),
+    ]
 
 
 def _usage_line(meta: Meta) -> str:
@@ -236,6 +287,8 @@ def _baseline_summary(baseline: BaselineResult) -> list[str]:
         for c in baseline.changes
         if c.verdict == "regressed"
     ]
+    for head, names in named_of_baseline(baseline):
+        lines += _listed(head, names, NAMED_AT_MOST, indent="  ")
     return lines
 
 

@@ -20,7 +20,7 @@ from ..checks.report import distinct_names
 from ..evalfiles.entry_model import SAVED_LATENCY
 from ..evalfiles.entry_rules import bounded
 from ..judging.verdict import AttemptRecord, EvalFailed
-from ..schema.results import ItemUsage, JudgedItem, Outcome, SkippedEntry
+from ..schema.results import CheckResult, ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
 from .item_checks import answer_latency
 from .pytest_internals import crash_message, writes_junit_xml
@@ -62,12 +62,14 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
     # what was judged: a target's answer, or the user's own llmjudge_response's
     judged = record.answer if record is not None and record.answer is not None else case.response
     row.id, row.line, row.runs = case.id, item.entry.line, _runs(item)
-    row.ticket = bounded(case.ticket, limit)
-    row.response = bounded(judged, limit)
+    # secrets out, as the trace has them: a key pasted into a ticket or an answer reaches no
+    # file (results, reports, JUnit) through the row
+    row.ticket = _redacted(bounded(case.ticket, limit))
+    row.response = _redacted(bounded(judged, limit))
     row.conversation = [
-        {"role": t.role, "content": bounded(t.content, limit)} for t in case.conversation
+        {"role": t.role, "content": redact(bounded(t.content, limit))} for t in case.conversation
     ]
-    row.reference = bounded(case.reference, limit)
+    row.reference = _redacted(bounded(case.reference, limit))
     row.expected, row.metadata = case.expected, case.metadata
     # Which implementation answered, and which entry its answer is compared on: a live item
     # knows its target; a replayed one (llmjudge_targets save_responses) carries the target and the
@@ -82,6 +84,16 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
         row.answer = row.response
 
 
+def _redacted(text: str | None) -> str | None:
+    return None if text is None else redact(text)
+
+
+def _check_redacted(check: CheckResult) -> CheckResult:
+    """A check whose detail quotes the answer, a secret in it redacted (copied only then)."""
+    detail = redact(check.detail)
+    return check if detail == check.detail else check.model_copy(update={"detail": detail})
+
+
 def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> None:
     """What the attempt's judge calls found and cost."""
     for name, judgment in record.judgments.items():
@@ -92,7 +104,8 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
     row.injection_suspected = bool(record.injection)
     row.injection_snippets = [redact(s) for s in record.injection]
     row.not_applicable = list(record.not_applicable)
-    row.checks, row.judged = list(record.checks), record.judged
+    row.checks = [_check_redacted(check) for check in record.checks]
+    row.judged = record.judged
     row.label_disagreement = bool(_far_from_label(item))
     row.usage = ItemUsage(
         calls=usage.calls,
