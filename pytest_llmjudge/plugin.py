@@ -174,7 +174,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if is_eval_file(file_path, parent.config, parent.session.isinitpath(file_path)):
+    own = parent.config.stash[STATE_KEY].settings.written_files  # never its own outputs
+    if is_eval_file(file_path, parent.config, parent.session.isinitpath(file_path), own):
         from .session.collect import EvalFile
 
         return EvalFile.from_parent(parent, path=file_path)

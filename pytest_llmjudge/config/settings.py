@@ -94,8 +94,10 @@ class Settings:
 
     @property
     def written_files(self) -> tuple[Path, ...]:
-        """The files a session writes that could pass for eval files (JSON, JSONL)."""
-        return (self.output, *self.reports, *((self.trace,) if self.trace else ()))
+        """The files and folders a session writes into that could pass for eval files: the
+        results, reports, trace, saved answers and logs (never collected, never hinted at)."""
+        folders = (self.trace, self.save_responses, self.log_dir)
+        return (self.output, *self.reports, *(path for path in folders if path is not None))
 
     @property
     def needs_api_key(self) -> bool:

@@ -8,6 +8,7 @@ file that is broken JSON is treated as a broken eval file so that its error is s
 from __future__ import annotations
 
 import json
+import re
 
 HOW_TO = (
     'an eval file is a list of entries ([{"id": ..., "ticket": ..., "response": ...}]) '
@@ -55,3 +56,15 @@ def holds_evals(text: str, suffix: str) -> bool:
     if suffix == ".jsonl":
         return head.lstrip().startswith("{") and '"ticket"' in head
     return '"ticket"' in head and eval_shaped(text)
+
+
+# The first characters of what this plugin writes: a results file starts with its "meta"
+# (pydantic writes the fields in order), each trace line with the request's "nodeid".
+_RESULTS_START = re.compile(r'\s*\{\s*"meta"\s*:\s*\{')
+_TRACE_START = re.compile(r'\s*\{"nodeid":[^\n]*"dimension":')
+
+
+def plugin_output(head: str) -> bool:
+    """Whether a JSON or JSON Lines text is one this plugin writes (a results file, a trace):
+    never an eval file, whichever folder it lies in, and never named in a hint."""
+    return bool(_RESULTS_START.match(head) or _TRACE_START.match(head))

@@ -54,9 +54,12 @@ INVALID_HEAD = "not measured, so the session is red: fix them, or mark them skip
 
 def invalid_places(results: ResultsFile) -> list[str]:
     """``evals/a.json:5 (t-1): 'response' must be a non-empty string``: each invalid entry."""
-    return [
-        f"{entry_place(e.file, e.line, e.id or f'#{e.index}')}: {e.reason}" for e in results.invalid
-    ]
+    places = []
+    for e in results.invalid:
+        place = entry_place(e.file, e.line, e.id or f"#{e.index}")
+        # (a results file written before 0.2 has the cause alone)
+        places.append(e.reason if e.reason.startswith(place) else f"{place}: {e.reason}")
+    return places
 
 
 def error_places(results: ResultsFile) -> list[str]:

@@ -7,6 +7,7 @@ in an eval folder that is not shaped like an eval file is left alone with a warn
 from __future__ import annotations
 
 import fnmatch
+import functools
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,10 +23,13 @@ class LLMJudgeWarning(UserWarning):
     """Something in or about an eval file was ignored."""
 
 
-def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool:
+def is_eval_file(
+    file_path: Path, config: pytest.Config, explicit: bool, own: Sequence[Path] = ()
+) -> bool:
     """Inside ``llmjudge_paths``, matching ``llmjudge_file_patterns`` and shaped like an eval
     file, or named on the command line. A JSON file of another kind in an eval folder is left
-    alone, with a warning.
+    alone, with a warning; what the plugin writes (``own``: this session's outputs, and any
+    results file or trace by its content) is left alone silently.
     """
     if file_path.suffix.lower() not in EVAL_SUFFIXES:
         return False
@@ -33,6 +37,8 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
         return True
     patterns: Sequence[str] = config.getini("llmjudge_file_patterns")
     if not any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return False
+    if is_own_output(file_path, own):
         return False
     roots = _eval_roots(config)
     if not any(file_path.is_relative_to(root) for root in roots):
@@ -59,6 +65,29 @@ def is_eval_file(file_path: Path, config: pytest.Config, explicit: bool) -> bool
     return False
 
 
+def is_own_output(file_path: Path, own: Sequence[Path]) -> bool:
+    """A file this plugin writes: one of this session's outputs (or inside its folders of
+    saved answers and logs), or a results file or trace of any session, by its first line."""
+    real = file_path.resolve()
+    if any(real == path or real.is_relative_to(path) for path in _resolved(tuple(own))):
+        return True
+    if file_path.suffix.lower() not in (".json", ".jsonl"):
+        return False
+    from ..evalfiles.json_shape import plugin_output
+
+    try:
+        with file_path.open(encoding="utf-8-sig") as handle:
+            head = handle.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return plugin_output(head)
+
+
+@functools.lru_cache(maxsize=8)  # one session's outputs, asked for every file
+def _resolved(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    return tuple(path.resolve() for path in paths)
+
+
 OUTSIDE_KEY = pytest.StashKey[list[Path]]()  # eval-shaped files outside llmjudge_paths
 
 
@@ -81,11 +110,10 @@ def warn_of_files_outside_paths(config: pytest.Config, written: Sequence[Path] =
     files under the session's arguments (pytest also hands its collection hook the files
     beside each folder on the way to an argument), not the ``written`` outputs of a run."""
     reached = [config.invocation_params.dir / arg.split("::", 1)[0] for arg in config.args]
-    ours = {path.resolve() for path in written}
     outside = [
         path
         for path in config.stash.get(OUTSIDE_KEY, [])
-        if any(path.is_relative_to(arg) for arg in reached) and path.resolve() not in ours
+        if any(path.is_relative_to(arg) for arg in reached) and not is_own_output(path, written)
     ]
     if not outside:
         return

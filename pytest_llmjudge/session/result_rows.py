@@ -119,14 +119,14 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
 
 
 def invalid_entry(item: pytest.Item) -> SkippedEntry | None:
-    """An entry that failed validation at collection (skipped or an error, by option)."""
+    """An entry that failed validation at collection (an error, or skipped when marked so)."""
     if not isinstance(item, InvalidEvalItem):
         return None
     entry = item.entry
     file = _relative(item.path, item.config.rootpath)
-    return SkippedEntry(
-        file=file, index=entry.index, id=entry.name, line=entry.line, reason=entry.reason
-    )
+    # the reason as the original harness wrote it: FILE:LINE (id): cause
+    reason = f"{entry.place}: {entry.reason}" if entry.place else entry.reason
+    return SkippedEntry(file=file, index=entry.index, id=entry.name, line=entry.line, reason=reason)
 
 
 def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> None:
