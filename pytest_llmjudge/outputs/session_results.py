@@ -24,7 +24,6 @@ from ..config.pricing import Price
 from ..config.settings import Settings
 from ..judges.base import Usage
 from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
-from ..judging.planned import split_notice
 from ..reports.markdown import github_annotations
 from ..reports.terminal import terminal_summary
 from ..schema.pairwise import PairwiseResult
@@ -42,6 +41,7 @@ from ..schema.results import (
     Summary,
     Tokens,
 )
+from .notices import session_notices
 from .row_spill import RowSpill
 
 # pytest's exit codes, without importing pytest.
@@ -260,7 +260,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         verdict=settings.verdict,
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
-        notices=_notices(settings, identity, usage) + list(facts.notices),
+        notices=session_notices(settings, identity, usage) + list(facts.notices),
     )
 
 
@@ -293,70 +293,6 @@ def _scoring(identity: JudgeIdentity, usage: Usage) -> str:
     if identity.scoring != "logprobs" or usage.weighted == usage.judgments:
         return identity.scoring
     return "text" if usage.weighted == 0 else "mixed"
-
-
-def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[str]:
-    notices = []
-    if usage.short_replies:
-        then = (
-            "the runs it left out, and every later run, were asked one request each"
-            if settings.sampling == "auto"
-            else "the runs it left out are errors (use llmjudge_sampling=auto or calls)"
-        )
-        notices.append(
-            f"the judge server answered {usage.short_replies} request(s) for several choices "
-            f"with fewer (it ignores n): {then}"
-        )
-    if settings.batch and not settings.uses_llm:
-        notices.append("llmjudge_batch needs an LLM judge: the heuristic judged in-process")
-    if settings.scoring == "logprobs" and not settings.uses_llm:
-        notices.append(
-            "llmjudge_scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
-        )
-    unweighted = usage.judgments - usage.weighted
-    if identity.scoring == "logprobs" and unweighted:
-        causes = sorted(usage.unweighted.items(), key=lambda cause: -cause[1])
-        notices.append(
-            f"{unweighted} of {usage.judgments} runs are scored by the integer the judge "
-            "wrote, not by logprobs: " + "; ".join(f"{why} ({runs})" for why, runs in causes)
-        )
-    notices += _server_notices(settings, usage)
-    return notices
-
-
-def _server_notices(settings: Settings, usage: Usage) -> list[str]:
-    """What the judge server's limits did to the session: judging stopped, choices split,
-    replies cut off, timeouts, the in-flight limit it kept."""
-    notices = []
-    if usage.stopped:
-        notices.append(f"{usage.stopped}; no judge call was made after it")
-    cap = usage.choices_cap
-    if cap and settings.sampling != "calls" and settings.runs > cap:
-        notices.append(split_notice(cap, settings.runs))
-    if usage.cut_off:
-        notices.append(
-            f"{usage.cut_off} judge repl{'ies were' if usage.cut_off != 1 else 'y was'} cut "
-            f"off at llmjudge_max_tokens={settings.max_tokens} and asked again for a shorter one"
-        )
-    if usage.timeouts:
-        notices.append(f"{usage.timeouts} judge request(s) timed out after {settings.timeout:g}s")
-        if usage.requeued:
-            notices[-1] += (
-                f"; {usage.requeued} waited in a busy server's queue and were sent again once "
-                "fewer requests were in flight"
-            )
-    if usage.kept_in_flight:
-        why = (
-            f"it serves {usage.server_slots} at once"
-            if usage.server_slots >= usage.kept_in_flight
-            else "with more, its replies slowed down or timed out"
-        )
-        notices.append(
-            f"the judge server kept {usage.kept_in_flight} "
-            f"request{'s' * (usage.kept_in_flight != 1)} in flight, not "
-            f"--judge-concurrency={settings.concurrency}: {why}"
-        )
-    return notices
 
 
 def summarize(

@@ -52,10 +52,11 @@ def summary_markdown(results: ResultsFile) -> str:
         + ("" if meta.complete else "; **session did not complete**"),
         "",
         *([f"Note: {meta.note}.", ""] if meta.note else []),
-        "| passed | failed | errors | flaky failed | unstable | skipped | xfailed | pass rate |",
-        "|---|---|---|---|---|---|---|---|",
-        f"| {s.passed} | {s.failed} | {s.errors} | {s.flaky_failed} | {s.unstable} | "
-        f"{s.skipped} | {s.xfailed} | "
+        "| passed | failed | errors | invalid | flaky failed | unstable | skipped | xfailed "
+        "| pass rate |",
+        "|---|---|---|---|---|---|---|---|---|",
+        f"| {s.passed} | {s.failed} | {s.errors} | {s.invalid} | {s.flaky_failed} | {s.unstable} "
+        f"| {s.skipped} | {s.xfailed} | "
         f"{'-' if s.pass_rate is None else f'{s.pass_rate:.0%}'} |",
         "",
     ]
@@ -76,14 +77,7 @@ def summary_markdown(results: ResultsFile) -> str:
         lines += _baseline_lines(results.baseline)
     if results.comparison:
         lines += _comparison_lines(results.comparison)
-    usage = f"Judge calls: {meta.calls_text()}"
-    if meta.tokens.total:
-        usage += f", {meta.tokens.total} tokens"
-    if meta.tokens.unknown_calls:
-        usage += f", tokens unknown for {counted(meta.tokens.unknown_calls, 'call')}"
-    if meta.cost_usd is not None:
-        usage += f", ${meta.cost_usd:.4f}"
-    lines += [usage, ""]
+    lines += [_usage(results), ""]
     if results.unstable:
         lines += [
             "Unstable (runs straddle the threshold; add runs or mark `flaky`): "
@@ -91,6 +85,19 @@ def summary_markdown(results: ResultsFile) -> str:
             "",
         ]
     return "\n".join(lines)
+
+
+def _usage(results: ResultsFile) -> str:
+    """``Judge calls: 12 made, 0 runs from the cache, 3400 tokens, $0.0021``."""
+    meta = results.meta
+    usage = f"Judge calls: {meta.calls_text()}"
+    if meta.tokens.total:
+        usage += f", {meta.tokens.total} tokens"
+    if meta.tokens.unknown_calls:
+        usage += f", tokens unknown for {counted(meta.tokens.unknown_calls, 'call')}"
+    if meta.cost_usd is not None:
+        usage += f", ${meta.cost_usd:.4f}"
+    return usage
 
 
 def _named_list(head: str, names: list[str]) -> list[str]:

@@ -33,9 +33,10 @@ KEEPS_TEXT = {"strip", "lstrip", "rstrip", "lower", "upper", "casefold", "format
 REPORT_TEXT = {"longrepr", "longreprtext", "wasxfail", "reprcrash"}
 # (module, function) -> why that text is not the plugin's own
 ALLOWED = {
-    ("session/result_rows.py", "report_outcome"): (
-        "pytest's rendering of a user's skip reason or of an error the plugin did not raise "
-        "(the plugin's own errors come from the row)"
+    ("session/result_rows.py", "report_outcome"): "pytest's rendering of a user's skip reason",
+    ("session/result_rows.py", "lost_reason"): (
+        "pytest's rendering of an error the plugin did not raise (a fixture's, a timeout, a "
+        "crashed xdist worker's; the plugin's own errors come from the row)"
     ),
     ("session/result_rows.py", "_first_line"): "a hand-written test's own assertion message",
     ("judging/cache_db.py", "_busy"): (

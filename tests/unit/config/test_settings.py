@@ -105,8 +105,13 @@ def test_ollama_alias() -> None:
         ({"ini": {"llmjudge_timeout": "0"}}, "ini option llmjudge_timeout must be > 0, got 0"),
         (
             {"ini": {"llmjudge_strict": "maybe"}},
-            "ini option llmjudge_strict must be true, false or some of entries, flaky, "
+            "ini option llmjudge_strict must be true, false or some of injection, flaky, "
             "baseline, batch, fallback, got 'maybe'",
+        ),
+        (  # retired through the table of removed names: invalid entries are always red
+            {"ini": {"llmjudge_strict": "entries baseline"}},
+            "ini option llmjudge_strict 'entries' was removed: an invalid entry always ends the "
+            "session red now; for suspected prompt injection, use llmjudge_strict = injection",
         ),
         (
             {"ini": {"llmjudge_verdict": "confident"}},
@@ -202,7 +207,7 @@ def test_one_setting_per_concept() -> None:
     )
     assert (s.runs, s.adaptive, s.max_runs) == (3, True, 7)
     assert dict(s.thresholds) == {"relevance": 4.0, "tone": 3.0}
-    assert s.strict == {"entries", "flaky", "baseline", "batch", "fallback"}
+    assert s.strict == {"injection", "flaky", "baseline", "batch", "fallback"}
     assert (s.min_pass_rate, s.min_mean, s.min_agreement) == (0.9, {"tone": 3}, {"spearman": 0.6})
     assert (s.min_win_rate, s.fail_on_regression) == ({"a": 0.5}, False)
     assert (s.max_calls, s.max_cost, s.batch, s.batch_wait) == (50, 2.0, True, 30.0)
@@ -213,9 +218,9 @@ def test_one_setting_per_concept() -> None:
         (("X-A", "1"), ("X-B", "2")),
     )
     assert (s.pairwise, s.tie_tolerance) == (True, 0.2)
-    kinds = resolve(ini={"llmjudge_strict": "entries baseline"}).strict
+    kinds = resolve(ini={"llmjudge_strict": "injection baseline"}).strict
     assert (
-        kinds == {"entries", "baseline"}
+        kinds == {"injection", "baseline"}
         and resolve(ini={"llmjudge_strict": "false"}).strict == set()
     )
     assert (resolve(cli={"runs": "4"}).max_runs, resolve(cli={"runs": "4"}).adaptive) == (4, False)
