@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..basics.fileio import shown, write_atomically, write_chunks_atomically
+from ..basics.redaction import redact
 from ..config.settings import Settings
 from ..evalfiles.entry_rules import check_id
 from ..reports.html import html_report
@@ -108,7 +109,9 @@ def save_responses(
             )
     for target, saved in per_target.items():
         _one_of_each_id(saved)
-        write_atomically(folder / f"{target}.json", json.dumps(saved, indent=2) + "\n")
+        # secrets out, as in the trace: a key in a ticket is not saved for replay
+        text = redact(json.dumps(saved, indent=2))
+        write_atomically(folder / f"{target}.json", text + "\n")
 
 
 def _one_of_each_id(saved: list[dict[str, Any]]) -> None:
