@@ -9,7 +9,7 @@ import re
 import pytest
 
 from pytest_llmjudge.config.options import FLAGS, INI_KEYS, OPTIONS
-from pytest_llmjudge.config.removed import CUTS
+from pytest_llmjudge.config.removed import CUT_WORDS, CUTS
 from pytest_llmjudge.schema.results import ItemResult, Meta, ResultsFile, Summary
 
 from docs_blocks import BLOCKS, CHECKED, PAGES, README, README_LINES, ROOT, block
@@ -47,6 +47,12 @@ def test_the_configuration_page_lists_every_removed_name_with_its_replacement() 
         assert row is not None, f"{name} is missing from the removed names"
         assert all(f"`{n}`" in row for n in (cut.flag, cut.ini, cut.env) if n)
         assert f"| {cut.command_line} | {cut.ini_file} |" in row
+
+
+def test_the_configuration_page_lists_every_removed_word_with_its_replacement() -> None:
+    removed = PAGES["configuration.md"].split("## Removed names")[1]
+    for cut in CUT_WORDS:
+        assert f"| `llmjudge_{cut.key}` | `{cut.word}` | {cut.instead} |" in removed
 
 
 def test_the_readme_table_of_flags_is_short_and_complete() -> None:
