@@ -185,8 +185,12 @@ class SessionResults:
             for i in items
             if i.outcome == "error"
         ]
-        errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
         invalid.sort(key=lambda s: (s.file, s.index or 0))
+        # (and, as pytest counts them, among the errors)
+        errors += [
+            ErrorEntry(id=entry.id, file=entry.file, reason=entry.reason) for entry in invalid
+        ]
+        errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
         summary = summarize(items, len(marked_skip), len(errors), len(invalid))
         return ResultsFile(
             meta=_meta(settings, facts, items, self.usage),
@@ -299,7 +303,7 @@ def summarize(
     items: list[ItemResult], skipped_invalid: int, errors: int, invalid: int = 0
 ) -> Summary:
     """The counts of a results file; ``skipped_invalid``: invalid entries marked skip,
-    ``invalid``: the others (each an error of pytest's, counted once, as invalid)."""
+    ``invalid``: the others (counted in ``errors`` too, as pytest and JUnit count them)."""
     counts = {
         o: sum(1 for i in items if i.outcome == o)
         for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
@@ -307,7 +311,7 @@ def summarize(
     counts["skipped"] += skipped_invalid
     passed, judged = pass_rate(items)
     return Summary(
-        total=sum(counts.values()) + errors + invalid,
+        total=sum(counts.values()) + errors,
         errors=errors,
         invalid=invalid,
         flaky=sum(1 for i in items if i.flaky),

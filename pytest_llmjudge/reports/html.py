@@ -58,7 +58,7 @@ def _verdict(results: ResultsFile) -> str:
         state = "failed"
         counts = [
             f"{s.failed} of {counted(items.total, 'eval item')} failed" if s.failed else "",
-            counted(s.errors, "error") if s.errors else "",
+            counted(s.errors - s.invalid, "error") if s.errors > s.invalid else "",
             counted(s.invalid, "invalid entry", "invalid entries") if s.invalid else "",
             counted(len(gates), "gate") + " failed" if gates else "",
         ]

@@ -25,7 +25,6 @@ def outcome_counts(s: Summary) -> str:
             ("passed", "passed"),
             ("failed", "failed"),
             ("errors", "error" if s.errors == 1 else "errors"),
-            ("invalid", "invalid"),
             ("skipped", "skipped"),
             ("xfailed", "xfailed"),
             ("xpassed", "xpassed"),

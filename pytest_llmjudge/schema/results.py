@@ -93,8 +93,8 @@ class Summary(BaseModel):
     skipped: int = 0
     invalid: int = Field(
         default=0,
-        description="entries that failed validation and turned the session red (pytest "
-        "counts each as an error; one marked skip is counted in skipped instead)",
+        description="entries that failed validation and turned the session red (counted in "
+        "errors too, as pytest counts them; one marked skip is counted in skipped instead)",
     )
     xfailed: int = 0
     xpassed: int = 0
@@ -308,8 +308,8 @@ class ResultsFile(BaseModel):
     invalid: list[SkippedEntry] = Field(
         default_factory=list,
         description="entries that failed validation, with file, index and reason: each turns "
-        "the session red (also listed under skipped, as the original harness lists them; one "
-        "marked skip is under skipped only)",
+        "the session red (also listed under skipped, as the original harness lists them, and "
+        "under errors; one marked skip is under skipped only)",
     )
     summary: Summary
     unstable: list[str] = Field(

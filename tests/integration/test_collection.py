@@ -136,7 +136,7 @@ def test_paths_and_patterns_come_from_ini(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["cases/bot_eval.json::picked", "1 test collected*"])
 
 
-def test_invalid_entries_are_skipped_naming_file_index_and_field(
+def test_invalid_entries_are_errors_naming_file_index_and_field(
     pytester: pytest.Pytester,
 ) -> None:
     write_evals(
@@ -152,8 +152,9 @@ def test_invalid_entries_are_skipped_naming_file_index_and_field(
             "not an object",
         ],
     )
-    result = run(pytester, "evals/", "-rs")
-    result.assert_outcomes(passed=1, skipped=7)
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1, errors=7)  # nothing measured them: red (issue 56)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
             "*support.json:7 (no-ticket): Missing 'ticket' field",
@@ -171,27 +172,31 @@ def test_invalid_entries_are_skipped_naming_file_index_and_field(
         "index": 1,
         "id": "no-ticket",
         "line": 7,
-        "reason": "Missing 'ticket' field",
-    } in results["skipped"]
+        "reason": "evals/support.json:7 (no-ticket): Missing 'ticket' field",
+    } in results["skipped"]  # the original harness's list, FILE:LINE (id): cause
     assert [s["index"] for s in results["skipped"]] == [1, 2, 3, 4, 5, 6, 7]
-    assert results["summary"]["skipped"] == 7
+    assert [s["index"] for s in results["invalid"]] == [1, 2, 3, 4, 5, 6, 7]
+    summary = results["summary"]
+    assert (summary["skipped"], summary["invalid"], summary["errors"]) == (0, 7, 7)
     assert results["summary"]["passed"] == 1
     # duplicates are kept apart, never merged into one item
     assert [r["id"] for r in results["results"]] == ["good"]
 
 
-def test_judge_strict_makes_invalid_entries_errors(pytester: pytest.Pytester) -> None:
+def test_invalid_entries_are_errors_with_and_without_judge_strict(
+    pytester: pytest.Pytester,
+) -> None:
     write_evals(pytester, [entry("good"), {"id": "no-ticket", "response": "r"}])
     result = run(pytester, "evals/", "--judge-strict")
     result.assert_outcomes(passed=1, errors=1)
+    assert run(pytester, "evals/").ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         ["*invalid eval entry: evals/support.json:7 (no-ticket): Missing 'ticket'*"]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     errors = read_results(pytester)["errors"]
-    assert errors == [
-        {"id": "no-ticket", "file": "evals/support.json", "reason": "Missing 'ticket' field"}
-    ]
+    reason = "evals/support.json:7 (no-ticket): Missing 'ticket' field"
+    assert errors == [{"id": "no-ticket", "file": "evals/support.json", "reason": reason}]
 
 
 def test_json_syntax_error_is_a_collection_error_with_line_and_column(

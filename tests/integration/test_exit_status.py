@@ -40,12 +40,16 @@ def _no_traceback(result: pytest.RunResult) -> None:
 HEURISTIC = "--judge-provider=heuristic"
 
 
-def test_passed_items_and_skipped_invalid_entries_exit_0(pytester: pytest.Pytester) -> None:
+def test_an_invalid_entry_exits_1_and_one_marked_skip_exits_0(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [checked("ok"), {"id": "no-ticket", "response": "r"}])
     result = run(pytester, "evals/", HEURISTIC)
-    result.assert_outcomes(passed=1, skipped=1)
-    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     _no_traceback(result)
+    write_evals(pytester, [checked("ok"), {"id": "no-ticket", "response": "r", "marks": ["skip"]}])
+    skipped = run(pytester, "evals/", HEURISTIC)
+    skipped.assert_outcomes(passed=1, skipped=1)
+    assert skipped.ret == pytest.ExitCode.OK
 
 
 @pytest.mark.parametrize(
@@ -54,7 +58,7 @@ def test_passed_items_and_skipped_invalid_entries_exit_0(pytester: pytest.Pytest
         ([checked("ok"), checked("bad", passes=False)], [], {"passed": 1, "failed": 1}),
         (
             [checked("ok"), {"id": "no-ticket", "response": "r"}],
-            ["--judge-strict"],
+            [],
             {"passed": 1, "errors": 1},
         ),
         (
@@ -90,12 +94,12 @@ def test_deep_nesting_is_one_line_of_its_entry(pytester: pytest.Pytester) -> Non
     for _ in range(900):  # parsed by json, but too deep to keep in results and reports
         deep = [deep]
     write_evals(pytester, [checked("ok"), checked("deep", metadata={"a": deep})])
-    result = run(pytester, "evals/", HEURISTIC, "-rs")
-    result.assert_outcomes(passed=1, skipped=1)
+    result = run(pytester, "evals/", HEURISTIC)
+    result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
         ["*invalid eval entry: evals/support.json:* (deep): 'metadata' is nested more than 50*"]
     )
-    assert result.ret == pytest.ExitCode.OK
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     _no_traceback(result)
 
 

@@ -30,8 +30,8 @@ def test_jsonl_entries_name_their_line(pytester: pytest.Pytester) -> None:
         {{"id": "no-ticket", "response": "r"}}
         """,
     )
-    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
-    result.assert_outcomes(passed=1, skipped=2)
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, errors=2)  # invalid entries: red (issue 56)
     result.stdout.fnmatch_lines(
         [
             "*evals/support.jsonl:2 (#1): not JSON (Expecting property name enclosed in double*",
@@ -42,8 +42,7 @@ def test_jsonl_entries_name_their_line(pytester: pytest.Pytester) -> None:
     assert by_id(results)["ok"]["nodeid"] == "evals/support.jsonl::ok"
     assert by_id(results)["ok"]["line"] == 1
     assert [(s["id"], s["line"]) for s in results["skipped"]] == [("#1", 2), ("no-ticket", 4)]
-    strict = run(pytester, "evals/", "--judge-strict", "--judge-provider=heuristic")
-    strict.assert_outcomes(passed=1, errors=2)
+    assert [(s["id"], s["line"]) for s in results["invalid"]] == [("#1", 2), ("no-ticket", 4)]
 
 
 def test_csv_columns_map_to_the_entry_fields(pytester: pytest.Pytester) -> None:
@@ -59,8 +58,8 @@ def test_csv_columns_map_to_the_entry_fields(pytester: pytest.Pytester) -> None:
         """,
     )
     pytester.makeini("[pytest]\nmarkers =\n    slow: slow evals\n")
-    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
-    result.assert_outcomes(passed=1, xfailed=1, skipped=2)
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, xfailed=1, errors=2)
     result.stdout.fnmatch_lines(
         [
             "*column 'notes' ignored (use metadata.notes to keep it)*",
@@ -128,9 +127,9 @@ def test_a_trailing_comma_is_named_where_it_is(pytester: pytest.Pytester) -> Non
     )
     _write(pytester, "more.jsonl", '{"id": "b", "ticket": "t", "response": "r",}\n')
     result = run(
-        pytester, "evals/", "--judge-provider=heuristic", "-rs", "--continue-on-collection-errors"
+        pytester, "evals/", "--judge-provider=heuristic", "--continue-on-collection-errors"
     )
-    result.assert_outcomes(errors=1, skipped=1)
+    result.assert_outcomes(errors=2)  # the file that cannot be read, and the invalid entry
     result.stdout.fnmatch_lines(
         [
             # the parser itself says "line 3, column 1: Expecting value"
@@ -178,8 +177,8 @@ examples:
 def test_yaml_files_read_like_json(pytester: pytest.Pytester) -> None:
     pytest.importorskip("yaml")
     _write(pytester, "support.yaml", YAML)
-    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
-    result.assert_outcomes(passed=1, skipped=1)
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*evals/support.yaml:* (#1): 'id' must be a string, got int*"])
     rows = by_id(read_results(pytester))
     assert rows["ok"]["line"] == 4 and rows["ok"]["relevance"]["threshold"] == 2

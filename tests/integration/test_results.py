@@ -35,13 +35,18 @@ def test_results_superset_of_the_harness_format(
     assert first["relevance"]["score"] == 4 and first["relevance"]["reasoning"]
     assert first["metadata"] == {"area": "ci"} and first["expected"] == {"relevance": 5}
     assert results["skipped"][0]["index"] == 2
-    assert results["skipped"][0]["reason"] == "Missing 'ticket' field"
+    # as the harness writes it: FILE:LINE (id): cause; and an error, as pytest counts it
+    reason = "evals/support.json:18 (ticket-003): Missing 'ticket' field"
+    assert results["skipped"][0]["reason"] == reason
+    assert results["errors"] == [
+        {"id": "ticket-003", "file": "evals/support.json", "reason": reason}
+    ]
     assert results["summary"] == {
         "total": 3,
         "passed": 1,
         "failed": 1,
-        "errors": 0,
-        "skipped": 1,
+        "errors": 1,
+        "skipped": 0,
         "invalid": 1,
         "xfailed": 0,
         "xpassed": 0,
