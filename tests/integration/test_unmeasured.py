@@ -79,6 +79,23 @@ def test_an_invalid_entry_marked_skip_is_left_out_and_the_session_stays_green(
     assert (data["summary"]["skipped"], data["summary"]["invalid"]) == (1, 0)
 
 
+def test_a_live_bots_empty_answer_stays_an_error_of_its_item(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+import pytest
+
+@pytest.fixture
+def llmjudge_response():
+    return "  "  # what a bot answered
+""")
+    write_evals(pytester, [entry("asked")])
+    result = run(pytester, "evals/")
+    assert result.ret == 1
+    result.assert_outcomes(errors=1)
+    data = read_results(pytester)
+    assert by_id(data)["asked"]["outcome"] == "error" and data["invalid"] == []
+    assert "llmjudge_response must be a non-empty string" in by_id(data)["asked"]["error"]
+
+
 def test_strict_entries_is_retired_naming_what_replaced_it(pytester: pytest.Pytester) -> None:
     write_evals(pytester, [entry("ok-1")])
     result = run(pytester, "evals/", "-o", "llmjudge_strict=entries")
