@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..basics.rubrics import OPTIONAL_DIMENSIONS
-from .removed import REMOVED_WORDS
 from .targets import TargetTable, parse_target_table
 
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
@@ -199,6 +198,8 @@ def strict_kinds(text: str) -> frozenset[str]:
     except ValueError:
         pass
     kinds = [name for name, _ in _pairs(text)]
+    from .removed import REMOVED_WORDS  # (a session that sets no strict word never reads it)
+
     for kind in kinds:
         if (word := REMOVED_WORDS.get(("strict", kind))) is not None:
             raise ValueError(word.error())

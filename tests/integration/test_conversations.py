@@ -140,8 +140,8 @@ def test_bad_turns_name_the_entry_and_the_turn(
     pytester: pytest.Pytester, turns: Any, message: str
 ) -> None:
     write_evals(pytester, [_entry("bad", conversation=turns)])
-    result = run(pytester, "evals/", "-rs", "--judge-provider=heuristic")
-    result.assert_outcomes(skipped=1)
+    result = run(pytester, "evals/", "--judge-provider=heuristic")
+    result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*evals/support.json:* (*): {message}*"])
 
 

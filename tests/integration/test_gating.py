@@ -200,7 +200,7 @@ def test_fails_closed_when_nothing_was_judged(pytester: pytest.Pytester) -> None
         pytester,
         [
             entry("a", marks=[{"name": "skip", "reason": "later"}]),
-            {"id": "b", "response": "no ticket"},
+            {"id": "b", "response": "no ticket", "marks": ["skip"]},  # invalid, set aside
         ],
     )
     result = run(pytester, "evals/")
@@ -352,7 +352,7 @@ def test_markdown_report_and_step_summary(
     run(pytester, "evals/", "--judge-report=reports/evals.md", "-o", "llmjudge_gates=pass_rate=0.9")
     report = (pytester.path / "reports/evals.md").read_text()
     assert "## LLM judge evals" in report
-    assert "| 1 | 1 | 0 | 0 | 0 | 0 | 0 | 50% |" in report
+    assert "| 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 50% |" in report
     assert "| pass_rate | ❌ pass rate 0.50 < 0.9" in report
     rows = [line for line in report.splitlines() if line.startswith("| `evals/")]
     assert rows[0].startswith("| `evals/support.json::bad` | failed |")  # failures first
