@@ -181,7 +181,8 @@ def test_summary_totals_add_up_and_pass_rate_is_over_the_judged_items(
     summary = read_results(pytester)["summary"]
     outcomes = ("passed", "failed", "errors", "skipped", "xfailed", "xpassed", "flaky_failed")
     assert summary["total"] == sum(summary[o] for o in outcomes) == 7
-    assert summary["errors"] == 2  # the dead judge and the broken file
+    assert summary["errors"] == 3  # the dead judge, the broken file and the invalid entry
+    assert (summary["invalid"], summary["skipped"]) == (1, 0)
     # judged: good, bad, partial (down has no judged dimension; weak is an xfail)
     assert (summary["judged"], summary["pass_rate"]) == (3, round(2 / 3, 4))
     assert summary["partial_runs"] == 1

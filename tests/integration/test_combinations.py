@@ -118,7 +118,7 @@ def _evals(mode: str) -> list[dict[str, Any]]:
     if mode == "scores":
         for i, entry in enumerate(valid):
             entry["response"] = f"Raise the heap {i}. {{{{relevance=4,3,4,3 tone=4}}}}"
-    return [*valid, {"id": "broken", "response": "no ticket"}]  # invalid: strict decides
+    return [*valid, {"id": "broken", "response": "no ticket"}]  # invalid: red
 
 
 def _args(cell: dict[str, str], targets: str, output: str) -> list[str]:
@@ -188,14 +188,10 @@ def _check(
             assert len(dim["runs"]) in runs and not dim["failed_runs"], (row["id"], name, dim)
     if cell["mode"] == "scores" and len(runs) > 1:  # 4,3 is close to the threshold: more runs
         assert all(len(row["relevance"]["runs"]) == runs[-1] for row in rows), rows
-    broken = "error" if cell["strict"] == "on" else "skipped"
-    if broken == "skipped":
-        assert [s["index"] for s in results["skipped"]] == [ENTRIES]
-        # the exit status is pytest's verdict on the judged items alone
-        failed = any(row["outcome"] == "failed" for row in rows)
-        assert result.ret == (pytest.ExitCode.TESTS_FAILED if failed else pytest.ExitCode.OK)
-    else:
-        assert "broken" in result.stdout.str() and result.ret == pytest.ExitCode.TESTS_FAILED
+    # the invalid entry: red, by name, strict or not (issue 56); in the harness's skipped list
+    assert [s["index"] for s in results["skipped"]] == [ENTRIES]
+    assert [s["index"] for s in results["invalid"]] == [ENTRIES]
+    assert "broken" in result.stdout.str() and result.ret == pytest.ExitCode.TESTS_FAILED
     if cell["mode"] != "scores":
         overall = results["comparison"]["overall"]
         assert {t: (o["judged"], o["entries"]) for t, o in overall.items()} == {

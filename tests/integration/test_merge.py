@@ -153,16 +153,18 @@ def test_invalid_entries_of_the_shards_are_in_the_merged_results(
 ) -> None:
     write_evals(pytester, [entry("qa"), entry("qb", ticket="t-qb"), {"id": "qbad", "ticket": "t"}])
     offline = "--judge-provider=heuristic"
-    assert run(pytester, "evals/", offline, "-k", "qa or qbad", "--judge-output=a.json").ret == 0
+    assert run(pytester, "evals/", offline, "-k", "qa or qbad", "--judge-output=a.json").ret == 1
     assert (
         run(pytester, "evals/", offline, "-k", "qb and not qbad", "--judge-output=b.json").ret == 0
     )
     merged = _cli(pytester.path, "merge", "a.json", "b.json", "-o", "merged.json")
-    assert merged.returncode == 0, merged.stderr
+    assert merged.returncode == 1, merged.stderr  # red for it, as the shard was
     results = _read(pytester.path / "merged.json")
-    assert results["summary"]["invalid"] == 1 == results["summary"]["skipped"]
+    summary = results["summary"]
+    assert (summary["invalid"], summary["errors"], summary["skipped"]) == (1, 1, 0)
     assert [e["id"] for e in results["invalid"]] == ["qbad"]
-    assert "1 invalid entry (skipped; --judge-strict makes them errors):" in merged.stdout
+    assert "1 invalid entry (not measured, so the session is red" in merged.stdout
+    assert "evals/support.json:10 (qbad): Missing 'response' field" in merged.stdout
 
 
 def _closed_pipe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
