@@ -244,10 +244,11 @@ _REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
         lambda v: v["verdict"][0] == "confident" and v["runs"].runs < 2,
         "confident needs --judge-runs >= 2 (one run has no confidence interval)",
     ),
-    (
-        "gates",
-        lambda v: v["gates"].regression and v["baseline"] is None,
-        "regression needs --judge-baseline",
+    (  # without it, regression is not checked, and the summary says so (first run on main)
+        "strict",
+        lambda v: "baseline" in v["strict"] and v["gates"].regression and v["baseline"] is None,
+        "(baseline): the regression gate has no baseline to compare with: give "
+        "--judge-baseline (or leave baseline out of llmjudge_strict where none exists yet)",
     ),
 )
 # Settings fields read from one option's parsed value: field -> (option, how).

@@ -66,6 +66,9 @@ def invalid_lines(results: ResultsFile, strict: bool) -> list[str]:
     return lines
 
 
+STRICT_ENTRIES = "-o llmjudge_strict=entries"
+
+
 def _became(results: ResultsFile, strict: bool) -> str:
     """What the invalid entries became: skipped, or errors (--judge-strict; and, whatever it
     says, an entry longer than llmjudge_max_input_chars or an unknown mark under
@@ -75,12 +78,14 @@ def _became(results: ResultsFile, strict: bool) -> str:
     skips = {(s.file, s.index, s.id, s.line) for s in results.skipped}
     skipped = sum(1 for e in results.invalid if (e.file, e.index, e.id, e.line) in skips)
     errors = len(results.invalid) - skipped
+    # llmjudge_strict=entries, not --judge-strict: the flag is every kind, fallback too, a
+    # usage error offline; this works in every session
     if not errors:
-        return "skipped; --judge-strict makes them errors"
+        return f"skipped; {STRICT_ENTRIES} makes them errors"
     if not skipped:
         return "an error" if errors == 1 else "errors"
     them = "it an error" if skipped == 1 else "them errors"
-    return f"{skipped} skipped, --judge-strict makes {them}; {counted(errors, 'error')}"
+    return f"{skipped} skipped, {STRICT_ENTRIES} makes {them}; {counted(errors, 'error')}"
 
 
 SKIPPED_SHOWN = 5  # skipped items named in the summary; ``-rs`` lists them all

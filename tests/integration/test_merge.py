@@ -162,7 +162,8 @@ def test_invalid_entries_of_the_shards_are_in_the_merged_results(
     results = _read(pytester.path / "merged.json")
     assert results["summary"]["invalid"] == 1 == results["summary"]["skipped"]
     assert [e["id"] for e in results["invalid"]] == ["qbad"]
-    assert "1 invalid entry (skipped; --judge-strict makes them errors):" in merged.stdout
+    hint = "1 invalid entry (skipped; -o llmjudge_strict=entries makes them errors):"
+    assert hint in merged.stdout
 
 
 def _closed_pipe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

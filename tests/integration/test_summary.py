@@ -54,7 +54,7 @@ def test_invalid_entries_are_counted_and_named_without_rs(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(
         [
             "3 eval items: 1 passed, 2 skipped; judge: openai gpt-4o-mini, runs=1",
-            "2 invalid entries (skipped; --judge-strict makes them errors):",
+            "2 invalid entries (skipped; -o llmjudge_strict=entries makes them errors):",
             "  evals/support.json:7 (no-answer): Missing 'response' field",
             "  evals/support.json:11 (#2): 'id' must be a non-empty string",
         ]
@@ -81,12 +81,12 @@ def test_an_invalid_entry_that_is_an_error_is_not_said_to_be_skipped(
     result = run(pytester, "evals/", *longer, "-k", "not fine")
     result.assert_outcomes(skipped=1, errors=1)
     result.stdout.fnmatch_lines(
-        ["2 invalid entries (1 skipped, --judge-strict makes it an error; 1 error):"]
+        ["2 invalid entries (1 skipped, -o llmjudge_strict=entries makes it an error; 1 error):"]
     )
     alone = run(pytester, "evals/", *longer, "-k", "long")
     alone.assert_outcomes(errors=1)
     alone.stdout.fnmatch_lines(["1 invalid entry (an error):"])
-    assert "(skipped; --judge-strict makes them errors)" not in alone.stdout.str()
+    assert "(skipped; -o llmjudge_strict=entries makes them errors)" not in alone.stdout.str()
 
 
 def test_many_invalid_entries_show_the_first_few(pytester: pytest.Pytester) -> None:
