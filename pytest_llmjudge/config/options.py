@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..basics.rubrics import OPTIONAL_DIMENSIONS
+from ..basics.rubrics import DEFAULT_ASSISTANT, OPTIONAL_DIMENSIONS
 from .targets import TargetTable, parse_target_table
 
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
@@ -580,9 +580,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "dimensions",
         "llmjudge_dimensions",
-        "extra dimensions judged on every item: name=rubric-file ..., or correctness",
+        "dimensions judged on every item: name=rubric-file ..., or correctness; "
+        "relevance= or tone= with a file replaces that built-in rubric",
         _dimension_files,
         (),
+    ),
+    OptionSpec(
+        "assistant",
+        "llmjudge_assistant",
+        "whose replies the LLM judge judges, as its role line says it "
+        f"(default: {DEFAULT_ASSISTANT}): a ferry operator's help desk",
+        _text,
+        DEFAULT_ASSISTANT,
     ),
     OptionSpec(
         "max_input_chars",

@@ -21,9 +21,10 @@ from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_b
 from ..analysis.comparison import compare_targets
 from ..analysis.gates import agreement_gates, evaluate_gates
 from ..analysis.pairwise import pairwise_over, win_rate_gates
+from ..config.settings import NO_BASELINE
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, BatchSummary, Meta, ResultsFile, Tokens
-from .session_results import NO_BASELINE, summarize
+from .session_results import summarize
 
 
 class MergeError(Exception):

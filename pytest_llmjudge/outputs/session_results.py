@@ -264,13 +264,8 @@ def _scoring(identity: JudgeIdentity, usage: Usage) -> str:
     return "text" if usage.weighted == 0 else "mixed"
 
 
-NO_BASELINE = "regression: not checked (no baseline)"
-
-
 def _notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[str]:
-    notices = []
-    if settings.fail_on_regression and settings.baseline is None:
-        notices.append(NO_BASELINE)
+    notices = settings.notices()
     if usage.short_replies:
         then = (
             "the runs it left out, and every later run, were asked one request each"
