@@ -56,7 +56,7 @@ MARKERS = (
     "this test (runs per dimension and a minimum score 1-5 for any built-in or configured "
     "dimension, correctness among them); overrides the command line and ini",
     "flaky_eval: a judged test whose scores are known to be noisy: falling below threshold "
-    "is reported as xfail and does not fail the session (unless strict: --judge-strict)",
+    "is reported as xfail and does not fail the session (unless llmjudge_strict = flaky)",
 )
 
 

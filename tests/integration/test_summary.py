@@ -72,6 +72,24 @@ def test_invalid_entries_are_counted_and_named_without_rs(pytester: pytest.Pytes
     )
 
 
+def test_the_invalid_entry_hint_names_a_command_that_works_offline(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_PROVIDER"):  # no LLM judge
+        monkeypatch.delenv(name)
+    write_evals(pytester, [entry("fine"), {"id": "no-answer", "ticket": "T"}])
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1, skipped=1)
+    hint = "-o llmjudge_strict=entries"
+    result.stdout.fnmatch_lines([f"1 invalid entry (skipped; {hint} makes them errors):"])
+    # the command the hint names, in the same (offline) session: the entry is an error now
+    hinted = run(pytester, "evals/", *hint.split())
+    hinted.assert_outcomes(passed=1, errors=1)
+    assert hinted.ret == pytest.ExitCode.TESTS_FAILED
+    # (--judge-strict is every kind, fallback too: offline it refuses the heuristic judge)
+    assert run(pytester, "evals/", "--judge-strict").ret == pytest.ExitCode.USAGE_ERROR
+
+
 def test_an_invalid_entry_that_is_an_error_is_not_said_to_be_skipped(
     pytester: pytest.Pytester,
 ) -> None:
