@@ -74,7 +74,7 @@ def _became(results: ResultsFile, strict: bool) -> str:
     says, an entry longer than llmjudge_max_input_chars or an unknown mark under
     --strict-markers)."""
     if strict:
-        return "errors: --judge-strict"
+        return "errors: strict entries"  # the flag, or llmjudge_strict = entries
     skips = {(s.file, s.index, s.id, s.line) for s in results.skipped}
     skipped = sum(1 for e in results.invalid if (e.file, e.index, e.id, e.line) in skips)
     errors = len(results.invalid) - skipped

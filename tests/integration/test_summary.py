@@ -67,7 +67,7 @@ def test_invalid_entries_are_counted_and_named_without_rs(pytester: pytest.Pytes
     strict.stdout.fnmatch_lines(
         [
             "3 eval items: 1 passed, 2 errors; *",
-            "2 invalid entries (errors: --judge-strict):",
+            "2 invalid entries (errors: strict entries):",
         ]
     )
 
