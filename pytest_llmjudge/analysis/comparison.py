@@ -64,7 +64,16 @@ def _entry(
 ) -> ComparedEntry:
     # A dimension that does not apply to this entry (correctness without a reference) is left
     # out of its comparison; the entry is compared on the others.
-    left_out = [d for d in dims if any(d in item.not_applicable for item in per_target.values())]
+    # (correctness judged by default, not configured, is not listed as not applicable: an
+    # entry without a reference that no target was judged on has none)
+    items = per_target.values()
+    unreferenced = all(item.reference is None for item in items)
+    left_out = [
+        d
+        for d in dims
+        if any(d in item.not_applicable for item in items)
+        or (unreferenced and all(d not in item.dimensions for item in items))
+    ]
     dims = [d for d in dims if d not in left_out]
     complete = {
         t for t, item in per_target.items() if dims and all(d in item.dimensions for d in dims)

@@ -150,20 +150,16 @@ def test_significance_over_the_suite(pytester: pytest.Pytester, bots: Any) -> No
     )
 
 
+# correctness configured, or judged by default (an LLM judge, entries with a reference)
+@pytest.mark.parametrize("configured", [("-o", "llmjudge_dimensions=correctness"), ()])
 def test_entries_without_a_reference_are_compared_on_the_dimensions_that_apply(
-    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any, configured: tuple[str, ...]
 ) -> None:
     python = bots(answering("relevance=5 tone=5 correctness=5"))
     dotnet = bots(answering("relevance=3 tone=4 correctness=2"))
     referenced = {**TICKETS[0], "reference": "The right answer."}
     write_evals(pytester, [referenced, *TICKETS[1:]])
-    result = run(
-        pytester,
-        "evals/",
-        *targets(python=python, dotnet=dotnet),
-        "-o",
-        "llmjudge_dimensions=correctness",
-    )
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet), *configured)
     result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
         [
