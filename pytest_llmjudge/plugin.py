@@ -56,7 +56,7 @@ MARKERS = (
     "this test (runs per dimension and a minimum score 1-5 for any built-in or configured "
     "dimension, correctness among them); overrides the command line and ini",
     "flaky_eval: a judged test whose scores are known to be noisy: falling below threshold "
-    "is reported as xfail and does not fail the session (unless strict: --judge-strict)",
+    "is reported as xfail and does not fail the session (unless llmjudge_strict = flaky)",
 )
 
 
@@ -284,10 +284,13 @@ def llmjudge_response(eval_case: EvalCase, llmjudge_target: str | None) -> str:
 
     Override it to produce the answer in Python (call your bot, per ``llmjudge_target``).
     """
-    if llmjudge_target is None:
+    if llmjudge_target is None and eval_case.saved_error is None:
         assert eval_case.response is not None  # validated: required without targets
         return eval_case.response
     from .session.result_rows import live_answer
+
+    if llmjudge_target is None:  # a saved target's error, replayed as it was
+        return live_answer(running_item(), None)
 
     return live_answer(running_item(), llmjudge_target)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..basics.wording import counted
 from ..schema.results import (
@@ -55,6 +55,21 @@ def _scores(item: ItemResult, dims: Sequence[str], complete: bool) -> TargetScor
     )
 
 
+def _not_applying(items: Iterable[ItemResult], dims: Sequence[str]) -> list[str]:
+    """The dimensions that do not apply to an entry (correctness without a reference): left
+    out of its comparison, which is over the others. Correctness judged by default (not
+    configured) is not listed as not applicable: an entry without a reference that no target
+    was judged on has none."""
+    items = list(items)
+    unreferenced = all(item.reference is None for item in items)
+    return [
+        d
+        for d in dims
+        if any(d in item.not_applicable for item in items)
+        or (unreferenced and all(d not in item.dimensions for item in items))
+    ]
+
+
 def _entry(
     key: str,
     per_target: Mapping[str, ItemResult],
@@ -62,9 +77,7 @@ def _entry(
     tolerance: float,
     dims: Sequence[str],
 ) -> ComparedEntry:
-    # A dimension that does not apply to this entry (correctness without a reference) is left
-    # out of its comparison; the entry is compared on the others.
-    left_out = [d for d in dims if any(d in item.not_applicable for item in per_target.values())]
+    left_out = _not_applying(per_target.values(), dims)
     dims = [d for d in dims if d not in left_out]
     complete = {
         t for t, item in per_target.items() if dims and all(d in item.dimensions for d in dims)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
-from ..basics.rubrics import OPTIONAL_DIMENSIONS
+from ..basics.rubrics import DEFAULT_ASSISTANT, OPTIONAL_DIMENSIONS
 from .targets import TargetTable, parse_target_table
 
 PROVIDERS = ("auto", "openai", "ollama", "heuristic")
@@ -293,6 +293,23 @@ def gates(text: str) -> Gates:
     return Gates(**found)
 
 
+def added(low: Any, high: Any) -> Any:
+    """Two values of a per-name option (gates, thresholds) as one: every name of either, the
+    higher source's value where both name it."""
+    if isinstance(low, dict):
+        return {**low, **high}
+    merged = {}
+    for name in (f.name for f in fields(low)):
+        a, b = getattr(low, name), getattr(high, name)
+        if isinstance(a, bool):
+            merged[name] = a or b
+        elif isinstance(a, dict) or isinstance(b, dict):
+            merged[name] = {**(a or {}), **(b or {})}
+        else:
+            merged[name] = a if b is None else b
+    return type(low)(**merged)
+
+
 def _target_table(text: str) -> TargetTable | None:
     return parse_target_table(text) or None
 
@@ -313,6 +330,8 @@ class OptionSpec:
     negated: bool = False  # --judge-no-cache turns the setting off
     flag_help: str | None = None  # the flag's own help where it does not take the ini's values
     repeatable: bool = False  # the flag may be given several times (values joined by commas)
+    # a per-name option (gates, thresholds): each source adds its names to the lower ones'
+    merge: Callable[[Any, Any], Any] | None = None
 
 
 DEFAULT_MAX_INPUT_CHARS = 100_000  # ticket + response: fits common context windows
@@ -362,6 +381,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         flag="--judge-threshold",
         metavar="DIM=SCORE",
         repeatable=True,
+        merge=added,
     ),
     OptionSpec(
         "output",
@@ -545,6 +565,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         f"suite gates that fail the session: {GATES_EXAMPLE}",
         gates,
         Gates(),
+        merge=added,
     ),
     OptionSpec(
         "label_margin",
@@ -564,9 +585,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "dimensions",
         "llmjudge_dimensions",
-        "extra dimensions judged on every item: name=rubric-file ..., or correctness",
+        "dimensions judged on every item: name=rubric-file ..., or correctness; "
+        "relevance= or tone= with a file replaces that built-in rubric",
         _dimension_files,
         (),
+    ),
+    OptionSpec(
+        "assistant",
+        "llmjudge_assistant",
+        "whose replies the LLM judge judges, as its role line says it "
+        f"(default: {DEFAULT_ASSISTANT}): a ferry operator's help desk",
+        _text,
+        DEFAULT_ASSISTANT,
     ),
     OptionSpec(
         "max_input_chars",

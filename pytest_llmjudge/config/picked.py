@@ -65,8 +65,8 @@ def pick(
     cli_value = cli.get(spec.dest)
     if isinstance(cli_value, list):  # a repeatable flag given several times
         cli_value = ",".join(cli_value)
-    if cli_value is not None:
-        candidates.append((cli_value, spec.flag or spec.dest))
+    if cli_value is not None:  # (an ini key's value given with -o, for a per-name option)
+        candidates.append((cli_value, spec.flag or f"-o {spec.ini}"))
     for name in spec.env:
         if env.get(name, "").strip():
             candidates.append((env[name], f"environment variable {name}"))
@@ -76,11 +76,20 @@ def pick(
         candidates.append((ini_value, f"ini option {spec.ini}"))
     if not candidates:
         return spec.default, "default"
-    raw, source = candidates[0]
+    if spec.merge is None:
+        return _parsed(spec, *candidates[0]), candidates[0][1]
+    # a per-name option: the lower sources' names stay, each source its own errors
+    value = _parsed(spec, *candidates[-1])
+    for raw, source in reversed(candidates[:-1]):
+        value = spec.merge(value, _parsed(spec, raw, source))
+    return value, " and ".join(source for _, source in reversed(candidates))
+
+
+def _parsed(spec: OptionSpec, raw: Any, source: str) -> Any:
     if isinstance(raw, bool) and spec.is_flag:  # a switch given: the setting's on (or off)
         raw = "true" if raw else "false"
     try:
-        return spec.parse(str(raw)), source
+        return spec.parse(str(raw))
     except ValueError as exc:
         reason = str(exc)
         if "invalid literal" in reason or "could not convert" in reason:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..basics.redaction import register_url, safe_url
+from ..basics.rubrics import CORRECTNESS, DEFAULT_ASSISTANT, Dimension
 from ..basics.rubrics import DIMENSIONS as BUILTIN_DIMENSIONS
-from ..basics.rubrics import Dimension
 from .options import (
     DEFAULT_MAX_INPUT_CHARS,
     DEFAULT_MODEL,
@@ -29,8 +29,10 @@ from .options import (
 from .picked import Picked, pick
 from .picked import SettingsError as SettingsError  # raised here; its home is picked
 from .pricing import Price, configured_price
-from .rubric_files import read_rubrics
+from .rubric_files import ignored_offline, read_rubrics
 from .targets import TargetConfig
+
+NO_BASELINE = "regression: not checked (no baseline)"
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,14 @@ class Settings:
         """OpenAI itself needs OPENAI_API_KEY; a local server (a base URL, Ollama) takes any."""
         return self.uses_llm and self.provider != "ollama" and self.base_url is None
 
+    def notices(self) -> list[str]:
+        """What the settings leave undone, said in the summary: a regression gate without a
+        baseline, the judge's domain where the offline judge cannot read it."""
+        notices = [NO_BASELINE] if self.fail_on_regression and self.baseline is None else []
+        if not self.uses_llm and (ignored := ignored_offline(self.dimensions)):
+            notices.append(f"the offline judge ignores {ignored}: it scores by its own signals")
+        return notices
+
     def header(self) -> str:
         """The one line that makes a run's judge setup reproducible."""
         model = self.model if self.uses_llm else "none (no LLM)"
@@ -137,7 +147,7 @@ def resolve_settings(
     picked = Picked.of(cli, env, ini, base_dir, ini_dir)
     judge = _judge(picked, cli, env, ini)
     register_url(judge["base_url"])  # its credentials never appear in any output
-    resolved = {**judge, **_costs(picked, judge, ini), **_dimensions(picked)}
+    resolved = {**judge, **_costs(picked, judge, ini), **_dimensions(picked, judge)}
     for name, refused, problem in _REFUSED:
         if refused(picked.values):
             raise picked.fail(name, problem)
@@ -221,13 +231,18 @@ def _costs(picked: Picked, judge: Mapping[str, Any], ini: Mapping[str, Any]) -> 
     return {"price": price, "cache": chosen.on if chosen.on is not None else llm}
 
 
-def _dimensions(picked: Picked) -> dict[str, Any]:
-    """The dimensions judged (built-in and from rubric files) and their thresholds."""
+def _dimensions(picked: Picked, judge: Mapping[str, Any]) -> dict[str, Any]:
+    """The dimensions judged (built-in and from rubric files) and their thresholds; with an
+    LLM judge, correctness where an entry has a reference, configured or not."""
     values, source = picked.values, picked.sources["dimensions"]
     try:
         dimensions = read_rubrics(values["dimensions"], picked.folder("dimensions"), source)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
+    if judge["provider"] != "heuristic" and CORRECTNESS.name not in dimensions:
+        dimensions[CORRECTNESS.name] = replace(CORRECTNESS, by_default=True)
+    if values["assistant"] != DEFAULT_ASSISTANT:  # part of every rubric's version
+        dimensions = {n: replace(d, assistant=values["assistant"]) for n, d in dimensions.items()}
     for name, named in (("gates", values["gates"].mean), ("thresholds", values["thresholds"])):
         unknown = sorted(set(named or {}) - set(dimensions))
         if unknown:
@@ -246,10 +261,11 @@ _REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
         lambda v: v["verdict"][0] == "confident" and v["runs"].runs < 2,
         "confident needs --judge-runs >= 2 (one run has no confidence interval)",
     ),
-    (
-        "gates",
-        lambda v: v["gates"].regression and v["baseline"] is None,
-        "regression needs --judge-baseline",
+    (  # without it, regression is not checked, and the summary says so (first run on main)
+        "strict",
+        lambda v: "baseline" in v["strict"] and v["gates"].regression and v["baseline"] is None,
+        "(baseline): the regression gate has no baseline to compare with: give "
+        "--judge-baseline (or leave baseline out of llmjudge_strict where none exists yet)",
     ),
 )
 # Settings fields read from one option's parsed value: field -> (option, how).

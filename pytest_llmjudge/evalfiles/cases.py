@@ -80,8 +80,14 @@ def read_entry(
     deep = too_deep(raw)
     if deep:
         raise ValueError(deep)
+    # a saved empty answer stays empty: replayed, it is the error it was live
+    empty = _saved_empty_answer(raw)
     try:
-        case = EvalCase.model_validate(raw)
+        case = EvalCase.model_validate(
+            {k: v for k, v in raw.items() if not (empty and k == "response")}
+        )
+        if empty:
+            case = case.model_copy(update={"response": ""})
     except ValidationError as exc:
         errors = exc.errors()
         # A mark that is neither a name nor an object yields one error per union member.
@@ -96,7 +102,7 @@ def read_entry(
     checks = case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
     if not case.judge and not case.checks:
         raise ValueError("'judge': false needs 'checks': nothing else would decide the outcome")
-    if not live and case.response is None:
+    if not live and case.response is None and case.saved_error is None:
         raise ValueError("Missing 'response' field")
     for section in ("thresholds", "expected"):
         unknown = sorted(set(getattr(case, section)) - set(dimensions))
@@ -106,6 +112,12 @@ def read_entry(
                 f"(known: {', '.join(dimensions)})"
             )
     return case, checks
+
+
+def _saved_empty_answer(raw: dict[str, Any]) -> bool:
+    """An entry of a saved answers file whose target answered an empty text."""
+    metadata = raw.get("metadata")
+    return raw.get("response") == "" and isinstance(metadata, dict) and "target" in metadata
 
 
 def _entry_lines(text: str, is_list: bool, count: int) -> list[int | None]:

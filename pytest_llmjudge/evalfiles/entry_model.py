@@ -26,6 +26,7 @@ NonEmpty = Annotated[
 ]
 Score = Annotated[float, Field(ge=1, le=5)]
 SAVED_LATENCY = "latency_ms"  # a saved answer's metadata: how long its live target took
+SAVED_ERROR = "target_error"  # a saved answer's metadata: the target gave none, for this reason
 
 
 class TurnSpec(BaseModel):
@@ -78,6 +79,17 @@ class EvalCase(BaseModel):
         if not isinstance(latency, int | float) or not 0 <= latency < float("inf"):
             return None
         return float(latency)
+
+    @property
+    def replayed(self) -> bool:
+        """A target's answer saved by ``save_responses``: replayed, never asked again."""
+        return isinstance(self.metadata.get("target"), str)
+
+    @property
+    def saved_error(self) -> str | None:
+        """Why the saved target gave no answer (its item's error, replayed as it was)."""
+        error = self.metadata.get(SAVED_ERROR)
+        return error if self.replayed and isinstance(error, str) and error else None
 
     def check_specs(self, rootdir: Path | None = None) -> tuple[CheckSpec, ...]:
         """The entry's checks, read (its file's default checks first); ValueError naming the

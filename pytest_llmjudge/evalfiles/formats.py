@@ -4,7 +4,7 @@ JSON eval file has (validation is the same for all, in ``dataset``).
 - JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
   ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
-  ``checks`` (a JSON list); ``judge`` (true or false).
+  ``checks`` and ``conversation`` (JSON lists); ``judge`` (true or false); ``reference``.
   Empty cells are absent fields. Rows are named by the line where their record starts (the
   header is line 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
@@ -23,7 +23,8 @@ from typing import Any
 from .json_entries import Unreadable, loads, read_entry, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
-CSV_FIELDS = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
+CSV_FIELDS: tuple[str, ...] = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
+CSV_FIELDS += ("reference", "conversation")
 YAML_MISSING = "YAML eval files need PyYAML: pip install 'pytest-llmjudge[yaml]' (or pyyaml)"
 
 
@@ -67,7 +68,7 @@ def read_jsonl(text: str) -> RawEntries:
 
 CSV_COLUMNS = (
     "id, ticket, response, runs, marks, thresholds.<dimension>, expected.<dimension>, "
-    "metadata.<key>, checks, judge"
+    "metadata.<key>, checks, judge, reference, conversation"
 )
 OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
@@ -92,10 +93,11 @@ def _read_csv(text: str, path: Path) -> RawEntries:
         raise FormatError(f"{path}: the header row has no 'ticket' column{_read_as(header)}")
     raw = RawEntries([], [])
     ignored = [name for name in header if not _known_column(name)]
-    if ignored:
-        raw.warnings.append(
-            (f"{path}: column '{ignored[0]}' ignored (use metadata.{ignored[0]} to keep it)", 1)
-        )
+    if ignored:  # each named: one warning for the header
+        names = ", ".join(f"'{name}'" for name in ignored)
+        keep = ", ".join(f"metadata.{name}" for name in ignored)
+        what, it = ("column", "it") if len(ignored) == 1 else ("columns", "them")
+        raw.warnings.append((f"{path}: {what} {names} ignored (use {keep} to keep {it})", 1))
     row_start = reader.line_num + 1
     for row in reader:
         raw.entries.append(_csv_entry(row))
@@ -135,11 +137,11 @@ def _csv_entry(row: dict[str | Any, Any]) -> Any:
             entry["marks"] = [m.strip() for m in cell.split(";") if m.strip()]
         elif name == "runs":
             entry["runs"] = _number(cell)
-        elif name == "checks":  # a JSON list, as in a JSON eval file
+        elif name in ("checks", "conversation"):  # a JSON list, as in a JSON eval file
             try:
-                entry["checks"] = json.loads(cell)
+                entry[name] = json.loads(cell)
             except json.JSONDecodeError as exc:
-                return Unreadable(f"'checks' is not JSON ({exc.msg} at column {exc.colno})")
+                return Unreadable(f"'{name}' is not JSON ({exc.msg} at column {exc.colno})")
         elif name == "judge":
             entry["judge"] = {"true": True, "false": False}.get(cell.strip().lower(), cell)
         elif section in ("thresholds", "expected"):

@@ -21,6 +21,7 @@ from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_b
 from ..analysis.comparison import compare_targets
 from ..analysis.gates import agreement_gates, evaluate_gates
 from ..analysis.pairwise import pairwise_over, win_rate_gates
+from ..config.settings import NO_BASELINE
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, BatchSummary, Meta, ResultsFile, Tokens
 from .session_results import summarize
@@ -92,6 +93,10 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     merged.gates += agreement_gates(merged.labels, gates.min_agreement)
     if gates.baseline is not None:
         _compare(merged, gates.baseline)
+    # whether regression was checked is the merge's to say, not its shards'
+    merged.meta.notices = [n for n in merged.meta.notices if n != NO_BASELINE]
+    if gates.fail_on_regression and gates.baseline is None:
+        merged.meta.notices.append(NO_BASELINE)
     merged.comparison = compare_targets(items, gates.tie_tolerance)
     pairwise = _pairwise(shards, meta.runs)
     if merged.comparison is not None and pairwise.entries:

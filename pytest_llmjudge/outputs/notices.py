@@ -12,7 +12,7 @@ from ..schema.results import JudgeIdentity
 
 def session_notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[str]:
     """What the judge and its server made the session do differently from what was asked."""
-    notices = []
+    notices = settings.notices()
     if usage.short_replies:
         then = (
             "the runs it left out, and every later run, were asked one request each"

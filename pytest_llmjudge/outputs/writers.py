@@ -13,6 +13,7 @@ from typing import Any
 from ..basics.fileio import shown, write_atomically, write_chunks_atomically
 from ..basics.redaction import redact
 from ..config.settings import Settings
+from ..evalfiles.entry_model import SAVED_ERROR
 from ..evalfiles.entry_rules import check_id
 from ..reports.html import html_report
 from ..reports.markdown import markdown_report, summary_markdown
@@ -61,7 +62,7 @@ def write_outputs(
         kind = "HTML report" if _is_html(report) else "markdown report"
         attempt("report", report, functools.partial(write_report, report, results), kind)
     folder = settings.save_responses
-    if folder is not None:
+    if folder is not None and entries:  # live answers (a replay saves none: its files stay)
         saved = "answers saved for replay in"
         write = functools.partial(save_responses, results, folder, entries or {})
         attempt("saved responses in", folder, write, saved)
@@ -92,21 +93,22 @@ def _append(path: str, results: ResultsFile) -> None:
 def save_responses(
     results: ResultsFile, folder: Path, entries: Mapping[str, Mapping[str, Any]]
 ) -> None:
-    """One static eval file per target, to replay a comparison without the bots: each entry
-    with every field that decides its outcome (``entries``: thresholds, marks, runs, labels,
-    the conversation and reference, file defaults applied) and the target's answer."""
+    """One static eval file per target, to replay a run without the bots: each entry with
+    every field that decides its outcome (``entries``, of the live items: thresholds, marks,
+    runs, labels, the conversation and reference, file defaults applied) and what the target
+    answered: its answer (an empty one too), or the error it gave instead."""
     per_target: dict[str, list[dict[str, Any]]] = {}
     for row in results.results:
-        if row.target and row.answer and row.ticket:
-            entry = dict(entries.get(row.nodeid) or {"id": row.id, "ticket": row.ticket})
-            metadata = entry.pop("metadata", row.metadata)
-            per_target.setdefault(row.target, []).append(
-                {
-                    **entry,
-                    "response": row.answer,
-                    "metadata": {**metadata, "target": row.target, "source": row.compare_key},
-                }
-            )
+        entry = dict(entries.get(row.nodeid) or {})
+        if not (entry and row.target and row.ticket):
+            continue
+        metadata = {**entry.pop("metadata", row.metadata), "target": row.target}
+        metadata["source"] = row.compare_key
+        if row.answer is not None:
+            entry["response"] = row.answer
+        else:  # the target failed: its item's error, replayed as the same error
+            metadata[SAVED_ERROR] = row.error or row.reason or "the target gave no answer"
+        per_target.setdefault(row.target, []).append({**entry, "metadata": metadata})
     for target, saved in per_target.items():
         _one_of_each_id(saved)
         # secrets out, as in the trace: a key in a ticket is not saved for replay

@@ -57,7 +57,8 @@ class EvalFile(pytest.File):
                     shown_entry = entry_place(shown, entry.line, entry.name)
                     self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
                 if problem is None:
-                    for target in target_names:
+                    # a saved answer is replayed, never asked of a live target again
+                    for target in [None] if entry.case.replayed else target_names:
                         item = EvalItem.from_parent(
                             self,
                             name=_item_name(entry.name, target, len(target_names)),

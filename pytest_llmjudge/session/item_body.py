@@ -47,7 +47,9 @@ def judge_eval_item(
         if found.skips_judge:
             record.judged = False
             return []
-    for name in item.config.stash[STATE_KEY].settings.dimensions:  # configured dimensions
+    for name, dimension in item.config.stash[STATE_KEY].settings.dimensions.items():
+        if dimension.by_default and not dimension.applies(llmjudge.context):
+            continue  # not asked for: nothing to say of it
         judges.setdefault(name, DimensionJudge(llmjudge, name))
     try:
         judgments = judge_all(ticket, response, judges, record)

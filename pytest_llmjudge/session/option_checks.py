@@ -37,12 +37,17 @@ def warn_of_removed_variables(config: pytest.Config) -> None:
             config.issue_config_time_warning(pytest.PytestConfigWarning(line), stacklevel=2)
 
 
+def overridden_ini_keys(config: pytest.Config) -> set[str]:
+    """The ini keys given with ``-o`` (on the command line, in PYTEST_ADDOPTS or addopts)."""
+    return {str(o).split("=", 1)[0].strip() for o in config.option.override_ini or ()}
+
+
 def check_ini_keys(config: pytest.Config) -> None:
     """SettingsError for an ``llmjudge_*`` ini key the plugin does not know (a typo would
     quietly leave its default in force), naming the close matches, or, for a removed key,
     what replaces it."""
     # keys given with -o too: pytest 8 counts only the ini file's keys as unknown
-    given = {str(o).split("=", 1)[0].strip() for o in config.option.override_ini or ()}
+    given = overridden_ini_keys(config)
     unknown = sorted(
         {k for k in unknown_ini_keys(config) if k.startswith("llmjudge_")}
         | {k for k in given if k.startswith("llmjudge_") and k not in INI_KEYS}

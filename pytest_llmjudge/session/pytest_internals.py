@@ -49,6 +49,25 @@ def unknown_ini_keys(config: pytest.Config) -> set[str]:
         return set()
 
 
+def ini_file_value(config: pytest.Config, key: str) -> str | None:
+    """The ini file's own value of ``key`` where ``-o`` overrides it (pytest 9 keeps only the
+    override): the file read again with ``_pytest.config.findpaths.load_config_dict_from_file``.
+    None without a file, without the key, or where that function is gone (then the override
+    stands alone, as pytest has it)."""
+    if config.inipath is None:
+        return None
+    try:
+        from _pytest.config.findpaths import load_config_dict_from_file
+
+        found = load_config_dict_from_file(config.inipath) or {}
+    except Exception:  # a changed internal must not stop the session
+        return None
+    value = getattr(found.get(key), "value", found.get(key))  # pytest 9: a ConfigValue
+    if isinstance(value, list):
+        return " ".join(str(part) for part in value)
+    return None if value is None else str(value)
+
+
 def fixture_info(item: pytest.Item) -> object | None:
     """What pytest resolved of a test's fixtures (``Function._fixtureinfo``), to be given to
     the next item of the same body and place (``Function``'s own ``fixtureinfo`` argument, as

@@ -81,7 +81,9 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
         row.target = target
         row.target_order = configured.index(target) if target in configured else len(configured)
         row.compare_key = source if isinstance(source, str) else f"{row.file}::{case.id}"
-        row.answer = row.response
+        # a live target that failed answered nothing (not the entry's stored response)
+        answered = item.target is None or (record is not None and record.answer is not None)
+        row.answer = row.response if answered else None
 
 
 def _redacted(text: str | None) -> str | None:
@@ -154,8 +156,8 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
 def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
     """With llmjudge_targets save_responses: every field of the entry that decides its outcome (file
     defaults applied), so that the saved answer replays as the live one ran."""
-    if item.config.stash[STATE_KEY].settings.save_responses is None:
-        return
+    if item.config.stash[STATE_KEY].settings.save_responses is None or item.target is None:
+        return  # only a live target's answers are saved (a replay never overwrites its file)
     fields = item.case.model_dump(mode="json", exclude_defaults=True, exclude={"response"})
     latency = answer_latency(item)
     if latency is not None:  # a replay checks max_latency_ms on it (not rounded: the same verdict)
@@ -185,11 +187,16 @@ def _runs(item: pytest.Item) -> int | None:
         return None
 
 
-def live_answer(item: pytest.Item, target: str) -> str:
+def live_answer(item: pytest.Item, target: str | None) -> str:
     """Ask the item's target (once per session per ticket); a failure is the item's error,
-    one line with its cause (no traceback through the engine)."""
+    one line with its cause (no traceback through the engine). Without a target: a saved
+    target's error, replayed."""
     assert isinstance(item, EvalItem)
     record = record_for(item)
+    if target is None:
+        problem = str(item.case.saved_error)
+        record.errors.append(problem)
+        pytest.fail(problem, pytrace=False)
     try:
         engine = item.config.stash[STATE_KEY].engine()
         record.answer = engine.answer(target, item.case.ticket, item.case.context)

@@ -23,8 +23,9 @@ import pytest
 from ..basics.fileio import shown
 from ..config.options import OPTIONS
 from ..config.settings import Settings, SettingsError, resolve_settings, worker_share
-from .option_checks import check_ini_keys
+from .option_checks import check_ini_keys, overridden_ini_keys
 from .pytest_internals import (
+    ini_file_value,
     is_xdist_worker,
     log_handlers,
     report_log_handler,
@@ -169,6 +170,12 @@ def session_state(config: pytest.Config) -> SessionState:
     cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS if spec.flag}
     ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS if spec.ini}
     ini["llmjudge_prices"] = config.getini("llmjudge_prices")
+    if "llmjudge_gates" in overridden_ini_keys(config):
+        # -o adds gates to the ini file's (docs/configuration.md): none is dropped unsaid
+        cli["gates"], ini["llmjudge_gates"] = (
+            ini["llmjudge_gates"],
+            ini_file_value(config, "llmjudge_gates"),
+        )
     settings = resolve_settings(
         cli, os.environ, ini, base_dir=config.invocation_params.dir, ini_dir=config.rootpath
     )

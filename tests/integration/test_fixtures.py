@@ -226,7 +226,7 @@ def pytest_collection_modifyitems(items):
     result.stdout.fnmatch_lines_random(
         [
             "*test_bot.py::test_typo: @pytest.mark.llmjudge got unknown keyword 'relevnce' "
-            "(known: runs, relevance, tone, empathy)*",
+            "(known: runs, relevance, tone, empathy, correctness)*",
             "*evals/support.json::marked: @pytest.mark.llmjudge got unknown keyword 'tnoe'*",
         ]
     )

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from helpers import by_id, read_results, run, run_subprocess
+from judge_server import JudgeServer
 
 ANSWER = "Raise the heap: set MAVEN_OPTS=-Xmx2g."
 
@@ -72,6 +73,39 @@ def test_csv_columns_map_to_the_entry_fields(pytester: pytest.Pytester) -> None:
     assert rows["ok"]["relevance"]["threshold"] == 2
     assert rows["ok"]["expected"] == {"tone": 4} and rows["ok"]["metadata"] == {"area": "ci"}
     assert rows["weak"]["outcome"] == "xfailed" and rows["weak"]["relevance"]["threshold"] == 4.5
+
+
+def test_csv_carries_reference_and_conversation_and_names_every_unknown_column(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    turns = '[{""role"": ""user"", ""content"": ""I booked the 9:15.""}, ' + (
+        '{""role"": ""assistant"", ""content"": ""Noted.""}]'
+    )
+    _write(
+        pytester,
+        "ferry.csv",
+        f"""
+        id,ticket,response,reference,conversation,notes,owner
+        right,How long is it?,"45 minutes. {{{{correctness=5}}}}",It takes 45 minutes.,"{turns}",a,b
+        wrong,How long is it?,"Two hours. {{{{correctness=1}}}}",It takes 45 minutes.,,,
+        bad,How long?,"45 minutes.",,[not json,,
+        """,
+    )
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1, failed=1, errors=1)  # the invalid entry is red
+    result.stdout.fnmatch_lines(
+        [
+            "*columns 'notes', 'owner' ignored (use metadata.notes, metadata.owner to keep them)*",
+            "*evals/ferry.csv:4 (#2): 'conversation' is not JSON*",
+        ]
+    )
+    rows = by_id(read_results(pytester))
+    assert rows["right"]["reference"] == "It takes 45 minutes."
+    assert [t["role"] for t in rows["right"]["conversation"]] == ["user", "assistant"]
+    assert rows["wrong"]["correctness"]["score"] == 1
+    sent = [r for r in judge_server.requests if r.dimension == "correctness"]
+    assert {r.block("reference") for r in sent} == {"It takes 45 minutes."}
+    assert any("I booked the 9:15." in (r.block("conversation") or "") for r in sent)
 
 
 def test_a_csv_without_a_ticket_column_is_a_collection_error(pytester: pytest.Pytester) -> None:

@@ -319,8 +319,73 @@ def test_baseline_errors_stop_the_session_at_once(pytester: pytest.Pytester) -> 
     result = run(pytester, "--judge-baseline=missing.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--judge-baseline *missing.json: file not found*"])
-    result = run(pytester, "-o", "llmjudge_gates=regression")
-    result.stderr.fnmatch_lines(["*llmjudge_gates regression needs --judge-baseline*"])
+
+
+def test_regression_without_a_baseline_is_said_and_not_checked(pytester: pytest.Pytester) -> None:
+    # the first run on main has no baseline yet: the gate says so and the run goes on
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\nllmjudge_gates = "regression"\n')
+    write_evals(pytester, [entry("a", "answer {{relevance=5}}")])
+    result = run(pytester, "evals/")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["note: regression: not checked (no baseline)"])
+    assert read_results(pytester)["meta"]["notices"] == ["regression: not checked (no baseline)"]
+    assert run(pytester, "evals/", "--collect-only").ret == pytest.ExitCode.OK
+    # a job that must compare says so: then a missing baseline stops it at start
+    strict = run(pytester, "evals/", "-o", "llmjudge_strict=baseline")
+    assert strict.ret == pytest.ExitCode.USAGE_ERROR
+    strict.stderr.fnmatch_lines(
+        ["*llmjudge_strict (baseline): the regression gate has no baseline to compare with*"]
+    )
+    # with a baseline, nothing is said of it
+    run(pytester, "evals/", "--judge-output=main.json")
+    strict_compare = ("--judge-baseline=main.json", "-o", "llmjudge_strict=baseline")
+    compared = run(pytester, "evals/", *strict_compare)
+    assert compared.ret == pytest.ExitCode.OK
+    assert "not checked" not in compared.stdout.str()
+
+
+@pytest.mark.parametrize("ini_file", ["pyproject.toml", "pytest.ini"])
+def test_command_line_gates_add_to_the_ini_files(pytester: pytest.Pytester, ini_file: str) -> None:
+    option = _baseline(pytester)
+    gates = "regression mean.relevance=3"
+    if ini_file == "pytest.ini":
+        pytester.makeini(f"[pytest]\nllmjudge_gates = {gates}\n")
+    else:
+        pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\nllmjudge_gates = "{gates}"\n')
+    # the workflow's -o names one gate: the ini's regression and mean gates still gate
+    result = run(pytester, "evals/", "--judge-runs=3", option, "-o", "llmjudge_gates=pass_rate=0.5")
+    result.assert_outcomes(passed=3, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED evals/support.json::dropped - relevance regressed*"])
+    gates_run = {g["name"]: g["required"] for g in read_results(pytester)["gates"]}
+    assert gates_run == {"judged": 1, "pass_rate": 0.5, "mean.relevance": 3}
+    # a gate named on both: the command line's bar
+    higher = ("-o", "llmjudge_gates=mean.relevance=4.5")
+    raised = run(pytester, "evals/", "--judge-runs=3", option, *higher)
+    raised.stdout.fnmatch_lines(["gate FAILED: mean relevance *< 4.5*"])
+    assert {g["name"]: g["required"] for g in read_results(pytester)["gates"]} == {
+        "judged": 1,
+        "mean.relevance": 4.5,
+    }
+
+
+def test_a_threshold_flag_changes_its_dimension_only(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml(
+        "[tool.pytest.ini_options]\n"
+        'llmjudge_thresholds = "relevance=3 tone=2.5 correctness=2"\n'
+        'llmjudge_dimensions = "correctness"\n'
+    )
+    scripted = "answer {{relevance=3 tone=3}}"
+    write_evals(pytester, [entry("a", scripted, reference="Raise the heap.")])
+    result = run(pytester, "evals/", "--judge-threshold", "relevance=4")
+    result.stdout.fnmatch_lines(["*thresholds: relevance>=4 tone>=2.5 correctness>=2 *"])
+    assert read_results(pytester)["meta"]["thresholds"] == {
+        "relevance": 4,
+        "tone": 2.5,
+        "correctness": 2,
+    }
+    result.assert_outcomes(failed=1)  # relevance 3 < 4; tone 3 passes its ini's 2.5
 
 
 def test_junit_properties(pytester: pytest.Pytester) -> None:

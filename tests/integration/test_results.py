@@ -61,7 +61,8 @@ def test_results_superset_of_the_harness_format(
     }
     meta = results["meta"]
     assert meta["complete"] is True and meta["runs"] == 2 and meta["llm"] is True
-    assert meta["thresholds"] == {"relevance": 3.5, "tone": 3.5}
+    # correctness: judged with an LLM where an entry has a reference (none has here)
+    assert meta["thresholds"] == {"relevance": 3.5, "tone": 3.5, "correctness": 3.5}
     assert meta["exit_status"] == 1
 
 

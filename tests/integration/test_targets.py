@@ -150,20 +150,16 @@ def test_significance_over_the_suite(pytester: pytest.Pytester, bots: Any) -> No
     )
 
 
+# correctness configured, or judged by default (an LLM judge, entries with a reference)
+@pytest.mark.parametrize("configured", [("-o", "llmjudge_dimensions=correctness"), ()])
 def test_entries_without_a_reference_are_compared_on_the_dimensions_that_apply(
-    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
+    pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any, configured: tuple[str, ...]
 ) -> None:
     python = bots(answering("relevance=5 tone=5 correctness=5"))
     dotnet = bots(answering("relevance=3 tone=4 correctness=2"))
     referenced = {**TICKETS[0], "reference": "The right answer."}
     write_evals(pytester, [referenced, *TICKETS[1:]])
-    result = run(
-        pytester,
-        "evals/",
-        *targets(python=python, dotnet=dotnet),
-        "-o",
-        "llmjudge_dimensions=correctness",
-    )
+    result = run(pytester, "evals/", *targets(python=python, dotnet=dotnet), *configured)
     result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
         [
@@ -512,3 +508,92 @@ def llmjudge_response(eval_case, llmjudge_target):
     assert [p["win_rate"] for p in results["comparison"]["pairwise"]["pairs"]] == [1.0, 0.5]
     saved = json.loads((pytester.path / "saved/dotnet.json").read_text())
     assert [e["response"] for e in saved] == ["dotnet says hi {{relevance=2}}"] * 2
+
+
+def test_a_replay_is_the_run(pytester: pytest.Pytester, judge_server: JudgeServer) -> None:
+    """Targets in the ini file, each failing somewhere: what each answered is saved, errors
+    as errors, and the documented replay command gives the run back without a bot."""
+
+    def python_bot(ticket: str) -> tuple[int, Any]:
+        if ticket == "Ticket number 1":
+            return 404, {"error": "no such route"}
+        return 200, {"answer": f"Answer to {ticket} {{{{relevance=5}}}}"}
+
+    def dotnet_bot(ticket: str) -> tuple[int, Any]:
+        if ticket == "Stored ticket":
+            return 404, {"error": "no such route"}
+        if ticket == "Ticket number 2":
+            return 200, {"answer": ""}  # an empty answer
+        return 200, {"answer": f"Answer to {ticket} {{{{relevance=3}}}}"}
+
+    python, dotnet = BotServer(python_bot), BotServer(dotnet_bot)
+    stored = {"id": "stored", "ticket": "Stored ticket", "response": "Stored. {{relevance=5}}"}
+    write_evals(pytester, [*TICKETS, stored])
+    pytester.makepyprojecttoml(
+        "[tool.pytest.ini_options]\n"
+        f'llmjudge_targets = """\npython={python.url} dotnet={dotnet.url}\n'
+        'save_responses=saved\n"""\n'
+    )
+    try:
+        live_run = run(pytester, "evals/")
+    finally:
+        python.stop()
+        dotnet.stop()
+    live_run.assert_outcomes(passed=3, failed=2, errors=3)
+    live = read_results(pytester)
+    saved = {e["id"]: e for e in json.loads((pytester.path / "saved/dotnet.json").read_text())}
+    # the target's error, not the entry's stored response under its name
+    assert "response" not in saved["stored"]
+    assert saved["stored"]["metadata"]["target_error"] == "target dotnet: HTTP 404 Not Found"
+    assert "not a non-empty string: ''" in saved["t2"]["metadata"]["target_error"]
+    assert len(json.loads((pytester.path / "saved/python.json").read_text())) == 4
+    files = {p.name: p.read_text() for p in (pytester.path / "saved").iterdir()}
+    # the documented replay, targets still in pyproject.toml, the bots gone
+    replay_run = run(pytester, "saved/python.json", "saved/dotnet.json")
+    replay_run.assert_outcomes(passed=3, failed=2, errors=3)
+    assert "cannot reach" not in replay_run.stdout.str()
+    replay = read_results(pytester)
+
+    def outcomes(results: dict[str, Any]) -> dict[tuple[str, str], Any]:
+        return {
+            (r["id"], r["target"]): (
+                r["outcome"],
+                r.get("error"),
+                r["relevance"]["runs"] if r.get("relevance") else None,
+            )
+            for r in results["results"]
+        }
+
+    assert outcomes(replay) == outcomes(live)
+    assert outcomes(live)[("t1", "python")][:2] == ("error", "target python: HTTP 404 Not Found")
+    assert replay["summary"] == live["summary"]
+    assert replay["comparison"]["entries"] == live["comparison"]["entries"]
+    assert replay["comparison"]["overall"] == live["comparison"]["overall"]
+    # a saved file is replay-only: its own replay leaves it as it was
+    assert {p.name: p.read_text() for p in (pytester.path / "saved").iterdir()} == files
+
+
+def test_an_empty_answer_is_saved_empty_and_replays_as_the_same_error(
+    pytester: pytest.Pytester,
+) -> None:
+    write_evals(pytester, TICKETS[:2])
+    pytester.makeconftest("""
+import pytest
+
+@pytest.fixture
+def llmjudge_response(eval_case, llmjudge_target):
+    if llmjudge_target is None:  # a replay: the saved answer
+        return eval_case.response
+    return "" if eval_case.id == "t1" else "Restart the pod."
+""")
+    table = "llmjudge_targets=python\nsave_responses=saved"
+    live = run(pytester, "evals/", "-o", table, "--judge-provider=heuristic")
+    live.assert_outcomes(passed=1, errors=1)
+    saved = json.loads((pytester.path / "saved/python.json").read_text())
+    assert [e["response"] for e in saved] == ["Restart the pod.", ""]
+    live_rows = {r["id"]: r for r in read_results(pytester)["results"]}
+    replay = run(pytester, "saved/python.json", "-o", table, "--judge-provider=heuristic")
+    replay.assert_outcomes(passed=1, errors=1)
+    rows = {r["id"]: r for r in read_results(pytester)["results"]}
+    assert rows["t1"]["error"] == live_rows["t1"]["error"]
+    assert "must be a non-empty string, got str ''" in rows["t1"]["error"]

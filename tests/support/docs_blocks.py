@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]  # the checkout
@@ -33,6 +34,8 @@ CHECKED = {
     "ab_commands": "python examples/ab/bots.py &",
     "ab_output": "A/B comparison of python, dotnet",
     "conversation_entry": '{"id": "oom-followup",',
+    "ci_workflow": "# .github/workflows/evals.yml",
+    "ci_sharded": "# .github/workflows/evals-sharded.yml",
 }
 
 
@@ -40,3 +43,26 @@ def block(name: str) -> str:
     found = [body for _, body, _ in BLOCKS if CHECKED[name] in body]
     assert found, f"README has no block with {CHECKED[name]!r}"
     return found[0]
+
+
+def run_steps(workflow: str) -> list[str]:
+    """The shell scripts of a GitHub Actions block's ``run:`` steps, in order, as the runner
+    gets them (a ``run: |`` block dedented)."""
+    lines = workflow.splitlines()
+    scripts = []
+    for number, line in enumerate(lines):
+        found = re.match(r"^(\s*)(?:- )?run: (.*)$", line)
+        if not found:
+            continue
+        if found.group(2).strip() != "|":
+            scripts.append(found.group(2).split("  #")[0].strip())
+            continue
+        body = []
+        for following in lines[number + 1 :]:
+            if following.strip() and len(following) - len(following.lstrip()) <= len(
+                found.group(1)
+            ):
+                break
+            body.append(following)
+        scripts.append(textwrap.dedent("\n".join(body)).strip() + "\n")
+    return scripts

@@ -132,8 +132,10 @@ def test_ollama_alias() -> None:
             "spearman=0.6 win_rate.python=0.5 regression, got 'median'",
         ),
         (
-            {"ini": {"llmjudge_gates": "regression"}},
-            "ini option llmjudge_gates regression needs --judge-baseline",
+            {"ini": {"llmjudge_gates": "regression", "llmjudge_strict": "baseline"}},
+            "ini option llmjudge_strict (baseline): the regression gate has no baseline to "
+            "compare with: give --judge-baseline (or leave baseline out of llmjudge_strict "
+            "where none exists yet)",
         ),
         (
             {"cli": {"runs": "3..2"}},
@@ -168,6 +170,7 @@ def test_bad_values_name_their_source(kwargs: dict[str, Any], message: str) -> N
 CONSUMED_OPTIONS = {
     "budget": "max_calls, max_cost",
     "gates": "min_pass_rate, min_mean, min_agreement, min_win_rate, fail_on_regression",
+    "assistant": "dimensions",
 }
 
 
@@ -206,7 +209,8 @@ def test_one_setting_per_concept() -> None:
         env={"OPENAI_API_KEY": "k"},
     )
     assert (s.runs, s.adaptive, s.max_runs) == (3, True, 7)
-    assert dict(s.thresholds) == {"relevance": 4.0, "tone": 3.0}
+    # with an LLM judge, correctness where an entry has a reference
+    assert dict(s.thresholds) == {"relevance": 4.0, "tone": 3.0, "correctness": 3.5}
     assert s.strict == {"injection", "flaky", "baseline", "batch", "fallback"}
     assert (s.min_pass_rate, s.min_mean, s.min_agreement) == (0.9, {"tone": 3}, {"spearman": 0.6})
     assert (s.min_win_rate, s.fail_on_regression) == ({"a": 0.5}, False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from pytest_llmjudge.basics.rubrics import (
     build_messages,
     build_pair_messages,
     grouped,
+    pair_version,
 )
 from pytest_llmjudge.evalfiles.cases import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
 from pytest_llmjudge.judges import RunResult
@@ -113,6 +115,23 @@ def test_the_system_prompt_is_one_text_whatever_the_entry(build: object) -> None
         assert first[0] == second[0] and first[1] != second[1]
         boundary = re.search(r"<ticket-(\w+)>", first[1]["content"])
         assert boundary is not None and boundary.group(1) not in first[0]["content"]
+
+
+def test_the_role_line_is_the_projects_and_the_shipped_prompts_stay() -> None:
+    # the shipped prompts (and so every cache key made with them) are as they were
+    versions = (RELEVANCE.version, TONE.version, pair_version(RELEVANCE))
+    assert versions == ("f09a27c911fa", "36ed3601a833", "8fe24d1ab980")
+    assert grouped([RELEVANCE, TONE]).version == "aa97e91d8993"
+    ferry = replace(RELEVANCE, assistant="a ferry operator's help desk")
+    assert ferry.version != RELEVANCE.version and pair_version(ferry) != pair_version(RELEVANCE)
+    grouped_ferry = grouped([ferry, replace(TONE, assistant=ferry.assistant)])
+    for messages in (
+        build_messages(ferry, "When?", "9:15"),
+        build_messages(grouped_ferry, "When?", "9:15"),
+        build_pair_messages(ferry, "When?", "9:15", "10:00"),
+    ):
+        assert "a ferry operator's help desk" in messages[0]["content"]
+        assert "technical support" not in messages[0]["content"]
 
 
 def test_reply_parsing_and_retry_after() -> None:
