@@ -342,6 +342,7 @@ def summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Sum
         unstable=sum(1 for i in items if i.unstable),
         partial_runs=sum(1 for i in items if i.partial_runs),
         not_applicable=sum(1 for i in items if i.not_applicable),
+        not_judged_offline=sum(1 for i in items if i.not_judged_offline),
         injection_suspected=sum(1 for i in items if i.injection_suspected),
         judged=judged,
         pass_rate=round(passed / judged, 4) if judged else None,

@@ -213,6 +213,13 @@ def _attention_lines(results: ResultsFile) -> list[str]:
             f"not applicable: {results.summary.not_applicable} items have no reference answer "
             "(not judged on correctness; neither pass nor fail on it)"
         )
+    if results.summary.not_judged_offline:
+        unjudged = {d: 0 for i in results.results for d in i.not_judged_offline}
+        for item in results.results:
+            for name in item.not_judged_offline:
+                unjudged[name] += 1
+        shown = ", ".join(f"{name} ({count} items)" for name, count in unjudged.items())
+        lines.append(f"not judged offline: {shown}; neither pass nor fail on it")
     if results.unstable:
         lines.append(
             "unstable (runs straddle the threshold; add runs or mark them flaky): "
