@@ -71,16 +71,3 @@ def test_configuration_errors_stop_the_session(
     result = run(pytester, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
-
-
-def test_the_heuristic_judge_cannot_score_a_configured_dimension(
-    pytester: pytest.Pytester,
-) -> None:
-    _configure(pytester)
-    write_evals(pytester, [entry("a")])
-    result = run(pytester, "evals/")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
-        ["*heuristic judge cannot score configured dimension 'empathy'; use an LLM provider*"]
-    )
-    assert by_id(read_results(pytester))["a"]["relevance"]["score"] >= 1
