@@ -11,6 +11,7 @@ from ..basics.wording import counted
 from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
+from .terminal import not_judged_offline_line
 
 ORDER = {
     "failed": 0,
@@ -80,6 +81,9 @@ def summary_markdown(results: ResultsFile) -> str:
     if meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f}"
     lines += [usage, ""]
+    unjudged = not_judged_offline_line(results)
+    if unjudged:
+        lines += [unjudged[0].upper() + unjudged[1:] + ".", ""]
     if results.unstable:
         lines += [
             "Unstable (runs straddle the threshold; add runs or mark `flaky`): "

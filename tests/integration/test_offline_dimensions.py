@@ -43,7 +43,7 @@ def test_unscored_dimensions_are_said_once_before_the_items_and_left_unjudged(
 ) -> None:
     _custom(pytester)
     _referenced(pytester)
-    result = run(pytester, "evals/", "--judge-provider=heuristic", "-p", "xdist", *workers)
+    result = run(pytester, "evals/", "--judge-provider=heuristic", "--judge-report=r.md", *workers)
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(passed=3)
     out = result.stdout.str()
@@ -62,6 +62,8 @@ def test_unscored_dimensions_are_said_once_before_the_items_and_left_unjudged(
     result.stdout.fnmatch_lines(
         ["not judged offline: empathy (3 items), correctness (2 items); neither pass nor fail*"]
     )
+    report = (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "Not judged offline: empathy (3 items), correctness (2 items)" in report
 
 
 def test_a_reference_alone_is_said_without_configuring_correctness(
