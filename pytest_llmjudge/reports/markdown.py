@@ -81,6 +81,12 @@ def summary_markdown(results: ResultsFile) -> str:
     if meta.cost_usd is not None:
         usage += f", ${meta.cost_usd:.4f}"
     lines += [usage, ""]
+    return "\n".join(lines + _attention_lines(results))
+
+
+def _attention_lines(results: ResultsFile) -> list[str]:
+    """Dimensions the offline judge left unjudged, and unstable items."""
+    lines = []
     unjudged = not_judged_offline_line(results)
     if unjudged:
         lines += [unjudged[0].upper() + unjudged[1:] + ".", ""]
@@ -90,7 +96,7 @@ def summary_markdown(results: ResultsFile) -> str:
             + ", ".join(_code(n, cell=False) for n in results.unstable),
             "",
         ]
-    return "\n".join(lines)
+    return lines
 
 
 def _agreement_lines(results: ResultsFile) -> list[str]:

@@ -106,7 +106,7 @@ def test_ollama_alias() -> None:
         (
             {"ini": {"llmjudge_strict": "maybe"}},
             "ini option llmjudge_strict must be true, false or some of entries, flaky, "
-            "baseline, batch, fallback, got 'maybe'",
+            "baseline, batch, fallback, offline, got 'maybe'",
         ),
         (
             {"ini": {"llmjudge_verdict": "confident"}},
