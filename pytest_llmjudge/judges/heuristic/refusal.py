@@ -41,11 +41,11 @@ REFUSAL = re.compile(
 )
 # Support in general, which the reader is already talking to: "contact our support team",
 # "check the FAQ", "reach out to customer service". (A named place, "the council", "reception",
-# "your bank", tells the reader where to go: an answer.)
+# "your bank", tells the reader where to go, and "call us to book" how: answers.)
 _SUPPORT = (
     r"(?:(?:our|the|a|your|customer|technical|relevant|appropriate|another|other|\s)+)?"
     r"(?:support|(?:customer )?service|care|help ?desk|help ?cent(?:re|er)|team|department|"
-    r"faqs?|website|documentation|someone(?: else)?|us)"
+    r"faqs?|website|documentation|someone else)"
 )
 DEFLECTION = re.compile(
     r"\b(?:contact|call|e-?mail|speak to|talk to|get in touch with|reach(?: out to)?|see|check|"

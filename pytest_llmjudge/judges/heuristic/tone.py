@@ -45,12 +45,13 @@ _CODE = re.compile(r"[_;=*()`]")
 def insults(text: str) -> list[str]:
     """The words in ``text`` said of the reader that a lexicon holds as insults."""
     found = []
-    for sentence in sentences(text):
+    for i, sentence in enumerate(sentences(text)):
         for match in _AT_READER.finditer(sentence):
             word = next(w for w in match.groups() if w)
             if _insult(word, _INSULT) and not _EMPATHY.search(sentence[: match.start()]):
                 found.append(match.group(0).strip(" ,"))
-        alone = _ALONE.match(sentence)
+        # a word alone after what was said ("Pathetic."); first, it may be a verdict ("Scam.")
+        alone = _ALONE.match(sentence) if i else None
         if alone and _insult(alone.group(1), _INSULT_ALONE):
             found.append(alone.group(1))
     return found

@@ -152,6 +152,8 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "You are in the wrong queue: use the one for returns.",
         # a word the lexicon rates low, not said of the reader
         "The error means the disk is full: free some space and retry.",
+        # a verdict first is no insult; a word alone insults only after what was said
+        "Scam. Delete the text and block the number.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -205,6 +207,7 @@ def test_a_reply_with_nothing_else_in_it_fails_relevance_and_says_what_it_is(
         ("Can I get a refund for shoes I bought 45 days ago?",
          "We cannot offer refunds after 30 days."),
         ("Who do I ask about my parking permit?", "Contact the council's parking office."),
+        ("How do I cancel my membership?", "Call us to cancel; it can't be done online."),
         ("Where is my invoice?", "Check the billing page of your account."),
         ("Can I pay by cheque?", "Sorry, no."),
         ("Thanks, the router works now!", "Great to hear, thanks for letting us know!"),
