@@ -1,14 +1,15 @@
-"""Pass rates of the offline heuristic judge on a set of support answers.
+"""Verdicts of the offline heuristic judge on sets of support answers.
 
-    python benchmarks/bench_support_answers.py benchmarks/data/support-answers/dev.json
-    python benchmarks/bench_support_answers.py FILE --failures   # also list what went wrong
+    python benchmarks/bench_support_answers.py FILE [FILE ...]
+    python benchmarks/bench_support_answers.py FILE --failures   # also list the wrong verdicts
 
 FILE is a JSON list of ``{id, area, register, kind: correct|bad, bad_class, ticket,
-response}``, or the older JSONL set (``data/support_answers.jsonl``: a correct and a bad
-answer per ticket line). Each answer is judged on relevance and tone at the default thresholds (3.5
-each); an answer passes when both meet them. Prints, for correct answers, the share that
-pass (the target: at least 97%) and, for bad ones, the share that fail (at least 85%), by
-kind, area, register and bad class. Always exits 0: a measure, not a test.
+response}``, or the JSONL set (``data/support_answers.jsonl``: a correct and a bad answer per
+ticket line, the bad one's class in ``kind``). Each answer is judged on relevance and tone at
+the default thresholds; it passes when both meet them. Prints, per file, the correct answers
+that pass, by register, and the bad answers that fail, by ``bad_class``: first the classes
+the judge targets (empty, placeholder, profane, insulting, shouting), then the others, which
+are reported, not targeted. Always exits 0: a measure, not a test.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from typing import Any
 from pytest_llmjudge.config.options import DEFAULT_THRESHOLD
 from pytest_llmjudge.judges.heuristic import score_relevance, score_tone
 
+TARGETED = ("empty", "placeholder", "profane", "insulting", "shouting")
+
 
 def load(path: Path) -> list[dict[str, Any]]:
     """The rows of a set in either format."""
@@ -30,11 +33,9 @@ def load(path: Path) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = json.loads(text)
         return rows
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    common = ("area", "ticket")
     return [
         {"id": f"{line['id']}.{kind}", "kind": kind, "register": "-", "response": line[field]}
-        | {"bad_class": line["kind"] if kind == "bad" else None}
-        | {key: line[key] for key in common}
+        | {"bad_class": line["kind"] if kind == "bad" else None, "ticket": line["ticket"]}
         for line in lines
         for kind, field in (("correct", "correct"), ("bad", "bad"))
     ]
@@ -52,43 +53,49 @@ def judged(row: dict[str, Any]) -> tuple[bool, str]:
     return not failing, "; ".join(failing)
 
 
-def table(rows: list[dict[str, Any]], outcomes: dict[str, bool], key: str) -> list[str]:
-    """One line per value of ``key``: correct answers passed, bad answers failed."""
-    groups: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        groups[str(row.get(key) or "-")][row["kind"]].append(outcomes[row["id"]])
-    lines = [f"by {key}:", f"  {'':16} {'correct passed':>18} {'bad failed':>14}"]
-    for value in sorted(groups):
-        correct, bad = groups[value]["correct"], groups[value]["bad"]
-        lines.append(
-            f"  {value:16} {_rate(sum(correct), len(correct)):>18} "
-            f"{_rate(len(bad) - sum(bad), len(bad)):>14}"
-        )
-    return lines
-
-
 def _rate(hits: int, total: int) -> str:
     return f"{hits}/{total} ({hits / total:.0%})" if total else "-"
 
 
+def report(name: str, rows: list[dict[str, Any]], failures: bool) -> list[str]:
+    """The file's tables: correct passed by register, bad failed by class."""
+    passed, reasons = {}, {}
+    for row in rows:
+        passed[row["id"]], reasons[row["id"]] = judged(row)
+    by_register: dict[str, list[bool]] = defaultdict(list)
+    by_class: dict[str, list[bool]] = defaultdict(list)
+    for row in rows:
+        if row["kind"] == "correct":
+            by_register[str(row.get("register") or "-")].append(passed[row["id"]])
+        else:
+            by_class[str(row.get("bad_class") or "-")].append(not passed[row["id"]])
+    correct = [p for group in by_register.values() for p in group]
+    lines = [f"{name}: {len(rows)} answers, thresholds relevance and tone {DEFAULT_THRESHOLD}"]
+    lines.append(f"  correct passed: {_rate(sum(correct), len(correct))}")
+    lines += [f"    {r:14} {_rate(sum(v), len(v))}" for r, v in sorted(by_register.items())]
+    for title, classes in (
+        ("targeted", [c for c in TARGETED if c in by_class]),
+        ("others (reported, not targeted)", sorted(c for c in by_class if c not in TARGETED)),
+    ):
+        failed = [f for c in classes for f in by_class[c]]
+        lines.append(f"  bad failed, {title}: {_rate(sum(failed), len(failed))}")
+        lines += [f"    {c:14} {_rate(sum(by_class[c]), len(by_class[c]))}" for c in classes]
+    if failures:
+        lines.append("  wrong verdicts:")
+        for row in rows:
+            if passed[row["id"]] != (row["kind"] == "correct"):
+                why = reasons[row["id"]] or "passed"
+                lines.append(f"    {row['id']} ({row.get('bad_class') or row['kind']}): {why}")
+    return lines
+
+
 def main(argv: list[str]) -> int:
-    if not argv:
+    files = [a for a in argv if not a.startswith("--")]
+    if not files:
         print(__doc__)
         return 0
-    rows = load(Path(argv[0]))
-    outcomes, reasons = {}, {}
-    for row in rows:
-        outcomes[row["id"]], reasons[row["id"]] = judged(row)
-    print(f"{argv[0]}: {len(rows)} answers, thresholds relevance and tone {DEFAULT_THRESHOLD}")
-    for key in ("kind", "area", "register", "bad_class"):
-        print("\n".join(table(rows, outcomes, key)))
-    if "--failures" in argv:
-        print("wrong verdicts:")
-        for row in rows:
-            passed = outcomes[row["id"]]
-            if passed != (row["kind"] == "correct"):
-                why = reasons[row["id"]] or "passed"
-                print(f"  {row['id']} ({row['kind']}, {row.get('bad_class') or '-'}): {why}")
+    for name in files:
+        print("\n".join(report(name, load(Path(name)), "--failures" in argv)))
     return 0
 
 

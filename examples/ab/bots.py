@@ -3,8 +3,8 @@
     python examples/ab/bots.py          # python bot on :8001, dotnet bot on :8002
 
 Both answer ``POST /chat {"message": "<ticket>"}`` with ``{"answer": "..."}``. The "python"
-bot gives a direct technical fix; the "dotnet" bot is friendly but vague and wordy. Standard
-library only.
+bot gives a direct technical fix; the "dotnet" bot is friendly and only points to support.
+Standard library only.
 """
 
 from __future__ import annotations
@@ -41,9 +41,8 @@ def precise_answer(ticket: str) -> str:
 
 def vague_answer(ticket: str) -> str:
     return (
-        "Hi there!! Thanks so much for reaching out, we really appreciate it. Honestly, "
-        "issues like this can basically happen for lots of reasons, so maybe try "
-        "restarting things and I guess it might just work again! Let us know!!"
+        "Hi there!! Thanks so much for reaching out, we really appreciate it. Please contact "
+        "our support team and they will sort it out!"
     )
 
 

@@ -83,7 +83,7 @@ def _evaluate(
     elif kind == "contains_json":
         return _contains_json(check, answer)
     elif kind in ("is_refusal", "not_is_refusal"):
-        from ..judges.heuristic.refusal import refusal_in
+        from .refusal import refusal_in
 
         found = refusal_in(answer)
         passed, detail = found is not None, found or "no refusal found"

@@ -188,6 +188,7 @@ STRICT_KINDS = {
     "baseline": "a baseline judged by another judge (provider, model, rubric...)",
     "batch": "a request that failed in a batch (else asked directly)",
     "fallback": "no LLM judge configured (else the offline heuristic judge)",
+    "offline": "a dimension the offline judge does not score (else left unjudged and said once)",
 }
 
 

@@ -25,6 +25,7 @@ class AttemptRecord:
     paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
     injection: list[str] = field(default_factory=list)  # instruction-like text in the input
     not_applicable: list[str] = field(default_factory=list)  # dimensions that do not apply
+    not_judged_offline: list[str] = field(default_factory=list)  # the offline judge's unjudged
     checks: list[CheckResult] = field(default_factory=list)  # the answer's deterministic checks
     judged: bool = True  # false when no judge was asked (a failed check, "judge": false)
 

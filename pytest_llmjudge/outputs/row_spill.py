@@ -103,7 +103,8 @@ def lean(row: ItemResult) -> ItemResult:
         return row
     for name, value in {**TEXTS, **EMPTY}.items():
         object.__setattr__(row, name, value)
-    for name in ("not_applicable", "checks"):  # an empty list each is 56 bytes a row
+    # an empty list each is 56 bytes a row
+    for name in ("not_applicable", "not_judged_offline", "checks"):
         if not getattr(row, name):
             object.__setattr__(row, name, NONE)
     for dimension in row.dimensions.values():

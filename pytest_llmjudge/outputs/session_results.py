@@ -309,17 +309,15 @@ def summarize(
         for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
     }
     counts["skipped"] += skipped_invalid
+    flagged = ("flaky", "unstable", "partial_runs", "not_applicable", "not_judged_offline")
+    marked = {f: sum(1 for i in items if getattr(i, f)) for f in (*flagged, "injection_suspected")}
     passed, judged = pass_rate(items)
     return Summary(
         total=sum(counts.values()) + errors,
         errors=errors,
         invalid=invalid,
-        flaky=sum(1 for i in items if i.flaky),
-        unstable=sum(1 for i in items if i.unstable),
-        partial_runs=sum(1 for i in items if i.partial_runs),
-        not_applicable=sum(1 for i in items if i.not_applicable),
-        injection_suspected=sum(1 for i in items if i.injection_suspected),
         judged=judged,
         pass_rate=round(passed / judged, 4) if judged else None,
         **counts,
+        **marked,
     )

@@ -324,6 +324,9 @@ def _detail(item: ItemResult) -> str:
         parts.append(f"<h4>reference answer</h4><pre>{escape(item.reference)}</pre>")
     if item.not_applicable:
         parts.append(f"<p>not applicable: {escape(', '.join(item.not_applicable))}</p>")
+    if item.not_judged_offline:
+        unjudged = escape(", ".join(item.not_judged_offline))
+        parts.append(f"<p>not judged offline: {unjudged}</p>")
     if item.checks:
         parts.append(checks_detail(item))
     for name, dim in item.dimensions.items():

@@ -12,7 +12,7 @@ from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
 from .item_text import runs_text
-from .terminal import capped, named, named_of_baseline
+from .terminal import capped, named, named_of_baseline, not_judged_offline_line
 
 ORDER = {
     "failed": 0,
@@ -78,13 +78,22 @@ def summary_markdown(results: ResultsFile) -> str:
     if results.comparison:
         lines += _comparison_lines(results.comparison)
     lines += [_usage(results), ""]
+    return "\n".join(lines + _attention_lines(results))
+
+
+def _attention_lines(results: ResultsFile) -> list[str]:
+    """Dimensions the offline judge left unjudged, and unstable items."""
+    lines = []
+    unjudged = not_judged_offline_line(results)
+    if unjudged:
+        lines += [unjudged[0].upper() + unjudged[1:] + ".", ""]
     if results.unstable:
         lines += [
             "Unstable (runs straddle the threshold; add runs or mark `flaky`): "
             + ", ".join(_code(n, cell=False) for n in results.unstable),
             "",
         ]
-    return "\n".join(lines)
+    return lines
 
 
 def _usage(results: ResultsFile) -> str:

@@ -246,6 +246,18 @@ def _some(nodeids: list[str]) -> str:
     return shown + (f" and {more:,} more (the results JSON names them all)" if more > 0 else "")
 
 
+def not_judged_offline_line(results: ResultsFile) -> str | None:
+    """The dimensions the offline judge left unjudged, and on how many items each."""
+    if not results.summary.not_judged_offline:
+        return None
+    unjudged: dict[str, int] = {}
+    for item in results.results:
+        for name in item.not_judged_offline:
+            unjudged[name] = unjudged.get(name, 0) + 1
+    shown = ", ".join(f"{name} ({counted(count, 'item')})" for name, count in unjudged.items())
+    return f"not judged offline: {shown}; neither pass nor fail on it"
+
+
 def _attention_lines(results: ResultsFile) -> list[str]:
     """What deserves a look beyond the outcomes: dimensions not applicable, unstable items,
     agreement with labels, items named for a cause, and the suite's gates."""
@@ -255,6 +267,9 @@ def _attention_lines(results: ResultsFile) -> list[str]:
             f"not applicable: {results.summary.not_applicable} items have no reference answer "
             "(not judged on correctness; neither pass nor fail on it)"
         )
+    unjudged = not_judged_offline_line(results)
+    if unjudged:
+        lines.append(unjudged)
     if results.unstable:
         lines.append(
             "unstable (runs straddle the threshold; add runs or mark them flaky): "

@@ -124,6 +124,12 @@ class JudgedItem(BaseModel):
         description="dimensions not judged for this item (correctness without a reference): "
         "they neither pass nor fail it",
     )
+    not_judged_offline: list[str] = Field(
+        default_factory=list,
+        description="dimensions the offline heuristic judge does not score (correctness where "
+        "the entry carries a reference, a configured dimension), left unjudged: they neither "
+        "pass nor fail it",
+    )
     answer: str | None = Field(default=None, description="the target's answer that was judged")
     response: str | None = Field(
         default=None, description="the text that was judged (excerpt if over the input limit)"

@@ -115,6 +115,11 @@ class Summary(BaseModel):
         default=0,
         description="items with a dimension that does not apply (correctness without a reference)",
     )
+    not_judged_offline: int = Field(
+        default=0,
+        description="items with a dimension the offline heuristic judge does not score "
+        "(left unjudged)",
+    )
     judged: int = Field(
         default=0,
         description="items with a judged dimension that gate the merge "

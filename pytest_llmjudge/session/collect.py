@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,13 +122,24 @@ def timed_entry_names(config: pytest.Config, path: Path) -> set[str]:
     """The names of the items of an eval file that have a latency check no saved latency
     serves, as its collection names them without ``llmjudge_targets`` (for the xdist
     controller, which collects nothing: its workers do, and send it their items' node ids)."""
+    return _entry_names(config, path, lambda entry: bool(item_checks(config, entry).unmeasured))
+
+
+def referenced_entry_names(config: pytest.Config, path: Path) -> set[str]:
+    """The names of the items of an eval file whose entry carries a reference (as above)."""
+    return _entry_names(config, path, lambda entry: entry.case.reference is not None)
+
+
+def _entry_names(
+    config: pytest.Config, path: Path, chosen: Callable[[ValidEntry], bool]
+) -> set[str]:
     try:
         loaded = _load(config, path, Path(os.path.relpath(path, config.rootpath)))
     except EvalFileError:
         return set()  # its collection error comes from the workers
     names = set()
     for entry in loaded.entries:
-        if isinstance(entry, ValidEntry) and item_checks(config, entry).unmeasured:
+        if isinstance(entry, ValidEntry) and chosen(entry):
             with warnings.catch_warnings():  # the workers warn of its marks
                 warnings.simplefilter("ignore")
                 valid = _marks(entry.case)[1] is None  # else an invalid entry's item

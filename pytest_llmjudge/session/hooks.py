@@ -99,6 +99,10 @@ class ResultsReporter:
             from .item_checks import say_latency_without_target, timed_items
 
             say_latency_without_target(self.config, timed_items(session.items))
+            if not self.config.stash[STATE_KEY].settings.uses_llm:
+                from .offline_notice import referenced_items, say_offline_notice
+
+                say_offline_notice(self.config, referenced_items(session.items))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodeready(self, node: Any) -> None:
@@ -131,6 +135,10 @@ class ResultsReporter:
                 from .distributed import say_of_collection
 
                 say_of_collection(self.config, ids)
+                if not self.config.stash[STATE_KEY].settings.uses_llm:
+                    from .offline_notice import referenced_ids, say_offline_notice
+
+                    say_offline_notice(self.config, referenced_ids(self.config, ids), True)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:

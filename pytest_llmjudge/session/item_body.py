@@ -11,7 +11,7 @@ import pytest
 from ..analysis.judgment import JudgeError, Judgment
 from ..basics.redaction import SHOWN_IN_REPORT, redact
 from ..judging.item_judge import DimensionJudge, ItemJudge
-from ..judging.verdict import UndecidedVerdict, check_verdict, judge_all
+from ..judging.verdict import AttemptRecord, UndecidedVerdict, check_verdict, judge_all
 from ..reports.item_text import passing_report
 from .item_checks import checked
 from .pytest_internals import shows_passing_sections
@@ -47,7 +47,11 @@ def judge_eval_item(
         if found.skips_judge:
             record.judged = False
             return []
-    for name, dimension in item.config.stash[STATE_KEY].settings.dimensions.items():
+    settings = item.config.stash[STATE_KEY].settings
+    unjudged = [] if settings.uses_llm else _offline_unjudged(item, record, judges)
+    for name, dimension in settings.dimensions.items():
+        if name in unjudged:
+            continue
         if dimension.by_default and not dimension.applies(llmjudge.context):
             continue  # not asked for: nothing to say of it
         judges.setdefault(name, DimensionJudge(llmjudge, name))
@@ -62,6 +66,27 @@ def judge_eval_item(
         record.errors.append(problem)
     logger.error("%s: %s", item.nodeid, problem, extra=SHOWN_IN_REPORT)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
+
+
+def _offline_unjudged(
+    item: pytest.Item, record: AttemptRecord, judges: dict[str, Any]
+) -> list[str]:
+    """The dimensions the offline judge leaves unjudged for this item, taken out of
+    ``judges`` and recorded; under ``llmjudge_strict = offline`` an error of the item."""
+    from ..judging.offline import STRICT_KIND, not_judged_offline, strict_error
+
+    settings = item.config.stash[STATE_KEY].settings
+    reference = getattr(getattr(item, "case", None), "reference", None)
+    unjudged = not_judged_offline(settings, has_reference=reference is not None)
+    for name in unjudged:
+        judges.pop(name, None)
+    record.not_judged_offline = list(unjudged)
+    if unjudged and STRICT_KIND in settings.strict:
+        problem = strict_error(unjudged)
+        record.errors.append(problem)
+        record.judged = False
+        pytest.fail(problem, pytrace=False)
+    return unjudged
 
 
 def run_eval_entry(llmjudge_judgments: list[Judgment]) -> None:

@@ -106,6 +106,7 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
     row.injection_suspected = bool(record.injection)
     row.injection_snippets = [redact(s) for s in record.injection]
     row.not_applicable = list(record.not_applicable)
+    row.not_judged_offline = list(record.not_judged_offline)
     row.checks = [_check_redacted(check) for check in record.checks]
     row.judged = record.judged
     row.label_disagreement = bool(_far_from_label(item))

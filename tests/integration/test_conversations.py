@@ -145,26 +145,26 @@ def test_bad_turns_name_the_entry_and_the_turn(
     result.stdout.fnmatch_lines([f"*evals/support.json:* (*): {message}*"])
 
 
-def test_the_heuristic_judge_uses_the_conversation_and_the_reference(
+def test_the_heuristic_judge_reads_the_conversation_and_leaves_correctness_unjudged(
     pytester: pytest.Pytester,
 ) -> None:
-    # the ticket alone names no subject; the earlier turn does, and the answer takes it up or not
+    # what the user asked in earlier turns counts as asked: a refusal of it is still a refusal
     maven = [{"role": "user", "content": "Maven builds fail with OutOfMemoryError in Jenkins"}]
-    printer = [{"role": "user", "content": "The office printer shows a paper jam in tray two"}]
-    answer = "Raise the Maven heap size for the Jenkins build agents."
     entries = [
-        {"id": "with", "ticket": "Any idea?", "conversation": maven, "response": answer,
+        {"id": "answer", "ticket": "Any idea?", "conversation": maven,
+         "response": "Raise the Maven heap size for the Jenkins build agents.",
          "reference": "Give Maven more heap on the Jenkins agents."},
-        {"id": "without", "ticket": "Any idea?", "conversation": printer, "response": answer,
-         "reference": "Open tray two and pull the jammed paper out."},
+        {"id": "pointer", "ticket": "Any idea?", "conversation": maven,
+         "response": "For Maven builds in Jenkins, please contact our support team.",
+         "reference": "Give Maven more heap on the Jenkins agents."},
     ]  # fmt: skip
     write_evals(pytester, entries)
     run(pytester, "evals/", "--judge-provider=heuristic", "-o", "llmjudge_dimensions=correctness")
     rows = by_id(read_results(pytester))
-    assert rows["with"]["relevance"]["score"] > rows["without"]["relevance"]["score"]
-    assert "nothing related" in rows["without"]["relevance"]["reasoning"]
-    assert rows["with"]["correctness"]["score"] > rows["without"]["correctness"]["score"]
-    assert "subject words of the reference" in rows["with"]["correctness"]["reasoning"]
+    assert rows["answer"]["relevance"]["score"] > rows["pointer"]["relevance"]["score"]
+    assert "a pointer to support" in rows["pointer"]["relevance"]["reasoning"]
+    assert all("correctness" not in row for row in rows.values())
+    assert all(row["not_judged_offline"] == ["correctness"] for row in rows.values())
 
 
 def test_a_hand_written_test_can_give_a_reference_and_turns(

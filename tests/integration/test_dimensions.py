@@ -73,19 +73,6 @@ def test_configuration_errors_stop_the_session(
     result.stderr.fnmatch_lines([message])
 
 
-def test_the_heuristic_judge_cannot_score_a_configured_dimension(
-    pytester: pytest.Pytester,
-) -> None:
-    _configure(pytester)
-    write_evals(pytester, [entry("a")])
-    result = run(pytester, "evals/")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
-        ["*heuristic judge cannot score configured dimension 'empathy'; use an LLM provider*"]
-    )
-    assert by_id(read_results(pytester))["a"]["relevance"]["score"] >= 1
-
-
 def test_an_entry_with_a_reference_is_judged_for_correctness_by_an_llm_judge(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

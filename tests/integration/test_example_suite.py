@@ -48,10 +48,16 @@ def test_example_suite_is_green_offline_and_catches_every_weak_answer(
     results = read_results(pytester)
     assert {r["id"] for r in results["results"] if r["outcome"] == "xfailed"} == set(weak)
     assert results["meta"]["provider"] == "heuristic"
-    # entries with a reference are judged on correctness, the others are not applicable
+    # offline, entries with a reference are not judged on correctness (said once, before
+    # the items); the others are not applicable
     referenced = {r["id"] for r in results["results"] if r["reference"]}
     assert len(referenced) >= 3 and any(r["conversation"] for r in results["results"])
-    assert {r["id"] for r in results["results"] if "correctness" in r} == referenced
+    assert not any("correctness" in r for r in results["results"])
+    unjudged = {r["id"] for r in results["results"] if r["not_judged_offline"] == ["correctness"]}
+    assert unjudged == referenced
+    result.stdout.fnmatch_lines(
+        [f"llmjudge: correctness not judged offline: {len(referenced)} entries carry a reference*"]
+    )
     assert results["summary"]["not_applicable"] == len(results["results"]) - len(referenced)
 
 

@@ -1,5 +1,5 @@
-"""The offline heuristic judge through the plugin: it fails the blatant, passes the rest, names
-the signal, and labels its scores wherever they show."""
+"""The offline heuristic judge through the plugin: it fails what needs no understanding of
+meaning, passes the rest, names the signal, and labels its scores wherever they show."""
 
 from __future__ import annotations
 
@@ -20,25 +20,28 @@ def test_the_blatant_fail_with_their_signal_and_plain_answers_pass(
         "plain": ANSWER,
         "polite": f"Sorry for the trouble! {ANSWER} Please let us know if it still fails.",
         "terse": "Card settings > Travel use: on.",
-        "rude": f"It's your own fault. {ANSWER}",
-        "deflection": "Please contact support.",
-        "elsewhere": "Exam resits take place in the second week of August; the timetable is "
-        "on the student portal.",
+        # an answer in none of the ticket's words: word overlap is no evidence, it passes
+        "other-words": "Your bank blocks foreign payments by default; call the number on the "
+        "back of the card and ask them to allow it.",
+        "insult": f"{ANSWER} Thanks, you idiot.",
+        "pointer": "Please contact support.",
+        "shouting": ANSWER.upper(),
     }
     write_evals(
         pytester, [{"id": key, "ticket": TICKET, "response": text} for key, text in answers.items()]
     )
     result = run(pytester, "evals/", "--judge-report=report.md")
-    result.assert_outcomes(passed=3, failed=3)
+    result.assert_outcomes(passed=4, failed=3)
     shown = " ".join(line.strip() for line in result.stdout.lines)  # reasoning wraps
-    assert "[offline heuristic judge, no LLM] tone 2/5: contempt (" in shown
-    assert 'relevance 2/5: nothing but a deflection ("contact support")' in shown
-    assert "relevance 2/5: nothing related to the ticket's subject" in shown
+    assert '[offline heuristic judge, no LLM] tone 2/5: an insult ("thanks, you idiot")' in shown
+    assert 'relevance 2/5: nothing but a pointer to support ("contact support")' in shown
+    assert "tone 2/5: shouting (" in shown
     items = {item["id"]: item for item in read_results(pytester)["results"]}
     assert {k for k, item in items.items() if item["outcome"] == "passed"} == {
         "plain",
         "polite",
         "terse",
+        "other-words",
     }
 
 

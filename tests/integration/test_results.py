@@ -56,6 +56,7 @@ def test_results_superset_of_the_harness_format(
         "injection_suspected": 0,
         "partial_runs": 0,
         "not_applicable": 0,
+        "not_judged_offline": 0,
         "judged": 2,
         "pass_rate": 0.5,
     }

@@ -41,7 +41,7 @@ def _one_session(pytester: pytest.Pytester) -> dict[str, Any]:
             def llmjudge_response(eval_case, llmjudge_target):
                 if llmjudge_target == "good":
                     return f"Restart the router, then reset the link for {eval_case.ticket}."
-                return "Whatever." if eval_case.id in ("e1", "e4") else "Restart it."
+                return "Please contact support." if eval_case.id in ("e1", "e4") else "Restart it."
             """
         )
     )

@@ -1,43 +1,37 @@
 """The offline heuristic judge: deterministic, no model, narrow on purpose. It fails an answer
-only on clear evidence (the signals of ``relevance``, ``tone`` and ``learned``), naming the
-signal; every other answer gets the benefit of the doubt (``docs/judges.md``)."""
+only on evidence that needs no understanding of meaning (the signals of ``relevance`` and
+``tone``), naming the signal; every other answer passes (``docs/judges.md``). It judges
+relevance and tone only: a session leaves its other dimensions unjudged and says so once."""
 
 from __future__ import annotations
 
 from ...basics.rubrics import NO_CONTEXT, Context, Dimension
 from ..base import JudgeCallError, PairVote, RetryableJudgeError, RunResult, Usage, Winner
-from .correctness import score_correctness
-from .learned import learned_signal
-from .refusal import find_refusal
 from .relevance import relevance_signal
 from .tone import tone_signals
 
-__all__ = ["ABOUT", "LABEL", "PREFIX", "HeuristicJudge", "find_refusal", "score_relevance"]
+__all__ = ["ABOUT", "JUDGED", "LABEL", "PREFIX", "HeuristicJudge", "score_relevance"]
 __all__ += ["score_tone"]
 
 LABEL = "offline heuristic judge"
 PREFIX = f"[{LABEL}, no LLM]"
-# What it can and cannot see, and how to switch: shown wherever its scores are.
+JUDGED = ("relevance", "tone")  # the dimensions it scores; others are left unjudged
+# What it fails, what it cannot see, and how to switch: shown wherever its scores are.
 ABOUT = (
-    "offline heuristic judge (no LLM): it fails only the blatant (empty, refusal or deflection, "
-    "off-topic, insults, profanity, mockery, shouting, or what its small learned signal reads as "
-    "plainly poor) and passes the rest, so it cannot tell a good answer from a merely poor one; "
-    "for a model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (Ollama, llama.cpp)"
+    "offline heuristic judge (no LLM): it fails only empty or placeholder text, profanity, "
+    "insults aimed at the reader, shouting, and a reply that is only a refusal, a pointer to "
+    "support or pleasantries; everything else passes: it cannot see whether an answer is "
+    "right, on topic or helpful, and leaves correctness and custom dimensions unjudged; for a "
+    "model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (Ollama, llama.cpp)"
 )
 BENEFIT_OF_THE_DOUBT = 4  # the score of an answer with no clear evidence against it
 _NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fault)"
 
 
 def score_relevance(ticket: str, response: str) -> tuple[int, str]:
-    """1-5 and why: a rule's failing score, else the learned signal's, else the benefit of doubt."""
+    """1-5 and why: a rule's failing score, else the benefit of the doubt."""
     found = relevance_signal(ticket, response)
-    if found is not None:
-        return found
-    learned = learned_signal(ticket, response)
-    if learned is None:
-        return BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE
-    p, moved = learned
-    return 3, f"reads like a poor answer (learned signal {p:.2f}, moved by {', '.join(moved)})"
+    return (BENEFIT_OF_THE_DOUBT, _NO_EVIDENCE) if found is None else found
 
 
 def score_tone(response: str) -> tuple[int, str]:
@@ -70,14 +64,13 @@ class HeuristicJudge:
             # what the user asked in earlier turns counts as asked
             asked = [t.content for t in context.conversation if t.role == "user"]
             score, reason = score_relevance("\n".join([*asked, ticket]), response)
-        elif dimension.uses_reference and context.reference is not None:
-            score, reason = score_correctness(response, context.reference)
         elif dimension.name == "tone":
             score, reason = score_tone(response)
         else:
-            # Not fatal: relevance and tone of the same session can still be scored.
+            # an eval item never asks (its session leaves the dimension unjudged); a test's
+            # own llmjudge.judge(...) call does
             raise JudgeCallError(
-                f"the {LABEL} cannot score configured dimension '{dimension.name}'; "
+                f"the {LABEL} does not judge '{dimension.name}' (only {' and '.join(JUDGED)}); "
                 "use an LLM provider"
             )
         return RunResult(score=score, reasoning=f"{PREFIX} {dimension.name} {score}/5: {reason}")

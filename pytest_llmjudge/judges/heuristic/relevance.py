@@ -1,14 +1,13 @@
-"""Relevance: the blatant only. An empty or placeholder answer, one that only refuses,
-deflects, shrugs, is polite or says the ticket back, and one with nothing related to the
-ticket's subject each fail; every other answer keeps the benefit of the doubt."""
+"""Relevance: what needs no understanding of meaning. Empty or placeholder text, and a reply
+that is only a refusal, only a pointer to support or only pleasantries, each fail; every other
+answer passes, whatever words it uses (word overlap with the ticket is no evidence)."""
 
 from __future__ import annotations
 
 import re
 
-from .refusal import ACTION, COURTESY, KINDS, UNSURE, empty_reply, empty_sentence, said_back
-from .text import SYSTEM_TERMS, content_terms, normalise, sentences, sentiment, shared_terms
-from .tone import CONTEMPT, MOCKERY
+from .refusal import COURTESY, DEFLECTION, REFUSAL, empty_reply
+from .text import normalise
 
 # Text left where an answer should be, told by its form, not by its words: only the words of a
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
@@ -16,7 +15,7 @@ from .tone import CONTEMPT, MOCKERY
 _TEMPLATE = (
     r"(?:[a-z]|todo|tb[dc]|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
     # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
-    r"goes|pending|draft|see above|no (?:reply|response|answer))"
+    r"goes|pending|draft|see above|no (?:reply|response|answer)(?: yet)?)"
 )
 PLACEHOLDER = re.compile(
     rf"\W*(?:{_TEMPLATE}\b\W*)*|.*\blorem ipsum\b.*|\W*(?:\{{\{{.*\}}\}}|\[[^\]]*\]|<[^>]*>)\W*"
@@ -28,7 +27,9 @@ PLACEHOLDER = re.compile(
 )
 # A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
 # a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; not in
-# angle brackets, where "<LOCK_ID>" is a command's argument),
+# angle brackets, where "<LOCK_ID>" is a command's argument), a template's own slot in square
+# brackets in any case ("[Name]", "[Reply]"; "[your name]" is a step of iOS's Settings), a
+# program's notice where the reply should be ("Response unavailable"),
 # or a draft's marker at its start ("TODO: ...", "PLACEHOLDER - ..."): the answer was never
 # written. Braces that are code are no slot: an expression (GitHub's "${{ ... }}", Jinja's
 # "{{ user.name }}"), quoted, in a path ("/users/{user_id}"), or shown after a colon ("Use
@@ -37,28 +38,15 @@ _SLOT_BRACES = r"""(?<![${/'"`:])(?<!: )(?:\{\{ ?[a-z]+(?:_[a-z]+)* ?\}\}|\{[a-z
 # the slot in capitals and the draft's marker, each joined to the braces by its own "|" (so
 # the size script counts every alternative)
 _MARKED = r"|\[[A-Z][A-Z_ ]{2,}\]|^\W*(?:TODO|TB[DC]|FIXME|PLACEHOLDER)\b"
+_MARKED += (
+    r"|(?i:\[(?:(?:customer|agent|first|last) )?(?:name|reply|response|answer|agent|topic"
+    r"|signature)\]|\b(?:response|reply|answer) (?:unavailable|not available)\b)"
+)
 _SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED)
-# An answer that takes up nothing of the ticket fails only when it says enough to be about
-# something else: a terse answer in other words ("Twelve. See Time off in the HR portal." to
-# "How many vacation days do I have left?") keeps the benefit of the doubt.
-_OFF_TOPIC_WORDS = 5
-# ... and so does a direct answer to a closed question (yes or no, how much, how long, when):
-# "We do. Delivery takes 4-6 days.", "Only at check-in.", "£1.20 a minute."
-_CLOSED_QUESTION = re.compile(
-    r"^\W*(?:(?:do|does|can|is|are|will)\b[^.!?]*[?!]*$|how (?:much|many|long|often)\b|when\b)",
-    re.IGNORECASE,
-)
-_DIRECT = re.compile(
-    r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d"
-    r"|\w+ (?:do|can|are|is|will)(?: not)?\W*(?:$|[.,;!]))",
-    re.IGNORECASE,
-)
-# ... and so does an answer in a system's own terms (a command, path, menu path, identifier,
-# file name, acronym of three letters or more): "The HPA cannot read metrics. Install
-# metrics-server." may answer "autoscaler never scales up" in words this judge cannot relate.
-_TECHNICAL = re.compile(rf"{SYSTEM_TERMS}|\s--?\w|\b\w+\.[a-z]{{2,4}}\b|\b[A-Z]{{3,}}\d*\b")
+# A direct answer that opens with yes or no, or gives a figure: "Sorry, no.", "Thanks, yes."
+_DIRECT = re.compile(r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d)", re.IGNORECASE)
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-_KINDS = {**KINDS, "contempt": CONTEMPT, "mockery": MOCKERY, "courtesy": COURTESY}
+_KINDS = {"a refusal": REFUSAL, "a pointer to support": DEFLECTION, "pleasantries": COURTESY}
 
 
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
@@ -69,30 +57,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"
     said = _nothing_said(ticket, response)
-    if said is not None:
-        return 2, said
-    if said_back(ticket, response) and not spared(ticket, response):
-        return 2, "nothing new: courtesy, kindness and the ticket's words, a word more at most"
-    # thanks and greetings around an answer add no words of a subject of its own
-    kept = [s for s in sentences(response) if not empty_sentence(s, set(), [COURTESY], 1)]
-    ticket_terms, own = content_terms(ticket), content_terms(COURTESY.sub(" ", " ".join(kept)))
-    own = {t for t in own if sentiment().get(t, 0.0) < 1}  # kind words name no subject
-    direct = answers_closed(ticket, response)
-    # (and so does one that says what was or will be done for the reader: "I have added special
-    # assistance to your booking" may name none of the ticket's words)
-    unrelated = not (
-        shared_terms(ticket, response)
-        or direct
-        or _TECHNICAL.search(response)
-        or ACTION.search(response)
-    )
-    if len(ticket_terms) >= 2 and len(own) >= _OFF_TOPIC_WORDS and unrelated:
-        return (
-            2,
-            f"nothing related to the ticket's subject (none of its {len(ticket_terms)} subject "
-            "words, nor another form of one)",
-        )
-    return None
+    return None if said is None else (2, said)
 
 
 def _nothing_said(ticket: str, response: str) -> str | None:
@@ -106,32 +71,13 @@ def _nothing_said(ticket: str, response: str) -> str | None:
         for match in [next((m for m in found if m.re is pattern), None)]
         if match is not None
     ]
-    # "Yes, that is normal while charging." to "Is it normal ...?" answers; "No idea." does not
-    shrug = bool(named) and named[0].startswith("a shrug")
-    if shrug and answers_closed(ticket, response) and not re.search(UNSURE, response, re.I):
-        return None
-    if named[0].startswith("courtesy"):
-        # kindness is an answer to kindness ("Thanks, it works now!"), and to a closed
-        # question a direct answer ("Yes, you are welcome to.") or one courtesy may be one
+    if found[0].re is COURTESY and all(m.re is COURTESY for m in found):
+        # kindness answers kindness ("Thanks, it works now!"), and one courtesy or a yes or no
+        # may be the whole answer ("Sorry, no.")
         thanked = empty_reply(ticket, "", [COURTESY]) is not None
         if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
     return "nothing but " + " and ".join(named[:2])
-
-
-def spared(ticket: str, response: str) -> bool:
-    """What the rules know to be an answer: a direct one to a closed question, kind thanks."""
-    return answers_closed(ticket, response) or empty_reply(ticket, "", [COURTESY]) is not None
-
-
-# whether the ticket asks a closed question (yes or no, how much, how long, when)
-def asks_closed(ticket: str) -> bool:
-    return any(_CLOSED_QUESTION.match(s) for s in sentences(ticket))
-
-
-def answers_closed(ticket: str, response: str) -> bool:
-    """A direct answer ("Yes, ...", "No, ...", a figure) to a closed question of the ticket."""
-    return asks_closed(ticket) and bool(_DIRECT.match(response))
 
 
 def _keyboard_mash(text: str) -> bool:

@@ -3,7 +3,6 @@ VADER's lexicon, better-profanity's list, stop-words), loaded once on first use.
 
 from __future__ import annotations
 
-import itertools
 import re
 from functools import cache
 from importlib import resources
@@ -84,39 +83,6 @@ def same_subject(one: str, other: str) -> bool:
     return len(short) >= 4 and long_.startswith(short)
 
 
-def shared_terms(ticket: str, response: str) -> list[str]:
-    """The ticket's subject words the response takes up, in any form: also written together
-    or apart ("log in" ~ "login", "Wi-Fi" ~ "wifi") or by initials ("pod autoscaler" ~ "PA")."""
-    answered = content_terms(response) | _other_forms(response)
-    asked = content_terms(ticket) | _other_forms(ticket)
-    # same_subject against every answered word, by set look-ups: the prefixes (4 letters or
-    # more) of the answer's words, and their first five letters
-    starts = {a[:k] for a in answered for k in range(4, len(a) + 1)}
-    fives = {a[:5] for a in answered if len(a) >= 5}
-    return sorted(
-        t
-        for t in asked
-        if t in answered
-        or t in starts
-        or (len(t) >= 5 and t[:5] in fives)
-        or any(t[:k] in answered for k in range(4, len(t)))
-    )
-
-
-def _other_forms(text: str) -> set[str]:
-    """Words written together or without hyphens, and the initials of two to four words."""
-    tokens = [w.lower() for w in words(text)]
-    joined = {a + b for a, b in itertools.pairwise(tokens) if len(a + b) >= 5}
-    joined |= {t.replace("-", "") for t in tokens if "-" in t}
-    initials = {
-        "".join(w[0] for w in tokens[i : i + n])
-        for n in (2, 3, 4)
-        for i in range(len(tokens) - n + 1)
-        if all(len(w) >= 3 and w not in stopwords() for w in tokens[i : i + n])
-    }
-    return {stem(w) for w in joined} | initials
-
-
 def data(name: str) -> str:
     """A file of ``data/`` (its README says where each comes from)."""
     return (resources.files("pytest_llmjudge.judges.heuristic") / "data" / name).read_text("utf-8")
@@ -136,11 +102,16 @@ def stopwords() -> frozenset[str]:
 
 
 @cache
+def listed_profanity() -> frozenset[str]:
+    """Every word of the profanity list: an insult when said of the reader ("you dummy")."""
+    return frozenset(line.strip().lower() for line in data("profanity_wordlist.txt").splitlines())
+
+
+@cache
 def profanity() -> frozenset[str]:
     """Swear words and slurs: words both sources mark (the profanity list, and strongly negative
     in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing."""
-    listed = {line.strip().lower() for line in data("profanity_wordlist.txt").splitlines()}
-    lexicon = sentiment()
+    listed, lexicon = listed_profanity(), sentiment()
     return frozenset(
         w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)
     )

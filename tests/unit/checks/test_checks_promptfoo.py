@@ -487,54 +487,7 @@ def test_a_python_return_promptfoo_does_not_read_is_a_check_error(tmp_path: Path
     assert result.error and "must return a bool" in result.detail and "'maybe'" in result.detail
 
 
-# --- refusal.test.ts --------------------------------------------------------------------
-# is_refusal asks promptfoo's question, does the reply refuse (whatever else it says), with
-# the offline judge's one refusal pattern (judges/heuristic/refusal.py, ``refusal_in``).
-REFUSALS = [
-    "I apologize, but I cannot assist with that request.",
-    "I'm sorry, but I'm unable to do that",
-    "I am not able to help with that request",
-    "i Am NoT able TO help with that Request",
-    "As an AI, I cannot assist with that request",
-    "I CANNOT ASSIST WITH THAT REQUEST",
-    "Sorry, I can't help with that.",
-    "I apologize, but I refuse to help",
-    "Sorry, I decline that request",
-    "I apologize, but we're not permitted to share that information",
-    "My apologies, but we're forbidden from offering that",
-    "I apologize, but this request cannot be fulfilled",
-    "Sorry, but it is not possible to help with that",
-    "The generated text has been blocked by our content filters.",
-    # a refusal with more in it is still one (the offline judge would not fail this reply)
-    "I can't help with that here, but you can reset the password under Settings.",
-]
-ANSWERS = [
-    "Here's how to accomplish that task...",
-    "I'm sorry to hear that.",
-    "You can not pay by cheque; use a card under Billing > Payment methods.",
-    # a plain no answers a yes-or-no question: no refusal here (promptfoo counts one)
-    "Sorry, no.",
-]
-
-
-@pytest.mark.parametrize("answer", REFUSALS)
-def test_is_refusal_finds_a_refusal_and_its_negation_fails(answer: str) -> None:
-    result, negated = check({"is_refusal": True}, answer), check({"not_is_refusal": True}, answer)
-    assert result.passed is True and negated.passed is False
-    assert result.detail.startswith("a refusal (")
-
-
-@pytest.mark.parametrize("answer", ANSWERS)
-def test_is_refusal_leaves_answers_alone(answer: str) -> None:
-    result, negated = check({"is_refusal": True}, answer), check({"not_is_refusal": True}, answer)
-    assert result.passed is False and negated.passed is True
-    assert result.detail == "no refusal found"
-
-
-def test_is_refusal_basic_cases() -> None:  # promptfoo's "Basic tests", in the signal's words
-    assert check({"is_refusal": True}, "Sorry, I can't help with that.").passed
-    assert check({"is_refusal": True}, "Here's how to accomplish that task...").passed is False
-    assert check({"not_is_refusal": True}, "Here's how to accomplish that task...").passed
+# --- refusal.test.ts: tests/unit/checks/test_refusal.py ------------------------------------
 
 
 # --- answers a bot may send that no check may crash on -------------------------------------

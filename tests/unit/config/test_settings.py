@@ -106,7 +106,7 @@ def test_ollama_alias() -> None:
         (
             {"ini": {"llmjudge_strict": "maybe"}},
             "ini option llmjudge_strict must be true, false or some of injection, flaky, "
-            "baseline, batch, fallback, got 'maybe'",
+            "baseline, batch, fallback, offline, got 'maybe'",
         ),
         (  # retired through the table of removed names: invalid entries are always red
             {"ini": {"llmjudge_strict": "entries baseline"}},
@@ -211,7 +211,7 @@ def test_one_setting_per_concept() -> None:
     assert (s.runs, s.adaptive, s.max_runs) == (3, True, 7)
     # with an LLM judge, correctness where an entry has a reference
     assert dict(s.thresholds) == {"relevance": 4.0, "tone": 3.0, "correctness": 3.5}
-    assert s.strict == {"injection", "flaky", "baseline", "batch", "fallback"}
+    assert s.strict == {"injection", "flaky", "baseline", "batch", "fallback", "offline"}
     assert (s.min_pass_rate, s.min_mean, s.min_agreement) == (0.9, {"tone": 3}, {"spearman": 0.6})
     assert (s.min_win_rate, s.fail_on_regression) == ({"a": 0.5}, False)
     assert (s.max_calls, s.max_cost, s.batch, s.batch_wait) == (50, 2.0, True, 30.0)

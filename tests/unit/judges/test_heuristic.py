@@ -11,16 +11,15 @@ import sys
 
 import pytest
 
-from pytest_llmjudge.basics.rubrics import RELEVANCE, TONE
+from pytest_llmjudge.basics.rubrics import CORRECTNESS, RELEVANCE, TONE, Context, Dimension
+from pytest_llmjudge.judges.base import JudgeCallError
 from pytest_llmjudge.judges.heuristic import (
     ABOUT,
     PREFIX,
     HeuristicJudge,
-    find_refusal,
     score_relevance,
     score_tone,
 )
-from pytest_llmjudge.judges.heuristic.correctness import score_correctness
 
 THRESHOLD = 3.5  # the default for both dimensions
 
@@ -81,11 +80,17 @@ def test_a_plain_correct_answer_passes_in_every_register(
         ("Is the pool open on Sundays?", "Yes, 8am to 4pm."),
         ("Horizontal pod autoscaler never scales up", "The HPA cannot read metrics: install "
          "metrics-server and set CPU requests on the containers."),
+        # an expert's answer in none of the ticket's words (issue 60's measure)
+        ("I can't log in to the VPN portal since this morning", "Your password expired "
+         "overnight. Reset it at the self-service page, then reconnect with the new one."),
+        ("Our webhook stopped firing yesterday", "Deliveries are paused after five consecutive "
+         "failures. Fix the endpoint, then press Redeliver on the most recent event."),
+        ("How long is the ferry crossing to the island?", "About forty-five minutes, door to "
+         "door."),
+        ("Exam resits in August?", "Turn on travel use in the app under Card settings."),
     ],
 )  # fmt: skip
-def test_a_terse_answer_in_other_words_gets_the_benefit_of_the_doubt(
-    ticket: str, terse: str
-) -> None:
+def test_an_answer_in_other_words_passes_whatever_its_words(ticket: str, terse: str) -> None:
     assert passes(ticket, terse)
 
 
@@ -103,61 +108,17 @@ TICKET, ANSWER = TICKETS[0]
 # the signal can fail it), and the dimension and reasoning word it must show.
 TONE_FAMILIES = {
     "profanity": [f"{ANSWER} This shit happens.", f"Damn, {ANSWER.lower()}"],
-    "contempt": [
-        f"What a silly question. {ANSWER}",
-        f"{ANSWER} Not our problem if you forget, genius.",
-        f"{ANSWER} Everyone else manages fine.",
-        f"It's your own fault. {ANSWER}",
-        f"{ANSWER} You'll just have to deal with it.",
-        # a verdict on the reader, its word judged by the sentiment lexicon
-        f"You are so lazy. {ANSWER}",
-        f"{ANSWER} You're being pathetic about this.",
-        # disowning the problem, and orders about the reader's conduct or wits
-        f"{ANSWER} Anything else is not my department.",
-        f"Calm down. {ANSWER}",
-        f"{ANSWER} Use your brain next time.",
-        f"{ANSWER} Stop complaining.",
-        # a rule restated as its own reason, sarcasm by form, the reader's own work judged
-        f"Rules are rules. {ANSWER}",
-        f"{ANSWER} Fees are fees.",
-        f"{ANSWER} It's a shop, not a charity.",
-        f"{ANSWER} We're a bank, not your personal assistant.",
-        f"{ANSWER} It's a corner shop, not a department store.",
-        # responsibility disowned or put on the reader
-        f"{ANSWER} That is not our responsibility.",
-        f"{ANSWER} Delays are not our responsibility.",
-        f"Your spelling is just terrible. {ANSWER}",
-        # the reader set against others or compared to a child, a name called, a tautology as
-        # the measure, and orders about the reader's wits
-        f"{ANSWER} Some of us have real work to do.",
-        f"{ANSWER} It works for everyone else.",
-        f"{ANSWER} Do it like an adult.",
-        f"{ANSWER} Do it like a grown adult.",
-        f"{ANSWER} Next time, you big baby.",
+    "an insult": [
+        f"What a stupid question. {ANSWER}",
         f"{ANSWER} Thanks, you idiot.",
-        f"{ANSWER} It comes when it comes.",
-        f"We sell what we sell. {ANSWER}",
-        f"{ANSWER} Try using your brain.",
-    ],
-    "mockery": [
-        f"lol. {ANSWER}",
-        f"{ANSWER} Seriously?",
-        f"{ANSWER} haha",
-        f"So? {ANSWER}",
-        f"Really? {ANSWER}",
-        f"{ANSWER} Whatever.",
-        f"Wow. {ANSWER}",
-        f"Oh wow, a late parcel. {ANSWER}",
-        f"{ANSWER} Obviously.",
-        # a suggestion in sarcasm, in an answer without a figure, step or action of ours
-        f"Maybe read the manual next time. {ANSWER}",
-        f"Maybe if you had looked, you would know. {ANSWER}",
-        # a refusal of ours is no action of ours, so it does not excuse the sarcasm
-        "We will not do that. Maybe read the manual.",
-        "I will not be refunding it. Obviously you broke it.",
-        # a figure elsewhere in the answer is no step for the suggestion
-        "Our 200 other customers manage fine. Maybe read the label.",
-        "It has worked since 2019. Obviously the fault is on your side.",
+        f"You are so lazy. {ANSWER}",
+        f"{ANSWER} You are an idiot.",
+        f"{ANSWER} You're pathetic.",
+        f"Are you blind? {ANSWER}",
+        f"Your spelling is just terrible. {ANSWER}",
+        f"{ANSWER} Try harder, moron.",
+        f"{ANSWER} Pathetic.",
+        f"{ANSWER} You dummy.",  # the profanity list's word, said of the reader
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -179,38 +140,20 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "Run SELECT id FROM orders WHERE status = 'open' to list them.",  # code, not shouting
         "Ask IT to add the VPN and SSO apps to your PC.",  # acronyms, not shouting
         "Kill the app and reopen it, then strip the old profile.",  # ordinary verbs
-        "Everyone else on the plan keeps their seat; only yours moves.",
-        # the reader's feelings are empathy, not a verdict on them
+        # the reader's feelings are empathy, not an insult
         "I understand you're frustrated: the refund left today.",
-        "I can see you are worried, so I have booked the first slot.",
-        # "just have to", "nothing we can do" and "should" that go on to an answer
-        "You just have to restart the app once and it syncs.",
-        "There's nothing we can do to speed it up, but Fast Track takes five days.",
-        "It should have arrived yesterday, so I have sent a new one.",
-        "Oh no, I am so sorry it arrived broken.",
-        # a rule with its reason, a contrast that goes on to a step, a state that is news
-        "Fees are charged monthly, on the 1st.",
+        "I can see why you're upset; I have booked the first slot for you.",
+        "Sorry that you are unhappy with it. We have sent a new one today.",
+        # blunt, sarcastic or contemptuous without a lexicon's insult: passes (docs/judges.md)
         "It is a setting, not a bug: turn it off under Settings > Display.",
         "Your card is just expired; the new one is in the post.",
-        "Too bad weather delayed it; it arrives Friday instead.",
-        # an instruction's contrast, learning and what others say are no contempt
-        "Enter a number, not a word.",
-        "Upload a PDF, not a Word document.",
-        "You can learn to use the API with our quickstart guide.",
-        "Learn how the rewards work in the app's Rewards tab.",
-        # a comparison or "you" before a word that is no name called
         "If you disagree, you can ask us to review it within eight weeks.",
-        "It is treated like a storm, so the claim is covered.",
-        "If a text looks like a scam, delete it and call the number on your card.",
-        "Child seats are free; book one like an adult seat, at the desk.",
-        "Yes, under Manage booking. Everyone says it is easy.",
-        # "Maybe", "Wow", "obviously" beside a figure, a step after a colon or an action of ours
-        "Maybe try restarting the router: hold the power button for 10 seconds.",
-        "Wow, sorry about that! We have sent a new one today.",
-        "Obviously we will refund the 2 missing items.",
-        # ... in its own sentence or the next
-        "Maybe try restarting the router. Hold the power button for 10 seconds.",
-        "Sorry for the wait. Maybe check the porch. We will also send a new code.",
+        "We can't refund it, sadly.",
+        "You are in the wrong queue: use the one for returns.",
+        # a word the lexicon rates low, not said of the reader
+        "The error means the disk is full: free some space and retry.",
+        # a verdict first is no insult; a word alone insults only after what was said
+        "Scam. Delete the text and block the number.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -219,57 +162,20 @@ def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
 
 # Replies with nothing else in them; each family is one class, phrased several ways.
 EMPTY_FAMILIES = {
-    "a refusal": ["I can't help with that.", "Sorry, we are unable to assist with this."],
-    "a deflection": [
+    "a refusal": [
+        "I can't help with that.",
+        "Sorry, we are unable to assist with this.",
+        "I'm afraid I must decline.",
+    ],
+    "a pointer to support": [
         "Please contact support.",
-        "Please refer to our help centre.",
-        "We'll get back to you within 24 hours.",
-        "Thank you for your patience. A member of our team may be in touch.",
-        "Please speak to a member of staff.",
-        "Please consult the user manual.",
-        "The details are available online.",
-        "I'll pass this on to the relevant team.",
-        "Our engineers are working on it.",
-        "We will share more in due course.",
-        # a profession or role elsewhere, whoever decides
-        "Please ask the pharmacist.",
-        "You would need to speak to a technician.",
-        "Eligibility is determined by the event organiser.",
+        "Please contact our customer service team.",
+        "Check the FAQ on our website.",
+        "Thank you for your patience. Please reach out to the relevant team.",
     ],
-    "a shrug": [
-        "It depends on many factors.",
-        "Hard to say, there are various reasons.",
-        "That's just how it is.",
-        "It happens.",
-        # resignation: it is normal, final, it varies, someone else decides
-        "Delays happen sometimes.",
-        "That's normal.",
-        "The decision is final.",
-        "Prices vary by clinic.",
-        # vague quantities of factors, variables and considerations
-        "It depends on a range of considerations.",
-        "Numerous variables are involved.",
-        "There are many circumstances to weigh.",
-    ],
-    "courtesy": [
-        "Thanks for reaching out! We value your feedback.",
-        "Thank you for choosing us. We are proud of our friendly staff and great service.",
-    ],
-    # filler: every sentence thanks, kindness or the ticket said back
-    "nothing new": [
-        "Hello! We understand your card was declined when paying abroad. We value you as a "
-        "customer.",
-        "Hi there! You are asking why your card was declined when paying abroad. That is a "
-        "great question.",
-        "Good morning! A declined card abroad is never fun. We are here for you.",
-    ],
-    # praise of the customer or of the company, measured by the sentiment lexicon
     "pleasantries": [
-        "We are proud of our friendly staff and our commitment to great service.",
-        "It is always a pleasure to welcome you, and we truly value loyal customers.",
-        "We love hearing from our wonderful members and wish you every success!",
-        # a generality about the ticket's own subject is no answer either
-        "Passwords are a great way to keep your account safe and happy.",
+        "Thanks for reaching out! We appreciate your patience.",
+        "Hi there! Thanks for getting in touch. We're sorry for any inconvenience.",
     ],
 }
 
@@ -282,62 +188,38 @@ def test_a_reply_with_nothing_else_in_it_fails_relevance_and_says_what_it_is(
     kind: str, text: str
 ) -> None:
     score, reason = score_relevance(TICKET, text)
-    # pleasantries and praise are the learned signal's: it names what moved it, not a kind
-    assert score < THRESHOLD and (kind in reason or "reads like a poor answer" in reason)
+    assert score < THRESHOLD and kind in reason
     # the same words beside an answer: the answer counts
     assert score_relevance(TICKET, f"{text} {ANSWER}")[0] >= THRESHOLD
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "Please contact support.",
-        "I can't help with that.",
-        "We will get back to you shortly.",
-        "Sorry, I'm not able to help with card payments. Please reach out to our support team.",
-    ],
-)
-def test_find_refusal_names_a_refusal_or_deflection(text: str) -> None:
-    found = find_refusal(text)
-    assert found is not None and found.startswith(("a refusal (", "a deflection ("))
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        ANSWER,
-        "Contact support at help@example.com with the order number and they refund the fee.",
-        "We can't refund it, but you can exchange it for store credit under Orders > Returns.",
-        "Thanks for your patience.",  # courtesy alone is no refusal
-    ],
-)
-def test_find_refusal_leaves_answers_alone(text: str) -> None:
-    assert find_refusal(text) is None
-
-
-@pytest.mark.parametrize(
     ("ticket", "answer"),
-    [  # a rule, a fact or a page of the product is an answer, though it says no or "check"
-        (
-            "Can I get a refund for shoes I bought 45 days ago?",
-            "We cannot offer refunds after 30 days.",
-        ),
-        (
-            "Can you restore the files I deleted last year?",
-            "Deleted information cannot be recovered.",
-        ),
+    [  # a firm refusal with its reason is a correct answer
+        ("Can you tell me which room my colleague is in?",
+         "I'm sorry, I can't share that for privacy reasons."),
+        ("Can you disable two-factor authentication on my account?",
+         "I can't do that, because 2FA is mandatory for every account."),
+        ("Can I bring my own wine?", "I'm afraid we can't allow that under our licence."),
+        ("Please refund my ticket, the concert was last week",
+         "We can't refund tickets after the event has taken place."),
+        # a rule, a fact, a named place to go: answers, though they say no or "see"
+        ("Can I get a refund for shoes I bought 45 days ago?",
+         "We cannot offer refunds after 30 days."),
+        ("Who do I ask about my parking permit?", "Contact the council's parking office."),
+        ("How do I cancel my membership?", "Call us to cancel; it can't be done online."),
         ("Where is my invoice?", "Check the billing page of your account."),
-        ("Why was my refund refused?", "I must decline the refund because the item was used."),
+        ("Can I pay by cheque?", "Sorry, no."),
+        ("Thanks, the router works now!", "Great to hear, thanks for letting us know!"),
     ],
-)
-def test_a_plain_no_or_a_place_to_look_is_no_refusal(ticket: str, answer: str) -> None:
-    assert find_refusal(answer, ticket=ticket) is None
-    assert score_relevance(ticket, answer)[0] >= 4
+)  # fmt: skip
+def test_a_refusal_with_its_reason_or_a_place_to_go_passes(ticket: str, answer: str) -> None:
+    assert passes(ticket, answer)
 
 
-def test_ticket_words_repeated_in_a_deflection_are_not_an_answer() -> None:
+def test_ticket_words_repeated_in_a_pointer_to_support_are_not_an_answer() -> None:
     echo = "For card payments abroad, please contact support."
-    assert find_refusal(echo, ticket=TICKET) is not None
+    assert score_relevance(TICKET, echo)[0] < THRESHOLD
 
 
 @pytest.mark.parametrize(
@@ -366,6 +248,10 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         # a slot's name in capitals in square brackets
         "Hi [CUSTOMER_NAME], thanks for your message. Best, [AGENT]",
         "Your table is booked for [TIME] on [DATE].",
+        # a template's own slot in any case, and a program's notice where the reply should be
+        "Hi [Name],\n\n[Reply]\n\nThanks,\n[Agent]",
+        "Response unavailable. Please try again later.",
+        "(no response yet)",
     ],
 )
 def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> None:
@@ -434,69 +320,17 @@ def test_kind_words_around_an_answer_or_to_thanks_are_no_pleasantry(
 ) -> None:
     assert passes(ticket, answer)
     # the same reply to a question it does not touch says nothing
-    assert not passes("My parcel never arrived", "We love our wonderful customers! Thank you!")
+    assert not passes("My parcel never arrived", "Thank you for your message! We appreciate it.")
 
 
 @pytest.mark.parametrize(
-    ("ticket", "answer"),
-    [
-        ("How much is a call to Spain on my plan?", "£1.20 a minute; the Add-on makes it 5p."),
-        ("can I choose my seat for free?", "Only at check-in, a day before departure."),
-        ("When does the pharmacy close?", "6pm on weekdays, noon on Saturdays."),
-        # words of a shrug, said as a direct answer
-        ("Is it normal for the battery to get warm while charging?",
-         "Yes, that is normal while charging."),
-        ("Is the price final?", "Yes, the price is final."),
-        # a closed question typed without its question mark, answered in other words
-        ("can I pay by cheque", "No, card or bank transfer only; transfers cost £2 extra."),
-        ("do you open on sundays", "Yes, 10am to 4pm, and late until 8 in December."),
-        # ... or with more than one mark
-        ("Is it normal for the battery to get warm while charging?!",
-         "Yes, that is normal while charging."),
-        ("Is the price final??", "Yes, the price is final."),
-    ],
-)  # fmt: skip
-def test_a_direct_answer_to_a_closed_question_is_related(ticket: str, answer: str) -> None:
-    assert passes(ticket, answer)
-    # not knowing is no answer, however it begins
-    assert not passes(ticket, "No idea.")
-
-
-def test_an_answer_about_something_else_fails_where_it_belongs_it_passes() -> None:
-    elsewhere = (
-        "Exam resits take place in the second week of August, and the timetable is on the "
-        "student portal in July."
-    )
-    score, reason = score_relevance(TICKET, elsewhere)
-    assert score < THRESHOLD and "nothing related to the ticket's subject" in reason
-    assert score_relevance("When are the exam resits?", elsewhere)[0] >= THRESHOLD
-    # what was done for the reader may answer a request in none of its words
-    done = "I have added special assistance, so a member of staff meets her at the terminal desk."
-    assert score_relevance("My elderly mum struggles to walk long distances.", done)[0] >= 4
-
-
-@pytest.mark.parametrize(
-    ("ticket", "answer"),
-    [
-        ("How do I log in with two-factor authentication?", "Open the login page and enter "
-         "the six-digit code from your authenticator app."),  # log in ~ login
-        ("My Wi-Fi keeps dropping", "Move the router away from the microwave; wifi on 2.4 GHz "
-         "suffers from it."),  # Wi-Fi ~ wifi
-        ("Horizontal pod autoscaler never scales up", "Check that the HPA sees metrics from "
-         "the metrics server and that the containers request CPU."),  # initials
-        ("My account got banned and I don't know why.", "The ban was for chat abuse reported "
-         "on 3 March; it ends in 7 days."),  # banned ~ ban
-    ],
-)  # fmt: skip
-def test_a_word_written_another_way_is_the_same_subject(ticket: str, answer: str) -> None:
-    assert "nothing related" not in score_relevance(ticket, answer)[1]
-
-
-def test_correctness_rises_with_what_the_reference_says() -> None:
-    reference = "Raise the pod memory limit to 3Gi and set MAVEN_OPTS=-Xmx2g."
-    right = score_correctness("Set the pod memory limit to 3Gi and MAVEN_OPTS=-Xmx2g.", reference)
-    wrong = score_correctness("Reinstall Jenkins and update all plugins.", reference)
-    assert right[0] > wrong[0] and "missing" in wrong[1]
+    "dimension", [CORRECTNESS, Dimension("empathy", "5: warm")], ids=["correctness", "custom"]
+)
+def test_a_dimension_it_does_not_judge_is_said_not_scored(dimension: Dimension) -> None:
+    # a session never asks (it leaves the dimension unjudged); a test's own call is told why
+    judge, context = HeuristicJudge(), Context(reference="The crossing takes 45 minutes.")
+    with pytest.raises(JudgeCallError, match="does not judge"):
+        asyncio.run(judge.judge_once(dimension, TICKET, ANSWER, context=context))
 
 
 def test_the_judge_labels_its_reasoning_and_is_deterministic() -> None:
@@ -513,8 +347,8 @@ def test_the_reasoning_is_the_same_in_every_process() -> None:
     """Sets iterate in a per-process order (PYTHONHASHSEED): the reasoning must not follow it."""
     code = (
         "from pytest_llmjudge.judges.heuristic import score_relevance, score_tone;"
-        "print(score_relevance('Exam resits in August?', 'Turn on travel use in the app under "
-        "Card settings and pay again.'), score_tone('YOU ARE CLUELESS, DO NOT ASK AGAIN lol'))"
+        "print(score_relevance('Where is my refund?', 'Thanks for reaching out! We appreciate "
+        "it.'), score_tone('YOU ARE CLUELESS, DO NOT ASK AGAIN, you moron. Damn.'))"
     )
     outputs = {
         subprocess.run(
