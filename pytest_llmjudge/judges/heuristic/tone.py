@@ -1,6 +1,6 @@
 """Tone: profanity, an insult aimed at the reader and shouting each fail an answer; every other
 answer, plain, terse, warm, formal or blunt, passes. Both word lists are vendored lexicons
-(``data/README.md``), not lists of this project's."""
+(``data/README.md``), not lists of this project's; the phrases of contempt below are."""
 
 from __future__ import annotations
 
@@ -40,10 +40,31 @@ _ALONE = re.compile(r"^\W*(\w+)\W*$")
 _INSULT = -1.5  # the lexicon's valence (-4..4) at or below which a word said of the reader is one
 _INSULT_ALONE = -2.0  # ... and a word said alone ("Pathetic.", not "No.")
 _CODE = re.compile(r"[_;=*()`]")
+# Condescension aimed at the reader in words no lexicon rates as insults ("Did you even read
+# the error?", "..., genius."): a short hand-written list of general phrases of contempt, of no
+# one domain, matched in a sentence after contractions are written out ("can't" is "can not").
+# Each is said to the reader, never of a thing, so a blunt or terse answer stays clear of it.
+_CONTEMPT_PATTERNS = (
+    r"\bdid you (?:even|actually|really) (?:read|look|check|try|open|think)\b",
+    r"\b(?:can not|cannot) you (?:read|see|count)\?|\bcan you not (?:read|see|count)\?",
+    r"\b(?:half a|a single) brain\b|\buse your (?:brain|head|eyes)\b|\bget a clue\b",
+    r"\b(?:maybe|just|go|try to|you need to) learn (?:how )?to (?:read|count|spell)\b",
+    r"\blike an? grown-?up\b|^\W*grow up\b|\bfor once(?: in your life)?\W*$",
+    r", (?:genius|einstein|sherlock|snowflake)\W*$",
+    r"\bdo you need (?:a picture|me to draw)\b|\bdo i (?:have|need) to (?:draw|spell it out)\b",
+    r"^\W*(?:just |so )?(?:stop|quit) (?:whining|whinging|moaning|complaining)\b",
+    r"\bclueless\b|\bnot (?:exactly )?(?:rocket science|brain surgery)\b",
+    r"(?:^\W*|\b(?:is|just|basic|use (?:some|your)) )common sense\b",
+    r"\bhow hard (?:is it|can it be)\b|\bis (?:that|it) (?:really )?(?:so|that) hard\b",
+    r"\b(?:could|can not|cannot) be bothered to\b|\bif you (?:had )?(?:even )?bothered to\b",
+    r"\byou (?:should|ought to) (?:have known|know) better\b|\breading is (?:hard|difficult)\b",
+)
+_CONTEMPT = re.compile("|".join(_CONTEMPT_PATTERNS), re.IGNORECASE)
 
 
 def insults(text: str) -> list[str]:
-    """The words in ``text`` said of the reader that a lexicon holds as insults."""
+    """The words in ``text`` said of the reader that a lexicon holds as insults, and the
+    phrases of contempt said to the reader."""
     found = []
     for i, sentence in enumerate(sentences(text)):
         for match in _AT_READER.finditer(sentence):
@@ -54,6 +75,7 @@ def insults(text: str) -> list[str]:
         alone = _ALONE.match(sentence) if i else None
         if alone and _insult(alone.group(1), _INSULT_ALONE):
             found.append(alone.group(1))
+        found += [m.group(0).strip(" ,.!?") for m in _CONTEMPT.finditer(sentence)]
     return found
 
 

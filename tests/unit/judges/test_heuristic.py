@@ -119,6 +119,20 @@ TONE_FAMILIES = {
         f"{ANSWER} Try harder, moron.",
         f"{ANSWER} Pathetic.",
         f"{ANSWER} You dummy.",  # the profanity list's word, said of the reader
+        # contempt said to the reader in words no lexicon holds as insults
+        f"Did you even read the error? {ANSWER}",
+        f"Anyone with half a brain would know. {ANSWER}",
+        f"Can't you read? {ANSWER}",
+        f"{ANSWER} Maybe learn to read the docs.",
+        f"{ANSWER} Try it like a grown-up.",
+        f"{ANSWER[:-1]}, genius.",
+        f"{ANSWER} Do you need a picture?",
+        f"Stop whining. {ANSWER}",
+        f"{ANSWER} Clueless, as usual.",
+        f"{ANSWER} Be sensible for once.",
+        f"Not rocket science. {ANSWER}",
+        f"{ANSWER} Common sense, honestly.",
+        f"{ANSWER} How hard is it to look?",
     ],
     "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
 }
@@ -144,7 +158,7 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "I understand you're frustrated: the refund left today.",
         "I can see why you're upset; I have booked the first slot for you.",
         "Sorry that you are unhappy with it. We have sent a new one today.",
-        # blunt, sarcastic or contemptuous without a lexicon's insult: passes (docs/judges.md)
+        # blunt or sarcastic, with no insult and no phrase of contempt: passes (docs/judges.md)
         "It is a setting, not a bug: turn it off under Settings > Display.",
         "Your card is just expired; the new one is in the post.",
         "If you disagree, you can ask us to review it within eight weeks.",
@@ -154,6 +168,16 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "The error means the disk is full: free some space and retry.",
         # a verdict first is no insult; a word alone insults only after what was said
         "Scam. Delete the text and block the number.",
+        # the words of a phrase of contempt, not said to the reader; terse or warm answers
+        "Did you get the code? If not, we will send another.",
+        "Can't you see the button? It is under Settings, at the bottom.",
+        "The course helps children learn to read at their own pace.",
+        "Grown-up tickets cost 12 euros; children go free.",
+        "Book a slot at the Genius Bar; the check is free.",
+        "The pump should stop whining once it is primed.",
+        "The setup is not hard: open Settings and choose Update.",
+        "Yes, tomorrow.",
+        "Sure, genuinely happy to help",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
