@@ -56,7 +56,11 @@ DEFLECTION = re.compile(
 COURTESY = re.compile(
     r"\b(?:thank|appreciat|sorry|apolog|understand)\w*(?: you)?"
     r"|\b(?:reaching out|getting in touch)\b"
-    r"|^\W*(?:hi|hello|dear)\b(?: [A-Z]\w*)?|\b(?:please note|regards)\b",
+    r"|^\W*(?:hi|hello|hey|dear|good (?:morning|afternoon|evening))\b(?: [A-Z]\w*)?"
+    r"|\b(?:please note|regards|cheers|take care|best wishes)\b"
+    # well-wishing: "Have a wonderful day!", "Wishing you a great weekend", "Hope you're well"
+    r"|\b(?:have|enjoy|wishing you) an? (?:\w+ ){0,3}(?:day|week|weekend|evening|one)\b"
+    r"|\b(?:we |i )?hope (?:you(?:'re| are) (?:well|having)|you have)\b",
     re.IGNORECASE,
 )
 _OWN_WORDS = 2  # subject words of its own a sentence may have and still say nothing

@@ -200,6 +200,9 @@ EMPTY_FAMILIES = {
     "pleasantries": [
         "Thanks for reaching out! We appreciate your patience.",
         "Hi there! Thanks for getting in touch. We're sorry for any inconvenience.",
+        # well-wishing is a pleasantry too
+        "Good afternoon! Thanks for your note. Have a lovely weekend!",
+        "Hey! We hope you're well. Take care!",
     ],
 }
 
@@ -235,6 +238,7 @@ def test_a_reply_with_nothing_else_in_it_fails_relevance_and_says_what_it_is(
         ("Where is my invoice?", "Check the billing page of your account."),
         ("Can I pay by cheque?", "Sorry, no."),
         ("Thanks, the router works now!", "Great to hear, thanks for letting us know!"),
+        ("When do you open?", "Hi! We open at 9 tomorrow. Have a great day!"),
     ],
 )  # fmt: skip
 def test_a_refusal_with_its_reason_or_a_place_to_go_passes(ticket: str, answer: str) -> None:
@@ -331,6 +335,7 @@ def test_a_terse_answer_is_not_a_placeholder(ticket: str, terse: str) -> None:
         ("Can I bring my kids to the pool?", "Of course! Children are very welcome."),
         ("Can I bring a friend?", "Yes, you are welcome to bring a friend or relative."),
         ("Thanks, the router works now!", "Great to hear, thanks for letting us know!"),
+        ("When do you open?", "Hi! We open at 9 tomorrow. Have a great day!"),
         # what we will do or did, among kind words, is an answer
         (
             "My photo prints came out too dark.",
