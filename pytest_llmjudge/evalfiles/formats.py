@@ -2,9 +2,9 @@
 JSON eval file has (validation is the same for all, in ``dataset``).
 
 - JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
-- CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
-  ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
-  ``checks`` (a JSON list); ``judge`` (true or false).
+- CSV: a header row with ``id``, ``ticket``, ``response``; ``cluster``; ``runs``;
+  ``thresholds.<dim>`` and ``expected.<dim>`` (numbers); ``marks`` (separated by
+  semicolons); ``metadata.<key>``; ``checks`` (a JSON list); ``judge`` (true or false).
   Empty cells are absent fields. Rows are named by the line where their record starts (the
   header is line 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
@@ -23,7 +23,7 @@ from typing import Any
 from .json_entries import Unreadable, loads, read_entry, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
-CSV_FIELDS = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
+CSV_FIELDS = ("id", "ticket", "response", "cluster", "runs", "marks", "checks", "judge")
 YAML_MISSING = "YAML eval files need PyYAML: pip install 'pytest-llmjudge[yaml]' (or pyyaml)"
 
 
@@ -66,7 +66,7 @@ def read_jsonl(text: str) -> RawEntries:
 
 
 CSV_COLUMNS = (
-    "id, ticket, response, runs, marks, thresholds.<dimension>, expected.<dimension>, "
+    "id, ticket, response, cluster, runs, marks, thresholds.<dimension>, expected.<dimension>, "
     "metadata.<key>, checks, judge"
 )
 OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}

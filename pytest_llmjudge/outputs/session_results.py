@@ -16,8 +16,9 @@ from typing import Any
 from ..analysis.agreement import label_agreement
 from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
 from ..analysis.comparison import compare_targets
-from ..analysis.gates import agreement_gates, evaluate_gates, pass_rate
+from ..analysis.gates import agreement_gates, evaluate_gates, summarize
 from ..analysis.pairwise import win_rate_gates
+from ..analysis.regression import regression_gate
 from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.pricing import Price
@@ -39,7 +40,6 @@ from ..schema.results import (
     ResultsFile,
     ServerLearned,
     SkippedEntry,
-    Summary,
     Tokens,
 )
 from .row_spill import RowSpill
@@ -126,7 +126,9 @@ class SessionResults:
         ``collected``: the eval node ids collected (deselected ones too), for the baseline."""
         results = self._build(settings, facts)
         results.labels = label_agreement(results.results, settings.label_margin)
-        results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
+        results.gates = evaluate_gates(
+            results.results, settings.min_pass_rate, settings.min_mean, settings.gate_undecided
+        )
         results.gates += agreement_gates(results.labels, settings.min_agreement)
         if settings.baseline is not None and facts.baseline_mismatch:
             results.baseline = BaselineResult(
@@ -136,6 +138,8 @@ class SessionResults:
             results.baseline = compare_with_baseline(
                 results.results, baseline, facts.baseline_shown, collected
             )
+        if settings.fail_on_regression and results.baseline is not None:
+            results.gates.append(regression_gate(results.baseline))
         results.comparison = compare_targets(results.results, settings.tie_tolerance)
         if results.comparison is not None and pairwise is not None:
             results.comparison.pairwise = pairwise
@@ -326,24 +330,3 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
             f"--judge-concurrency={settings.concurrency}: {why}"
         )
     return notices
-
-
-def summarize(items: list[ItemResult], skipped_invalid: int, errors: int) -> Summary:
-    counts = {
-        o: sum(1 for i in items if i.outcome == o)
-        for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
-    }
-    counts["skipped"] += skipped_invalid
-    passed, judged = pass_rate(items)
-    return Summary(
-        total=sum(counts.values()) + errors,
-        errors=errors,
-        flaky=sum(1 for i in items if i.flaky),
-        unstable=sum(1 for i in items if i.unstable),
-        partial_runs=sum(1 for i in items if i.partial_runs),
-        not_applicable=sum(1 for i in items if i.not_applicable),
-        injection_suspected=sum(1 for i in items if i.injection_suspected),
-        judged=judged,
-        pass_rate=round(passed / judged, 4) if judged else None,
-        **counts,
-    )

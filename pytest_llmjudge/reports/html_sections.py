@@ -21,7 +21,7 @@ def baseline_section(baseline: BaselineResult) -> str:
         )
     suite = "".join(
         f"<li>{escape(name)}: {escape(c.statement)}</li>" for name, c in baseline.suite.items()
-    )
+    ) + (f"<li>note: {escape(baseline.note)}</li>" if baseline.note else "")
     rows = "".join(
         f"<tr><td>{escape(c.nodeid)}</td><td>{escape(c.dimension)}</td><td>{c.before:.2f}</td>"
         f'<td>{c.after:.2f}</td><td class="{"bad" if c.verdict == "regressed" else "ok"}">'

@@ -124,6 +124,7 @@ def _baseline_lines(baseline: BaselineResult) -> list[str]:
         "",
     ]
     lines += [f"- {entry.statement}" for entry in baseline.suite.values()]
+    lines += [f"- note: {baseline.note}"] if baseline.note else []
     changes = baseline.changes
     if changes:
         lines += [
