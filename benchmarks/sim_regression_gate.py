@@ -38,8 +38,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
@@ -197,37 +199,38 @@ def main() -> None:
     plain = Case("no change, no clusters", clustered=False, named=False)
     clustered = Case("no change, 6 clusters named", clustered=True, named=True)
     unnamed = Case("no change, 6 clusters not named", clustered=True, named=False)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        done = [
-            pool.submit(chain, plain, server.url, args.sessions, 1_000_000),
-            pool.submit(chain, clustered, server.url, args.sessions, 2_000_000),
-        ]
-        for future in done:
-            future.result()
-    print(f"null cases done in {time.perf_counter() - started:.0f} s", flush=True)
-    drop = mean_detectable(plain)
-    drop_clustered = mean_detectable(clustered)
-    power = Case(f"relevance lower by {drop:.3f}, no clusters", clustered=False, named=False)
-    power_c = Case(f"relevance lower by {drop_clustered:.3f}, clusters", clustered=True, named=True)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        done = [
-            pool.submit(pairs, power, server.url, args.power_trials, 3_000_000, drop),
-            pool.submit(pairs, power_c, server.url, args.power_trials, 4_000_000, drop_clustered),
-        ]
-        if args.unnamed:
-            done.append(pool.submit(chain, unnamed, server.url, args.unnamed, 5_000_000))
-        for future in done:
-            future.result()
-    server.stop()
-    elapsed = time.perf_counter() - started
     print(f"{'case':<34} {'runs':>5} {'red':>5} {'rate':>7}   (95% interval of the rate)")
-    for case in (plain, clustered, unnamed, power, power_c):
-        if case.records:
-            print(rate(case))
+    _run_two(
+        [(chain, plain, args.sessions, 1_000_000), (chain, clustered, args.sessions, 2_000_000)],
+        server.url,
+        started,
+    )
+    drop, drop_clustered = mean_detectable(plain), mean_detectable(clustered)
     print(
         f"printed detectable drop of relevance (mean over the null sessions): {drop:.3f} "
-        f"(no clusters), {drop_clustered:.3f} (clusters); wall time {elapsed:.0f} s"
+        f"(no clusters), {drop_clustered:.3f} (clusters)",
+        flush=True,
     )
+    power = Case(f"relevance lower by {drop:.3f}, no clusters", clustered=False, named=False)
+    power_c = Case(f"relevance lower by {drop_clustered:.3f}, clusters", clustered=True, named=True)
+    jobs = [
+        (partial(pairs, drop=drop), power, args.power_trials, 3_000_000),
+        (partial(pairs, drop=drop_clustered), power_c, args.power_trials, 4_000_000),
+    ]
+    _run_two(
+        jobs + [(chain, unnamed, args.unnamed, 5_000_000)] * bool(args.unnamed), server.url, started
+    )
+    server.stop()
+
+
+def _run_two(
+    jobs: list[tuple[Callable[..., Case], Case, int, int]], url: str, started: float
+) -> None:
+    """The jobs two at a time; each case's line as soon as it ends."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(job, case, url, count, seed) for job, case, count, seed in jobs]
+        for future in as_completed(futures):
+            print(f"{rate(future.result())}  ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -140,7 +140,7 @@ def evaluate_gates(
 
 def bound_gate(
     name: str, what: str, estimate: float | None, interval: tuple[float, float] | None,
-    required: float, undecided: str,
+    required: float, undecided: str, detail: str = "",
 ) -> Gate:  # fmt: skip
     """A gate on "``what`` is at least ``required``": decided by its 95% interval (the
     estimate alone when it has none); an undecided one counts as ``undecided`` says
@@ -151,26 +151,24 @@ def bound_gate(
             name=name, passed=False, actual=None, required=required, decision="fail", message=said
         )
     low, high = interval or (estimate, estimate)
-    decision = (
-        bound_decision(low, high, required)
-        if interval
-        else ("pass" if estimate >= required else "fail")
-    )
     by_estimate = estimate >= required
+    if interval is None:
+        decision = "pass" if by_estimate else "fail"
+    else:
+        decision = bound_decision(low, high, required)
     passed = decision == "pass" or (
         decision == "undecided" and {"point": by_estimate, "pass": True}.get(undecided, False)
     )
-    shown = "" if interval is None or math.isinf(low) else f" (95% CI {low:.2f} to {high:.2f})"
-    if interval is not None and math.isinf(low):
-        shown = " (one item: no interval)"
-    sign = ">=" if by_estimate else "<"
-    fields = interval_fields(low, high) if interval else {"ci_low": None, "ci_high": None}
+    shown = [detail] if detail else []
+    if interval is not None:
+        shown.append("one item: no interval" if math.isinf(low) else f"95% CI {low:.2f}-{high:.2f}")
     said = {
         "pass": "pass",
-        "fail": f"fail, short by {required - estimate:.2f}" if not by_estimate else "fail",
-        "undecided": f"undecided: the interval holds {required:g}; counted as "
-        f"{'passed' if passed else 'failed'} (undecided={undecided})",
+        "fail": "fail" + f", short by {required - estimate:.2f}" * (not by_estimate),
+        "undecided": f"undecided, counted as {'passed' if passed else 'failed'} "
+        f"(undecided={undecided})",
     }[decision]
+    fields = interval_fields(low, high) if interval else {"ci_low": None, "ci_high": None}
     return Gate(
         name=name,
         passed=passed,
@@ -179,7 +177,8 @@ def bound_gate(
         decision=decision,  # type: ignore[arg-type]
         ci_low=fields["ci_low"],
         ci_high=fields["ci_high"],
-        message=f"{what} {estimate:.2f}{shown} {sign} {required:g}: {said}",
+        message=f"{what} {estimate:.2f} {'>=' if by_estimate else '<'} {required:g} "
+        f"({'; '.join(shown)}): {said}",
     )
 
 
@@ -219,17 +218,17 @@ def agreement_gates(
 
 
 def _pass_rate_gate(items: Sequence[ItemResult], required: float, undecided: str) -> Gate:
-    """Passed of judged items, with Wilson's interval (exact enough at 30 items and at 30/30,
-    where a normal interval would be empty)."""
+    """Passed of judged items, with Wilson's interval (right at 30 items and at 30/30, where
+    a normal interval would be empty)."""
     passed, total = pass_rate(items)
     if not total:
         return bound_gate("pass_rate", "pass rate", None, None, required, undecided)
+    detail = f"{passed} of {total} judged items passed"
+    interval = wilson_interval(passed, total)
     gate = bound_gate(
-        "pass_rate", "pass rate", passed / total, wilson_interval(passed, total), required,
-        undecided,
-    )  # fmt: skip
+        "pass_rate", "pass rate", passed / total, interval, required, undecided, detail
+    )
     gate.n = total
-    gate.message += f" ({passed} of {total} judged items passed)"
     return gate
 
 
@@ -240,12 +239,13 @@ def _mean_gate(
     (clustered where entries name clusters)."""
     if estimate is None:
         return bound_gate(f"mean.{name}", f"mean {name}", None, None, required, undecided)
-    gate = bound_gate(
-        f"mean.{name}", f"mean {name}", estimate.value, estimate.interval(), required, undecided
-    )
-    gate.n, gate.clusters, gate.note = estimate.n, estimate.clusters, note
-    over = f"{estimate.n} items" + (
+    over = f"over {estimate.n} items" + (
         f" in {estimate.clusters} clusters" if estimate.clusters else ""
     )
-    gate.message += f" (over {over})" + (f"; {note}" if note else "")
+    gate = bound_gate(
+        f"mean.{name}", f"mean {name}", estimate.value, estimate.interval(), required, undecided,
+        over,
+    )  # fmt: skip
+    gate.n, gate.clusters, gate.note = estimate.n, estimate.clusters, note
+    gate.message += f"; {note}" if note else ""
     return gate
