@@ -43,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
@@ -87,7 +88,7 @@ class Case:
     name: str
     clustered: bool  # the judge shifts clusters per session
     named: bool  # the eval file names the clusters
-    records: list[dict[str, object]] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
 
 
 def write_suite(folder: Path, seed: int, drop: float, case: Case) -> None:
@@ -106,7 +107,7 @@ def write_suite(folder: Path, seed: int, drop: float, case: Case) -> None:
 
 def session(
     folder: Path, url: str, seed: int, drop: float, case: Case, baseline: Path | None
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """One pytest session as a subprocess; its results JSON's verdicts."""
     write_suite(folder, seed, drop, case)
     output = folder / f"results-{seed}.json"
@@ -128,7 +129,7 @@ def session(
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # this plugin alone: half the start-up
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     results = json.loads(output.read_text(encoding="utf-8"))
-    record: dict[str, object] = {"seed": seed, "exit": done.returncode, "output": output}
+    record: dict[str, Any] = {"seed": seed, "exit": done.returncode, "output": output}
     gate = next((g for g in results["gates"] if g["name"] == "regression"), None)
     if gate is not None:
         suite = results["baseline"]["suite"]
@@ -154,7 +155,7 @@ def chain(case: Case, url: str, sessions: int, first_seed: int) -> Case:
             if previous is not None:
                 previous.unlink()
                 case.records.append(record)
-            previous = record["output"]  # type: ignore[assignment]
+            previous = record["output"]
     return case
 
 
@@ -164,7 +165,7 @@ def pairs(case: Case, url: str, trials: int, first_seed: int, drop: float) -> Ca
         folder = Path(tmp)
         for i in range(trials):
             before = session(folder, url, first_seed + 2 * i, 0.0, case, None)
-            record = session(folder, url, first_seed + 2 * i + 1, drop, case, before["output"])  # type: ignore[arg-type]
+            record = session(folder, url, first_seed + 2 * i + 1, drop, case, before["output"])
             case.records.append(record)
     return case
 
@@ -174,7 +175,7 @@ def rate(case: Case) -> str:
     n = len(case.records)
     p = red / n
     se = (p * (1 - p) / n) ** 0.5
-    suite = sum(1 for r in case.records if any(r["suite_red"].values()))  # type: ignore[union-attr]
+    suite = sum(1 for r in case.records if any(r["suite_red"].values()))
     items = sum(1 for r in case.records if r["items_red"])
     return (
         f"{case.name:<34} {n:>5} {red:>5} {100 * p:6.1f}% ± {100 * 1.96 * se:4.1f}%   "
@@ -183,43 +184,59 @@ def rate(case: Case) -> str:
 
 
 def mean_detectable(case: Case) -> float:
-    values = [r["detectable"]["relevance"] for r in case.records]  # type: ignore[index]
-    return sum(values) / len(values)  # type: ignore[arg-type]
+    values = [float(r["detectable"]["relevance"]) for r in case.records]
+    return sum(values) / len(values)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=400, help="comparisons per null case")
     parser.add_argument("--power-trials", type=int, default=200, help="pairs at the printed MDE")
-    parser.add_argument("--unnamed", type=int, default=200, help="comparisons, clusters unnamed")
+    parser.add_argument("--unnamed", type=int, default=0, help="comparisons, clusters unnamed")
+    parser.add_argument("--drop", type=float, help="the drop of the power case (default: the "
+                        "null sessions' printed detectable drop)")  # fmt: skip
+    parser.add_argument("--clustered-power", action="store_true", help="a clustered power case")
     args = parser.parse_args()
     server = JudgeServer().start()
     server.script = script
     started = time.perf_counter()
-    plain = Case("no change, no clusters", clustered=False, named=False)
-    clustered = Case("no change, 6 clusters named", clustered=True, named=True)
-    unnamed = Case("no change, 6 clusters not named", clustered=True, named=False)
     print(f"{'case':<34} {'runs':>5} {'red':>5} {'rate':>7}   (95% interval of the rate)")
-    _run_two(
-        [(chain, plain, args.sessions, 1_000_000), (chain, clustered, args.sessions, 2_000_000)],
-        server.url,
-        started,
-    )
-    drop, drop_clustered = mean_detectable(plain), mean_detectable(clustered)
-    print(
-        f"printed detectable drop of relevance (mean over the null sessions): {drop:.3f} "
-        f"(no clusters), {drop_clustered:.3f} (clusters)",
-        flush=True,
-    )
-    power = Case(f"relevance lower by {drop:.3f}, no clusters", clustered=False, named=False)
-    power_c = Case(f"relevance lower by {drop_clustered:.3f}, clusters", clustered=True, named=True)
-    jobs = [
-        (partial(pairs, drop=drop), power, args.power_trials, 3_000_000),
-        (partial(pairs, drop=drop_clustered), power_c, args.power_trials, 4_000_000),
-    ]
-    _run_two(
-        jobs + [(chain, unnamed, args.unnamed, 5_000_000)] * bool(args.unnamed), server.url, started
-    )
+    drop, drop_clustered = args.drop, None
+    if args.sessions:
+        plain = Case("no change, no clusters", clustered=False, named=False)
+        clustered = Case("no change, 6 clusters named", clustered=True, named=True)
+        jobs = [
+            (chain, plain, args.sessions, 1_000_000),
+            (chain, clustered, args.sessions, 2_000_000),
+        ]
+        _run_two(jobs, server.url, started)
+        drop, drop_clustered = drop or mean_detectable(plain), mean_detectable(clustered)
+        print(
+            f"printed detectable drop of relevance (mean over the null sessions): "
+            f"{mean_detectable(plain):.3f} (no clusters), {drop_clustered:.3f} (clusters)",
+            flush=True,
+        )
+    jobs = []
+    if args.power_trials and drop is not None:  # two halves side by side, told as one
+        halves = [Case(f"relevance lower by {drop:.3f}", False, False) for _ in range(2)]
+        half = args.power_trials // 2
+        jobs += [
+            (partial(pairs, drop=drop), case, count, seed)
+            for case, count, seed in zip(
+                halves, (half, args.power_trials - half), (3_000_000, 3_500_000), strict=True
+            )
+        ]
+    if args.clustered_power and drop_clustered is not None:
+        power_c = Case(f"relevance lower by {drop_clustered:.3f}, clusters", True, True)
+        jobs.append((partial(pairs, drop=drop_clustered), power_c, args.power_trials, 4_000_000))
+    if args.unnamed:
+        unnamed = Case("no change, 6 clusters not named", clustered=True, named=False)
+        jobs.append((chain, unnamed, args.unnamed, 5_000_000))
+    _run_two(jobs, server.url, started)
+    if args.power_trials and drop is not None:
+        whole = Case(f"relevance lower by {drop:.3f}, no clusters", False, False)
+        whole.records = [r for case in halves for r in case.records]
+        print(f"{rate(whole)}  (both halves)", flush=True)
     server.stop()
 
 
