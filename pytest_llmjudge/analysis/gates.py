@@ -210,6 +210,8 @@ def agreement_gates(
                     passed=ok,
                     actual=actual,
                     required=required,
+                    decision="pass" if ok else "fail",  # on the estimate: no interval yet
+                    n=agreement.n,
                     message=f"{dimension} {metric} with human labels {shown} "
                     f"{'>=' if ok else '<'} {required:g} (n={agreement.n})",
                 )

@@ -27,7 +27,6 @@ from pytest_llmjudge.reports.terminal import terminal_summary
 from pytest_llmjudge.schema.results import (
     ItemResult,
     JudgedItem,
-    ScoreSummary,
     SkippedEntry,
     json_schema,
 )
@@ -322,3 +321,22 @@ def test_a_target_whose_checks_all_passed_is_not_said_to_have_failed_them() -> N
     assert _cause([passed, passed]) == "passed without a score"
     failed = TargetScores(outcome="failed", checks=2, checks_passed=1)
     assert _cause([failed, passed]) == "its checks failed (1 of 2) (1 of 2)"
+
+
+def test_undecided_is_one_word_in_the_gates_and_decides_how_a_straddling_gate_counts() -> None:
+    from pytest_llmjudge.config.options import gates
+
+    assert gates("pass_rate=0.9").undecided == "point"
+    assert gates("pass_rate=0.9 undecided=fail").undecided == "fail"
+    with pytest.raises(ValueError, match="point"):
+        gates("undecided=maybe")
+    # 30 of 30 passed: Wilson's lower bound 0.886 is below 0.9: undecided
+    items = [item(f"e.json::i{i}", relevance=dim(4)) for i in range(30)]
+    counted = {
+        mode: evaluate_gates(items, 0.9, None, mode)[1] for mode in ("point", "fail", "pass")
+    }
+    assert {g.decision for g in counted.values()} == {"undecided"}
+    assert [counted[m].passed for m in ("point", "fail", "pass")] == [True, False, True]
+    assert counted["point"].ci_low == pytest.approx(0.8865, abs=1e-4)
+    decided = evaluate_gates(items, 0.8, {"relevance": 4.5}, "fail")
+    assert [(g.decision, g.passed) for g in decided[1:]] == [("pass", True), ("fail", False)]
