@@ -81,6 +81,7 @@ def test_mean_estimate_plain_and_clustered_by_hand() -> None:
     # two clusters {1, 2} and {3, 4}: residual sums -2 and +2; SE^2 = 2/1 * (4 + 4) / 16 = 1
     paired = mean_estimate([1.0, 2.0, 3.0, 4.0], ["x", "x", "y", "y"])
     assert paired.se == pytest.approx(1.0) and paired.df == 1 and paired.clusters == 2
+    assert paired.se is not None and plain.se is not None
     assert paired.se > plain.se  # correlated entries: the naive SE understates
     # entries without a cluster are their own; one cluster in all: no interval
     assert mean_estimate([1.0, 2.0, 3.0], ["x", None, None]).clusters == 3
@@ -93,7 +94,8 @@ def test_mean_estimate_plain_and_clustered_by_hand() -> None:
 def test_p_values_of_a_drop() -> None:
     drop = mean_estimate([-1.0, -2.0, -3.0, -2.0])  # mean -2, se 0.408: far below zero
     assert drop.p_below() == pytest.approx(t_cdf(-2 / (math.sqrt(2 / 3) / 2), 3))
-    assert drop.p_below() < 0.01
+    p_drop = drop.p_below()
+    assert p_drop is not None and p_drop < 0.01
     assert mean_estimate([0.0, 0.0]).p_below() == 1.0  # no change and no spread: no drop
     assert mean_estimate([-1.0, -1.0]).p_below() == 0.0  # a drop with no spread
     assert mean_estimate([-1.0]).p_below() is None  # one entry: unknown
