@@ -122,6 +122,7 @@ def evaluate_gates(
             passed=count > 0,
             actual=float(count),
             required=1.0,
+            decision="pass" if count else "fail",
             n=count,
             message=f"{count} eval items judged"
             if count
