@@ -20,6 +20,7 @@ from .stats import (
     holm,
     interval_fields,
     pooled_variance,
+    robust_spread,
 )
 
 # The regression gate is wrong at most 5% of the time when nothing changed: half of it for
@@ -33,6 +34,7 @@ REGRESSION_FLOOR = 0.5
 TIE_TOLERANCE = 0.01
 CHECK = "check: "  # a deterministic check compared as a score of 1 (passed) or 0 (failed)
 POWER = 0.8  # of the detectable difference said
+SPREAD_FROM = 5  # items: fewer say too little of the spread of their changes
 
 # (node id, dimension, before, after)
 Compared = tuple[str, str, ScoreSummary, ScoreSummary]
@@ -48,7 +50,11 @@ def item_changes(pairs: Sequence[Compared]) -> list[Change]:
     with its runs' variance, the larger of its own and its dimension's pooled over the items
     (so that runs that happened to agree are not taken for no noise), and Holm's correction
     across every item and dimension compared at ITEM_ALPHA. With one run a side its noise is
-    unknown: a drop of REGRESSION_FLOOR or more is shown as possible, never gated alone."""
+    unknown: a drop of REGRESSION_FLOOR or more is shown as possible, never gated alone.
+    From SPREAD_FROM items, the spread of all items' changes on the dimension bounds the noise
+    from below too: it holds what moves between sessions, which one session's runs cannot
+    show."""
+    spreads = _spreads(pairs)
     pooled = {
         (name, side): pooled_variance(
             [(pair[side].std, len(pair[side].runs)) for n, *pair in _sides(pairs) if n == name]
@@ -75,6 +81,7 @@ def item_changes(pairs: Sequence[Compared]) -> list[Change]:
             estimate = difference_of_means(
                 before.score, max(before.std**2, var_b), len(before.runs),
                 after.score, max(after.std**2, var_a), len(after.runs), min(df_b, df_a),
+                spreads.get(name),
             )  # fmt: skip
             tests.append((len(changes), estimate))
         elif change.delta <= -REGRESSION_FLOOR:
@@ -82,6 +89,18 @@ def item_changes(pairs: Sequence[Compared]) -> list[Change]:
         changes.append(change)
     _decide_items(changes, tests)
     return changes
+
+
+def _spreads(pairs: Sequence[Compared]) -> dict[str, tuple[float, int]]:
+    """Per judged dimension with SPREAD_FROM items or more, the spread of the items' changes
+    (robust: a few items that really dropped do not widen it) and its df."""
+    changes: dict[str, list[float]] = {}
+    for _, name, before, after in pairs:
+        if not name.startswith(CHECK):
+            changes.setdefault(name, []).append(after.score - before.score)
+    return {
+        name: (robust_spread(c), len(c) - 1) for name, c in changes.items() if len(c) >= SPREAD_FROM
+    }
 
 
 def _decide_items(changes: list[Change], tests: Sequence[tuple[int, Estimate]]) -> None:

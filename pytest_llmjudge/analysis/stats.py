@@ -186,12 +186,27 @@ def paired_difference(deltas: list[float]) -> tuple[float, float, float]:
 
 def difference_of_means(
     before: float, before_var: float, before_runs: int, after: float, after_var: float,
-    after_runs: int, df: float | None,
+    after_runs: int, df: float | None, spread: tuple[float, int] | None = None,
 ) -> Estimate:  # fmt: skip
     """One entry's change between two sessions: after - before, SE² = var_A/K_A + var_B/K_B
-    (the resampling terms of Miller Eq. 9); ``df`` is that of the variances' estimate."""
+    (the resampling terms of Miller Eq. 9); ``df`` is that of the variances' estimate.
+
+    Runs of one session show the judge's noise within it, not what moves between sessions
+    (a template read differently). ``spread``, the standard deviation of every entry's change
+    and its df, holds both (Miller's ω² + σ²_A/K_A + σ²_B/K_B, ω² = 0 with nothing changed):
+    the larger SE of the two is used, with the smaller df."""
     se = math.sqrt(before_var / before_runs + after_var / after_runs)
+    if spread is not None and spread[0] > se:
+        se, df = spread[0], spread[1] if df is None else min(df, spread[1])
     return Estimate(after - before, se, df, 1)
+
+
+def robust_spread(values: Sequence[float]) -> float:
+    """The standard deviation as the median absolute deviation estimates it, 1.4826 · median
+    |x - median(x)| (Hampel 1974; 1.4826 = 1 / Φ⁻¹(3/4) makes it s for normal data): a few
+    outliers do not move it."""
+    centre = statistics.median(values)
+    return statistics.median(abs(v - centre) for v in values) / NORMAL.inv_cdf(0.75)
 
 
 def pooled_variance(spreads: Sequence[tuple[float, int]]) -> tuple[float, int]:

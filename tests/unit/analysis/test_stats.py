@@ -16,6 +16,7 @@ from pytest_llmjudge.analysis.stats import (
     mean_estimate,
     miller_detectable_difference,
     pooled_variance,
+    robust_spread,
     sample_size,
     t_cdf,
     t_quantile,
@@ -124,3 +125,8 @@ def test_pooled_variance_weights_by_degrees_of_freedom() -> None:
     # (3 - 1) * 1^2 + (5 - 1) * 2^2 = 18 over 6 df; one run says nothing of the noise
     assert pooled_variance([(1.0, 3), (2.0, 5), (9.0, 1)]) == (3.0, 6)
     assert pooled_variance([(0.0, 1)]) == (0.0, 0)
+
+
+def test_robust_spread_by_hand() -> None:
+    # median 3, absolute deviations 2, 1, 0, 1, 97: their median 1, times 1.4826
+    assert robust_spread([1.0, 2.0, 3.0, 4.0, 100.0]) == pytest.approx(1.4826, abs=1e-4)
