@@ -77,6 +77,7 @@ def _gates(args: argparse.Namespace) -> Any:
         min_mean=chosen.mean,
         min_agreement=chosen.agreement,
         fail_on_regression=chosen.regression,
+        undecided=chosen.undecided or "point",
         min_win_rate=chosen.win_rate,
         baseline=args.baseline,
         **margins,

@@ -1,14 +1,13 @@
-"""This run against an earlier results file: per item (noise-aware) and over the suite."""
+"""This run against an earlier results file: per item and over the suite (tested in
+``regression``)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -18,24 +17,16 @@ from ..checks.report import distinct_names
 from ..config.settings import Settings
 from ..schema.results import (
     BaselineResult,
-    Change,
     CheckResult,
     ItemResult,
     JudgeIdentity,
     ScoreSummary,
-    SuiteChange,
     dimension_keys,
 )
-from .gates import measured
-from .stats import interval_fields, paired_difference
+from .gates import interval_note, judged
+from .regression import CHECK, item_changes, suite_changes
+from .stats import mean_estimate
 
-# A drop is a regression only beyond this many points and beyond twice its standard error.
-REGRESSION_FLOOR = 0.5
-NOISE_FACTOR = 2.0
-# Differences of means within this are a tie when deciding which run is better.
-TIE_TOLERANCE = 0.01
-
-Verdict = Literal["improved", "regressed", "unchanged"]
 # node id -> dimension -> its scores in the baseline run
 Baseline = Mapping[str, Mapping[str, ScoreSummary]]
 
@@ -121,9 +112,6 @@ def load_baseline(path: Path) -> LoadedBaseline:
     return loaded
 
 
-CHECK = "check: "  # a deterministic check compared as a score of 1 (passed) or 0 (failed)
-
-
 def _as_scores(checks: Sequence[CheckResult]) -> dict[str, ScoreSummary]:
     """Checks that decided, as scores: one that passed before and fails now has dropped by a
     whole point, a regression whatever the noise. A name given twice (the ini's check and
@@ -135,24 +123,8 @@ def _as_scores(checks: Sequence[CheckResult]) -> dict[str, ScoreSummary]:
     }
 
 
-def compare_dimension(nodeid: str, name: str, before: ScoreSummary, after: ScoreSummary) -> Change:
-    """A change counts when it exceeds REGRESSION_FLOOR and NOISE_FACTOR standard errors."""
-    b_n, a_n = max(len(before.runs), 1), max(len(after.runs), 1)
-    se = math.sqrt(before.std**2 / b_n + after.std**2 / a_n)
-    noise = max(REGRESSION_FLOOR, NOISE_FACTOR * se)
-    delta = after.score - before.score
-    verdict: Verdict = (
-        "regressed" if delta < -noise else "improved" if delta > noise else "unchanged"
-    )
-    return Change(
-        nodeid=nodeid,
-        dimension=name,
-        before=round(before.score, 4),
-        after=round(after.score, 4),
-        delta=round(delta, 4),
-        noise=round(noise, 4),
-        verdict=verdict,
-    )
+def _compared(item: ItemResult) -> dict[str, ScoreSummary]:
+    return {**item.dimensions, **_as_scores(item.checks)}
 
 
 def compare_with_baseline(
@@ -167,26 +139,28 @@ def compare_with_baseline(
     item is *removed* only when its file was collected and it was not in it; any other
     baseline item not judged now is *not in this run*. Unknown (None): all of them are.
     """
-    current = {item.nodeid: item for item in measured(items)}
-    changes: list[Change] = []
+    current = {item.nodeid: item for item in judged(items)}
     compared = sorted(set(current) & set(baseline))
-    deltas: dict[str, list[float]] = {}
-    for nodeid in compared:
-        item = current[nodeid]
-        for name, after in {**item.dimensions, **_as_scores(item.checks)}.items():
-            before = baseline[nodeid].get(name)
-            if before is None:
-                continue
-            change = compare_dimension(nodeid, name, before, after)
-            changes.append(change)
-            if not name.startswith(CHECK):  # checks have no suite mean
-                deltas.setdefault(name, []).append(change.delta)
+    pairs = [
+        (nodeid, name, before, after)
+        for nodeid in compared
+        for name, after in _compared(current[nodeid]).items()
+        if (before := baseline[nodeid].get(name)) is not None
+    ]
+    changes = item_changes(pairs)
+    deltas: dict[str, tuple[list[float], list[str | None]]] = {}
+    for nodeid, name, before, after in pairs:
+        if not name.startswith(CHECK):  # checks have no suite mean
+            values, clusters = deltas.setdefault(name, ([], []))
+            values.append(after.score - before.score)
+            clusters.append(current[nodeid].cluster)
     missing = sorted(set(baseline) - set(current))
     collected = set(collected or ())
     files = {nodeid.partition("::")[0] for nodeid in collected}
     removed = [n for n in missing if n not in collected and n.partition("::")[0] in files]
     regressed = {c.nodeid for c in changes if c.verdict == "regressed"}
-    improved = {c.nodeid for c in changes if c.verdict == "improved"} - regressed
+    possible = {c.nodeid for c in changes if c.verdict == "possible regression"} - regressed
+    improved = {c.nodeid for c in changes if c.verdict == "improved"} - regressed - possible
     return BaselineResult(
         source=source,
         compared=len(compared),
@@ -194,47 +168,11 @@ def compare_with_baseline(
         removed=removed,
         not_in_run=[n for n in missing if n not in removed],
         regressed=len(regressed),
+        possible=len(possible),
         improved=len(improved),
         regressed_dimensions=sum(1 for c in changes if c.verdict == "regressed"),
         improved_dimensions=sum(1 for c in changes if c.verdict == "improved"),
-        suite={name: _suite_change(name, values) for name, values in deltas.items()},
+        suite=suite_changes({name: mean_estimate(*pair) for name, pair in deltas.items()}),
         changes=[c for c in changes if c.verdict != "unchanged"],
+        note=interval_note(current[nodeid] for nodeid in compared),
     )
-
-
-def _suite_change(name: str, deltas: list[float]) -> SuiteChange:
-    mean, low, high = paired_difference(deltas)
-    significant = not math.isinf(low) and (high < 0 or low > 0)
-    interval = "one item: no interval" if math.isinf(low) else f"95% CI {low:+.2f} to {high:+.2f}"
-    if significant and abs(mean) > TIE_TOLERANCE:
-        direction = "better" if mean > 0 else "worse"
-        statement = f"{name}: {direction} than the baseline by {abs(mean):.2f} ({interval})"
-    else:
-        statement = (
-            f"{name}: no significant difference from the baseline "
-            f"(mean change {round(mean, 2) + 0.0:+.2f}, {interval})"
-        )
-    return SuiteChange(
-        items=len(deltas),
-        mean_delta=round(mean, 4),
-        **interval_fields(low, high),
-        significant=significant,
-        statement=statement,
-    )
-
-
-def regression_messages(
-    nodeid: str, after: Mapping[str, ScoreSummary], baseline: Baseline
-) -> list[str]:
-    """One line per dimension of this item that regressed against the baseline."""
-    before = baseline.get(nodeid, {})
-    lines = []
-    for name, now in after.items():
-        if name in before:
-            change = compare_dimension(nodeid, name, before[name], now)
-            if change.verdict == "regressed":
-                lines.append(
-                    f"{name} regressed {change.before:.2f} -> {change.after:.2f} "
-                    f"({change.delta:+.2f}, noise level {change.noise:.2f})"
-                )
-    return lines

@@ -3,12 +3,56 @@
 from __future__ import annotations
 
 import functools
+import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..judges.base import RunResult
 from ..schema.items import DimensionResult
-from .stats import aggregate, confidence_interval, decide, interval_fields
+from .stats import confidence_interval, decide, interval_fields, mean_and_std
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """Summary of the scores of one dimension over N runs."""
+
+    mean: float
+    std: float
+    agreement: float
+    straddles: bool  # some runs at/above the threshold and some below: unstable
+    nearest_run: int  # index of the run whose score is nearest the mean
+
+
+def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
+    """Mean, sample standard deviation, agreement with the modal score, straddling.
+
+    Agreement counts runs on the nearest whole score, so that probability-weighted scores
+    (3.9 and 4.1) agree as the written ones (4 and 4) would; whole scores are unchanged."""
+    if not scores:
+        raise ValueError("no scores to aggregate")
+    if all(type(score) is int for score in scores):  # written scores: few distinct sets
+        return _whole_aggregate(tuple(scores), threshold)
+    return _aggregate(scores, threshold)
+
+
+def _aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
+    mean, std = mean_and_std(scores)
+    modal_count = Counter(math.floor(s + 0.5) for s in scores).most_common(1)[0][1]
+    straddles = any(s >= threshold for s in scores) and any(s < threshold for s in scores)
+    nearest = min(range(len(scores)), key=lambda i: (abs(scores[i] - mean), i))
+    return Aggregate(
+        mean=mean,
+        std=std,
+        agreement=modal_count / len(scores),
+        straddles=straddles,
+        nearest_run=nearest,
+    )
+
+
+# An item's runs of whole scores take few values: each set (with its threshold) is
+# aggregated once, 8 us a dimension (an Aggregate is frozen: the same one serves)
+_whole_aggregate = functools.lru_cache(maxsize=4096)(_aggregate)
 
 
 class JudgeError(Exception):

@@ -1,24 +1,26 @@
-"""Aggregation of repeated judge runs."""
+"""The statistics of the plugin's numbers, in one place: each formula names its source.
+
+Means of runs and their intervals; a suite's estimates (a mean over entries, a pass rate, a
+paired difference against a baseline) with standard errors that may be clustered; the
+one-sided tests and the Holm correction of the regression gate; the difference a suite could
+detect and the entries it needs. "Miller" is Evan Miller, "Adding Error Bars to Evals"
+(arXiv 2411.00640): an entry's K runs are averaged first, then the entries are the sample.
+Below a few hundred entries the normal approximation is too narrow, so intervals use
+Student's t (Bowyer et al. 2025, arXiv 2503.01747) with n - 1 degrees of freedom, or
+clusters - 1 when entries are clustered.
+"""
 
 from __future__ import annotations
 
 import functools
 import math
 import statistics
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
-
-@dataclass(frozen=True)
-class Aggregate:
-    """Summary of the scores of one dimension over N runs."""
-
-    mean: float
-    std: float
-    agreement: float
-    straddles: bool  # some runs at/above the threshold and some below: unstable
-    nearest_run: int  # index of the run whose score is nearest the mean
+NORMAL = NormalDist()
+LEVEL = 0.95  # every interval shown is a two-sided 95% one
 
 
 def mean_and_std(values: Sequence[float]) -> tuple[float, float]:
@@ -38,75 +40,71 @@ def _mean_and_std(values: Sequence[float]) -> tuple[float, float]:
 _whole_mean_and_std = functools.lru_cache(maxsize=4096)(_mean_and_std)
 
 
-def aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
-    """Mean, sample standard deviation, agreement with the modal score, straddling.
-
-    Agreement counts runs on the nearest whole score, so that probability-weighted scores
-    (3.9 and 4.1) agree as the written ones (4 and 4) would; whole scores are unchanged."""
-    if not scores:
-        raise ValueError("no scores to aggregate")
-    if all(type(score) is int for score in scores):  # written scores: few distinct sets
-        return _whole_aggregate(tuple(scores), threshold)
-    return _aggregate(scores, threshold)
-
-
-def _aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
-    mean, std = mean_and_std(scores)
-    modal_count = Counter(math.floor(s + 0.5) for s in scores).most_common(1)[0][1]
-    straddles = any(s >= threshold for s in scores) and any(s < threshold for s in scores)
-    nearest = min(range(len(scores)), key=lambda i: (abs(scores[i] - mean), i))
-    return Aggregate(
-        mean=mean,
-        std=std,
-        agreement=modal_count / len(scores),
-        straddles=straddles,
-        nearest_run=nearest,
-    )
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (Lentz's method)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
 
 
-# An item's runs of whole scores take few values: each set (with its threshold) is
-# aggregated once, 8 us a dimension (an Aggregate is frozen: the same one serves)
-_whole_aggregate = functools.lru_cache(maxsize=4096)(_aggregate)
+def _regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), the regularized incomplete beta function (Numerical Recipes, 6.4)."""
+    if x <= 0.0 or x >= 1.0:
+        return 0.0 if x <= 0.0 else 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x)
+        + b * math.log1p(-x)
+    )  # fmt: skip
+    front = math.exp(log_front)
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1.0 - front * _beta_fraction(b, a, 1.0 - x) / b
 
 
-# Two-sided 95% Student t quantiles t(0.975, df) for df = 1..30; 1.96 beyond.
-_T_975 = (
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
-)
+def t_cdf(t: float, df: float | None) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom (None: the normal):
+    P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2) (Abramowitz and Stegun 26.7.1)."""
+    if df is None or math.isinf(t):
+        return NORMAL.cdf(t) if not math.isinf(t) else float(t > 0)
+    tail = 0.5 * _regularized_beta(df / 2, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+@functools.lru_cache(maxsize=1024)
+def t_quantile(p: float, df: float | None) -> float:
+    """t such that P(T <= t) = p (None: the normal quantile); bisection on ``t_cdf``."""
+    if df is None:
+        return NORMAL.inv_cdf(p)
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    low, high = 0.0, max(1.0, NORMAL.inv_cdf(p))
+    while t_cdf(high, df) < p:
+        low, high = high, high * 2
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if t_cdf(middle, df) < p else (low, middle)
+        if high - low < 1e-12 * high:
+            break
+    return (low + high) / 2
 
 
 def t_quantile_95(df: int) -> float:
     """t such that mean ± t·s/√n is a two-sided 95% confidence interval."""
-    return _T_975[df - 1] if 1 <= df <= len(_T_975) else 1.96
+    return t_quantile(0.5 + LEVEL / 2, df)
 
 
 def confidence_interval(mean: float, std: float, n: int) -> tuple[float, float]:
@@ -130,11 +128,163 @@ def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
     return "undecided"
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """A suite's estimate: its value, standard error and the degrees of freedom of its t."""
+
+    value: float
+    se: float | None  # None: unknown (one entry, or one cluster)
+    df: float | None  # None: the normal
+    n: int  # entries
+    clusters: int | None = None  # the clusters its SE was computed over (None: none named)
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float]:
+        """value ± t(1 - (1 - level)/2, df) · SE; unbounded when the SE is unknown."""
+        if self.se is None:
+            return (-math.inf, math.inf)
+        half = t_quantile(0.5 + level / 2, self.df) * self.se
+        return (self.value - half, self.value + half)
+
+    def p_below(self, bound: float = 0.0) -> float | None:
+        """One-sided p-value of "the true value is below ``bound``": P(T <= (value - bound)
+        / SE); None when the SE is unknown."""
+        if self.se is None:
+            return None
+        if self.se == 0:
+            return 0.0 if self.value < bound else 1.0
+        return t_cdf((self.value - bound) / self.se, self.df)
+
+
+def mean_estimate(values: Sequence[float], clusters: Sequence[str | None] = ()) -> Estimate:
+    """The mean of entries' values (each already the mean of its runs) and its SE.
+
+    Independent entries: SE = s / √n, t with n - 1 df (Miller Eq. 1; for paired differences
+    d_i = after_i - before_i, the same on the d_i is Miller Eq. 7). When entries name
+    clusters (an entry without one is its own), Miller Eq. 4 (Eq. 8 for differences):
+    SE² = C/(C-1) · Σ_c (Σ_{i in c} (x_i - mean))² / n², with C - 1 df. The factor C/(C-1)
+    (the usual small-sample one) makes it s²/n exactly when every cluster holds one entry."""
+    n = len(values)
+    mean, std = mean_and_std(values)
+    if not any(clusters):
+        return Estimate(mean, std / math.sqrt(n) if n > 1 else None, n - 1 if n > 1 else None, n)
+    sums: dict[object, float] = {}
+    for index, (value, cluster) in enumerate(zip(values, clusters, strict=True)):
+        key = cluster if cluster else ("entry", index)
+        sums[key] = sums.get(key, 0.0) + value - mean
+    count = len(sums)
+    if count < 2:
+        return Estimate(mean, None, None, n, count)
+    variance = count / (count - 1) * math.fsum(total * total for total in sums.values()) / n**2
+    return Estimate(mean, math.sqrt(variance), count - 1, n, count)
+
+
 def paired_difference(deltas: list[float]) -> tuple[float, float, float]:
-    """Mean of paired differences and its 95% interval (low, high)."""
-    mean, std = mean_and_std(deltas)
-    low, high = confidence_interval(mean, std, len(deltas))
-    return mean, low, high
+    """Mean of paired differences and its 95% interval (low, high) (Miller Eq. 7)."""
+    estimate = mean_estimate(deltas)
+    return (estimate.value, *estimate.interval())
+
+
+def difference_of_means(
+    before: float, before_var: float, before_runs: int, after: float, after_var: float,
+    after_runs: int, df: float | None, spread: tuple[float, int] | None = None,
+) -> Estimate:  # fmt: skip
+    """One entry's change between two sessions: after - before, SE² = var_A/K_A + var_B/K_B
+    (the resampling terms of Miller Eq. 9); ``df`` is that of the variances' estimate.
+
+    Runs of one session show the judge's noise within it, not what moves between sessions
+    (a template read differently). ``spread``, the standard deviation of every entry's change
+    and its df, holds both (Miller's ω² + σ²_A/K_A + σ²_B/K_B, ω² = 0 with nothing changed):
+    the larger SE of the two is used, with the smaller df."""
+    se = math.sqrt(before_var / before_runs + after_var / after_runs)
+    if spread is not None and spread[0] > se:
+        se, df = spread[0], spread[1] if df is None else min(df, spread[1])
+    return Estimate(after - before, se, df, 1)
+
+
+def robust_spread(values: Sequence[float]) -> float:
+    """The standard deviation as the median absolute deviation estimates it, 1.4826 · median
+    |x - median(x)| (Hampel 1974; 1.4826 = 1 / Φ⁻¹(3/4) makes it s for normal data): a few
+    outliers do not move it."""
+    centre = statistics.median(values)
+    return statistics.median(abs(v - centre) for v in values) / NORMAL.inv_cdf(0.75)
+
+
+def pooled_variance(spreads: Sequence[tuple[float, int]]) -> tuple[float, int]:
+    """(variance, df) of runs pooled over entries, from each entry's (std, runs):
+    Σ (K_i - 1) s_i² / Σ (K_i - 1), the usual pooled estimate of one within-entry variance."""
+    df = sum(runs - 1 for _, runs in spreads if runs > 1)
+    if df == 0:
+        return 0.0, 0
+    return math.fsum((runs - 1) * std * std for std, runs in spreads if runs > 1) / df, df
+
+
+def wilson_interval(successes: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """The score interval of a proportion (Wilson 1927): (p + z²/2n ± z √(p(1-p)/n +
+    z²/4n²)) / (1 + z²/n); never outside 0-1, and not empty at 0 or n successes."""
+    if n == 0:
+        return (0.0, 1.0)
+    z = NORMAL.inv_cdf(0.5 + level / 2)
+    rate, shrink = successes / n, 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / shrink
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / shrink
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def bound_decision(low: float, high: float, required: float) -> str:
+    """``pass`` when the whole interval is at or above the bound, ``fail`` when it is all
+    below, ``undecided`` when it holds the bound."""
+    if low >= required:
+        return "pass"
+    return "fail" if high < required else "undecided"
+
+
+def holm(p_values: Sequence[float], alpha: float) -> list[bool]:
+    """Which hypotheses to reject at family-wise error ``alpha`` (Holm 1979): the k-th
+    smallest p-value (k = 0, 1, ...) is rejected while p <= alpha / (m - k)."""
+    rejected = [False] * len(p_values)
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    for rank, index in enumerate(order):
+        if p_values[index] > alpha / (len(p_values) - rank):
+            break
+        rejected[index] = True
+    return rejected
+
+
+def detectable_difference(
+    se: float, alpha: float = 0.05, power: float = 0.8, df: float | None = None
+) -> float:
+    """The smallest true difference found with probability ``power`` by a test at two-sided
+    level ``alpha`` (one-sided alpha/2), given its standard error: (t(1 - a/2) + t(power))
+    · SE. Miller Eq. 10 is this with z quantiles and SE = √((ω² + σ²_A/K_A + σ²_B/K_B)/n);
+    with t quantiles (Student's t, df) below a few hundred entries."""
+    return (t_quantile(1 - alpha / 2, df) + t_quantile(power, df)) * se
+
+
+def paired_variance(
+    omega2: float, var_a: float = 0.0, var_b: float = 0.0, runs_a: int = 1, runs_b: int = 1
+) -> float:
+    """The variance of one entry's paired difference: ω² + σ²_A/K_A + σ²_B/K_B, ω² that of
+    the true per-entry differences, σ² the variance of one run, K the runs (Miller Eq. 9)."""
+    return omega2 + var_a / runs_a + var_b / runs_b
+
+
+def miller_detectable_difference(
+    n: int, omega2: float, var_a: float = 0.0, var_b: float = 0.0, runs_a: int = 1,
+    runs_b: int = 1, alpha: float = 0.05, power: float = 0.8,
+) -> float:  # fmt: skip
+    """Miller Eq. 10: (z(1 - a/2) + z(power)) · √((ω² + σ²_A/K_A + σ²_B/K_B) / n)."""
+    variance = paired_variance(omega2, var_a, var_b, runs_a, runs_b)
+    return detectable_difference(math.sqrt(variance / n), alpha, power)
+
+
+def sample_size(
+    delta: float, omega2: float, var_a: float = 0.0, var_b: float = 0.0, runs_a: int = 1,
+    runs_b: int = 1, alpha: float = 0.05, power: float = 0.8,
+) -> int:  # fmt: skip
+    """Miller Eq. 9: entries needed to detect a difference ``delta``,
+    n = (z(1 - a/2) + z(power))² (ω² + σ²_A/K_A + σ²_B/K_B) / δ², rounded up."""
+    z = NORMAL.inv_cdf(1 - alpha / 2) + NORMAL.inv_cdf(power)
+    return math.ceil(z * z * paired_variance(omega2, var_a, var_b, runs_a, runs_b) / delta**2)
 
 
 def interval_fields(low: float | None, high: float | None) -> dict[str, float | None]:

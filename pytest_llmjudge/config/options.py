@@ -267,7 +267,9 @@ class Gates:
     mean: dict[str, float] | None = None  # dimension -> least suite mean
     agreement: dict[str, float] | None = None  # metric -> least agreement with labels
     win_rate: dict[str, float] | None = None  # target -> least pairwise win rate
-    regression: bool = False  # an item that regressed significantly against the baseline
+    regression: bool = False  # a significant drop against the baseline (suite or an item)
+    # how a gate whose interval holds its bound counts: point|fail|pass (None: not said, point)
+    undecided: str | None = None
 
 
 GATES_EXAMPLE = "pass_rate=0.9 mean.relevance=4 spearman=0.6 win_rate.python=0.5 regression"
@@ -286,6 +288,8 @@ def gates(text: str) -> Gates:
             found.setdefault("mean", {})[which] = score_threshold(value)
         elif kind == "win_rate" and which and value:
             found.setdefault("win_rate", {})[which] = _fraction(value)
+        elif name == "undecided" and value:
+            found["undecided"] = _choice("point", "fail", "pass")(value)
         elif name in AGREEMENT_METRICS and value:
             number = Number(float, at_least=-1, at_most=1)(value)
             found.setdefault("agreement", {})[name] = number

@@ -74,6 +74,7 @@ class Settings:
     min_mean: Mapping[str, float] | None = None
     baseline: Path | None = None
     fail_on_regression: bool = False
+    gate_undecided: str = "point"  # how a gate whose interval holds its bound counts
     reports: tuple[Path, ...] = ()  # --judge-report: HTML by suffix, else markdown
     targets: TargetConfig | None = None
     dimensions: Mapping[str, Dimension] = field(default_factory=lambda: dict(BUILTIN_DIMENSIONS))
@@ -284,6 +285,7 @@ _DERIVED: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "min_agreement": ("gates", lambda gates: gates.agreement),
     "min_win_rate": ("gates", lambda gates: gates.win_rate),
     "fail_on_regression": ("gates", lambda gates: gates.regression),
+    "gate_undecided": ("gates", lambda gates: gates.undecided or "point"),
     "targets": ("targets", lambda table: None if table is None else table.config),
     "pairwise": ("targets", lambda table: False if table is None else table.pairwise),
     "tie_tolerance": ("targets", lambda table: 0.01 if table is None else table.tie_tolerance),
@@ -296,7 +298,7 @@ RESOLVED_FIELDS = frozenset(
     | {"cache_dir", "price", "runs", "adaptive", "max_runs", "verdict", "undecided", "batch"}
     | {"batch_wait", "max_calls", "max_cost", "min_pass_rate", "min_mean", "min_agreement"}
     | {"min_win_rate", "fail_on_regression", "reports", "targets", "pairwise", "tie_tolerance"}
-    | {"save_responses", "workers"}  # workers: set per xdist worker
+    | {"gate_undecided", "save_responses", "workers"}  # workers: set per xdist worker
 )
 PATH_FIELDS = ("output", "baseline", "trace", "log_dir")
 OPTION_FIELDS = tuple(

@@ -61,6 +61,7 @@ class EvalCase(BaseModel):
     response: NonEmpty | None = None  # required unless answers come from live targets
     conversation: list[TurnSpec] = Field(default_factory=list)  # the turns before the ticket
     reference: NonEmpty | None = None  # a known-good answer (the correctness dimension)
+    cluster: NonEmpty | None = None  # entries sharing a conversation, template or source
     thresholds: dict[str, Score] = Field(default_factory=dict)
     marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
     runs: Annotated[int, Field(ge=1, le=MAX_RUNS)] | None = None

@@ -2,9 +2,10 @@
 JSON eval file has (validation is the same for all, in ``dataset``).
 
 - JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
-- CSV: a header row with ``id``, ``ticket``, ``response``; ``runs``; ``thresholds.<dim>`` and
-  ``expected.<dim>`` (numbers); ``marks`` (separated by semicolons); ``metadata.<key>``;
-  ``checks`` and ``conversation`` (JSON lists); ``judge`` (true or false); ``reference``.
+- CSV: a header row with ``id``, ``ticket``, ``response``; ``cluster``; ``runs``;
+  ``thresholds.<dim>`` and ``expected.<dim>`` (numbers); ``marks`` (separated by
+  semicolons); ``metadata.<key>``; ``checks`` and ``conversation`` (JSON lists); ``judge``
+  (true or false); ``reference``.
   Empty cells are absent fields. Rows are named by the line where their record starts (the
   header is line 1).
 - YAML (with PyYAML): the same shapes as JSON, a list or ``{examples: [...], defaults: {}}``.
@@ -23,8 +24,8 @@ from typing import Any
 from .json_entries import Unreadable, loads, read_entry, trailing_comma
 
 CSV_SECTIONS = ("thresholds", "expected", "metadata")
-CSV_FIELDS: tuple[str, ...] = ("id", "ticket", "response", "runs", "marks", "checks", "judge")
-CSV_FIELDS += ("reference", "conversation")
+CSV_FIELDS: tuple[str, ...] = ("id", "ticket", "response", "cluster", "runs", "marks", "checks")
+CSV_FIELDS += ("judge", "reference", "conversation")
 YAML_MISSING = "YAML eval files need PyYAML: pip install 'pytest-llmjudge[yaml]' (or pyyaml)"
 
 
@@ -67,7 +68,7 @@ def read_jsonl(text: str) -> RawEntries:
 
 
 CSV_COLUMNS = (
-    "id, ticket, response, runs, marks, thresholds.<dimension>, expected.<dimension>, "
+    "id, ticket, response, cluster, runs, marks, thresholds.<dimension>, expected.<dimension>, "
     "metadata.<key>, checks, judge, reference, conversation"
 )
 OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}

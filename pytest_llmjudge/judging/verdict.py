@@ -58,21 +58,19 @@ class EvalFailed(Exception):
     def __init__(
         self,
         judgments: Sequence[Judgment] = (),
-        regressions: Sequence[str] = (),
         checks: Sequence[CheckResult] = (),
     ) -> None:
         super().__init__()
         self.judgments = tuple(judgments)
-        self.regressions = tuple(regressions)
         self.checks = tuple(checks)
 
     @property
     def verdict(self) -> str:
         """The one-line verdict: what failed."""
-        return failure_verdict(self.judgments, self.regressions, self.checks)
+        return failure_verdict(self.judgments, self.checks)
 
     def __str__(self) -> str:
-        return failure_report(self.judgments, self.regressions, self.checks)
+        return failure_report(self.judgments, self.checks)
 
 
 def judge_all(
@@ -117,7 +115,6 @@ class VerdictPolicy:
     """How an item's judgments become its outcome, beyond 'every dimension passes'."""
 
     undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
-    regressions: Callable[[Sequence[Judgment]], list[str]] | None = None
 
 
 class UndecidedVerdict(Exception):
@@ -129,11 +126,10 @@ def check_verdict(
 ) -> None:
     """Raise EvalFailed or UndecidedVerdict unless the checks and judgments pass under the
     policy."""
-    regressions = policy.regressions(judgments) if policy.regressions else []
     failing = [j for j in judgments if j.decision == "fail"]
     undecided = [j for j in judgments if j.decision == "undecided"]
     checks_failed = any(check.passed is False for check in checks)
-    if checks_failed or failing or regressions or (undecided and policy.undecided == "fail"):
-        raise EvalFailed(judgments, regressions, checks)
+    if checks_failed or failing or (undecided and policy.undecided == "fail"):
+        raise EvalFailed(judgments, checks)
     if undecided and policy.undecided == "xfail":
         raise UndecidedVerdict(verdict_line(undecided))

@@ -19,12 +19,12 @@ from pydantic import ValidationError
 from ..analysis.agreement import label_agreement
 from ..analysis.baseline import compare_with_baseline, identity_mismatch, load_baseline
 from ..analysis.comparison import compare_targets
-from ..analysis.gates import agreement_gates, evaluate_gates
+from ..analysis.gates import agreement_gates, evaluate_gates, summarize
 from ..analysis.pairwise import pairwise_over, win_rate_gates
+from ..analysis.regression import regression_gate
 from ..config.settings import NO_BASELINE
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import BaselineResult, BatchSummary, Meta, ResultsFile, Tokens
-from .session_results import summarize
 
 
 class MergeError(Exception):
@@ -41,6 +41,7 @@ class SuiteGates:
     label_margin: float = 1.0
     baseline: Path | None = None
     fail_on_regression: bool = False
+    undecided: str = "point"  # llmjudge_gates undecided=
     tie_tolerance: float = 0.01
     min_win_rate: Mapping[str, float] | None = None
 
@@ -89,14 +90,9 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
         unstable=[i.nodeid for i in items if i.unstable],
     )
     merged.labels = label_agreement(items, gates.label_margin)
-    merged.gates = evaluate_gates(items, gates.min_pass_rate, gates.min_mean)
+    merged.gates = evaluate_gates(items, gates.min_pass_rate, gates.min_mean, gates.undecided)
     merged.gates += agreement_gates(merged.labels, gates.min_agreement)
-    if gates.baseline is not None:
-        _compare(merged, gates.baseline)
-    # whether regression was checked is the merge's to say, not its shards'
-    merged.meta.notices = [n for n in merged.meta.notices if n != NO_BASELINE]
-    if gates.fail_on_regression and gates.baseline is None:
-        merged.meta.notices.append(NO_BASELINE)
+    _regression(merged, gates)
     merged.comparison = compare_targets(items, gates.tie_tolerance)
     pairwise = _pairwise(shards, meta.runs)
     if merged.comparison is not None and pairwise.entries:
@@ -104,13 +100,25 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     merged.gates += win_rate_gates(pairwise, gates.min_win_rate or {})  # none judged: closed
     # red as one pytest session over the whole suite would be: a failed or erroring item,
     # an invalid entry, a shard that did not complete (Ctrl-C, -x: items never ran; an item
-    # whose worker crashed), a gate that fails over the
-    # union, or (asked for) a regression against the baseline
-    red_items = merged.summary.failed + merged.summary.errors + len(invalid) > 0
-    red_items = red_items or not meta.complete
-    red_gates = not all(g.passed for g in merged.gates) or _regressed(merged, gates)
+    # whose worker crashed), or a gate that fails over the union (the regression gate among them)
+    red_items = (
+        merged.summary.failed + merged.summary.errors + len(invalid) > 0 or not meta.complete
+    )
+    red_gates = not all(g.passed for g in merged.gates)
     merged.meta.exit_status = 1 if red_items or red_gates else 0
     return merged
+
+
+def _regression(merged: ResultsFile, gates: SuiteGates) -> None:
+    """The baseline compared with the union, its regression gate, or why it was not checked."""
+    if gates.baseline is not None:
+        _compare(merged, gates.baseline)
+        if gates.fail_on_regression and merged.baseline is not None:
+            merged.gates.append(regression_gate(merged.baseline))
+    # whether regression was checked is the merge's to say, not its shards'
+    merged.meta.notices = [n for n in merged.meta.notices if n != NO_BASELINE]
+    if gates.fail_on_regression and gates.baseline is None:
+        merged.meta.notices.append(NO_BASELINE)
 
 
 # meta counts that add up over the shards
@@ -181,12 +189,6 @@ def _compare(merged: ResultsFile, path: Path) -> None:
         merged.baseline = BaselineResult(source=str(path), comparable=False, mismatch=mismatch)
     else:
         merged.baseline = compare_with_baseline(merged.results, loaded.items, str(path))
-
-
-def _regressed(merged: ResultsFile, gates: SuiteGates) -> bool:
-    return (
-        gates.fail_on_regression and merged.baseline is not None and merged.baseline.regressed > 0
-    )
 
 
 def _check_one_suite(shards: Sequence[tuple[str, ResultsFile]]) -> None:

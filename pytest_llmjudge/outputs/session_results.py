@@ -16,8 +16,9 @@ from typing import Any
 from ..analysis.agreement import label_agreement
 from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
 from ..analysis.comparison import compare_targets
-from ..analysis.gates import agreement_gates, evaluate_gates, pass_rate
+from ..analysis.gates import agreement_gates, evaluate_gates, summarize
 from ..analysis.pairwise import win_rate_gates
+from ..analysis.regression import regression_gate
 from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.pricing import Price
@@ -38,7 +39,6 @@ from ..schema.results import (
     ResultsFile,
     ServerLearned,
     SkippedEntry,
-    Summary,
     Tokens,
 )
 from .notices import session_notices
@@ -141,7 +141,9 @@ class SessionResults:
             facts = _with_lost(facts, self._lost)
         results = self._build(settings, facts)
         results.labels = label_agreement(results.results, settings.label_margin)
-        results.gates = evaluate_gates(results.results, settings.min_pass_rate, settings.min_mean)
+        results.gates = evaluate_gates(
+            results.results, settings.min_pass_rate, settings.min_mean, settings.gate_undecided
+        )
         results.gates += agreement_gates(results.labels, settings.min_agreement)
         if settings.baseline is not None and facts.baseline_mismatch:
             results.baseline = BaselineResult(
@@ -151,6 +153,8 @@ class SessionResults:
             results.baseline = compare_with_baseline(
                 results.results, baseline, facts.baseline_shown, collected
             )
+        if settings.fail_on_regression and results.baseline is not None:
+            results.gates.append(regression_gate(results.baseline))
         results.comparison = compare_targets(results.results, settings.tie_tolerance)
         if results.comparison is not None and pairwise is not None:
             results.comparison.pairwise = pairwise
@@ -297,27 +301,3 @@ def _scoring(identity: JudgeIdentity, usage: Usage) -> str:
     if identity.scoring != "logprobs" or usage.weighted == usage.judgments:
         return identity.scoring
     return "text" if usage.weighted == 0 else "mixed"
-
-
-def summarize(
-    items: list[ItemResult], skipped_invalid: int, errors: int, invalid: int = 0
-) -> Summary:
-    """The counts of a results file; ``skipped_invalid``: invalid entries marked skip,
-    ``invalid``: the others (counted in ``errors`` too, as pytest and JUnit count them)."""
-    counts = {
-        o: sum(1 for i in items if i.outcome == o)
-        for o in ("passed", "failed", "skipped", "xfailed", "xpassed", "flaky_failed")
-    }
-    counts["skipped"] += skipped_invalid
-    flagged = ("flaky", "unstable", "partial_runs", "not_applicable", "not_judged_offline")
-    marked = {f: sum(1 for i in items if getattr(i, f)) for f in (*flagged, "injection_suspected")}
-    passed, judged = pass_rate(items)
-    return Summary(
-        total=sum(counts.values()) + errors,
-        errors=errors,
-        invalid=invalid,
-        judged=judged,
-        pass_rate=round(passed / judged, 4) if judged else None,
-        **counts,
-        **marked,
-    )

@@ -22,7 +22,7 @@ def baseline_section(baseline: BaselineResult) -> str:
         )
     suite = "".join(
         f"<li>{escape(name)}: {escape(c.statement)}</li>" for name, c in baseline.suite.items()
-    )
+    ) + (f"<li>note: {escape(baseline.note)}</li>" if baseline.note else "")
     for head, names in named_of_baseline(baseline):
         first, more = capped(names)
         shown = ", ".join(first) + (f" {more}" if more else "")

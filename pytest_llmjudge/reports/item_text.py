@@ -54,10 +54,10 @@ def _dimension_verdict(j: Judgment) -> str:
     return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_runs(j)})"
 
 
-def verdict_line(judgments: Sequence[Judgment], regressions: Sequence[str] = ()) -> str:
+def verdict_line(judgments: Sequence[Judgment]) -> str:
     """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension that did not pass."""
     lines = [_dimension_verdict(j) for j in judgments if not j.passed]
-    return "; ".join([*lines, *regressions])
+    return "; ".join(lines)
 
 
 def dimension_sentence(name: str, dim: DimensionResult) -> str:
@@ -136,29 +136,26 @@ def tables(judgments: Sequence[Judgment], checks: Sequence[CheckResult]) -> str:
 
 def failure_verdict(
     judgments: Sequence[Judgment],
-    regressions: Sequence[str] = (),
     checks: Sequence[CheckResult] = (),
 ) -> str:
     """The failure's first line: the checks that failed, the dimensions below threshold."""
-    return "; ".join(filter(None, [checks_sentence(checks), verdict_line(judgments, regressions)]))
+    return "; ".join(filter(None, [checks_sentence(checks), verdict_line(judgments)]))
 
 
 def failure_report(
     judgments: Sequence[Judgment],
-    regressions: Sequence[str] = (),
     checks: Sequence[CheckResult] = (),
 ) -> str:
     """Verdict line, tables, reasoning: what an eval failure shows instead of a traceback."""
-    return "\n".join(failure_blocks(judgments, regressions, checks))
+    return "\n".join(failure_blocks(judgments, checks))
 
 
 def failure_blocks(
     judgments: Sequence[Judgment],
-    regressions: Sequence[str] = (),
     checks: Sequence[CheckResult] = (),
 ) -> list[str]:
     """That report as blocks of text, a blank one between (each block may hold lines)."""
-    verdict = failure_verdict(judgments, regressions, checks)
+    verdict = failure_verdict(judgments, checks)
     reasoning = ["", _reasoning(judgments)] if judgments else []
     return [verdict, "", tables(judgments, checks), *reasoning]
 

@@ -151,6 +151,7 @@ def _baseline_lines(baseline: BaselineResult) -> list[str]:
         "",
     ]
     lines += [f"- {entry.statement}" for entry in baseline.suite.values()]
+    lines += [f"- note: {baseline.note}"] if baseline.note else []
     for head, names in named_of_baseline(baseline):
         lines += ["", *_named_list(head, names)]
     changes = baseline.changes

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.agreement import agreement_line
 from ..analysis.comparison import comparison_lines
-from ..analysis.gates import suite_scores
+from ..analysis.gates import judged, suite_scores
 from ..basics.wording import counted, entry_place
 from ..config.pricing import provider_host
 from ..judges.heuristic import LABEL
@@ -136,9 +136,8 @@ def means_lines(items: Sequence[ItemResult]) -> list[str]:
     scores = suite_scores(items)
     if not scores:
         return []
-    scored = [item for item in items if item.dimensions]
-    aside = sum(1 for item in scored if item.outcome == "xfailed")
-    base = len(scored) - aside
+    aside = sum(1 for item in items if item.dimensions and item.outcome == "xfailed")
+    base = len(judged(items))  # the judged items every gate counts
     head = f"mean scores over {counted(base, 'item')}" + (
         f" ({aside} xfailed aside)" if aside else ""
     )
@@ -299,11 +298,13 @@ def _baseline_summary(baseline: BaselineResult) -> list[str]:
     lines = [f"baseline {baseline.source}: {baseline.counts_text()}"]
     lines += [f"  {entry.statement}" for entry in baseline.suite.values()]
     lines += [
-        f"  regressed: {c.nodeid} {c.dimension} {c.before:.2f} -> {c.after:.2f} "
-        f"({c.delta:+.2f}, noise level {c.noise:.2f})"
+        f"  {c.verdict}: {c.nodeid} {c.dimension} {c.before:.2f} -> {c.after:.2f} "
+        f"({c.delta:+.2f}" + ("" if c.p_value is None else f", p = {c.p_value:.2g}") + ")"
         for c in baseline.changes
-        if c.verdict == "regressed"
+        if c.verdict in ("regressed", "possible regression")
     ]
+    if baseline.note:
+        lines.append(f"  note: {baseline.note}")
     for head, names in named_of_baseline(baseline):
         lines += _listed(head, names, NAMED_AT_MOST, indent="  ")
     return lines

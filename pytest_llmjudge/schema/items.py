@@ -119,6 +119,11 @@ class JudgedItem(BaseModel):
         default_factory=list, description="the earlier turns (role, content) before the ticket"
     )
     reference: str | None = Field(default=None, description="the known-good answer, if any")
+    cluster: str | None = Field(
+        default=None,
+        description="the entry's cluster (shared conversation, template or source): suite "
+        "intervals treat its entries as one unit",
+    )
     not_applicable: list[str] = Field(
         default_factory=list,
         description="dimensions not judged for this item (correctness without a reference): "

@@ -51,10 +51,27 @@ class Gate(BaseModel):
     """A suite gate: what was required, what was measured, and whether it held."""
 
     name: str
-    passed: bool
-    actual: float | None
+    passed: bool = Field(
+        description="whether it lets the session pass: its decision, an undecided one counted "
+        "as llmjudge_gates undecided= says (point: by the estimate)"
+    )
+    actual: float | None = Field(description="the estimate")
     required: float | None
     message: str
+    decision: Literal["pass", "fail", "undecided"] | None = Field(
+        default=None,
+        description="pass when the 95% interval is at or above the bound, fail when below it, "
+        "undecided when it holds the bound; for regression, what its tests decided",
+    )
+    ci_low: float | None = Field(default=None, description="95% interval of the estimate")
+    ci_high: float | None = None
+    n: int | None = Field(default=None, description="the judged items it rests on")
+    clusters: int | None = Field(
+        default=None, description="the clusters its interval was computed over (none named: null)"
+    )
+    note: str | None = Field(
+        default=None, description="what its interval rests on (cached or adaptively added runs)"
+    )
 
 
 class Change(BaseModel):
@@ -65,8 +82,16 @@ class Change(BaseModel):
     before: float
     after: float
     delta: float
-    noise: float = Field(description="the drop that still counts as noise")
-    verdict: Literal["improved", "regressed", "unchanged"]
+    p_value: float | None = Field(
+        default=None,
+        description="one-sided p-value of the change in its direction (runs of both sessions; "
+        "null with one run per entry, or for a check)",
+    )
+    verdict: Literal["improved", "regressed", "possible regression", "unchanged"] = Field(
+        description="regressed: a check that passed and fails now, or a drop significant after "
+        "Holm's correction (the regression gate fails on it); possible regression: a drop shown, "
+        "not significant"
+    )
 
 
 class SuiteChange(BaseModel):
@@ -76,7 +101,18 @@ class SuiteChange(BaseModel):
     mean_delta: float
     ci_low: float | None = None
     ci_high: float | None = None
-    significant: bool
+    significant: bool = Field(description="the 95% interval leaves out zero")
+    p_drop: float | None = Field(
+        default=None, description="one-sided p-value of a drop (null without an interval)"
+    )
+    regressed: bool = Field(
+        default=False, description="a drop significant at the regression gate's level"
+    )
+    detectable: float | None = Field(
+        default=None,
+        description="the least drop the regression gate finds with 80% power (Miller Eq. 10)",
+    )
+    clusters: int | None = None
     statement: str
 
 
@@ -102,6 +138,9 @@ class BaselineResult(BaseModel):
         "not collected, skipped or an error",
     )
     regressed: int = Field(default=0, description="items with a dimension that regressed")
+    possible: int = Field(
+        default=0, description="items with a drop shown but not significant, and none regressed"
+    )
     improved: int = Field(
         default=0, description="items with a dimension that improved and none that regressed"
     )
@@ -112,15 +151,22 @@ class BaselineResult(BaseModel):
         """``3 items compared: 1 regressed (2 dimensions), 0 improved; 0 new, 0 removed, ...``"""
         dims = self.regressed_dimensions
         detail = f" ({dims} dimension{'s' * (dims != 1)})" if dims != self.regressed else ""
+        possible = f"{self.possible} possible regression{'s' * (self.possible != 1)}, "
         return (
             f"{self.compared} item{'s' * (self.compared != 1)} compared: {self.regressed} "
-            f"regressed{detail}, {self.improved} improved; {len(self.new)} new, "
+            f"regressed{detail}, "
+            + possible
+            * bool(self.possible)
+            + f"{self.improved} improved; {len(self.new)} new, "
             f"{len(self.removed)} removed, {len(self.not_in_run)} not in this run"
         )
 
     suite: dict[str, SuiteChange] = Field(default_factory=dict)
     changes: list[Change] = Field(
-        default_factory=list, description="changes beyond the noise level"
+        default_factory=list, description="changes that are not 'unchanged'"
+    )
+    note: str | None = Field(
+        default=None, description="what its intervals rest on (cached or adaptively added runs)"
     )
 
 

@@ -255,7 +255,7 @@ class EvalItem(pytest.Function):
             ],
         }.get(
             str(self.config.getoption("tbstyle", "auto")),
-            failure_blocks(failed.judgments, failed.regressions, failed.checks),
+            failure_blocks(failed.judgments, failed.checks),
         )
         return relocated_failure(excinfo, where, line, verdict, lines)
 

@@ -95,7 +95,7 @@ def run_eval_entry(llmjudge_judgments: list[Judgment]) -> None:
     __tracebackhide__ = True
     item = running_item()
     checks = record_for(item).checks
-    policy = item.config.stash[STATE_KEY].verdict_policy(item.nodeid)
+    policy = item.config.stash[STATE_KEY].verdict_policy()
     try:
         check_verdict(llmjudge_judgments, policy, checks)
     except UndecidedVerdict as exc:

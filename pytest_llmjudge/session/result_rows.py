@@ -70,6 +70,7 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
         {"role": t.role, "content": redact(bounded(t.content, limit))} for t in case.conversation
     ]
     row.reference = _redacted(bounded(case.reference, limit))
+    row.cluster = case.cluster
     row.expected, row.metadata = case.expected, case.metadata
     # Which implementation answered, and which entry its answer is compared on: a live item
     # knows its target; a replayed one (llmjudge_targets save_responses) carries the target and the

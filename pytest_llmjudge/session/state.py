@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -34,7 +34,6 @@ from .pytest_internals import (
 
 if TYPE_CHECKING:
     from ..analysis.baseline import Baseline
-    from ..analysis.judgment import Judgment
     from ..config.item_settings import ItemSettings
     from ..judges import ServerProfiles
     from ..judges.base import Usage
@@ -61,19 +60,12 @@ class SessionState:
     def has_engine(self) -> bool:
         return self._engine is not None
 
-    def verdict_policy(self, nodeid: str) -> VerdictPolicy:
-        """How this item's judgments become its outcome (undecided verdicts, regressions)."""
-        from ..analysis.baseline import regression_messages
+    def verdict_policy(self) -> VerdictPolicy:
+        """How this item's judgments become its outcome (undecided verdicts); a regression
+        against the baseline is the suite's gate, decided over all items at the end."""
         from ..judging.verdict import VerdictPolicy
 
-        def regressions(judgments: Sequence[Judgment]) -> list[str]:
-            after = {j.dimension: j.result for j in judgments}
-            return regression_messages(nodeid, after, self.baseline)
-
-        return VerdictPolicy(
-            undecided=self.settings.undecided,
-            regressions=regressions if self.settings.fail_on_regression else None,
-        )
+        return VerdictPolicy(undecided=self.settings.undecided)
 
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""

@@ -170,13 +170,28 @@ def test_pass_rate_gate(pytester: pytest.Pytester) -> None:
         + [entry("bad", "answer {{relevance=1}}")],
     )
     failing = run(pytester, "evals/", "-o", "llmjudge_gates=pass_rate=0.9")
+    # 3 of 4: Wilson's interval 0.30-0.95 holds 0.9: undecided, counted by the estimate
     failing.stdout.fnmatch_lines(
-        ["gate FAILED: pass rate 0.75 < 0.9 (3 of 4 judged items passed; short by 0.15)"]
+        [
+            "gate FAILED: pass rate 0.75 < 0.9 (3 of 4 judged items passed; 95% CI 0.30-0.95): "
+            "undecided, counted as failed (undecided=point)"
+        ]
     )
-    gates = {g["name"]: g for g in read_results(pytester)["gates"]}
-    assert gates["pass_rate"]["passed"] is False and gates["pass_rate"]["actual"] == 0.75
+    gate = {g["name"]: g for g in read_results(pytester)["gates"]}["pass_rate"]
+    assert (gate["passed"], gate["actual"], gate["decision"], gate["n"]) == (
+        False, 0.75, "undecided", 4,
+    )  # fmt: skip
+    assert (gate["ci_low"], gate["ci_high"]) == pytest.approx((0.3006, 0.9544), abs=1e-4)
     passing = run(pytester, "evals/", "-o", "llmjudge_gates=pass_rate=0.7")
-    passing.stdout.fnmatch_lines(["gate passed: pass rate 0.75 >= 0.7*"])
+    passing.stdout.fnmatch_lines(
+        ["gate passed: pass rate 0.75 >= 0.7*: undecided, counted as passed*"]
+    )
+    lenient = run(pytester, "evals/", "-o", "llmjudge_gates=pass_rate=0.9 undecided=pass")
+    assert read_results(pytester)["gates"][1]["passed"] is True
+    lenient.stdout.fnmatch_lines(["gate passed: pass rate 0.75 < 0.9 *(undecided=pass)"])
+    strict = run(pytester, "evals/", "-o", "llmjudge_gates=pass_rate=0.7 undecided=fail")
+    assert read_results(pytester)["gates"][1]["passed"] is False
+    strict.stdout.fnmatch_lines(["gate FAILED: pass rate 0.75 >= 0.7 *(undecided=fail)"])
 
 
 def test_mean_gate_fails_a_session_whose_items_all_pass(pytester: pytest.Pytester) -> None:
@@ -186,8 +201,10 @@ def test_mean_gate_fails_a_session_whose_items_all_pass(pytester: pytest.Pyteste
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "gate FAILED: mean relevance 4.00 < 4.5 (short by 0.50)",
-            "gate passed: mean tone 4.00 >= 3",
+            # every item scored 4 on every run: an interval of width 0, decided
+            "gate FAILED: mean relevance 4.00 < 4.5 (over 3 items; 95% CI 4.00-4.00): fail, "
+            "short by 0.50",
+            "gate passed: mean tone 4.00 >= 3 (over 3 items; 95% CI 4.00-4.00): pass",
         ]
     )
     assert read_results(pytester)["meta"]["exit_status"] == 1
@@ -255,9 +272,9 @@ def test_baseline_comparison(pytester: pytest.Pytester) -> None:
             "baseline main.json: 3 items compared: 1 regressed, 1 improved; 1 new, 1 removed, "
             "0 not in this run",
             "  relevance: no significant difference from the baseline (mean change +0.00, "
-            "95% CI -2.98 to +2.98)",
-            "  regressed: evals/support.json::dropped relevance 5.00 -> 4.00 (-1.00, "
-            "noise level 0.50)",
+            "95% CI -2.98 to +2.98); this suite can detect drops of * or more (80% power)",
+            # 5,5,5 -> 4,4,4 against the runs' pooled noise, Holm over the 3 items compared
+            "  regressed: evals/support.json::dropped relevance 5.00 -> 4.00 (-1.00, p = 0.00*)",
         ]
     )
     baseline = read_results(pytester)["baseline"]
@@ -305,14 +322,19 @@ def test_baseline_counts_items_and_tells_deselected_from_removed(
 def test_fail_on_regression(pytester: pytest.Pytester) -> None:
     option = _baseline(pytester)
     result = run(pytester, "evals/", "--judge-runs=3", option, "-o", "llmjudge_gates=regression")
-    result.assert_outcomes(passed=3, failed=1)
+    # the gate decides over all items at the end: no item fails for it, the session does
+    result.assert_outcomes(passed=4)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
-            "*_ dropped _*",
-            "relevance regressed 5.00 -> 4.00 (-1.00, noise level 0.50)",
-            "FAILED evals/support.json::dropped - relevance regressed 5.00 -> 4.00*",
+            "gate FAILED: regression against the baseline: 1 regressed: "
+            "evals/support.json::dropped relevance 5.00 -> 4.00 (p = 0.00*)",
         ]
     )
+    gate = read_results(pytester)["gates"][-1]
+    assert (gate["name"], gate["passed"], gate["decision"], gate["n"]) == (
+        "regression", False, "fail", 3,
+    )  # fmt: skip
 
 
 def test_baseline_errors_stop_the_session_at_once(pytester: pytest.Pytester) -> None:
@@ -345,21 +367,35 @@ def test_regression_without_a_baseline_is_said_and_not_checked(pytester: pytest.
     assert "not checked" not in compared.stdout.str()
 
 
-@pytest.mark.parametrize("ini_file", ["pyproject.toml", "pytest.ini"])
-def test_command_line_gates_add_to_the_ini_files(pytester: pytest.Pytester, ini_file: str) -> None:
-    option = _baseline(pytester)
-    gates = "regression mean.relevance=3"
+def _ini_gates(pytester: pytest.Pytester, ini_file: str, gates: str) -> None:
     if ini_file == "pytest.ini":
         pytester.makeini(f"[pytest]\nllmjudge_gates = {gates}\n")
     else:
         pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\nllmjudge_gates = "{gates}"\n')
+
+
+@pytest.mark.parametrize("ini_file", ["pyproject.toml", "pytest.ini"])
+def test_command_line_gates_add_to_the_ini_files(pytester: pytest.Pytester, ini_file: str) -> None:
+    option = _baseline(pytester)
+    gates = "regression mean.relevance=3"
+    _ini_gates(pytester, ini_file, gates)
     # the workflow's -o names one gate: the ini's regression and mean gates still gate
     result = run(pytester, "evals/", "--judge-runs=3", option, "-o", "llmjudge_gates=pass_rate=0.5")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=4)  # the regression gate fails the session, not the item
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["FAILED evals/support.json::dropped - relevance regressed*"])
+    result.stdout.fnmatch_lines(
+        ["gate FAILED: regression against the baseline: *evals/support.json::dropped relevance*"]
+    )
     gates_run = {g["name"]: g["required"] for g in read_results(pytester)["gates"]}
-    assert gates_run == {"judged": 1, "pass_rate": 0.5, "mean.relevance": 3}
+    assert gates_run == {"judged": 1, "pass_rate": 0.5, "mean.relevance": 3, "regression": 0}
+    # the ini's undecided word is kept when -o does not say it (4 of 4 passed: Wilson's lower
+    # bound 0.51 is under 0.9, undecided; the estimate 1.0 alone would pass)
+    _ini_gates(pytester, ini_file, "pass_rate=0.9 undecided=fail")
+    kept = run(pytester, "evals/", "--judge-runs=3", "-o", "llmjudge_gates=mean.relevance=3")
+    pass_rate = {g["name"]: g for g in read_results(pytester)["gates"]}["pass_rate"]
+    assert pass_rate["decision"] == "undecided" and not pass_rate["passed"], kept.stdout.str()
+    assert kept.ret == pytest.ExitCode.TESTS_FAILED
+    _ini_gates(pytester, ini_file, gates)
     # a gate named on both: the command line's bar
     higher = ("-o", "llmjudge_gates=mean.relevance=4.5")
     raised = run(pytester, "evals/", "--judge-runs=3", option, *higher)
@@ -367,6 +403,7 @@ def test_command_line_gates_add_to_the_ini_files(pytester: pytest.Pytester, ini_
     assert {g["name"]: g["required"] for g in read_results(pytester)["gates"]} == {
         "judged": 1,
         "mean.relevance": 4.5,
+        "regression": 0.0,
     }
 
 

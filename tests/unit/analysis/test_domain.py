@@ -12,11 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.analysis.baseline import (
-    compare_with_baseline,
-    load_baseline,
-    regression_messages,
-)
+from pytest_llmjudge.analysis.baseline import compare_with_baseline, load_baseline
 from pytest_llmjudge.analysis.comparison import compare_targets, comparison_lines
 from pytest_llmjudge.analysis.gates import evaluate_gates, suite_means
 from pytest_llmjudge.analysis.judgment import RunOutcome, build_judgment
@@ -31,7 +27,6 @@ from pytest_llmjudge.reports.terminal import terminal_summary
 from pytest_llmjudge.schema.results import (
     ItemResult,
     JudgedItem,
-    ScoreSummary,
     SkippedEntry,
     json_schema,
 )
@@ -60,7 +55,7 @@ def item(nodeid: str, outcome: str = "passed", **dims: dict[str, Any]) -> ItemRe
 
 def test_confidence_interval_and_decisions() -> None:
     low, high = confidence_interval(4.0, 1.0, 4)
-    assert (low, high) == pytest.approx((4 - 3.182 / 2, 4 + 3.182 / 2))
+    assert (low, high) == pytest.approx((4 - 3.18245 / 2, 4 + 3.18245 / 2))  # t(0.975, 3)
     assert confidence_interval(4.0, 0.0, 1) == (-math.inf, math.inf)
     assert decide(3.4, 0.0, 1, 3.5, "mean") == "fail"
     assert decide(3.5, 2.0, 3, 3.5, "mean") == "pass"
@@ -99,9 +94,10 @@ def test_gates_fail_closed_and_measure_pass_rate_and_means() -> None:
         item("e.json::c", "xfailed", relevance=dim(1)),
     ]
     gates = {g.name: g for g in evaluate_gates(items, 0.6, {"relevance": 3.6})}
-    assert gates["judged"].passed and gates["judged"].actual == 3
+    # the xfail is no judged item: one count (2) in every gate
+    assert gates["judged"].passed and gates["judged"].actual == 2
     assert not gates["pass_rate"].passed and gates["pass_rate"].actual == 0.5
-    assert "short by 0.10" in gates["pass_rate"].message
+    assert gates["pass_rate"].decision == "undecided"  # 1 of 2: Wilson's interval holds 0.6
     assert suite_means(items) == {"relevance": 3.5}  # the xfail is left out
     assert not gates["mean.relevance"].passed
     nothing = evaluate_gates([item("e.json::s", "skipped")], None, None)
@@ -165,15 +161,17 @@ def test_baseline_regressions_only_beyond_the_noise(tmp_path: Path) -> None:
     path.write_text(json.dumps(old))
     baseline = load_baseline(path).items
     assert set(baseline["e.json::gone"]) == {"relevance"}  # metadata is not a dimension
-    now = [item("e.json::a", relevance=dim(4.0)), item("e.json::b", relevance=dim(3.5))]
+    now = [
+        item("e.json::a", relevance=dim(1.0, [1, 1])),
+        item("e.json::b", relevance=dim(3.5, [3, 4])),
+    ]
     result = compare_with_baseline(now, baseline, "old.json", collected=["e.json::a", "e.json::b"])
     assert (result.compared, result.regressed, result.removed) == (2, 1, ["e.json::gone"])
     # what was collected is not known (a merge): missing items are not called removed
     unknown = compare_with_baseline(now, baseline, "old.json")
     assert (unknown.removed, unknown.not_in_run) == ([], ["e.json::gone"])
     assert [c.nodeid for c in result.changes] == ["e.json::a"]  # b's drop is within noise
-    lines = regression_messages("e.json::a", {"relevance": ScoreSummary(score=4.0)}, baseline)
-    assert lines == ["relevance regressed 5.00 -> 4.00 (-1.00, noise level 0.50)"]
+    assert result.changes[0].verdict == "regressed" and result.changes[0].p_value is not None
     (tmp_path / "bad.json").write_text('{"results": [{"relevance": {"score": "high"}}]}')
     with pytest.raises(ValueError, match=r"results\[0\] has an unreadable score"):
         load_baseline(tmp_path / "bad.json")
@@ -211,9 +209,9 @@ def test_failure_report_has_verdict_table_and_reasoning() -> None:
     outcomes = [RunOutcome(RunResult(s, f"scored {s}"), None, 1) for s in (3, 3, 2)]
     judgment = build_judgment("relevance", outcomes, 3.5)
     assert verdict_line([judgment]) == "relevance 2.67 < 3.5 (runs 3, 3, 2)"
-    text = failure_report([judgment], ["relevance regressed 4.00 -> 2.67"])
+    text = failure_report([judgment])
     first, _, rest = text.partition("\n\n")
-    assert first.endswith("; relevance regressed 4.00 -> 2.67")
+    assert first == "relevance 2.67 < 3.5 (runs 3, 3, 2)"
     assert "relevance  2.67  0.58  3, 3, 2  3.5        FAIL" in rest
     assert "relevance reasoning (run nearest the mean):\n  scored 3" in rest
 
@@ -323,3 +321,22 @@ def test_a_target_whose_checks_all_passed_is_not_said_to_have_failed_them() -> N
     assert _cause([passed, passed]) == "passed without a score"
     failed = TargetScores(outcome="failed", checks=2, checks_passed=1)
     assert _cause([failed, passed]) == "its checks failed (1 of 2) (1 of 2)"
+
+
+def test_undecided_is_one_word_in_the_gates_and_decides_how_a_straddling_gate_counts() -> None:
+    from pytest_llmjudge.config.options import gates
+
+    assert gates("pass_rate=0.9").undecided is None  # not said: point, and -o keeps the ini's
+    assert gates("pass_rate=0.9 undecided=fail").undecided == "fail"
+    with pytest.raises(ValueError, match="point"):
+        gates("undecided=maybe")
+    # 30 of 30 passed: Wilson's lower bound 0.886 is below 0.9: undecided
+    items = [item(f"e.json::i{i}", relevance=dim(4)) for i in range(30)]
+    counted = {
+        mode: evaluate_gates(items, 0.9, None, mode)[1] for mode in ("point", "fail", "pass")
+    }
+    assert {g.decision for g in counted.values()} == {"undecided"}
+    assert [counted[m].passed for m in ("point", "fail", "pass")] == [True, False, True]
+    assert counted["point"].ci_low == pytest.approx(0.8865, abs=1e-4)
+    decided = evaluate_gates(items, 0.8, {"relevance": 4.5}, "fail")
+    assert [(g.decision, g.passed) for g in decided[1:]] == [("pass", True), ("fail", False)]

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmjudge.analysis.judgment import JudgeError, RunOutcome, build_judgment
-from pytest_llmjudge.analysis.stats import aggregate
+from pytest_llmjudge.analysis.judgment import JudgeError, RunOutcome, aggregate, build_judgment
 from pytest_llmjudge.basics.redaction import redact
 from pytest_llmjudge.basics.rubrics import (
     CORRECTNESS,
