@@ -93,10 +93,8 @@ LIGHT_MODULES = {
     "pytest_llmjudge.config.targets",
     "pytest_llmjudge.basics.redaction",
     "pytest_llmjudge.basics.fileio",
-    "pytest_llmjudge.basics.heap",
     "pytest_llmjudge.session.discovery",
     "pytest_llmjudge.session.pytest_internals",
-    "pytest_llmjudge.session.running",  # the running item for the fixtures (stdlib only)
     # the folders themselves (empty __init__ files)
     "pytest_llmjudge.basics",
     "pytest_llmjudge.config",

@@ -21,7 +21,7 @@ CI = {"case": "insensitive"}
 
 
 def check(spec: dict[str, Any], answer: str, rootdir: Path | None = None) -> CheckResult:
-    (result,) = run_checks(parse_checks([spec], rootdir), answer, {"id": "x"}, None, rootdir)
+    (result,) = run_checks(parse_checks([spec], rootdir), answer, {"id": "x"})
     return result
 
 
