@@ -98,10 +98,18 @@ def lean(row: ItemResult) -> ItemResult:
     if row.target is not None:
         return row
     for name in TEXTS:
-        setattr(row, name, None)
-    row.conversation, row.metadata, row.injection_snippets = [], {}, []
+        if getattr(row, name) is not None:  # (only those given: pydantic records each set)
+            setattr(row, name, None)
+    if row.conversation:
+        row.conversation = []
+    if row.metadata:
+        row.metadata = {}
+    if row.injection_snippets:
+        row.injection_snippets = []
     for dimension in row.dimensions.values():
-        dimension.reasoning, dimension.run_reasonings = "", []
+        dimension.reasoning = ""
+        if dimension.run_reasonings:
+            dimension.run_reasonings = []
     return row
 
 
