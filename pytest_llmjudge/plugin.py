@@ -31,7 +31,6 @@ from .session.pytest_internals import (
     writes_html_report,
     xdist_worker_output,
 )
-from .session.running import running, running_item
 from .session.state import (
     EVAL_ITEM_KEY,
     STATE_KEY,
@@ -214,8 +213,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Any:
-    with running(item):  # what the fixtures below read instead of requesting `request`
-        result = yield
+    result = yield
     if EVAL_ITEM_KEY in item.stash:  # its run is over, reruns included
         from .session.collect import EvalItem
 
@@ -260,26 +258,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     close_session_log(config.stash.get(SESSION_LOG, None))
 
 
-# The fixtures read the item from `running_item()`, not `request.node`: see session/running.
 @pytest.fixture
-def eval_case() -> EvalCase:
+def eval_case(request: pytest.FixtureRequest) -> EvalCase:
     """The validated eval entry of this item."""
     from .session.collect import EvalItem
 
-    node = running_item()
+    node = request.node
     if not isinstance(node, EvalItem):
         pytest.fail("the eval_case fixture is only available to items of eval files", pytrace=False)
     return node.case
 
 
 @pytest.fixture
-def llmjudge_target() -> str | None:
+def llmjudge_target(request: pytest.FixtureRequest) -> str | None:
     """The name of the live bot this item judges (``llmjudge_targets``), or None."""
-    return getattr(running_item(), "target", None)
+    return getattr(request.node, "target", None)
 
 
 @pytest.fixture
-def llmjudge_response(eval_case: EvalCase, llmjudge_target: str | None) -> str:
+def llmjudge_response(
+    request: pytest.FixtureRequest, eval_case: EvalCase, llmjudge_target: str | None
+) -> str:
     """The response to judge: the target's live answer, else the entry's stored one.
 
     Override it to produce the answer in Python (call your bot, per ``llmjudge_target``).
@@ -289,18 +288,15 @@ def llmjudge_response(eval_case: EvalCase, llmjudge_target: str | None) -> str:
         return eval_case.response
     from .session.result_rows import live_answer
 
-    if llmjudge_target is None:  # a saved target's error, replayed as it was
-        return live_answer(running_item(), None)
-
-    return live_answer(running_item(), llmjudge_target)
+    return live_answer(request.node, llmjudge_target)
 
 
 @pytest.fixture
-def llmjudge() -> ItemJudge:
+def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     """The session's judge, with this test's runs and thresholds."""
     from .judging.item_judge import ItemJudge
 
-    node = running_item()
+    node = request.node
     install_log_redaction(node.config)
     record = record_for(node)  # a test that asked for the judge counts, judged or not
     try:
@@ -318,6 +314,7 @@ def llmjudge() -> ItemJudge:
 
 @pytest.fixture
 def llmjudge_judgments(
+    request: pytest.FixtureRequest,
     eval_case: EvalCase,
     llmjudge_response: Any,
     relevance_judge: DimensionJudge,
@@ -328,7 +325,7 @@ def llmjudge_judgments(
     from .session.item_body import judge_eval_item
 
     judges = {"relevance": relevance_judge, "tone": tone_judge}
-    return judge_eval_item(running_item(), eval_case.ticket, llmjudge_response, judges, llmjudge)
+    return judge_eval_item(request.node, eval_case.ticket, llmjudge_response, judges, llmjudge)
 
 
 @pytest.fixture

@@ -9,8 +9,7 @@ A check that could not run makes the item an error.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..schema.items import CheckResult
@@ -26,13 +25,18 @@ class ItemChecks:
     checks: tuple[CheckSpec, ...] = ()
     judge: bool = True  # false: checked only, no judge asked
     first: bool = True  # llmjudge_checks_mode=first: a failed check spares the judge
-    rootdir: Path | None = None  # where python checks are imported from
     saved_latency_ms: float | None = None  # a replayed answer's, measured when it was saved
 
     @property
     def timed(self) -> bool:
         """Whether a check needs the answer's latency (``max_latency_ms``)."""
         return any(check.kind == "max_latency_ms" for check in self.checks)
+
+    @property
+    def built_in(self) -> ItemChecks:
+        """These checks without the user's ``python`` ones: pure, so they may run before the
+        item (to decide whether to judge it ahead); the user's run in the item itself."""
+        return replace(self, checks=tuple(c for c in self.checks if c.kind != "python"))
 
     @property
     def unmeasured(self) -> bool:
@@ -61,6 +65,6 @@ def check_item(
 ) -> Checked:
     """Every check of the item on its answer (none stops the others), and whether the
     judge is spared. ``entry``: the entry as a python check receives it."""
-    results = run_checks(plan.checks, answer, entry, latency_ms, plan.rootdir)
+    results = run_checks(plan.checks, answer, entry, latency_ms)
     failed = any(result.passed is False for result in results)
     return Checked(results, not plan.judge or (failed and plan.first))

@@ -12,15 +12,13 @@ entry invalid, with a message naming the check. Running checks is ``checks/run``
 from __future__ import annotations
 
 import difflib
-import importlib
-import importlib.util
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .python_checks import PythonCheck, python_check
 from .values import (
     FORMATS_WITH_EXTRAS,
     as_count,
@@ -262,16 +260,15 @@ def _flag(kind: str, value: Any, rootdir: Path | None) -> None:
         raise ValueError(f"takes true, got {value!r:.40}")
 
 
-def _python(kind: str, value: Any, rootdir: Path | None) -> str:
+def _python(kind: str, value: Any, rootdir: Path | None) -> PythonCheck:
     if not isinstance(value, str) or not value.strip() or value.strip().endswith(":"):
         raise ValueError(
             f"must be 'module:function' (or a module with get_assert), got {value!r:.60}"
         )
     try:
-        python_check(value, rootdir)
+        return python_check(value, rootdir)
     except (ImportError, AttributeError, TypeError, OSError) as exc:
         raise ValueError(f"check {value!r} cannot be used: {exc}") from None
-    return value
 
 
 _READERS: dict[str, Callable[[str, Any, Path | None], Any]] = {
@@ -284,31 +281,3 @@ _READERS: dict[str, Callable[[str, Any, Path | None], Any]] = {
     "flag": _flag,
     "python": _python,
 }
-
-
-def python_check(reference: str, rootdir: Path | None) -> Callable[..., Any]:
-    """The function a reference names: ``module:function``, a module alone (its
-    ``get_assert``, as promptfoo calls), or a file (``checks/mine.py:fn``, ``file://...``),
-    imported as conftest modules are (the rootdir on the path); TypeError when not callable."""
-    target = reference.strip().removeprefix("file://")
-    where, _, function_name = target.rpartition(":") if ":" in target else (target, "", "")
-    function_name = function_name.strip() or "get_assert"
-    if rootdir is not None and str(rootdir) not in sys.path:
-        sys.path.insert(0, str(rootdir))
-    if where.strip().endswith(".py"):
-        path = Path(where.strip())
-        path = path if path.is_absolute() or rootdir is None else rootdir / path
-        spec = importlib.util.spec_from_file_location(f"llmjudge_check_{path.stem}", path)
-        if spec is None or spec.loader is None or not path.is_file():
-            raise ImportError(f"no Python file {path}")
-        module = sys.modules.get(spec.name)
-        if module is None or getattr(module, "__file__", None) != str(path):
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            sys.modules[spec.name] = module
-    else:
-        module = importlib.import_module(where.strip())
-    function = getattr(module, function_name)
-    if not callable(function):
-        raise TypeError(f"{function_name} is not a function")
-    return function  # type: ignore[no-any-return]

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..schema.items import CheckResult
-from .parse import CONTAINS_KINDS, CheckSpec, python_check
+from .parse import CONTAINS_KINDS, CheckSpec
 
 REGEX_SECONDS = 1.0  # a pattern that backtracks past this on an answer is a check error
 _SHOWN_WHEN_PASSED = ("words", "chars", "is_refusal")  # the count, the refusal found
@@ -24,10 +23,9 @@ def run_checks(
     answer: str,
     entry: Mapping[str, Any],
     latency_ms: float | None = None,
-    rootdir: Path | None = None,
 ) -> list[CheckResult]:
     """Every check of the answer, in order (none stops the others)."""
-    return [_run(check, answer, entry, latency_ms, rootdir) for check in checks]
+    return [_run(check, answer, entry, latency_ms) for check in checks]
 
 
 def _run(
@@ -35,11 +33,10 @@ def _run(
     answer: str,
     entry: Mapping[str, Any],
     latency_ms: float | None,
-    rootdir: Path | None,
 ) -> CheckResult:
     result = CheckResult(name=check.name, kind=check.kind, expected=check.expected, passed=True)
     try:
-        passed, detail = _evaluate(check, answer, entry, latency_ms, rootdir)
+        passed, detail = _evaluate(check, answer, entry, latency_ms)
     except CheckError as exc:
         return result.model_copy(update={"passed": False, "error": True, "detail": str(exc)})
     return result.model_copy(update={"passed": passed, "detail": detail})
@@ -54,7 +51,6 @@ def _evaluate(
     answer: str,
     entry: Mapping[str, Any],
     latency_ms: float | None,
-    rootdir: Path | None,
 ) -> tuple[bool, str]:
     kind = check.kind
     negated = kind.startswith("not_")
@@ -88,7 +84,7 @@ def _evaluate(
         found = refusal_in(answer)
         passed, detail = found is not None, found or "no refusal found"
     else:
-        return _python(check, answer, entry, rootdir)
+        return _python(check, answer, entry)
     if negated:  # what the positive check found is why its negation fails
         return not passed, detail if passed else ""
     return passed, detail if not passed or kind in _SHOWN_WHEN_PASSED else ""
@@ -237,11 +233,9 @@ def _contains_json(check: CheckSpec, answer: str) -> tuple[bool, str]:
     return False, f"no JSON found follows the schema ({problems[0]})"
 
 
-def _python(
-    check: CheckSpec, answer: str, entry: Mapping[str, Any], rootdir: Path | None
-) -> tuple[bool, str]:
+def _python(check: CheckSpec, answer: str, entry: Mapping[str, Any]) -> tuple[bool, str]:
     try:
-        verdict = python_check(check.value, rootdir)(answer, dict(entry))
+        verdict = check.value.function(answer, dict(entry))
     except Exception as exc:  # the user's function: any failure is the check's error
         raise CheckError(f"{check.expected} raised {type(exc).__name__}: {exc}") from None
     try:

@@ -43,13 +43,16 @@ def loads(text: str) -> Any:
 
 def trailing_comma(exc: json.JSONDecodeError) -> tuple[int, int, str] | None:
     """Line, column and what it follows, of a comma right before a closing bracket: the
-    parser reports it at the bracket ('Expecting value'), often a line after the mistake."""
+    parser reports it at the bracket ('Expecting value'), often a line after the mistake,
+    or from Python 3.13 at the comma ('Illegal trailing comma before end of array')."""
     text = exc.doc
-    before = text[: exc.pos].rstrip()
-    closing = text[exc.pos : exc.pos + 1]
-    if not before.endswith(",") or closing not in ("]", "}"):
+    if exc.msg.startswith("Illegal trailing comma"):
+        comma, closing = exc.pos, text[_skip_space(text, exc.pos + 1) :][:1]
+    else:
+        before = text[: exc.pos].rstrip()
+        comma, closing = len(before) - 1, text[exc.pos : exc.pos + 1]
+    if text[comma : comma + 1] != "," or closing not in ("]", "}"):
         return None
-    comma = len(before) - 1
     line = text.count("\n", 0, comma) + 1
     column = comma - (text.rfind("\n", 0, comma) + 1) + 1
     return line, column, "the last entry" if closing == "]" else "the last key of an object"

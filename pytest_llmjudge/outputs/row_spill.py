@@ -10,16 +10,13 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO
 
 from ..config.settings import Settings
 from ..schema.results import ItemResult, ResultsFile
 
 #: a row's fields that hold texts: kept on disk, not in the lean copy
-TEXTS: dict[str, object] = {"ticket": None, "response": None, "answer": None, "reference": None}
-#: lean rows share their empty lists (nothing adds to a row once it is in the session's)
-NONE: list[Any] = []
-EMPTY: dict[str, object] = {"conversation": NONE, "metadata": {}, "injection_snippets": NONE}
+TEXTS = ("ticket", "response", "answer", "reference")
 RESULTS_FIELD = re.compile(r'\n  "results": \[\]')
 
 
@@ -96,22 +93,23 @@ class RowSpill:
 
 def lean(row: ItemResult) -> ItemResult:
     """The row without its texts (the spill has them), made so in place: the session's row
-    is its own (read from the report's data), and a copy would hold a record of its fields
-    per model, which ``JudgedItem.lean`` shares. A target's row stays whole: the
-    comparison of targets reads its ticket and answer (also from a replayed file)."""
+    is its own (read from the report's data). A target's row stays whole: the comparison of
+    targets reads its ticket and answer (also from a replayed file)."""
     if row.target is not None:
         return row
-    for name, value in {**TEXTS, **EMPTY}.items():
-        object.__setattr__(row, name, value)
-    # an empty list each is 56 bytes a row
-    for name in ("not_applicable", "not_judged_offline", "checks"):
-        if not getattr(row, name):
-            object.__setattr__(row, name, NONE)
+    for name in TEXTS:
+        if getattr(row, name) is not None:  # (only those given: pydantic records each set)
+            setattr(row, name, None)
+    if row.conversation:
+        row.conversation = []
+    if row.metadata:
+        row.metadata = {}
+    if row.injection_snippets:
+        row.injection_snippets = []
     for dimension in row.dimensions.values():
-        object.__setattr__(dimension, "reasoning", "")
-        object.__setattr__(dimension, "run_reasonings", NONE)
-        if not dimension.failed_runs:
-            object.__setattr__(dimension, "failed_runs", NONE)
+        dimension.reasoning = ""
+        if dimension.run_reasonings:
+            dimension.run_reasonings = []
     return row
 
 

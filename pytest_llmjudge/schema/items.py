@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -176,19 +175,6 @@ class JudgedItem(BaseModel):
         extra = self.__pydantic_extra__
         return judged | extra if extra else judged
 
-    def lean(self) -> JudgedItem:
-        """This row with each of its models that was given every field sharing one record of
-        which fields were given (``model_fields_set``) with the others of its class: a set
-        per model is half of what a row holds (about 5 KB of 10), and the session keeps a
-        row per item. The shared record names every field already: pydantic's adding a
-        field's name to it on assignment changes nothing."""
-        for model in (self, self.usage, *self.dimensions.values(), *self.checks):
-            every = all_fields(type(model))
-            # (a configured dimension is an extra: pydantic names it too, the record needs not)
-            if model.model_fields_set - (model.model_extra or {}).keys() == every:
-                object.__setattr__(model, "__pydantic_fields_set__", every)
-        return self
-
     @property
     def unstable(self) -> bool:
         """Runs of some dimension fall on both sides of its threshold."""
@@ -216,21 +202,13 @@ class ItemResult(JudgedItem):
         cls, data: dict[str, Any], outcome: Outcome, reason: str | None, duration_s: float
     ) -> ItemResult:
         """The row of an attempt once pytest decided it, from the ``JudgedItem``'s JSON data
-        on its report, validated once (and made ``lean``): a ``JudgedItem`` validated and
-        then copied into this class cost twice as much (67 against 29 us a row)."""
+        on its report, validated once (a ``JudgedItem`` validated and then copied into this
+        class would cost twice as much)."""
         values = {**data, "outcome": outcome, "reason": reason}
         values["duration_s"] = round(duration_s, 4)
         if outcome == "error" and not data.get("error"):
             values["error"] = reason  # stopped by something else than the judge (a timeout)
-        row = cls.model_validate(values)
-        row.lean()
-        return row
-
-
-@functools.cache
-def all_fields(model: type[BaseModel]) -> set[str]:
-    """A model class's field names (the record of a model given every field)."""
-    return set(model.model_fields)
+        return cls.model_validate(values)
 
 
 def dimension_keys(row: dict[str, Any]) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from ..basics import heap
 from ..basics.wording import counted
 from ..judging.batch import WantedRuns
 from .run_ahead import planned_judgments
@@ -37,6 +36,4 @@ def judge_in_batch(session: pytest.Session) -> None:
     if live:
         asked = counted(live, "judgment")
         say(f"{asked} of live targets' answers are asked directly (their answers come first)")
-    heap.settle()  # collection is over: its objects are set aside from the collector's walks
     state.engine().judge_in_batch(wanted, say)
-    heap.settle_again()  # and the batch's results, kept for the items

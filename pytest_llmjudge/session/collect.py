@@ -20,7 +20,7 @@ from ..judging.verdict import EvalFailed
 from ..reports.item_text import failure_blocks, tables
 from .discovery import LLMJudgeWarning
 from .item_body import run_eval_entry
-from .item_checks import CHECKED_KEY, item_checks
+from .item_checks import item_checks
 from .pytest_internals import fixture_info, id_as_read_back, relocated_failure
 from .state import EVAL_ITEM_KEY, ITEM_SETTINGS_KEY, STATE_KEY
 
@@ -217,8 +217,6 @@ class EvalItem(pytest.Function):
         self.checks = NOT_CHECKED
         if ITEM_SETTINGS_KEY in self.stash:
             del self.stash[ITEM_SETTINGS_KEY]
-        if CHECKED_KEY in self.stash:
-            del self.stash[CHECKED_KEY]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.line - 1 if self.line else None

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..basics import heap  # the standard library's gc and atexit only
 from .discovery import is_eval_nodeid
 from .pytest_internals import xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
@@ -28,16 +27,12 @@ if TYPE_CHECKING:
     from .run_ahead import Planner
 
 
-SETTLE_EVERY = 250  # items between two ``heap.settle_again``
-
-
 class PlanningHooks:
     """Starts the judge runs of upcoming items early; stops when the session stops."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.planner: Planner | None = None
-        self.items = 0
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -47,20 +42,12 @@ class PlanningHooks:
             from .run_ahead import Planner
 
             self.planner = Planner(self.config, item.session)
-            heap.settle()  # start-up is over: the judge's client and the items are made
-        self.items += 1
-        if self.items % SETTLE_EVERY == 0:
-            heap.settle_again()
         self.planner.before_item(item, nextitem)
 
     @pytest.hookimpl(trylast=True)  # after the session counted the failure for -x/--maxfail
     def pytest_runtest_logreport(self) -> None:
         if self.planner is not None:
             self.planner.after_report()
-
-    @pytest.hookimpl(trylast=True)  # after pytest's own collection for unraisable exceptions
-    def pytest_unconfigure(self) -> None:
-        heap.release()  # also after a batch stopped before the first item
 
 
 class ResultsReporter:
@@ -202,6 +189,12 @@ class ResultsReporter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        try:
+            self._finish(session, exitstatus)
+        finally:  # the results are written: SIGTERM is the process's own again
+            self._sigterm.restore()
+
+    def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         state = self.config.stash[STATE_KEY]
         seen = self._results is not None and self._results.seen_anything
         if self.config.getoption("collectonly") or not (seen or state.has_evals):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 from typing import Any
 
@@ -15,7 +14,6 @@ from ..judging.verdict import AttemptRecord, UndecidedVerdict, check_verdict, ju
 from ..reports.item_text import passing_report
 from .item_checks import checked
 from .pytest_internals import shows_passing_sections
-from .running import running_item
 from .state import STATE_KEY, record_for
 
 logger = logging.getLogger("pytest_llmjudge")
@@ -89,11 +87,10 @@ def _offline_unjudged(
     return unjudged
 
 
-def run_eval_entry(llmjudge_judgments: list[Judgment]) -> None:
-    """The body of an eval item: its checks and judgments against its thresholds (the item
-    read as the fixtures read it: ``running``)."""
+def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judgment]) -> None:
+    """The body of an eval item: its checks and judgments against its thresholds."""
     __tracebackhide__ = True
-    item = running_item()
+    item = request.node
     checks = record_for(item).checks
     policy = item.config.stash[STATE_KEY].verdict_policy()
     try:
@@ -104,8 +101,3 @@ def run_eval_entry(llmjudge_judgments: list[Judgment]) -> None:
     # (a section made for nobody costs 1 KB an item until the session ends).
     if shows_passing_sections(item.config):
         item.add_report_section("call", "llmjudge", passing_report(llmjudge_judgments, checks))
-
-
-# pytest reads the body's parameters once per item to find its fixtures; a signature
-# computed once saves inspecting the same function 10,000 times in a large suite.
-run_eval_entry.__signature__ = inspect.signature(run_eval_entry)  # type: ignore[attr-defined]

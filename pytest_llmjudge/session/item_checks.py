@@ -16,7 +16,6 @@ from ..checks.parse import CheckSpec, parse_checks
 from ..evalfiles.cases import EvalCase, ValidEntry
 from .state import STATE_KEY
 
-CHECKED_KEY = pytest.StashKey[tuple[str, Checked]]()  # a stored answer, checked once
 SUITE_CHECKS_KEY = pytest.StashKey[tuple[CheckSpec, ...]]()
 INI = "llmjudge_checks"
 
@@ -43,7 +42,7 @@ def item_checks(config: pytest.Config, entry: ValidEntry) -> ItemChecks:
     if not checks and case.judge:
         return NOT_CHECKED
     first = config.stash[STATE_KEY].settings.checks_mode == "first"
-    return ItemChecks(checks, case.judge, first, config.rootpath, case.saved_latency_ms)
+    return ItemChecks(checks, case.judge, first, case.saved_latency_ms)
 
 
 def checks_of(item: pytest.Item) -> ItemChecks:
@@ -52,19 +51,11 @@ def checks_of(item: pytest.Item) -> ItemChecks:
     return plan if isinstance(plan, ItemChecks) else NOT_CHECKED
 
 
-def checked(item: pytest.Item, answer: str) -> Checked:
-    """The item's checks run on its answer. A stored answer is checked once: the planner
-    may have asked already, and a python check need not run twice."""
-    plan = checks_of(item)
-    live = getattr(item, "target", None) is not None
-    kept = item.stash.get(CHECKED_KEY, None)
-    if not live and kept is not None and kept[0] == answer:
-        return kept[1]
+def checked(item: pytest.Item, answer: str, plan: ItemChecks | None = None) -> Checked:
+    """The item's checks (or ``plan``, some of them) run on its answer."""
+    plan = checks_of(item) if plan is None else plan
     latency = answer_latency(item) if plan.timed else None
-    found = check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
-    if not live and plan.checks:
-        item.stash[CHECKED_KEY] = (answer, found)
-    return found
+    return check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
 
 
 def _entry(item: pytest.Item) -> dict[str, Any]:
@@ -86,16 +77,18 @@ def answer_latency(item: pytest.Item) -> float | None:
 
 def judged_in_advance(item: pytest.Item) -> bool:
     """Whether the item's judge runs may start before it runs: when its answer is stored,
-    its checks (those decidable without a target's latency) are run now; a live target's
-    answer is checked once it is there, so its runs wait for the item."""
+    its built-in checks are run now (the user's ``python`` checks run in the item, and may
+    still spare the judge there: the runs made ahead are then spent, and cached); a live
+    target's answer is checked once it is there, so its runs wait for the item."""
     case = getattr(item, "case", None)
     if not isinstance(case, EvalCase) or not case.judge:
         return False
-    if not checks_of(item).checks:
+    plan = checks_of(item)
+    if not plan.checks:
         return True
     if getattr(item, "target", None) is not None or case.response is None:
         return False
-    return not checked(item, case.response).skips_judge
+    return not checked(item, case.response, plan.built_in).skips_judge
 
 
 def say_latency_without_target(config: pytest.Config, timed: int, status: bool = False) -> None:

@@ -142,7 +142,10 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             report.llmjudge_invalid = invalid.model_dump(mode="json")  # type: ignore[attr-defined]
         row = judged_item(item)
         if row is not None:
-            report.llmjudge = row.model_dump(mode="json")  # type: ignore[attr-defined]
+            # without its defaults: the controller's row, validated from it, records only
+            # the fields given (pydantic keeps that set per model, kept a row per item)
+            data = row.model_dump(mode="json", exclude_defaults=True)
+            report.llmjudge = data  # type: ignore[attr-defined]
             if isinstance(item, EvalItem) and item.target is not None:
                 _attach_entry(item, report)
             # --junitxml reads the properties of the item (via its teardown report); a rerun

@@ -104,6 +104,29 @@ def test_a_python_check_gets_the_answer_and_the_entry(pytester: pytest.Pytester)
     )
 
 
+def test_a_python_check_that_fails_in_its_item_after_runs_ahead_counts_them(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    """A user's python check runs in its own item, after the built-in checks let the item's
+    runs start ahead: when it then fails, the item is not judged, and the session's counts
+    still say every request that was made (the runs ahead are cached for the next run)."""
+    pytester.makepyfile(mychecks="def never(answer, entry):\n    return False, 'refused'\n")
+    write_evals(
+        pytester,
+        [
+            entry("passes", OK),
+            entry("refused", OK, ticket="t2", checks=[{"python": "mychecks:never"}]),
+        ],
+    )
+    result = run(pytester, "evals/", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    results = read_results(pytester)
+    refused = by_id(results)["refused"]
+    assert refused["judged"] is False and refused["relevance"] is None
+    assert refused["checks"][0]["passed"] is False
+    assert results["meta"]["calls"] == judge_server.count()  # the runs ahead among them
+
+
 def test_a_failed_check_spares_the_judge_unless_always(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:

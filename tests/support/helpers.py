@@ -70,7 +70,10 @@ def by_id(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in results["results"]}
 
 
-QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+# Every pytest run a test makes: without the assert-rewrite warning (see ``run``), and with its
+# items in file order (pytest-randomly shuffles the suite's own tests; a run's output is read
+# in order).
+QUIET = ("-W", "ignore::pytest.PytestAssertRewriteWarning", "-p", "no:randomly")
 # A pytest process of its own leaves out the test extra's Hypothesis plugin: at every
 # session's end it imports Hypothesis, which pytest rewrites for asserts anew wherever it may
 # not keep the rewritten bytecode (PYTHONDONTWRITEBYTECODE): 1.4 s of CPU a process here.

@@ -58,7 +58,7 @@ import hashlib
 import json
 import math
 import re
-import select
+import selectors
 import socket
 import threading
 import time
@@ -481,9 +481,12 @@ class JudgeServer:
                         queue.release()
 
             def _client_gone(self) -> bool:
-                readable, _, _ = select.select([self.connection], [], [], 0)
-                if not readable:
-                    return False
+                # selectors, not select(): a process with more than 1024 descriptors open
+                # (a long in-process suite) would make select() refuse this connection
+                with selectors.DefaultSelector() as selector:
+                    selector.register(self.connection, selectors.EVENT_READ)
+                    if not selector.select(timeout=0):
+                        return False
                 try:
                     return bool(self.connection.recv(1, socket.MSG_PEEK) == b"")
                 except OSError:

@@ -14,7 +14,7 @@ import argparse
 import importlib.util
 import json
 import os
-import select
+import selectors
 import subprocess
 import sys
 import time
@@ -83,16 +83,17 @@ class LlamaServer:
     def _announced_url(self, deadline: float) -> str:
         """The base URL the server process prints once it listens."""
         assert self._proc.stdout is not None
-        while True:
-            ready, _, _ = select.select([self._proc.stdout], [], [], 0.2)
-            if ready:
-                line = self._proc.stdout.readline()
-                if line.startswith("OPENAI_BASE_URL="):
-                    return line.strip().removeprefix("OPENAI_BASE_URL=")
-                if not line:  # the pipe closed: the process ended
-                    raise RuntimeError(f"llama.cpp server exited with {self._proc.wait()}")
-            if time.monotonic() > deadline:
-                raise TimeoutError("llama.cpp server did not start listening in time")
+        with selectors.DefaultSelector() as selector:  # select() fails past 1024 descriptors
+            selector.register(self._proc.stdout, selectors.EVENT_READ)
+            while True:
+                if selector.select(timeout=0.2):
+                    line = self._proc.stdout.readline()
+                    if line.startswith("OPENAI_BASE_URL="):
+                        return line.strip().removeprefix("OPENAI_BASE_URL=")
+                    if not line:  # the pipe closed: the process ended
+                        raise RuntimeError(f"llama.cpp server exited with {self._proc.wait()}")
+                if time.monotonic() > deadline:
+                    raise TimeoutError("llama.cpp server did not start listening in time")
 
     def stop(self) -> None:
         self._proc.terminate()

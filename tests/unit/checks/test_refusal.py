@@ -14,7 +14,7 @@ from pytest_llmjudge.schema.items import CheckResult
 
 
 def check(kind: str, answer: str) -> CheckResult:
-    (result,) = run_checks(parse_checks([{kind: True}]), answer, {"id": "x"}, None, None)
+    (result,) = run_checks(parse_checks([{kind: True}]), answer, {"id": "x"})
     return result
 
 

@@ -19,7 +19,7 @@ from pytest_llmjudge.judging.cache import JudgeCache
 from pytest_llmjudge.judging.cache_db import DATABASE
 from pytest_llmjudge.judging.cache_entries import checksum_of as _checksum
 from pytest_llmjudge.judging.cache_entries import entry_text
-from pytest_llmjudge.judging.capacity import ServerCapacity
+from pytest_llmjudge.judging.capacity import ServerCapacity, _within
 from pytest_llmjudge.judging.limiter import AdaptiveLimit
 
 
@@ -100,6 +100,20 @@ def test_the_limit_a_server_kept_is_reported_only_while_it_stays_lower() -> None
     recovered = Usage()
     capacity.facts(recovered)
     assert (limit.limit, recovered.kept_in_flight) == (8, 0)
+
+
+def test_a_request_is_cut_off_at_its_timeout_on_every_python() -> None:
+    # asyncio.timeout from 3.11, wait_for on 3.10 (CI runs these tests on both)
+    async def quick() -> str:
+        return "answered"
+
+    async def hung() -> str:
+        await asyncio.Event().wait()  # never set
+        return "never"
+
+    assert asyncio.run(_within(quick, 5)) == "answered"
+    with pytest.raises(asyncio.TimeoutError):
+        asyncio.run(_within(hung, 0.01))
 
 
 # -- bad eval files: one line naming file, entry and field; the rest still runs ---------------

@@ -84,29 +84,3 @@ def test_a_row_keeps_configured_dimensions_and_round_trips() -> None:
     assert (row.error, row.duration_s) == ("Timeout (>5.0s) from pytest-timeout", 5.0123)
     assert list(row.dimensions) == ["empathy"] and row.dimensions["empathy"].score == 4
     assert ItemResult.model_validate(row.model_dump(mode="json")) == row
-
-
-def test_lean_rows_share_one_record_of_their_fields_and_are_the_same_rows() -> None:
-    # the controller keeps a row per item: models given every field share the set that
-    # names them (half of what a row holds), and nothing else about the row changes
-    outcomes = [RunOutcome(RunResult(4, "fine"), None, 1)]
-    judgment = build_judgment("relevance", outcomes, 3.5).result
-    full = JudgedItem(nodeid="e.json::a", file="e.json", id="a", relevance=judgment)
-    data = full.model_dump(mode="json") | {"empathy": judgment.model_dump(mode="json")}
-    first, second = (JudgedItem.model_validate(data).lean() for _ in range(2))
-    assert first.model_dump() == JudgedItem.model_validate(data).model_dump()
-    assert first.relevance is not None and second.relevance is not None
-    assert first.relevance.model_fields_set is second.relevance.model_fields_set
-    assert first.dimensions["empathy"].model_fields_set is first.relevance.model_fields_set
-    assert first.usage.model_fields_set is second.usage.model_fields_set
-    # rows as they arrive, a configured dimension among their keys: one record for both
-    rows = [ItemResult.arrived(data, "passed", None, 0.1) for _ in range(2)]
-    assert rows[0].model_fields_set is rows[1].model_fields_set
-    assert rows[0].model_fields_set == set(ItemResult.model_fields)
-    rows[0].reason = "set after"  # assignment still works, and changes no other row
-    assert rows[0].reason == "set after" and rows[1].reason is None
-    assert rows[1].model_fields_set == set(ItemResult.model_fields)
-    assert ItemResult.model_validate(rows[1].model_dump(mode="json")) == rows[1]
-
-    partial = JudgedItem.model_validate({"nodeid": "e.json::b", "file": "e.json", "id": "b"})
-    assert partial.lean().model_fields_set == {"nodeid", "file", "id"}  # its own record
