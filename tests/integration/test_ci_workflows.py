@@ -23,8 +23,13 @@ from judge_server import JudgeServer
 
 pytestmark = pytest.mark.timeout(600)
 
-# pytest-shard's two options, as a conftest of the project: item i goes to shard i % N
+# pytest-shard's two options, as a conftest of the project: an item goes to the shard its node
+# id's sha256 names, as pytest-shard does (whatever order other plugins such as pytest-randomly
+# give the items)
 SHARDS_STAND_IN = """
+import hashlib
+
+
 def pytest_addoption(parser):
     parser.addoption("--shard-id", type=int, default=0)
     parser.addoption("--num-shards", type=int, default=1)
@@ -32,7 +37,10 @@ def pytest_addoption(parser):
 
 def pytest_collection_modifyitems(config, items):
     shard, shards = config.getoption("shard_id"), config.getoption("num_shards")
-    kept = [item for i, item in enumerate(items) if i % shards == shard]
+    def owner(item):
+        return int(hashlib.sha256(item.nodeid.encode()).hexdigest(), 16) % shards
+
+    kept = [item for item in items if owner(item) == shard]
     config.hook.pytest_deselected(items=[item for item in items if item not in kept])
     items[:] = kept
 """
