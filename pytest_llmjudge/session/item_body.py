@@ -58,7 +58,7 @@ def judge_eval_item(
     except JudgeError as exc:
         problem = str(exc)
     else:
-        if not (record.injection and "injection" in item.config.stash[STATE_KEY].settings.strict):
+        if not (record.injection and "injection" in settings.strict):
             return judgments
         problem = "injection suspected (--judge-strict): " + "; ".join(record.injection)
         record.errors.append(problem)
