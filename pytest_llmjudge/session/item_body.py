@@ -9,6 +9,7 @@ import pytest
 
 from ..analysis.judgment import JudgeError, Judgment
 from ..basics.redaction import SHOWN_IN_REPORT, redact
+from ..config.settings import Settings
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import AttemptRecord, UndecidedVerdict, check_verdict, judge_all
 from ..reports.item_text import passing_report
@@ -46,7 +47,7 @@ def judge_eval_item(
             record.judged = False
             return []
     settings = item.config.stash[STATE_KEY].settings
-    unjudged = [] if settings.uses_llm else _offline_unjudged(item, record, judges)
+    unjudged = [] if settings.uses_llm else _offline_unjudged(item, settings, record, judges)
     for name, dimension in settings.dimensions.items():
         if name in unjudged:
             continue
@@ -67,13 +68,12 @@ def judge_eval_item(
 
 
 def _offline_unjudged(
-    item: pytest.Item, record: AttemptRecord, judges: dict[str, Any]
+    item: pytest.Item, settings: Settings, record: AttemptRecord, judges: dict[str, Any]
 ) -> list[str]:
     """The dimensions the offline judge leaves unjudged for this item, taken out of
     ``judges`` and recorded; under ``llmjudge_strict = offline`` an error of the item."""
     from ..judging.offline import STRICT_KIND, not_judged_offline, strict_error
 
-    settings = item.config.stash[STATE_KEY].settings
     reference = getattr(getattr(item, "case", None), "reference", None)
     unjudged = not_judged_offline(settings, has_reference=reference is not None)
     for name in unjudged:

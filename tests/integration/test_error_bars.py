@@ -17,31 +17,36 @@ def _ticket(i: int) -> str:
     return f"Deploy {i} is stuck"
 
 
+def _compared(
+    pytester: pytest.Pytester, before: dict[str, object], runs: list[str], count: int
+) -> pytest.RunResult:
+    """A baseline of ``count`` rows scored ``before``, and this run's items scored ``runs`` in
+    turn, compared under the regression gate."""
+    rows = [
+        {"nodeid": f"evals/support.json::e{i}", "id": f"e{i}", "relevance": before}
+        for i in range(count)
+    ]
+    (pytester.path / "main.json").write_text(json.dumps({"results": rows}))
+    write_evals(
+        pytester,
+        [
+            entry(f"e{i}", f"answer {{{{relevance={runs[i % len(runs)]}}}}}", ticket=_ticket(i))
+            for i in range(count)
+        ],
+    )
+    return run(
+        pytester, "evals/", "--judge-runs=3", "--judge-baseline=main.json",
+        "-o", "llmjudge_gates=regression",
+    )  # fmt: skip
+
+
 def test_a_small_drop_on_every_item_fails_the_regression_gate_by_the_suite_test(
     pytester: pytest.Pytester,
 ) -> None:
     """No item's drop is significant alone (Holm), their mean is: the suite test fails."""
-    rows = [
-        {
-            "nodeid": f"evals/support.json::e{i}",
-            "id": f"e{i}",
-            "relevance": {"score": 13 / 3, "std": 0.5774, "runs": [4, 5, 4]},
-        }
-        for i in range(12)
-    ]
-    (pytester.path / "main.json").write_text(json.dumps({"results": rows}))
     after = ["4,4,3", "4,4,4"]  # -0.67 and -0.33: a mean drop of 0.5
-    write_evals(
-        pytester,
-        [
-            entry(f"e{i}", f"answer {{{{relevance={after[i % 2]}}}}}", ticket=_ticket(i))
-            for i in range(12)
-        ],
-    )
-    result = run(
-        pytester, "evals/", "--judge-runs=3", "--judge-baseline=main.json",
-        "-o", "llmjudge_gates=regression",
-    )  # fmt: skip
+    before = {"score": 13 / 3, "std": 0.5774, "runs": [4, 5, 4]}
+    result = _compared(pytester, before, after, 12)
     result.assert_outcomes(passed=12)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -59,27 +64,8 @@ def test_a_small_drop_on_every_item_fails_the_regression_gate_by_the_suite_test(
 
 
 def test_no_change_says_what_the_suite_could_have_detected(pytester: pytest.Pytester) -> None:
-    rows = [
-        {
-            "nodeid": f"evals/support.json::e{i}",
-            "id": f"e{i}",
-            "relevance": {"score": 4.0, "std": 1.0, "runs": [3, 4, 5]},
-        }
-        for i in range(10)
-    ]
-    (pytester.path / "main.json").write_text(json.dumps({"results": rows}))
-    runs = ["3,4,5", "4,4,4", "4,5,4", "3,4,4"]
-    write_evals(
-        pytester,
-        [
-            entry(f"e{i}", f"answer {{{{relevance={runs[i % 4]}}}}}", ticket=_ticket(i))
-            for i in range(10)
-        ],
-    )
-    result = run(
-        pytester, "evals/", "--judge-runs=3", "--judge-baseline=main.json",
-        "-o", "llmjudge_gates=regression",
-    )  # fmt: skip
+    before = {"score": 4.0, "std": 1.0, "runs": [3, 4, 5]}
+    result = _compared(pytester, before, ["3,4,5", "4,4,4", "4,5,4", "3,4,4"], 10)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         [
