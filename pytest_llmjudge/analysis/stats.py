@@ -294,3 +294,103 @@ def interval_fields(low: float | None, high: float | None) -> dict[str, float | 
         return None if bound is None or math.isinf(bound) else round(bound, 4)
 
     return {"ci_low": shown(low), "ci_high": shown(high)}
+
+
+# The judge against human labels: agreement intervals, label budgets, a corrected pass rate.
+
+
+def _z(level: float = LEVEL) -> float:
+    return NORMAL.inv_cdf(0.5 + level / 2)
+
+
+def spearman_interval(rho: float, n: int, level: float = LEVEL) -> tuple[float, float] | None:
+    """Fisher's z interval of a Spearman correlation with Bonett and Wright's variance
+    (Bonett & Wright 2000, Psychometrika 65:23-28): tanh(atanh(r) ± z √((1 + r²/2)/(n - 3))).
+    None with 3 or fewer pairs, or r = ±1 (no finite z)."""
+    if n <= 3 or abs(rho) >= 1:
+        return None
+    half = _z(level) * math.sqrt((1 + rho * rho / 2) / (n - 3))
+    centre = math.atanh(rho)
+    return (math.tanh(centre - half), math.tanh(centre + half))
+
+
+def spearman_labels_needed(rho: float, half_width: float = 0.1, level: float = LEVEL) -> int:
+    """Pairs for a Spearman interval about ± ``half_width`` wide at this r (Bonett & Wright
+    2000, their sample-size formula with width w = 2 · half_width):
+    n = 4 (1 + r²/2) (1 - r²)² (z / w)² + 3, rounded up."""
+    width = 2 * half_width
+    return math.ceil(4 * (1 + rho * rho / 2) * (1 - rho * rho) ** 2 * (_z(level) / width) ** 2 + 3)
+
+
+def weighted_kappa_se(counts: Sequence[Sequence[float]], weights: Sequence[Sequence[float]]) -> (
+    tuple[float, float] | None
+):  # fmt: skip
+    """Weighted kappa and its large-sample standard error (Fleiss, Cohen & Everitt 1969,
+    Psychological Bulletin 72:323-327; as in Fleiss, Levin & Paik 2003, eq. 18.15), from the
+    table of counts and agreement weights w (1 on the diagonal):
+    p_o = Σ w_ij p_ij, p_e = Σ w_ij p_i. p_.j, κ = (p_o - p_e)/(1 - p_e),
+    w̄_i. = Σ_j p_.j w_ij, w̄_.j = Σ_i p_i. w_ij,
+    Var = [Σ p_ij (w_ij - (w̄_i. + w̄_.j)(1 - κ))² - (κ - p_e (1 - κ))²] / (n (1 - p_e)²).
+    None when p_e = 1 (kappa undefined)."""
+    k = len(counts)
+    n = math.fsum(math.fsum(row) for row in counts)
+    p = [[cell / n for cell in row] for row in counts]
+    rows = [math.fsum(p[i]) for i in range(k)]
+    cols = [math.fsum(p[i][j] for i in range(k)) for j in range(k)]
+    observed = math.fsum(weights[i][j] * p[i][j] for i in range(k) for j in range(k))
+    expected = math.fsum(weights[i][j] * rows[i] * cols[j] for i in range(k) for j in range(k))
+    if expected >= 1:
+        return None
+    kappa = (observed - expected) / (1 - expected)
+    by_row = [math.fsum(cols[j] * weights[i][j] for j in range(k)) for i in range(k)]
+    by_col = [math.fsum(rows[i] * weights[i][j] for i in range(k)) for j in range(k)]
+    spread = math.fsum(
+        p[i][j] * (weights[i][j] - (by_row[i] + by_col[j]) * (1 - kappa)) ** 2
+        for i in range(k)
+        for j in range(k)
+    )
+    variance = (spread - (kappa - expected * (1 - kappa)) ** 2) / (n * (1 - expected) ** 2)
+    return kappa, math.sqrt(max(variance, 0.0))
+
+
+def labels_needed(se: float, n: int, half_width: float = 0.1, level: float = LEVEL) -> int:
+    """Labels for an estimate ± ``half_width`` when its variance falls as 1/n, as every
+    large-sample one here does: n · (z · SE / half_width)², rounded up."""
+    return math.ceil(n * (_z(level) * se / half_width) ** 2)
+
+
+def proportion_labels_needed(rate: float, half_width: float = 0.1, level: float = LEVEL) -> int:
+    """Labels for a proportion ± ``half_width``: z² p (1 - p) / h², rounded up (the normal
+    approximation's sample size, e.g. Fleiss, Levin & Paik 2003, eq. 2.5)."""
+    return math.ceil(_z(level) ** 2 * rate * (1 - rate) / half_width**2)
+
+
+def rogan_gladen(apparent: float, sensitivity: float, specificity: float) -> float:
+    """The true rate from an apparent one measured with known error rates (Rogan & Gladen
+    1978, Am J Epidemiol 107:71-76): (p + Sp - 1)/(Se + Sp - 1), held to 0-1."""
+    rate = (apparent + specificity - 1) / (sensitivity + specificity - 1)
+    return min(1.0, max(0.0, rate))
+
+
+def rogan_gladen_interval(
+    positives: int, n: int, true_positives: int, label_positives: int, true_negatives: int,
+    label_negatives: int, level: float = LEVEL,
+) -> tuple[float, float]:  # fmt: skip
+    """95% interval of the Rogan-Gladen rate carrying the uncertainty of the apparent rate
+    and of the sensitivity and specificity measured on labels (Lang & Reiczigel 2014, Prev Vet
+    Med 113:13-22, their adjusted Wald interval): add z²/2 to the positives and negatives of
+    the apparent rate and 1 to each of those of Se and Sp; π' = (p' + Sp' - 1)/(Se' + Sp' - 1);
+    SE by the delta method, √(p'(1-p')/n' + π'² Se'(1-Se')/n_se' + (1-π')² Sp'(1-Sp')/n_sp')
+    / (Se' + Sp' - 1); the centre moved by 2z² (π' Se'(1-Se')/n_se' - (1-π') Sp'(1-Sp')/n_sp');
+    the limits held to 0-1."""
+    z = _z(level)
+    n_p, n_se, n_sp = n + z * z, label_positives + 2, label_negatives + 2
+    p = (positives + z * z / 2) / n_p
+    se, sp = (true_positives + 1) / n_se, (true_negatives + 1) / n_sp
+    youden = se + sp - 1
+    rate = (p + sp - 1) / youden
+    var_se, var_sp = se * (1 - se) / n_se, sp * (1 - sp) / n_sp
+    spread = math.sqrt(p * (1 - p) / n_p + rate**2 * var_se + (1 - rate) ** 2 * var_sp)
+    shift = 2 * z * z * (rate * var_se - (1 - rate) * var_sp)
+    half = z * spread / abs(youden)
+    return (max(0.0, rate + shift - half), min(1.0, rate + shift + half))

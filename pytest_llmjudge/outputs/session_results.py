@@ -144,7 +144,9 @@ class SessionResults:
         results.gates = evaluate_gates(
             results.results, settings.min_pass_rate, settings.min_mean, settings.gate_undecided
         )
-        results.gates += agreement_gates(results.labels, settings.min_agreement)
+        results.gates += agreement_gates(
+            results.labels, settings.min_agreement, settings.gate_undecided
+        )
         if settings.baseline is not None and facts.baseline_mismatch:
             results.baseline = BaselineResult(
                 source=facts.baseline_shown, comparable=False, mismatch=facts.baseline_mismatch
