@@ -153,8 +153,8 @@ def _proportion_interval(successes: int, n: int) -> Interval:
 def corrected_pass_rate(items: Sequence[ItemResult], name: str) -> CorrectedRate | None:
     """A dimension's pass rate over the judged items (``gates.judged``, as the pass-rate gate
     counts), raw and corrected for the judge's sensitivity and specificity on every labelled
-    item it scored (label and judge each pass or fail at the item's threshold): corrected only with MIN_LABEL_CLASS label passes and fails and
-    Se + Sp - 1 >= MIN_YOUDEN."""
+    item it scored (label and judge each pass or fail at the item's threshold): corrected
+    only with MIN_LABEL_CLASS label passes and fails and Se + Sp - 1 >= MIN_YOUDEN."""
     rows = [(item, item.dimensions[name]) for item in judged(items) if name in item.dimensions]
     if not rows:
         return None

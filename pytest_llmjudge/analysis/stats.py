@@ -115,11 +115,17 @@ def confidence_interval(mean: float, std: float, n: int) -> tuple[float, float]:
     return (mean - half, mean + half)
 
 
-def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
+def decide(
+    mean: float, std: float, n: int, threshold: float, mode: str, runs_passed: int = 0,
+    k: int = 0,
+) -> str:  # fmt: skip
     """``pass``, ``fail`` or (confident mode only) ``undecided``: the interval holds the
-    threshold."""
+    threshold. ``k_of_n``: pass when at least ``k`` of the n runs are at or above the
+    threshold (promptfoo's repeat-min-pass; no interval)."""
     if mode == "mean":
         return "pass" if mean >= threshold else "fail"
+    if mode == "k_of_n":
+        return "pass" if runs_passed >= k else "fail"
     low, high = confidence_interval(mean, std, n)
     if low >= threshold:
         return "pass"

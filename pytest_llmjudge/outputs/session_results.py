@@ -267,7 +267,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         if any(v is not None for v in usage.learned.values())
         else None,
         batch=batch,
-        verdict=settings.verdict,
+        verdict=settings.verdict + f" k={settings.verdict_k}" * (settings.verdict == "k_of_n"),
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
         notices=session_notices(settings, identity, usage) + list(facts.notices),
