@@ -400,3 +400,16 @@ def rogan_gladen_interval(
     shift = 2 * z * z * (rate * var_se - (1 - rate) * var_sp)
     half = z * spread / abs(youden)
     return (max(0.0, rate + shift - half), min(1.0, rate + shift + half))
+
+
+def true_spread(entry_variance: float, run_variance: float, runs: int) -> float:
+    """The variance of entries' true scores: that of their means of K runs less the runs'
+    share, s² - σ²/K, held at 0 or above (an entry's mean of K runs varies by its true score's
+    variance plus σ²/K: Miller, the decomposition behind Eq. 9)."""
+    return max(0.0, entry_variance - run_variance / runs)
+
+
+def runs_share(run_variance: float, runs: int) -> float:
+    """The judge's noise in one entry's paired difference at K runs a side: σ²/K + σ²/K
+    (Miller Eq. 9's resampling terms, the same judge and runs in both sessions)."""
+    return 2 * run_variance / runs
