@@ -155,27 +155,43 @@ def corrected_pass_rate(items: Sequence[ItemResult], name: str) -> CorrectedRate
     counts), raw and corrected for the judge's sensitivity and specificity on every labelled
     item it scored (label and judge each pass or fail at the item's threshold): corrected
     only with MIN_LABEL_CLASS label passes and fails and Se + Sp - 1 >= MIN_YOUDEN."""
-    rows = [(item, item.dimensions[name]) for item in judged(items) if name in item.dimensions]
-    if not rows:
-        return None
-    labelled = [  # an xfail's scores measure the judge too: every labelled, judged item
-        (dimension.passed, item.expected[name] >= dimension.threshold)
-        for item in items
-        if name in item.expected and (dimension := item.dimensions.get(name)) is not None
+    base = [
+        (dimension.passed, _label_passed(item, name, dimension.threshold))
+        for item in judged(items)
+        if (dimension := item.dimensions.get(name)) is not None
     ]
-    threshold = Counter(dim.threshold for _, dim in rows).most_common(1)[0][0]
-    return correct_rate([dim.passed for _, dim in rows], labelled, threshold)
+    if not base:
+        return None
+    calibration = [  # an xfail's scores measure the judge too: every labelled, scored item
+        (dimension.passed, label)
+        for item in items
+        if (dimension := item.dimensions.get(name)) is not None
+        and (label := _label_passed(item, name, dimension.threshold)) is not None
+    ]
+    thresholds = Counter(
+        item.dimensions[name].threshold for item in judged(items) if name in item.dimensions
+    )
+    return correct_rate(base, calibration, thresholds.most_common(1)[0][0])
+
+
+def _label_passed(item: ItemResult, name: str, threshold: float) -> bool | None:
+    label = item.expected.get(name)
+    return None if label is None else label >= threshold
 
 
 def correct_rate(
-    judge_passes: Sequence[bool], labelled: Sequence[tuple[bool, bool]], threshold: float
+    base: Sequence[tuple[bool, bool | None]],
+    calibration: Sequence[tuple[bool, bool]],
+    threshold: float,
 ) -> CorrectedRate:
-    """The raw rate of ``judge_passes`` with Wilson's interval; corrected by Rogan-Gladen with
-    Lang-Reiczigel's interval from ``labelled`` (judge passed, label passed) when there are
-    enough labels of each class and the judge tells them apart well enough."""
-    n, passed = len(judge_passes), sum(judge_passes)
-    label_passes = [judge for judge, label in labelled if label]
-    label_fails = [not judge for judge, label in labelled if not label]
+    """The raw rate of the ``base`` items (judge passed, label passed or None: unlabelled)
+    with Wilson's interval; and, when the ``calibration`` pairs (judge passed, label passed)
+    hold enough labels of each class and the judge tells them apart well enough, the true
+    rate: labelled items by their labels, the others by the judge corrected for Se and Sp
+    (``stats.stratified_rate`` and its interval)."""
+    n, passed = len(base), sum(judge for judge, _ in base)
+    label_passes = [judge for judge, label in calibration if label]
+    label_fails = [not judge for judge, label in calibration if not label]
     sensitivity = sum(label_passes) / len(label_passes) if label_passes else None
     specificity = sum(label_fails) / len(label_fails) if label_fails else None
     low, high = stats.wilson_interval(passed, n)
@@ -197,9 +213,12 @@ def correct_rate(
         or sensitivity + specificity - 1 < MIN_YOUDEN
     ):
         return rate
-    rate.corrected = round(stats.rogan_gladen(passed / n, sensitivity, specificity), 4)
-    low, high = stats.rogan_gladen_interval(
-        passed, n, sum(label_passes), len(label_passes), sum(label_fails), len(label_fails)
+    labels = [label for _, label in base if label is not None]
+    unlabelled = [judge for judge, label in base if label is None]
+    strata = (sum(labels), len(labels), sum(unlabelled), len(unlabelled))
+    rate.corrected = round(stats.stratified_rate(*strata, sensitivity, specificity), 4)
+    low, high = stats.stratified_rate_interval(
+        *strata, sum(label_passes), len(label_passes), sum(label_fails), len(label_fails)
     )
     rate.ci_low, rate.ci_high = round(low, 4), round(high, 4)
     return rate

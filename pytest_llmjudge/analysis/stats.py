@@ -366,9 +366,22 @@ def labels_needed(se: float, n: int, half_width: float = 0.1, level: float = LEV
 
 
 def proportion_labels_needed(rate: float, half_width: float = 0.1, level: float = LEVEL) -> int:
-    """Labels for a proportion ± ``half_width``: z² p (1 - p) / h², rounded up (the normal
-    approximation's sample size, e.g. Fleiss, Levin & Paik 2003, eq. 2.5)."""
-    return math.ceil(_z(level) ** 2 * rate * (1 - rate) / half_width**2)
+    """The fewest labels whose Wilson interval (``wilson_interval``) at this observed rate is
+    at most ``half_width`` either side: z² p (1 - p) / h² (the normal approximation's sample
+    size) away from 0 and 1, and still finite at them (about z²/2h² - z² at a rate of 1)."""
+    z2 = _z(level) ** 2
+
+    def half(n: int) -> float:
+        return _z(level) * math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+
+    n = 1
+    while half(n) > half_width:
+        n *= 2
+    low = n // 2
+    while n - low > 1:  # the half width falls as n grows: bisect for the first n within it
+        middle = (low + n) // 2
+        low, n = (middle, n) if half(middle) > half_width else (low, middle)
+    return n
 
 
 def rogan_gladen(apparent: float, sensitivity: float, specificity: float) -> float:
@@ -384,11 +397,24 @@ def rogan_gladen_interval(
 ) -> tuple[float, float]:  # fmt: skip
     """95% interval of the Rogan-Gladen rate carrying the uncertainty of the apparent rate
     and of the sensitivity and specificity measured on labels (Lang & Reiczigel 2014, Prev Vet
-    Med 113:13-22, their adjusted Wald interval): add z²/2 to the positives and negatives of
-    the apparent rate and 1 to each of those of Se and Sp; π' = (p' + Sp' - 1)/(Se' + Sp' - 1);
-    SE by the delta method, √(p'(1-p')/n' + π'² Se'(1-Se')/n_se' + (1-π')² Sp'(1-Sp')/n_sp')
-    / (Se' + Sp' - 1); the centre moved by 2z² (π' Se'(1-Se')/n_se' - (1-π') Sp'(1-Sp')/n_sp');
-    the limits held to 0-1."""
+    Med 113:13-22, their adjusted Wald interval; ``lang_reiczigel``), held to 0-1."""
+    centre, se = lang_reiczigel(
+        positives, n, true_positives, label_positives, true_negatives, label_negatives, level
+    )
+    half = _z(level) * se
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def lang_reiczigel(
+    positives: int, n: int, true_positives: int, label_positives: int, true_negatives: int,
+    label_negatives: int, level: float = LEVEL,
+) -> tuple[float, float]:  # fmt: skip
+    """The centre and standard error of Lang & Reiczigel's (2014) adjusted Wald interval of a
+    Rogan-Gladen rate, the apparent rate and Se, Sp from independent samples: add z²/2 to the
+    positives and negatives of the apparent rate and 1 to each of those of Se and Sp;
+    π' = (p' + Sp' - 1)/(Se' + Sp' - 1); SE by the delta method,
+    √(p'(1-p')/n' + π'² Se'(1-Se')/n_se' + (1-π')² Sp'(1-Sp')/n_sp') / (Se' + Sp' - 1); the
+    centre π' moved by 2z² (π' Se'(1-Se')/n_se' - (1-π') Sp'(1-Sp')/n_sp')."""
     z = _z(level)
     n_p, n_se, n_sp = n + z * z, label_positives + 2, label_negatives + 2
     p = (positives + z * z / 2) / n_p
@@ -398,8 +424,48 @@ def rogan_gladen_interval(
     var_se, var_sp = se * (1 - se) / n_se, sp * (1 - sp) / n_sp
     spread = math.sqrt(p * (1 - p) / n_p + rate**2 * var_se + (1 - rate) ** 2 * var_sp)
     shift = 2 * z * z * (rate * var_se - (1 - rate) * var_sp)
-    half = z * spread / abs(youden)
-    return (max(0.0, rate + shift - half), min(1.0, rate + shift + half))
+    return rate + shift, spread / abs(youden)
+
+
+def stratified_rate(
+    label_passes: int, labelled: int, positives: int, unlabelled: int, sensitivity: float,
+    specificity: float,
+) -> float:  # fmt: skip
+    """A suite's true pass rate when some items carry labels: the labelled items count by
+    their labels, the others by the judge corrected (``rogan_gladen``), weighted by their
+    numbers (a stratified mean, Cochran 1977, 5.3)."""
+    corrected = rogan_gladen(positives / unlabelled, sensitivity, specificity) if unlabelled else 0
+    return (label_passes + unlabelled * corrected) / (labelled + unlabelled)
+
+
+def stratified_rate_interval(
+    label_passes: int, labelled: int, positives: int, unlabelled: int, true_positives: int,
+    label_positives: int, true_negatives: int, label_negatives: int, level: float = LEVEL,
+) -> tuple[float, float]:  # fmt: skip
+    """95% interval of a suite's true pass rate when some of its items carry labels: a
+    stratified estimate (Cochran 1977, Sampling Techniques, 5.3: weights m/n and u/n), the
+    labelled stratum by its labels (Agresti-Coull's adjusted proportion, (x + z²/2)/(m + z²)
+    with variance p̃(1-p̃)/(m + z²); Agresti & Coull 1998) and the unlabelled one by the
+    judge, corrected (``lang_reiczigel``); the strata's variances add, weighted by the
+    squared weights. The labelled items' judge verdicts are not counted twice: the apparent
+    rate is that of the unlabelled items, independent of the labels that give Se and Sp, as
+    Lang & Reiczigel assume. Held to 0-1."""
+    z2 = _z(level) ** 2
+    n = labelled + unlabelled
+    centre = variance = 0.0
+    if labelled:
+        adjusted = (label_passes + z2 / 2) / (labelled + z2)
+        centre += labelled / n * adjusted
+        variance += (labelled / n) ** 2 * adjusted * (1 - adjusted) / (labelled + z2)
+    if unlabelled:
+        rate, se = lang_reiczigel(
+            positives, unlabelled, true_positives, label_positives, true_negatives,
+            label_negatives, level,
+        )  # fmt: skip
+        centre += unlabelled / n * rate
+        variance += (unlabelled / n) ** 2 * se * se
+    half = _z(level) * math.sqrt(variance)
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def true_spread(entry_variance: float, run_variance: float, runs: int) -> float:
