@@ -59,7 +59,10 @@ def run(case: Case, suites: int, rng: random.Random) -> str:
             rng.random() < (case.sensitivity if true else 1 - case.specificity) for true in truth
         ]
         labelled = list(zip(judge[: case.labelled], truth[: case.labelled], strict=True))
-        base = [(j, t if i < case.labelled else None) for i, (j, t) in enumerate(zip(judge, truth))]
+        base: list[tuple[bool, bool | None]] = [
+            (judged, true if i < case.labelled else None)
+            for i, (judged, true) in enumerate(zip(judge, truth, strict=True))
+        ]
         result = correct_rate(base, labelled, 3.5)
         raw_covered += result.raw_ci_low <= case.rate <= result.raw_ci_high
         if result.ci_low is None or result.ci_high is None:
