@@ -126,10 +126,7 @@ def main(argv: list[str]) -> int:
             return 2
     args = _parser().parse_args(argv)
     if args.command == "schema":
-        from .schema.results import json_schema
-
-        _say(json.dumps(json_schema(), indent=2))
-        return 0
+        return _schema()
     from .basics.fileio import write_atomically
     from .outputs.merge import MergeError, SuiteGates, load_results, merge_results
     from .outputs.writers import dump
@@ -168,6 +165,13 @@ def main(argv: list[str]) -> int:
         _say(line)
     if args.command == "merge" and merged.meta.exit_status:
         return 1  # a gate failed over the union (or a shard's session failed)
+    return 0
+
+
+def _schema() -> int:
+    from .schema.results import json_schema
+
+    _say(json.dumps(json_schema(), indent=2))
     return 0
 
 

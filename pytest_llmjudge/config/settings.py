@@ -265,10 +265,9 @@ _REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
     ),
     (
         "verdict",
-        lambda v: (
-            v["verdict"][0] == "k_of_n" and v["verdict"][2] > (v["runs"].most or v["runs"].runs)
-        ),
-        "k_of_n: k is more than the runs judged (--judge-runs), so no item could pass",
+        lambda v: v["verdict"][0] == "k_of_n" and v["verdict"][2] > v["runs"].runs,
+        "k_of_n: k is more than the runs every item gets (N of --judge-runs N or N..M), so an "
+        "item judged on N runs could never pass",
     ),
     (  # without it, regression is not checked, and the summary says so (first run on main)
         "strict",
