@@ -115,7 +115,10 @@ def test_the_corrected_pass_rate_needs_ten_labels_of_each_class(pytester: pytest
 
 
 @pytest.mark.usefixtures("judge_server")
-def test_k_of_n_passes_an_item_when_k_runs_pass(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["plain", "xdist"])
+def test_k_of_n_passes_an_item_when_k_runs_pass(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
     write_evals(
         pytester,
         [
@@ -124,13 +127,13 @@ def test_k_of_n_passes_an_item_when_k_runs_pass(pytester: pytest.Pytester) -> No
         ],
     )
     rule = ("-o", "llmjudge_verdict=k_of_n k=2", "--judge-runs=3")
-    result = run(pytester, "evals/", *rule, "-v")
+    result = run(pytester, "evals/", *rule, "-v", *workers)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
-        [
-            "*::two PASSED (relevance 3.33 (2/3 runs passed), tone 4.00 (3/3 runs passed))*",
-            "*relevance 2.67: 1/3 runs passed, 2 needed at 3.5 (runs 4, 2, 2)*",
-        ]
+        ["*PASSED (relevance 3.33 (2/3 runs passed), tone 4.00 (3/3 runs passed))*"]
+    )
+    result.stdout.fnmatch_lines(
+        ["*relevance 2.67: 1/3 runs passed, 2 needed at 3.5 (runs 4, 2, 2)*"]
     )
     results = read_results(pytester)
     rows = by_id(results)
