@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 
 import pytest
 
 from helpers import by_id, entry, read_results, run, write_evals
 
 
-def _labelled(pytester: pytest.Pytester, pairs: list[tuple[str, int | None]]) -> None:
+def _labelled(pytester: pytest.Pytester, pairs: Sequence[tuple[str, int | None]]) -> None:
     """One entry per (relevance directive, relevance label or None); tone 4, unlabelled."""
     write_evals(
         pytester,
@@ -38,8 +39,8 @@ def test_agreement_gates_decide_on_their_interval_with_the_undecided_word(
     pytester: pytest.Pytester, undecided: str, status: int
 ) -> None:
     _labelled(pytester, TEN)
-    gates = f"llmjudge_gates=kappa=0.85 spearman=0.5 undecided={undecided}"
-    result = run(pytester, "evals/", "-o", gates, "-o", "llmjudge_thresholds=relevance=1")
+    asked = f"llmjudge_gates=kappa=0.85 spearman=0.5 undecided={undecided}"
+    result = run(pytester, "evals/", "-o", asked, "-o", "llmjudge_thresholds=relevance=1")
     assert result.ret == status
     results = read_results(pytester)
     gates = {gate["name"]: gate for gate in results["gates"]}
@@ -92,8 +93,9 @@ def test_the_corrected_pass_rate_needs_ten_labels_of_each_class(pytester: pytest
     # fails (label 1): the judge fails 11 (score 1), passes 1 (score 4); 10 unlabelled, all
     # scored 5. Se = Sp = 11/12; unlabelled: (1 + 11/12 - 1) / (10/12) = 1.1 -> 1;
     # the suite: (12 label passes + 10 * 1) / 34 = 0.6471; raw: (11 + 1 + 10) / 34 = 0.6471
-    pairs: list[tuple[str, int | None]] = [("5", 5)] * 11 + [("2", 5), ("1", 1)]
-    pairs += [("1", 1)] * 10 + [("4", 1)] + [("5", None)] * 10
+    pairs: list[tuple[str, int | None]] = []
+    pairs += [("5", 5)] * 11 + [("2", 5), ("1", 1)] + [("1", 1)] * 10 + [("4", 1)]
+    pairs += [("5", None)] * 10
     _labelled(pytester, pairs)
     result = run(pytester, "evals/")
     rate = read_results(pytester)["labels"]["relevance"]["pass_rate"]
