@@ -1,9 +1,11 @@
-"""``python -m pytest_llmjudge``: the results file's schema, reports from results files, and
-the results of several shards merged into one verdict.
+"""``python -m pytest_llmjudge``: the results file's schema, reports from results files, the
+results of several shards merged into one verdict, and the entries and runs a regression gate
+needs.
 
     python -m pytest_llmjudge schema
     python -m pytest_llmjudge report RESULTS.json [MORE.json ...] [--html F] [--md F]
     python -m pytest_llmjudge merge shard-*.json -o merged.json [--gates GATES] [--baseline F]
+    python -m pytest_llmjudge plan RESULTS.json [--drop D] [--baseline F]
 """
 
 from __future__ import annotations
@@ -46,7 +48,27 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("--baseline", type=Path, help="compare with an earlier results JSON")
     for name in ("label_margin", "tie_tolerance"):
         merge.add_argument(f"--{name.replace('_', '-')}", metavar="SCORE", help=_help(name))
+    plan = commands.add_parser(
+        "plan", help="entries and runs per entry a regression gate needs (Miller Eq. 9)"
+    )
+    plan.add_argument("results", type=Path, help="results JSON of an earlier session")
+    plan.add_argument(
+        "--drop", type=_positive, default=0.3, metavar="D",
+        help="the drop in a dimension's mean to detect at 80%% power (default 0.3)",
+    )  # fmt: skip
+    plan.add_argument(
+        "--baseline",
+        type=Path,
+        help="an earlier session's results: the spread of per-entry changes",
+    )
     return parser
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+    return value
 
 
 def _help(name: str) -> str:
@@ -104,10 +126,7 @@ def main(argv: list[str]) -> int:
             return 2
     args = _parser().parse_args(argv)
     if args.command == "schema":
-        from .schema.results import json_schema
-
-        _say(json.dumps(json_schema(), indent=2))
-        return 0
+        return _schema()
     from .basics.fileio import write_atomically
     from .outputs.merge import MergeError, SuiteGates, load_results, merge_results
     from .outputs.writers import dump
@@ -115,6 +134,8 @@ def main(argv: list[str]) -> int:
     from .reports.markdown import markdown_report
     from .reports.terminal import terminal_summary
 
+    if args.command == "plan":
+        return _plan(args)
     try:
         shards = [(str(path), load_results(path)) for path in args.results]
         if args.command == "merge":
@@ -144,6 +165,28 @@ def main(argv: list[str]) -> int:
         _say(line)
     if args.command == "merge" and merged.meta.exit_status:
         return 1  # a gate failed over the union (or a shard's session failed)
+    return 0
+
+
+def _schema() -> int:
+    from .schema.results import json_schema
+
+    _say(json.dumps(json_schema(), indent=2))
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from .analysis.planner import plan_lines
+    from .outputs.merge import MergeError, load_results
+
+    try:
+        results = load_results(args.results)
+        baseline = load_results(args.baseline) if args.baseline else None
+    except MergeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for line in plan_lines(results, args.drop, baseline):
+        _say(line)
     return 0
 
 

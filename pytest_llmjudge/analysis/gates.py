@@ -187,9 +187,13 @@ def bound_gate(
 
 
 def agreement_gates(
-    labels: Mapping[str, LabelAgreement], minimums: Mapping[str, float] | None
+    labels: Mapping[str, LabelAgreement],
+    minimums: Mapping[str, float] | None,
+    undecided: str = "point",
 ) -> list[Gate]:
-    """``llmjudge_gates agreement``: each metric on each labelled dimension (fail closed)."""
+    """``llmjudge_gates agreement``: each metric on each labelled dimension (fail closed),
+    decided on its 95% interval as the other gates; each says the labels it rests on and about
+    how many a ± 0.1 interval would need."""
     if not minimums:
         return []
     if not labels:
@@ -206,20 +210,27 @@ def agreement_gates(
     for dimension, agreement in labels.items():
         for metric, required in minimums.items():
             actual = getattr(agreement, metric)
-            ok = actual is not None and actual >= required
-            shown = "n/a" if actual is None else f"{actual:.2f}"
-            gates.append(
-                Gate(
-                    name=f"{metric}.{dimension}",
-                    passed=ok,
-                    actual=actual,
-                    required=required,
-                    decision="pass" if ok else "fail",  # on the estimate: no interval yet
-                    n=agreement.n,
-                    message=f"{dimension} {metric} with human labels {shown} "
-                    f"{'>=' if ok else '<'} {required:g} (n={agreement.n})",
+            interval = getattr(agreement, f"{metric}_ci")
+            what = f"{dimension} {metric} with human labels"
+            if actual is None:  # judge or labels all one score: no correlation to measure
+                said = f"{what} n/a: undefined on {agreement.n} labels (one side does not vary)"
+                gates.append(
+                    Gate(name=f"{metric}.{dimension}", passed=False, actual=None,
+                         required=required, decision="fail", n=agreement.n, message=said)
+                )  # fmt: skip
+                continue
+            if interval is None:
+                detail = f"no interval from {agreement.n} labels"
+            else:
+                detail = (
+                    f"{agreement.n} labels; about {interval.labels_for_0_1} labels needed for ±0.1"
                 )
+            bounds = None if interval is None else (interval.ci_low, interval.ci_high)
+            gate = bound_gate(
+                f"{metric}.{dimension}", what, actual, bounds, required, undecided, detail
             )
+            gate.n = agreement.n
+            gates.append(gate)
     return gates
 
 

@@ -103,6 +103,7 @@ class Judgment:
     ci_high: float | None = None
     extra_runs: int = 0  # added by --judge-runs N..M
     mode: str = "mean"  # the verdict rule that made ``decision``
+    k: int | None = None  # k_of_n: the runs that must pass
     run_reasonings: tuple[str, ...] = ()  # every run's, in the order of ``runs``
     text_scores: tuple[int, ...] | None = None  # the written integers, when runs are weighted
 
@@ -114,6 +115,11 @@ class Judgment:
     @property
     def passed(self) -> bool:
         return self.decision == "pass"
+
+    @property
+    def runs_passed(self) -> int:
+        """Runs at or above the threshold."""
+        return sum(1 for score in self.runs if score >= self.threshold)
 
     def uncertain(self, margin: float) -> bool:
         """Whether more runs could change the verdict (``--judge-runs N..M``): undecided, runs
@@ -144,6 +150,8 @@ class Judgment:
             decision=self.decision,
             **interval_fields(self.ci_low, self.ci_high),
             extra_runs=self.extra_runs,
+            runs_passed=self.runs_passed,
+            runs_needed=self.k if self.mode == "k_of_n" else None,
         )
 
 
@@ -154,6 +162,7 @@ def build_judgment(
     reused: Sequence[bool] = (),
     mode: str = "mean",
     extra_runs: int = 0,
+    k: int | None = None,
 ) -> Judgment:
     """Aggregate the successful runs; raise JudgeError when none succeeded.
 
@@ -172,6 +181,7 @@ def build_judgment(
     scores = [r.score for r in results]
     agg = aggregate(scores, threshold)
     low, high = confidence_interval(agg.mean, agg.std, len(scores))
+    passed = sum(1 for score in scores if score >= threshold)
     return Judgment(
         dimension=dimension,
         score=agg.mean,
@@ -188,8 +198,9 @@ def build_judgment(
         cached_runs=len(outcomes) - len(paid),
         prompt_tokens=sum(o.result.prompt_tokens for o in paid if o.result is not None),
         completion_tokens=sum(o.result.completion_tokens for o in paid if o.result is not None),
-        decision=decide(agg.mean, agg.std, len(scores), threshold, mode),
+        decision=decide(agg.mean, agg.std, len(scores), threshold, mode, passed, k or 0),
         mode=mode,
+        k=k,
         ci_low=low,
         ci_high=high,
         extra_runs=extra_runs,

@@ -115,11 +115,17 @@ def confidence_interval(mean: float, std: float, n: int) -> tuple[float, float]:
     return (mean - half, mean + half)
 
 
-def decide(mean: float, std: float, n: int, threshold: float, mode: str) -> str:
+def decide(
+    mean: float, std: float, n: int, threshold: float, mode: str, runs_passed: int = 0,
+    k: int = 0,
+) -> str:  # fmt: skip
     """``pass``, ``fail`` or (confident mode only) ``undecided``: the interval holds the
-    threshold."""
+    threshold. ``k_of_n``: pass when at least ``k`` of the n runs are at or above the
+    threshold (promptfoo's repeat-min-pass; no interval)."""
     if mode == "mean":
         return "pass" if mean >= threshold else "fail"
+    if mode == "k_of_n":
+        return "pass" if runs_passed >= k else "fail"
     low, high = confidence_interval(mean, std, n)
     if low >= threshold:
         return "pass"
@@ -294,3 +300,182 @@ def interval_fields(low: float | None, high: float | None) -> dict[str, float | 
         return None if bound is None or math.isinf(bound) else round(bound, 4)
 
     return {"ci_low": shown(low), "ci_high": shown(high)}
+
+
+# The judge against human labels: agreement intervals, label budgets, a corrected pass rate.
+
+
+def _z(level: float = LEVEL) -> float:
+    return NORMAL.inv_cdf(0.5 + level / 2)
+
+
+def spearman_interval(rho: float, n: int, level: float = LEVEL) -> tuple[float, float] | None:
+    """Fisher's z interval of a Spearman correlation with Bonett and Wright's variance
+    (Bonett & Wright 2000, Psychometrika 65:23-28): tanh(atanh(r) ± z √((1 + r²/2)/(n - 3))).
+    None with 3 or fewer pairs, or r = ±1 (no finite z)."""
+    if n <= 3 or abs(rho) >= 1:
+        return None
+    half = _z(level) * math.sqrt((1 + rho * rho / 2) / (n - 3))
+    centre = math.atanh(rho)
+    return (math.tanh(centre - half), math.tanh(centre + half))
+
+
+def spearman_labels_needed(rho: float, half_width: float = 0.1, level: float = LEVEL) -> int:
+    """Pairs for a Spearman interval about ± ``half_width`` wide at this r (Bonett & Wright
+    2000, their sample-size formula with width w = 2 · half_width):
+    n = 4 (1 + r²/2) (1 - r²)² (z / w)² + 3, rounded up."""
+    width = 2 * half_width
+    return math.ceil(4 * (1 + rho * rho / 2) * (1 - rho * rho) ** 2 * (_z(level) / width) ** 2 + 3)
+
+
+def weighted_kappa_se(counts: Sequence[Sequence[float]], weights: Sequence[Sequence[float]]) -> (
+    tuple[float, float] | None
+):  # fmt: skip
+    """Weighted kappa and its large-sample standard error (Fleiss, Cohen & Everitt 1969,
+    Psychological Bulletin 72:323-327; as in Fleiss, Levin & Paik 2003, eq. 18.15), from the
+    table of counts and agreement weights w (1 on the diagonal):
+    p_o = Σ w_ij p_ij, p_e = Σ w_ij p_i. p_.j, κ = (p_o - p_e)/(1 - p_e),
+    w̄_i. = Σ_j p_.j w_ij, w̄_.j = Σ_i p_i. w_ij,
+    Var = [Σ p_ij (w_ij - (w̄_i. + w̄_.j)(1 - κ))² - (κ - p_e (1 - κ))²] / (n (1 - p_e)²).
+    None when p_e = 1 (kappa undefined)."""
+    k = len(counts)
+    n = math.fsum(math.fsum(row) for row in counts)
+    p = [[cell / n for cell in row] for row in counts]
+    rows = [math.fsum(p[i]) for i in range(k)]
+    cols = [math.fsum(p[i][j] for i in range(k)) for j in range(k)]
+    observed = math.fsum(weights[i][j] * p[i][j] for i in range(k) for j in range(k))
+    expected = math.fsum(weights[i][j] * rows[i] * cols[j] for i in range(k) for j in range(k))
+    if expected >= 1:
+        return None
+    kappa = (observed - expected) / (1 - expected)
+    by_row = [math.fsum(cols[j] * weights[i][j] for j in range(k)) for i in range(k)]
+    by_col = [math.fsum(rows[i] * weights[i][j] for i in range(k)) for j in range(k)]
+    spread = math.fsum(
+        p[i][j] * (weights[i][j] - (by_row[i] + by_col[j]) * (1 - kappa)) ** 2
+        for i in range(k)
+        for j in range(k)
+    )
+    variance = (spread - (kappa - expected * (1 - kappa)) ** 2) / (n * (1 - expected) ** 2)
+    return kappa, math.sqrt(max(variance, 0.0))
+
+
+def labels_needed(se: float, n: int, half_width: float = 0.1, level: float = LEVEL) -> int:
+    """Labels for an estimate ± ``half_width`` when its variance falls as 1/n, as every
+    large-sample one here does: n · (z · SE / half_width)², rounded up."""
+    return math.ceil(n * (_z(level) * se / half_width) ** 2)
+
+
+def proportion_labels_needed(rate: float, half_width: float = 0.1, level: float = LEVEL) -> int:
+    """The fewest labels whose Wilson interval (``wilson_interval``) at this observed rate is
+    at most ``half_width`` either side: z² p (1 - p) / h² (the normal approximation's sample
+    size) away from 0 and 1, and still finite at them (about z²/2h² - z² at a rate of 1)."""
+    z2 = _z(level) ** 2
+
+    def half(n: int) -> float:
+        return _z(level) * math.sqrt(rate * (1 - rate) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+
+    n = 1
+    while half(n) > half_width:
+        n *= 2
+    low = n // 2
+    while n - low > 1:  # the half width falls as n grows: bisect for the first n within it
+        middle = (low + n) // 2
+        low, n = (middle, n) if half(middle) > half_width else (low, middle)
+    return n
+
+
+def rogan_gladen(apparent: float, sensitivity: float, specificity: float) -> float:
+    """The true rate from an apparent one measured with known error rates (Rogan & Gladen
+    1978, Am J Epidemiol 107:71-76): (p + Sp - 1)/(Se + Sp - 1), held to 0-1."""
+    rate = (apparent + specificity - 1) / (sensitivity + specificity - 1)
+    return min(1.0, max(0.0, rate))
+
+
+def rogan_gladen_interval(
+    positives: int, n: int, true_positives: int, label_positives: int, true_negatives: int,
+    label_negatives: int, level: float = LEVEL,
+) -> tuple[float, float]:  # fmt: skip
+    """95% interval of the Rogan-Gladen rate carrying the uncertainty of the apparent rate
+    and of the sensitivity and specificity measured on labels (Lang & Reiczigel 2014, Prev Vet
+    Med 113:13-22, their adjusted Wald interval; ``lang_reiczigel``), held to 0-1."""
+    centre, se = lang_reiczigel(
+        positives, n, true_positives, label_positives, true_negatives, label_negatives, level
+    )
+    half = _z(level) * se
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def lang_reiczigel(
+    positives: int, n: int, true_positives: int, label_positives: int, true_negatives: int,
+    label_negatives: int, level: float = LEVEL,
+) -> tuple[float, float]:  # fmt: skip
+    """The centre and standard error of Lang & Reiczigel's (2014) adjusted Wald interval of a
+    Rogan-Gladen rate, the apparent rate and Se, Sp from independent samples: add z²/2 to the
+    positives and negatives of the apparent rate and 1 to each of those of Se and Sp;
+    π' = (p' + Sp' - 1)/(Se' + Sp' - 1); SE by the delta method,
+    √(p'(1-p')/n' + π'² Se'(1-Se')/n_se' + (1-π')² Sp'(1-Sp')/n_sp') / (Se' + Sp' - 1); the
+    centre π' moved by 2z² (π' Se'(1-Se')/n_se' - (1-π') Sp'(1-Sp')/n_sp')."""
+    z = _z(level)
+    n_p, n_se, n_sp = n + z * z, label_positives + 2, label_negatives + 2
+    p = (positives + z * z / 2) / n_p
+    se, sp = (true_positives + 1) / n_se, (true_negatives + 1) / n_sp
+    youden = se + sp - 1
+    rate = (p + sp - 1) / youden
+    var_se, var_sp = se * (1 - se) / n_se, sp * (1 - sp) / n_sp
+    spread = math.sqrt(p * (1 - p) / n_p + rate**2 * var_se + (1 - rate) ** 2 * var_sp)
+    shift = 2 * z * z * (rate * var_se - (1 - rate) * var_sp)
+    return rate + shift, spread / abs(youden)
+
+
+def stratified_rate(
+    label_passes: int, labelled: int, positives: int, unlabelled: int, sensitivity: float,
+    specificity: float,
+) -> float:  # fmt: skip
+    """A suite's true pass rate when some items carry labels: the labelled items count by
+    their labels, the others by the judge corrected (``rogan_gladen``), weighted by their
+    numbers (a stratified mean, Cochran 1977, 5.3)."""
+    corrected = rogan_gladen(positives / unlabelled, sensitivity, specificity) if unlabelled else 0
+    return (label_passes + unlabelled * corrected) / (labelled + unlabelled)
+
+
+def stratified_rate_interval(
+    label_passes: int, labelled: int, positives: int, unlabelled: int, true_positives: int,
+    label_positives: int, true_negatives: int, label_negatives: int, level: float = LEVEL,
+) -> tuple[float, float]:  # fmt: skip
+    """95% interval of a suite's true pass rate when some of its items carry labels: a
+    stratified estimate (Cochran 1977, Sampling Techniques, 5.3: weights m/n and u/n), the
+    labelled stratum by its labels (Agresti-Coull's adjusted proportion, (x + z²/2)/(m + z²)
+    with variance p̃(1-p̃)/(m + z²); Agresti & Coull 1998) and the unlabelled one by the
+    judge, corrected (``lang_reiczigel``); the strata's variances add, weighted by the
+    squared weights. The labelled items' judge verdicts are not counted twice: the apparent
+    rate is that of the unlabelled items, independent of the labels that give Se and Sp, as
+    Lang & Reiczigel assume. Held to 0-1."""
+    z2 = _z(level) ** 2
+    n = labelled + unlabelled
+    centre = variance = 0.0
+    if labelled:
+        adjusted = (label_passes + z2 / 2) / (labelled + z2)
+        centre += labelled / n * adjusted
+        variance += (labelled / n) ** 2 * adjusted * (1 - adjusted) / (labelled + z2)
+    if unlabelled:
+        rate, se = lang_reiczigel(
+            positives, unlabelled, true_positives, label_positives, true_negatives,
+            label_negatives, level,
+        )  # fmt: skip
+        centre += unlabelled / n * rate
+        variance += (unlabelled / n) ** 2 * se * se
+    half = _z(level) * math.sqrt(variance)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def true_spread(entry_variance: float, run_variance: float, runs: int) -> float:
+    """The variance of entries' true scores: that of their means of K runs less the runs'
+    share, s² - σ²/K, held at 0 or above (an entry's mean of K runs varies by its true score's
+    variance plus σ²/K: Miller, the decomposition behind Eq. 9)."""
+    return max(0.0, entry_variance - run_variance / runs)
+
+
+def runs_share(run_variance: float, runs: int) -> float:
+    """The judge's noise in one entry's paired difference at K runs a side: σ²/K + σ²/K
+    (Miller Eq. 9's resampling terms, the same judge and runs in both sessions)."""
+    return 2 * run_variance / runs

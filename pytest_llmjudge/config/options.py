@@ -242,18 +242,25 @@ def _budget(text: str) -> dict[str, float]:
     return budget
 
 
-def _verdict(text: str) -> tuple[str, str]:
-    """``mean``, ``confident`` or ``confident undecided=xfail`` -> (verdict, undecided)."""
+def _verdict(text: str) -> tuple[str, str, int | None]:
+    """``mean``, ``confident``, ``confident undecided=xfail`` or ``k_of_n k=2`` ->
+    (verdict, undecided, k)."""
     words = _pairs(text)
-    verdict = _choice("mean", "confident")(words[0][0] if words else "")
-    undecided = "fail"
+    verdict = _choice("mean", "confident", "k_of_n")(words[0][0] if words else "")
+    undecided, k = "fail", None
     for name, value in words[1:]:
-        if name != "undecided" or verdict != "confident":
-            raise ValueError(
-                f"must be mean, or confident [undecided=fail|pass|xfail], got {text!r}"
-            )
-        undecided = _choice("fail", "pass", "xfail")(value)
-    return verdict, undecided
+        if (name, verdict) == ("undecided", "confident"):
+            undecided = _choice("fail", "pass", "xfail")(value)
+        elif (name, verdict) == ("k", "k_of_n"):
+            k = _positive_int(value)
+        else:
+            raise ValueError(f"must be {VERDICT_EXAMPLE}, got {text!r}")
+    if verdict == "k_of_n" and k is None:
+        raise ValueError(f"k_of_n needs k=K (the runs that must pass), got {text!r}")
+    return verdict, undecided, k
+
+
+VERDICT_EXAMPLE = "mean, confident [undecided=fail|pass|xfail], or k_of_n k=K"
 
 
 AGREEMENT_METRICS = ("spearman", "kappa", "exact", "within_one")
@@ -545,9 +552,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "verdict",
         "llmjudge_verdict",
         "mean: pass when mean >= threshold (default); confident: when the 95 percent "
-        "confidence interval clears it, with undecided=fail|pass|xfail for the rest",
+        "confidence interval clears it, with undecided=fail|pass|xfail for the rest; "
+        "k_of_n k=2: when at least 2 of the runs judged are at or above it",
         _verdict,
-        ("mean", "fail"),
+        ("mean", "fail", None),
     ),
     OptionSpec(
         "adaptive_margin",

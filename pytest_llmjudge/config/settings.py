@@ -62,6 +62,7 @@ class Settings:
     max_runs: int = 5
     adaptive_margin: float = 0.5
     verdict: str = "mean"
+    verdict_k: int | None = None  # k_of_n: the runs that must pass
     undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
     sampling: str = "auto"  # auto | choices | calls: how the runs of one judgment are asked
     scoring: str = "text"  # text | logprobs (G-Eval's probability-weighted score)
@@ -262,6 +263,12 @@ _REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
         lambda v: v["verdict"][0] == "confident" and v["runs"].runs < 2,
         "confident needs --judge-runs >= 2 (one run has no confidence interval)",
     ),
+    (
+        "verdict",
+        lambda v: v["verdict"][0] == "k_of_n" and v["verdict"][2] > v["runs"].runs,
+        "k_of_n: k is more than the runs every item gets (N of --judge-runs N or N..M), so an "
+        "item judged on N runs could never pass",
+    ),
     (  # without it, regression is not checked, and the summary says so (first run on main)
         "strict",
         lambda v: "baseline" in v["strict"] and v["gates"].regression and v["baseline"] is None,
@@ -276,6 +283,7 @@ _DERIVED: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max_runs": ("runs", lambda plan: plan.most or plan.runs),
     "verdict": ("verdict", lambda chosen: chosen[0]),
     "undecided": ("verdict", lambda chosen: chosen[1]),
+    "verdict_k": ("verdict", lambda chosen: chosen[2]),
     "batch": ("batch", lambda batch: batch is not None),
     "batch_wait": ("batch", lambda batch: None if batch is None else batch.wait),
     "max_calls": ("budget", lambda budget: int(budget["calls"]) if "calls" in budget else None),
@@ -296,6 +304,7 @@ _DERIVED: dict[str, tuple[str, Callable[[Any], Any]]] = {
 RESOLVED_FIELDS = frozenset(
     {"provider", "provider_reason", "model", "base_url", "thresholds", "dimensions", "cache"}
     | {"cache_dir", "price", "runs", "adaptive", "max_runs", "verdict", "undecided", "batch"}
+    | {"verdict_k"}
     | {"batch_wait", "max_calls", "max_cost", "min_pass_rate", "min_mean", "min_agreement"}
     | {"min_win_rate", "fail_on_regression", "reports", "targets", "pairwise", "tie_tolerance"}
     | {"gate_undecided", "save_responses", "workers"}  # workers: set per xdist worker

@@ -231,8 +231,9 @@ class JudgeEngine:
             reused += again
             outcomes += self._results(slots)
             judgment = build_judgment(
-                dimension.name, outcomes, threshold, reused, mode, extra_runs=len(outcomes) - runs
-            )
+                dimension.name, outcomes, threshold, reused, mode, len(outcomes) - runs,
+                self.settings.verdict_k,
+            )  # fmt: skip
             if len(outcomes) >= limit or not judgment.uncertain(self.settings.adaptive_margin):
                 return judgment
             round_size = min(max(runs, 2), limit - len(outcomes))

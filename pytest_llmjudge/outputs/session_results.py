@@ -144,7 +144,9 @@ class SessionResults:
         results.gates = evaluate_gates(
             results.results, settings.min_pass_rate, settings.min_mean, settings.gate_undecided
         )
-        results.gates += agreement_gates(results.labels, settings.min_agreement)
+        results.gates += agreement_gates(
+            results.labels, settings.min_agreement, settings.gate_undecided
+        )
         if settings.baseline is not None and facts.baseline_mismatch:
             results.baseline = BaselineResult(
                 source=facts.baseline_shown, comparable=False, mismatch=facts.baseline_mismatch
@@ -265,7 +267,7 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         if any(v is not None for v in usage.learned.values())
         else None,
         batch=batch,
-        verdict=settings.verdict,
+        verdict=settings.verdict + f" k={settings.verdict_k}" * (settings.verdict == "k_of_n"),
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
         notices=session_notices(settings, identity, usage) + list(facts.notices),

@@ -44,7 +44,15 @@ def _ci(j: Judgment) -> str:
     return "no interval from one run" if interval is None else f"95% CI {interval}"
 
 
+def runs_passed_text(passed: int, runs: int, needed: int) -> str:
+    """``1/3 runs passed, 2 needed``: a k-of-N verdict."""
+    return f"{passed}/{runs} runs passed" + f", {needed} needed" * (passed < needed)
+
+
 def _dimension_verdict(j: Judgment) -> str:
+    if j.mode == "k_of_n" and j.k is not None:
+        said = runs_passed_text(j.runs_passed, len(j.runs), j.k)
+        return f"{j.dimension} {j.score:.2f}: {said} at {j.threshold:g} ({_runs(j)})"
     if j.decision == "undecided":
         return (
             f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} ({_runs(j)})"
@@ -64,6 +72,9 @@ def dimension_sentence(name: str, dim: DimensionResult) -> str:
     """``relevance 3.67 < 4.5 (runs 3, 4, 4)``: why a dimension of a results row did not pass
     (the threshold it was held to: its own where the entry set one)."""
     runs = runs_text(dim.runs, len(dim.failed_runs))
+    if dim.runs_needed is not None and dim.runs_passed is not None:
+        said = runs_passed_text(dim.runs_passed, len(dim.runs), dim.runs_needed)
+        return f"{name} {dim.score:.2f}: {said} at {dim.threshold:g} ({runs})"
     if dim.decision == "undecided" and dim.ci_low is not None and dim.ci_high is not None:
         interval = f"95% CI {dim.ci_low:.2f}-{dim.ci_high:.2f}"
         return f"{name} {dim.score:.2f} undecided: {interval} contains {dim.threshold:g}"
@@ -93,6 +104,8 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
         verdict = {"pass": "ok", "fail": "FAIL", "undecided": "UNDECIDED"}[j.decision]
         if j.unstable and j.decision != "undecided":
             verdict += " (unstable)"
+        if j.mode == "k_of_n" and j.k is not None:
+            verdict += f" ({runs_passed_text(j.runs_passed, len(j.runs), j.k)})"
         if j.extra_runs:
             verdict += f" (+{j.extra_runs} adaptive runs)"
         row: tuple[str, ...] = (
@@ -176,6 +189,8 @@ def scores_line(row: JudgedItem, label_margin: float) -> str:
         part = f"{name} {dim.score:.2f}"
         if dim.failed_runs:
             part += f" ({len(dim.runs)} of {len(dim.runs) + len(dim.failed_runs)} runs)"
+        if dim.runs_needed is not None and dim.runs_passed is not None:
+            part += f" ({runs_passed_text(dim.runs_passed, len(dim.runs), dim.runs_needed)})"
         label = row.expected.get(name)
         if label is not None and abs(dim.score - label) > label_margin:
             part += f" (label {label:g})"

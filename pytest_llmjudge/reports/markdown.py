@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..analysis.agreement import interval_lines
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
 from ..basics.wording import counted
@@ -131,6 +132,8 @@ def _agreement_lines(results: ResultsFile) -> list[str]:
         f"{a.within_one:.2f} | {a.bias:+.2f} |"
         for name, a in results.labels.items()
     ]
+    said = [f"- {line}" for name, a in results.labels.items() for line in interval_lines(name, a)]
+    lines += ["", *said] if said else []
     differences = [(name, d) for name, a in results.labels.items() for d in a.disagreements]
     if differences:
         differences.sort(key=lambda pair: -abs(pair[1].difference))

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..analysis.agreement import agreement_line
+from ..analysis.agreement import agreement_line, interval_lines
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import judged, suite_scores
 from ..basics.wording import counted, entry_place
@@ -277,6 +277,9 @@ def _attention_lines(results: ResultsFile) -> list[str]:
     if results.labels:
         lines.append("agreement with human labels:")
         lines += [f"  {agreement_line(name, a)}" for name, a in results.labels.items()]
+        lines += [
+            f"  {line}" for name, a in results.labels.items() for line in interval_lines(name, a)
+        ]
     for lead, chosen in _NAMED:
         named = [item.nodeid for item in results.results if chosen(item)]
         if named:

@@ -40,11 +40,20 @@ class DimensionResult(ScoreSummary):
     completion_tokens: int = 0
     decision: str = Field(
         default="",
-        description="pass, fail or (confident verdict) undecided: the interval holds the threshold",
+        description="pass, fail or (confident verdict) undecided: the interval holds the "
+        "threshold; k_of_n: pass when runs_passed >= runs_needed",
     )
     ci_low: float | None = Field(default=None, description="95% confidence interval of the mean")
     ci_high: float | None = None
     extra_runs: int = Field(default=0, description="runs added by --judge-runs N..M")
+    runs_passed: int | None = Field(
+        default=None, description="runs at or above the threshold (null in older results)"
+    )
+    runs_needed: int | None = Field(
+        default=None,
+        description="llmjudge_verdict = k_of_n k=K: the runs that must pass (K of the runs "
+        "judged, adaptive ones included); null under the other verdicts",
+    )
 
     @field_validator("decision", mode="before")
     @classmethod

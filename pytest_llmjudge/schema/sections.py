@@ -33,12 +33,56 @@ class LabelDifference(BaseModel):
     difference: float = Field(description="score - label (negative: the judge is harsher)")
 
 
+class Interval(BaseModel):
+    """A 95% interval and the labels a ± 0.1 one would need."""
+
+    ci_low: float
+    ci_high: float
+    labels_for_0_1: int = Field(
+        description="about how many labels a 95% interval of ± 0.1 would need at this estimate"
+    )
+
+
+class CorrectedRate(BaseModel):
+    """A dimension's pass rate corrected for the judge's error rates on the labels
+    (Rogan-Gladen, Lang-Reiczigel interval); corrected only with enough labels."""
+
+    threshold: float = Field(description="the pass mark of judge and label alike")
+    n: int = Field(description="judged items on this dimension (the raw rate's base)")
+    raw: float = Field(description="share of them the judge passed")
+    raw_ci_low: float = Field(description="Wilson 95% interval of the raw rate")
+    raw_ci_high: float
+    label_passes: int = Field(description="labelled items whose label is at the threshold or above")
+    label_fails: int
+    sensitivity: float | None = Field(description="of label passes, the share the judge passed")
+    specificity: float | None = Field(description="of label fails, the share the judge failed")
+    corrected: float | None = Field(
+        default=None,
+        description="(raw + specificity - 1) / (sensitivity + specificity - 1); null: too few "
+        "labels to correct (fewer than 10 label passes or fails, or sensitivity + specificity "
+        "- 1 below 0.5)",
+    )
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
 class LabelAgreement(BaseModel):
     """The judge against the human labels (``expected``) on one dimension."""
 
     n: int = Field(description="labelled, judged items")
     spearman: float | None = Field(description="rank correlation of judged means and labels")
     kappa: float | None = Field(description="quadratic-weighted Cohen's kappa, rounded scores")
+    spearman_ci: Interval | None = Field(
+        default=None, description="Fisher z with Bonett-Wright's variance (null: none)"
+    )
+    kappa_ci: Interval | None = Field(
+        default=None, description="Fleiss-Cohen-Everitt large-sample interval (null: none)"
+    )
+    exact_ci: Interval | None = Field(default=None, description="Wilson interval")
+    within_one_ci: Interval | None = Field(default=None, description="Wilson interval")
+    pass_rate: CorrectedRate | None = Field(
+        default=None, description="the pass rate corrected for the judge's errors on the labels"
+    )
     exact: float = Field(description="share of items whose rounded score equals the label")
     within_one: float = Field(description="share within one point of the label")
     bias: float = Field(description="mean of score - label: negative, the judge is harsher")

@@ -75,8 +75,13 @@ def test_min_agreement_gate(labelled: pytest.Pytester) -> None:
     passing.stdout.no_fnmatch_line("gate FAILED: relevance kappa*")
     failing = run(labelled, "evals/", "-o", "llmjudge_gates=spearman=0.95")
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    # five labels: Spearman's interval holds 0.95, undecided, counted by the estimate
     failing.stdout.fnmatch_lines(
-        ["gate FAILED: relevance spearman with human labels 0.90 < 0.95 (n=5)"]
+        [
+            "gate FAILED: relevance spearman with human labels 0.90 < 0.95 (5 labels; about 23 "
+            "labels needed for ±0.1; 95% CI -0.17-1.00): undecided, counted as failed "
+            "(undecided=point)"
+        ]
     )
 
 

@@ -83,7 +83,7 @@ def test_schema_command_prints_the_json_schema() -> None:
     )
     assert (
         bad.returncode == 2
-        and "invalid choice: 'nope' (choose from 'schema', 'report', 'merge')" in bad.stderr
+        and "invalid choice: 'nope' (choose from 'schema', 'report', 'merge', 'plan')" in bad.stderr
     )
 
 

@@ -29,7 +29,9 @@ LAYERS: dict[str, int] = {
     "__main__": 8,
 }
 KNOWS_PYTEST = {"session", "plugin"}  # the only rooms that import pytest
-LARGEST_MODULE = 350  # lines; the option table (config/options.py) is exempt
+# lines; the option table (config/options.py) is exempt, and so is the statistics module
+# (analysis/stats.py): every formula in one place, each with its source (issues 58 and 62)
+LARGEST_MODULE = 350
 FACE = "__init__"  # the package's public face: imported by users, never by its own modules
 
 
@@ -147,7 +149,7 @@ def test_modules_stay_small() -> None:
         for p in SOURCES
     }
     too_large = {name: n for name, n in sizes.items() if n >= LARGEST_MODULE}
-    assert too_large.keys() <= {"config/options.py"}
+    assert too_large.keys() <= {"config/options.py", "analysis/stats.py"}
 
 
 def test_the_checker_sees_imports_that_run_up_circles_and_the_face() -> None:

@@ -155,8 +155,12 @@ def test_ollama_alias() -> None:
         ),
         (
             {"ini": {"llmjudge_verdict": "mean undecided=pass"}},
-            "ini option llmjudge_verdict must be mean, or confident "
-            "[undecided=fail|pass|xfail], got 'mean undecided=pass'",
+            "ini option llmjudge_verdict must be mean, confident "
+            "[undecided=fail|pass|xfail], or k_of_n k=K, got 'mean undecided=pass'",
+        ),
+        (
+            {"ini": {"llmjudge_verdict": "k_of_n k=0"}},
+            "ini option llmjudge_verdict must be >= 1, got 0",
         ),
     ],
 )
