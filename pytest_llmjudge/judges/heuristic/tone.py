@@ -8,6 +8,7 @@ import re
 
 from .text import (
     listed_profanity,
+    masked_profanity,
     normalise,
     profanity,
     sentences,
@@ -23,11 +24,15 @@ from .text import (
 # profanity list, or strongly negative in the sentiment lexicon (-1.5 or less; -2 or less for a
 # word alone). A state the reader is in ("you are frustrated") is empathy, never an insult, so
 # -ed words never count, nor adverbs (", sadly."), nor -ing forms ("you are missing").
+# how much of it: "you are so ...", "you are clearly a ...", "you are being ..."
+_DEGREE = (
+    r"(?:so|such|just|being|really|clearly|obviously|completely|totally|utterly|an?|complete"
+    r"|total|absolute|a bit|bit|quite|pretty|rather|very|incredibly|seriously|truly|always|still)"
+)
 _AT_READER = re.compile(
     r"(?:^\W*|, |\b(?:thanks|thank you|oh|ok|okay|yes|no)\W* )you"
     r"(?: big| little| absolute| complete| total)? (\w+)(?=\W*$|\s*[,.!?;])"
-    r"|\byou are (?:(?:so|such|just|being|really|an?|complete|total|absolute) )*(\w+)"
-    r"(?=\W*$|\s*[,.!?;])|\byou are (?:so|such|just|being|really|an?) (\w+)"
+    rf"|\byou are (?:{_DEGREE} )*(\w+)(?=\W*$|\s*[,.!?;])|\byou are (?:{_DEGREE} )+(\w+)"
     r"|\bare you (?:\w+ )?(\w+)\?|\bwhat an? (\w+) question\b"
     r"|\byour (?:\w+ )?(?:is|are) (?:so|just|really) (\w+)|, (\w+)\W*$",
     re.IGNORECASE,
@@ -45,19 +50,53 @@ _CODE = re.compile(r"[_;=*()`]")
 # one domain, matched in a sentence after contractions are written out ("can't" is "can not").
 # Each is said to the reader, never of a thing, so a blunt or terse answer stays clear of it.
 _CONTEMPT_PATTERNS = (
-    r"\bdid you (?:even|actually|really) (?:read|look|check|try|open|think)\b",
+    # did you even / do you even / have you even ...
+    r"\b(?:did|have) you (?:even|actually|really) (?:read|look|check|try|open|think)\b",
+    r"\b(?:did|have) you even\b|\bdo you even (?:know|understand|read|listen|care)\b",
+    r"\bdo you (?:even |actually |really )?(?:understand|know|realise|realize|get)\b.*\bat all\?",
     r"\b(?:can not|cannot) you (?:read|see|count)\?|\bcan you not (?:read|see|count)\?",
-    r"\b(?:half a|a single) brain\b|\buse your (?:brain|head|eyes)\b|\bget a clue\b",
-    r"\b(?:maybe|just|go|try to|you need to) learn (?:how )?to (?:read|count|spell)\b",
-    r"\blike an? grown-?up\b|^\W*grow up\b|\bfor once(?: in your life)?\W*$",
-    r", (?:genius|einstein|sherlock|snowflake)\W*$",
+    r"\byou (?:clearly|obviously|evidently|apparently) (?:can not|did not|do not|have not|never)"
+    r" (?:even )?(?:read|look|check|listen|understand|follow|bother|pay attention)\b",
+    r"\byou can not even (?:read|count|spell|follow)\b|\bare you (?:\w+ )?(?:this|that) \w+\?",
+    r"\b(?:are you|you are|you seem) (?:\w+ )?(?:allergic to|incapable of)\b|\byou people\b",
+    # a trait the lexicons do not rate, said of the reader ("you are a bit slow", "are you thick?")
+    rf"\b(?:you are|are you) (?:{_DEGREE} )*(?:slow|dense|thick|daft|dim|brainless|dramatic"
+    r"|unreasonable|clumsy|inept|immature|silly)\b(?!-)",
+    r"\b(?:what|such|that is|this is) an? (?:\w+ )?(?:stupid|silly|dumb|ridiculous|pointless)"
+    r" question\b|\bwhat part of\b.*\b(?:do|did) you not (?:understand|get)\b",
+    r"\b(?:were|are) you even\b|\beven you (?:can|could|should)\b|\bare you (?:kidding|joking)"
+    r"\b|\bare you serious\?|\byou had one job\b|\bbless your (?:little )?heart\b",
+    r"\b(?:explain|say|spell) (?:it|this|that) (?:out )?(?:very )?slowly\b|\bspell it out for "
+    r"you\b|\bi do not have time for (?:this|you)\b|\bwaste of (?:my|our) time\b",
+    r"\bengage your brain\b|\byour (?:little|tiny|small) (?:brain|mind|head)\b|\bget your act "
+    r"together\b|\bhow do you (?:even )?function\b|\bbasic stuff\b|\b(?:this|that) is basic\W*$",
+    r"\b(?:half a|a single) brain\b|\bus(?:e|ing) your (?:brain|head|eyes)\b|\bget a clue\b",
+    r"\b(?:maybe|just|go|try to|please|you (?:need|should|ought) to) learn (?:how )?to \w+",
+    r"^\W*learn to (?:read|count|spell|plan|listen)\b",
+    r"\blike an? (?:grown-?up|adult|normal person)(?=\W*$|\s*[,.!?;]|\s+(?:and|or|for|then)\b)",
+    r"^\W*grow up\b|\bfor once(?: in your life)?\W*$",
+    # said to the reader by a name for them: "..., genius.", "Sweetie, ...", "Genius."
+    r"(?:, |^\W*)(?:genius|einstein|sherlock|snowflake|sweetie|sweetheart|darling|princess|kiddo"
+    r"|champ|buttercup)\W*$|^\W*(?:sweetie|sweetheart|darling|princess|kiddo),",
     r"\bdo you need (?:a picture|me to draw)\b|\bdo i (?:have|need) to (?:draw|spell it out)\b",
-    r"^\W*(?:just |so )?(?:stop|quit) (?:whining|whinging|moaning|complaining)\b",
+    r"(?:^\W*|[,;:] |\b(?:just|so|and|now|please) )(?:stop|quit) (?:whining|whinging|moaning"
+    r"|complaining|nagging)\b",
     r"\bclueless\b|\bnot (?:exactly )?(?:rocket science|brain surgery)\b",
     r"(?:^\W*|\b(?:is|just|basic|use (?:some|your)) )common sense\b",
     r"\bhow hard (?:is it|can it be)\b|\bis (?:that|it) (?:really )?(?:so|that) hard\b",
+    r"\btoo (?:hard|difficult|complicated|much) for you\b|\bhow many times (?:do|must|have|will)"
+    r" (?:i|we)\b",
     r"\b(?:could|can not|cannot) be bothered to\b|\bif you (?:had )?(?:even )?bothered to\b",
     r"\byou (?:should|ought to) (?:have known|know) better\b|\breading is (?:hard|difficult)\b",
+    r"\bwhat (?:did|do) you expect\b|\bwhat were you thinking\b|\bnobody cares\b",
+    r"\b(?:even a|any) (?:child|toddler|idiot|fool|monkey) (?:could|can|would) (?:do|fix|see"
+    r"|understand|manage|figure|work)\b",
+    r"\b(?:figure|work|sort) (?:it|this|that) out (?:yourself|for yourself|on your own)\b"
+    r"|\b(?:just )?google it\b|\bi am not your (?:mum|mom|mother|babysitter|nanny|servant)\b",
+    r"\bnot (?:my|our) problem\b|(?<!if )\b(?:that|this|it) is (?:all |entirely )?your "
+    r"(?:own )?(?:problem|fault)\b|^\W*(?:deal with it|tough luck|too bad)\W*$",
+    # a word of scorn as a sentence of its own: "Typical.", "Seriously?", "Shocking."
+    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|obviously)(?:\.|\?|\.\.\.)?\W*$",
 )
 _CONTEMPT = re.compile("|".join(_CONTEMPT_PATTERNS), re.IGNORECASE)
 
@@ -87,28 +126,31 @@ def _insult(word: str, valence: float) -> bool:
 
 
 def shouting(text: str) -> list[str]:
-    """The words of shouted sentences: three capitalised words or more, two thirds of it, one
-    a function word (acronyms never are: "DNS TTL"); code ("SELECT ... FROM") is not shouted."""
+    """The words of a shouted reply or sentence: three capitalised words or more, two thirds of
+    its words, one a function word (acronyms never are: "DNS TTL"); code ("SELECT ... FROM") is
+    not shouted. Read as written ("DON'T" is one capitalised word, "OPEN PORT 80!!!! THAT'S
+    ALL!!" one shouted reply)."""
     shouted = []
-    for sentence in sentences(text):
-        tokens = [w for w in words(sentence) if w.isalpha()]
+    for part in [text, *sentences(text)]:
+        tokens = [w for w in words(part) if w.replace("'", "").isalpha()]
         capitals = [w for w in tokens if len(w) >= 2 and w.isupper()]
         small = [w for w in capitals if w.lower() in stopwords()]
         loud = len(capitals) >= 3 and 3 * len(capitals) >= 2 * len(tokens) and small
-        if loud and not _CODE.search(sentence):
+        if loud and not _CODE.search(part):
             shouted += capitals
     return shouted
 
 
 def tone_signals(response: str) -> list[tuple[int, str]]:
     """Each failing signal as (the most the tone may score, what was found)."""
-    response = normalise(response)
+    written, response = response, normalise(response)
     found: list[tuple[int, str]] = []
     swearing = profanity()
     swore = [w for w in words(response) if w.lower() in swearing or stem(w) in swearing]
+    swore += masked_profanity(response)
     if swore:
         found.append((1, f'profanity ("{_listed(swore)}")'))
-    for name, hits in (("an insult", insults(response)), ("shouting", shouting(response))):
+    for name, hits in (("an insult", insults(response)), ("shouting", shouting(written))):
         if hits:
             found.append((2, f'{name} ("{_listed(hits)}")'))
     return found
