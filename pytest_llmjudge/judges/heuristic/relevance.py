@@ -47,23 +47,26 @@ _MARKED += (
 _NOTE = r"(?:insert|paste|copy|fill in|to ?do|tb[dc]|fixme|placeholder)\b"
 _SHAPES = (
     # a run of blanks where a value should be: "Answer: ___", "Cost = ???", "£XX.XX", "XX/XX"
-    r"(?<![\w?])_{3,}(?!\w)|(?:^|(?<=[\s:=(]))\?{2,}(?=[\s.,;)]|$)",
+    r"(?<![\w?])_{3,}(?!\w)|(?:^|(?<=[\s:=($£€]))\?{2,}(?=[\s.,;)]|$)",
     r"[$£€] ?X+(?:\.X+)?\b|\bXX?[/:.]XX(?:[/:.]X{2,4})?\b",
     # a note to the writer in brackets: "[lost property answer]", "[Insert refund policy]",
     # "<insert answer here>", "(answer to follow)"; not a link's text ("[answer](https://...)")
     rf"(?i:\[(?:{_NOTE}[^\]\n]*|[^\]\n]*\b(?:answer|reply|response)\b"
     r"(?: (?:re|here|goes here|to follow)\b[^\]\n]*)?)\](?!\())",
-    r"(?i:<(?:insert|paste|fill in|answer|reply|response)\b[^<>=/\n]* [^<>=/\n]*>)",
+    r"(?i:<(?:insert|paste|fill in|(?:your )?(?:answer|reply|response))\b[^<>=/\n]*>)",
     rf"(?i:\((?:{_NOTE}[^)\n]*|(?:answer|reply|response) (?:here|goes here|to (?:follow|come"
     r"|be \w+)|pending)\b[^)\n]*)\))",
     # a slot after a greeting ("Dear %s,", "Hi {customer},", "Hi ${first_name}"), a slot on a
     # line of its own ("{resolution}"), a label with only a marker for its value ("Reply: TBD")
-    r"(?i:\b(?:hi|hello|dear|hey) (?:%s|\$?\{\{? ?\w+ ?\}?\}))|(?m:^\s*\{\{? ?[a-z_]+ ?\}?\}\s*$)",
+    r"(?i:\b(?:hi|hello|dear|hey) (?:%s|\$?\{\{? ?\w+ ?\}?\}|<\w+>))",
+    r"(?m:^\s*\{\{? ?[a-z_]+ ?\}?\}\s*$)",
     r"(?m:[:=]\s*(?:TBD|TBC|TODO|FIXME)\W*$)",
 )
 _SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SHAPES]))
 # A short reply of a few words that ends in a marker ("Price list TBC", "Reply TBD")
 _SHORT_MARKED = re.compile(r"\W*(?:\w+\W+){0,3}(?:TBD|TBC|TODO|FIXME)\W*")
+# ... or a note to the writer alone ("Insert gardening advice here.")
+_NOTE_ALONE = re.compile(r"\W*(?:insert|paste|add|write|put) (?:\w+ ){0,4}(?:here|below)\W*", re.I)
 # A direct answer that opens with yes or no, or gives a figure: "Sorry, no.", "Thanks, yes."
 _DIRECT = re.compile(r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d)", re.IGNORECASE)
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -74,7 +77,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     """The failing signal, as (score, what was found), or None: no clear evidence."""
     ticket, response = normalise(ticket), normalise(response)
     text = response.strip()
-    blank = PLACEHOLDER.fullmatch(text) or _SLOT.search(response) or _SHORT_MARKED.fullmatch(text)
+    blank = PLACEHOLDER.fullmatch(text) or _SLOT.search(response)
+    blank = blank or _SHORT_MARKED.fullmatch(text) or _NOTE_ALONE.fullmatch(text)
     if blank or _keyboard_mash(response):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"

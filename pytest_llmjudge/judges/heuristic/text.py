@@ -113,7 +113,7 @@ def profanity() -> frozenset[str]:
     in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing."""
     listed, lexicon = listed_profanity(), sentiment()
     marked = {w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)}
-    marked |= BRITISH  # swearing the lexicon has no valence for
+    marked |= UNRATED
     # ... and the list's compounds of such a word ("shithole", "fucking", "dumbasses")
     roots = tuple(marked)
     return frozenset(marked | {w for w in listed if w.startswith(roots) or w.endswith(roots)})
@@ -138,5 +138,5 @@ def _shape(token: str) -> re.Pattern[str]:
 # Beginnings of strongly negative words of both sources that name a topic a customer may ask
 # about (a process is killed, a screw is screwed in, a crime is reported), not abuse of the reader.
 TOPIC_WORDS = ("kill", "murder", "rap", "heroin", "molest", "screw", "suck", "masochist")
-# British swear words the profanity list holds (or compounds of) that the lexicon does not rate
-BRITISH = {"arse", "arsed", "bollocks", "bugger", "tosser"}
+# Swearing the lexicon does not rate: British words and abbreviations
+UNRATED = {"arse", "arsed", "bollocks", "bugger", "tosser", "ffs", "stfu"}

@@ -27,7 +27,7 @@ from .text import (
 # how much of it: "you are so ...", "you are clearly a ...", "you are being ..."
 _DEGREE = (
     r"(?:so|such|just|being|really|clearly|obviously|completely|totally|utterly|an?|complete"
-    r"|total|absolute|a bit|bit|quite|pretty|rather|very|incredibly|seriously|truly|always|still)"
+    r"|total|absolute|a bit|bit|quite|pretty|rather|very|incredibly|seriously|truly)"
 )
 _AT_READER = re.compile(
     r"(?:^\W*|, |\b(?:thanks|thank you|oh|ok|okay|yes|no)\W* )you"
@@ -43,6 +43,7 @@ _EMPATHY = re.compile(
 )
 _ALONE = re.compile(r"^\W*(\w+)\W*$")
 _INSULT = -1.5  # the lexicon's valence (-4..4) at or below which a word said of the reader is one
+_INSULT_STRESSED = -1.1  # ... when "so", "just", "being" stress it ("you are being impatient")
 _INSULT_ALONE = -2.0  # ... and a word said alone ("Pathetic.", not "No.")
 _CODE = re.compile(r"[_;=*()`]")
 # Condescension aimed at the reader in words no lexicon rates as insults ("Did you even read
@@ -57,6 +58,14 @@ _CONTEMPT_PATTERNS = (
     r"\b(?:can not|cannot) you (?:read|see|count)\?|\bcan you not (?:read|see|count)\?",
     r"\byou (?:clearly|obviously|evidently|apparently) (?:can not|did not|do not|have not|never)"
     r" (?:even )?(?:read|look|check|listen|understand|follow|bother|pay attention)\b",
+    r"\byou (?:clearly|obviously|evidently|apparently) (?:ignored|missed|skipped|forgot"
+    r"|overlooked)\b",
+    r"\bwhat (?:kind|sort) of (?:person|people|owner|parent|customer|adult|user|human)\b",
+    r"\banyone who\b[^.?!]{0,30}\b(?:read|look|check|bother)\w*\b[^.?!]{0,30}\bwould "
+    r"(?:know|have known)\b|\beven an? (?:\w+ )?\w+ (?:knows|would know)\b",
+    r"\bnot that (?:complicated|hard|difficult)(?=\W*$|\s*[,.!?;])|\bnot (?:a )?(?:miracle workers?"
+    r"|mind readers?|magicians?)\b|\b(?:can not|cannot) believe (?:i|we) (?:have|need) to\b",
+    r"^\W*ugh\b",
     r"\byou can not even (?:read|count|spell|follow)\b|\bare you (?:\w+ )?(?:this|that) \w+\?",
     r"\b(?:are you|you are|you seem) (?:\w+ )?(?:allergic to|incapable of)\b|\byou people\b",
     # a trait the lexicons do not rate, said of the reader ("you are a bit slow", "are you thick?")
@@ -96,7 +105,8 @@ _CONTEMPT_PATTERNS = (
     r"\bnot (?:my|our) problem\b|(?<!if )\b(?:that|this|it) is (?:all |entirely )?your "
     r"(?:own )?(?:problem|fault)\b|^\W*(?:deal with it|tough luck|too bad)\W*$",
     # a word of scorn as a sentence of its own: "Typical.", "Seriously?", "Shocking."
-    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|obviously)(?:\.|\?|\.\.\.)?\W*$",
+    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|obviously"
+    r"|adorable)(?:\.|\?|\.\.\.)?\s*$",
 )
 _CONTEMPT = re.compile("|".join(_CONTEMPT_PATTERNS), re.IGNORECASE)
 
@@ -108,7 +118,9 @@ def insults(text: str) -> list[str]:
     for i, sentence in enumerate(sentences(text)):
         for match in _AT_READER.finditer(sentence):
             word = next(w for w in match.groups() if w)
-            if _insult(word, _INSULT) and not _EMPATHY.search(sentence[: match.start()]):
+            stressed = match.group(3) or (match.group(2) and match.group(0).count(" ") > 2)
+            valence = _INSULT_STRESSED if stressed else _INSULT
+            if _insult(word, valence) and not _EMPATHY.search(sentence[: match.start()]):
                 found.append(match.group(0).strip(" ,"))
         # a word alone after what was said ("Pathetic."); first, it may be a verdict ("Scam.")
         alone = _ALONE.match(sentence) if i else None
