@@ -27,7 +27,7 @@ from .text import (
 # how much of it: "you are so ...", "you are clearly a ...", "you are being ..."
 _DEGREE = (
     r"(?:so|such|just|being|really|clearly|obviously|completely|totally|utterly|an?|complete"
-    r"|total|absolute|a bit|bit|quite|pretty|rather|very|incredibly|seriously|truly)"
+    r"|total|absolute|a bit|bit|quite|pretty|rather|very|incredibly|seriously|truly|too)"
 )
 _AT_READER = re.compile(
     r"(?:^\W*|, |\b(?:thanks|thank you|oh|ok|okay|yes|no)\W* )you"
@@ -65,7 +65,13 @@ _CONTEMPT_PATTERNS = (
     r"(?:know|have known)\b|\beven an? (?:\w+ )?\w+ (?:knows|would know)\b",
     r"\bnot that (?:complicated|hard|difficult)(?=\W*$|\s*[,.!?;])|\bnot (?:a )?(?:miracle workers?"
     r"|mind readers?|magicians?)\b|\b(?:can not|cannot) believe (?:i|we) (?:have|need) to\b",
-    r"^\W*ugh\b",
+    r"^\W*ugh\b|^\W*be (?:sensible|reasonable|realistic)\b",
+    r"\bnobody wants (?:that|this|your|to deal)\b",
+    # a rhetorical question: "Maybe read the manual?", "Did you think it would fit?", "Have you
+    # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev answers)
+    r"^\W*maybe\b[^?]*\?\W*$|\bdid you (?:really |honestly |seriously )?(?:think|expect)\b",
+    r"\bhave you (?:even )?tried (?:not|actually|reading|looking|listening|using your|thinking)\b",
+    r"\bdo you (?:really |honestly |seriously )?think (?:we|i)\b(?! (?:could|might))",
     r"\byou can not even (?:read|count|spell|follow)\b|\bare you (?:\w+ )?(?:this|that) \w+\?",
     r"\b(?:are you|you are|you seem) (?:\w+ )?(?:allergic to|incapable of)\b|\byou people\b",
     # a trait the lexicons do not rate, said of the reader ("you are a bit slow", "are you thick?")
@@ -82,7 +88,10 @@ _CONTEMPT_PATTERNS = (
     r"\b(?:half a|a single) brain\b|\bus(?:e|ing) your (?:brain|head|eyes)\b|\bget a clue\b",
     r"\b(?:maybe|just|go|try to|please|you (?:need|should|ought) to) learn (?:how )?to \w+",
     r"^\W*learn to (?:read|count|spell|plan|listen)\b",
-    r"\blike an? (?:grown-?up|adult|normal person)(?=\W*$|\s*[,.!?;]|\s+(?:and|or|for|then)\b)",
+    r"\blike (?:an? (?:grown-?up|adult|normal person|toddler|child|baby|caveman)|everyone else)"
+    r"(?=\W*$|\s*[,.!?;]|\s+(?:and|or|for|then|does|did)\b)",
+    r"\bliterally (?:says|tells you|on|in|right|the first|written)\b|\bis literally\b",
+    r"^\W*obviously\b|,\s*honestly\W*$",
     r"^\W*grow up\b|\bfor once(?: in your life)?\W*$",
     # said to the reader by a name for them: "..., genius.", "Sweetie, ...", "Genius."
     r"(?:, |^\W*)(?:genius|einstein|sherlock|snowflake|sweetie|sweetheart|darling|princess|kiddo"
@@ -101,12 +110,13 @@ _CONTEMPT_PATTERNS = (
     r"\b(?:even a|any) (?:child|toddler|idiot|fool|monkey) (?:could|can|would) (?:do|fix|see"
     r"|understand|manage|figure|work)\b",
     r"\b(?:figure|work|sort) (?:it|this|that) out (?:yourself|for yourself|on your own)\b"
+    r"|\bfigure\b[^.?!]{0,30}\byourself\b"
     r"|\b(?:just )?google it\b|\bi am not your (?:mum|mom|mother|babysitter|nanny|servant)\b",
     r"\bnot (?:my|our) problem\b|(?<!if )\b(?:that|this|it) is (?:all |entirely )?your "
     r"(?:own )?(?:problem|fault)\b|^\W*(?:deal with it|tough luck|too bad)\W*$",
     # a word of scorn as a sentence of its own: "Typical.", "Seriously?", "Shocking."
-    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|obviously"
-    r"|adorable)(?:\.|\?|\.\.\.)?\s*$",
+    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|honestly|please"
+    r"|adorable|simple)(?:\.|\?|\.\.\.)?\s*$",
 )
 _CONTEMPT = re.compile("|".join(_CONTEMPT_PATTERNS), re.IGNORECASE)
 
