@@ -51,25 +51,26 @@ _CODE = re.compile(r"[_;=*()`]")
 # one domain, matched in a sentence after contractions are written out ("can't" is "can not").
 # Each is said to the reader, never of a thing, so a blunt or terse answer stays clear of it.
 _CONTEMPT_PATTERNS = (
-    # did you even / do you even / have you even ...
-    r"\b(?:did|have) you (?:even|actually|really) (?:read|look|check|try|open|think)\b",
-    r"\b(?:did|have) you even\b|\bdo you even (?:know|understand|read|listen|care)\b",
+    r"\b(?:did|have) you (?:actually|really) (?:read|look|check|try|open|think)\b",
+    r"\b(?:did|have|were|are) you even\b|\bdo you even (?:know|understand|read|listen|care)\b",
     r"\bdo you (?:even |actually |really )?(?:understand|know|realise|realize|get)\b.*\bat all\?",
     r"\b(?:can not|cannot) you (?:read|see|count)\?|\bcan you not (?:read|see|count)\?",
     r"\byou (?:clearly|obviously|evidently|apparently) (?:can not|did not|do not|have not|never)"
     r" (?:even )?(?:read|look|check|listen|understand|follow|bother|pay attention)\b",
     r"\byou (?:clearly|obviously|evidently|apparently) (?:ignored|missed|skipped|forgot"
     r"|overlooked)\b",
-    r"\bwhat (?:kind|sort) of (?:person|people|owner|parent|customer|adult|user|human)\b",
+    r"\bwhat (?:kind|sort) of (?:person|people|owner|parent|adult|human) (?:\w+s|would|does|can)\b",
     r"\banyone who\b[^.?!]{0,30}\b(?:read|look|check|bother)\w*\b[^.?!]{0,30}\bwould "
     r"(?:know|have known)\b|\beven an? (?:\w+ )?\w+ (?:knows|would know)\b",
     r"\bnot that (?:complicated|hard|difficult)(?=\W*$|\s*[,.!?;])|\bnot (?:a )?(?:miracle workers?"
     r"|mind readers?|magicians?)\b|\b(?:can not|cannot) believe (?:i|we) (?:have|need) to\b",
-    r"^\W*ugh\b|^\W*be (?:sensible|reasonable|realistic)\b",
+    r"^\W*be (?:sensible|reasonable|realistic)\b",
     r"\bnobody wants (?:that|this|your|to deal)\b",
     # a rhetorical question: "Maybe read the manual?", "Did you think it would fit?", "Have you
-    # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev answers)
-    r"^\W*maybe\b[^?]*\?\W*$|\bdid you (?:really |honestly |seriously )?(?:think|expect)\b",
+    # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev answers); a
+    # hedge or a suggestion is no contempt ("Maybe it is the cable?", "Maybe try the app?")
+    r"^\W*maybe (?!(?:it|its|this|that|there|the|an?|your|they|we|i|try|check)\b)[^?]*\?\W*$",
+    r"\bdid you (?:really |honestly |seriously )?(?:think|expect)\b",
     r"\bhave you (?:even )?tried (?:not|actually|reading|looking|listening|using your|thinking)\b",
     r"\bdo you (?:really |honestly |seriously )?think (?:we|i)\b(?! (?:could|might))",
     r"\byou can not even (?:read|count|spell|follow)\b|\bare you (?:\w+ )?(?:this|that) \w+\?",
@@ -79,7 +80,7 @@ _CONTEMPT_PATTERNS = (
     r"|unreasonable|clumsy|inept|immature|silly)\b(?!-)",
     r"\b(?:what|such|that is|this is) an? (?:\w+ )?(?:stupid|silly|dumb|ridiculous|pointless)"
     r" question\b|\bwhat part of\b.*\b(?:do|did) you not (?:understand|get)\b",
-    r"\b(?:were|are) you even\b|\beven you (?:can|could|should)\b|\bare you (?:kidding|joking)"
+    r"\beven you (?:can|could|should)\b|\bare you (?:kidding|joking)"
     r"\b|\bare you serious\?|\byou had one job\b|\bbless your (?:little )?heart\b",
     r"\b(?:explain|say|spell) (?:it|this|that) (?:out )?(?:very )?slowly\b|\bspell it out for "
     r"you\b|\bi do not have time for (?:this|you)\b|\bwaste of (?:my|our) time\b",
@@ -163,12 +164,20 @@ def shouting(text: str) -> list[str]:
     return shouted
 
 
+# A compound of the two commonest swear words that no list holds ("shitshow", "clusterfuck")
+_SWEAR_PART = re.compile(r"^(?:fuck|shit)(?!ake)|(?:fuck|shit)$", re.IGNORECASE)
+
+
 def tone_signals(response: str) -> list[tuple[int, str]]:
     """Each failing signal as (the most the tone may score, what was found)."""
     written, response = response, normalise(response)
     found: list[tuple[int, str]] = []
     swearing = profanity()
-    swore = [w for w in words(response) if w.lower() in swearing or stem(w) in swearing]
+    swore = [
+        w
+        for w in words(response)
+        if w.lower() in swearing or stem(w) in swearing or _SWEAR_PART.search(w)
+    ]
     swore += masked_profanity(response)
     if swore:
         found.append((1, f'profanity ("{_listed(swore)}")'))
