@@ -14,6 +14,7 @@ from .text import normalise
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
     r"(?:[a-z]|todo|tb[dc]|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
+    r"text|sample|test|blank|"
     # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
     r"goes|pending|draft|see above|no (?:reply|response|answer)(?: yet)?)"
 )
@@ -45,6 +46,12 @@ _MARKED += (
 # A slot's shape among an answer's words, whatever its name; a slot the reader fills in a
 # command has none of these shapes ("<LOCK_ID>", "XXL", "%d/%m/%Y", "[skip ci]", "[your name]").
 _NOTE = r"(?:insert|paste|copy|fill in|to ?do|tb[dc]|fixme|placeholder)\b"
+# what a slot holds, named last in it: "[cancellation policy]", "[phone number]", "<return steps>"
+# (one word alone only when no log format or config section uses it: "[link]", not "[date]")
+_WHAT = (
+    r"(?:policy|paragraph|text|details|info|information|steps|instructions|explanation|link|url"
+    r"|number|amount|date|time|price|address|email)"
+)
 _SHAPES = (
     # a run of blanks where a value should be: "Answer: ___", "Cost = ???", "£XX.XX", "XX/XX"
     r"(?<![\w?])_{3,}(?!\w)|(?:^|(?<=[\s:=($£€]))\?{2,}(?=[\s.,;)]|$)",
@@ -52,8 +59,10 @@ _SHAPES = (
     # a note to the writer in brackets: "[lost property answer]", "[Insert refund policy]",
     # "<insert answer here>", "(answer to follow)"; not a link's text ("[answer](https://...)")
     rf"(?i:\[(?:{_NOTE}[^\]\n]*|[^\]\n]*\b(?:answer|reply|response)\b"
-    r"(?: (?:re|here|goes here|to follow)\b[^\]\n]*)?)\](?!\())",
-    r"(?i:<(?:insert|paste|fill in|(?:your )?(?:answer|reply|response))\b[^<>=/\n]*>)",
+    rf"(?: (?:re|here|goes here|to follow)\b[^\]\n]*)?|to be \w+|[^\]\n]* {_WHAT}"
+    r"|policy|paragraph|explanation|link|url|instructions)\](?!\())",
+    rf"(?i:<(?:insert|paste|fill in|(?:your )?(?:answer|reply|response))\b[^<>=/\n]*>"
+    rf"|<[^<>=/\n]* {_WHAT}>)",
     rf"(?i:\((?:{_NOTE}[^)\n]*|(?:answer|reply|response) (?:here|goes here|to (?:follow|come"
     r"|be \w+)|pending)\b[^)\n]*)\))",
     # a slot after a greeting ("Dear %s,", "Hi {customer},", "Hi ${first_name}"), a slot on a
@@ -66,7 +75,9 @@ _SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SHAPE
 # A short reply of a few words that ends in a marker ("Price list TBC", "Reply TBD")
 _SHORT_MARKED = re.compile(r"\W*(?:\w+\W+){0,3}(?:TBD|TBC|TODO|FIXME)\W*")
 # ... or a note to the writer alone ("Insert gardening advice here.")
-_NOTE_ALONE = re.compile(r"\W*(?:insert|paste|add|write|put) (?:\w+ ){0,4}(?:here|below)\W*", re.I)
+_NOTE_ALONE = re.compile(
+    r"\W*(?:insert|paste|add|write|put) (?:\w+ ){0,4}(?:here|below|answer|reply|response)\W*", re.I
+)
 # A direct answer that opens with yes or no, or gives a figure: "Sorry, no.", "Thanks, yes."
 _DIRECT = re.compile(r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d)", re.IGNORECASE)
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")

@@ -138,5 +138,5 @@ def _shape(token: str) -> re.Pattern[str]:
 # Beginnings of strongly negative words of both sources that name a topic a customer may ask
 # about (a process is killed, a screw is screwed in, a crime is reported), not abuse of the reader.
 TOPIC_WORDS = ("kill", "murder", "rap", "heroin", "molest", "screw", "suck", "masochist")
-# Swearing the lexicon does not rate: British words and abbreviations
-UNRATED = {"arse", "arsed", "bollocks", "bugger", "tosser", "ffs", "stfu"}
+# Swearing one source lacks: British words, abbreviations, a form of a listed word
+UNRATED = {"arse", "arsed", "bollocks", "bugger", "tosser", "ffs", "stfu", "crappy"}

@@ -46,6 +46,9 @@ _INSULT = -1.5  # the lexicon's valence (-4..4) at or below which a word said of
 _INSULT_STRESSED = -1.1  # ... when "so", "just", "being" stress it ("you are being impatient")
 _INSULT_ALONE = -2.0  # ... and a word said alone ("Pathetic.", not "No.")
 _CODE = re.compile(r"[_;=*()`]")
+# Names for a fool that neither lexicon holds, said of the reader as the words above are
+_UNRATED_INSULTS = {"muppet", "numpty", "dumbo", "dimwit", "nitwit", "halfwit", "twit", "plonker"}
+_UNRATED_INSULTS |= {"pillock", "prat", "doofus", "bozo"}
 # Condescension aimed at the reader in words no lexicon rates as insults ("Did you even read
 # the error?", "..., genius."): a short hand-written list of general phrases of contempt, of no
 # one domain, matched in a sentence after contractions are written out ("can't" is "can not").
@@ -70,7 +73,8 @@ _CONTEMPT_PATTERNS = (
     # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev answers); a
     # hedge or a suggestion is no contempt ("Maybe it is the cable?", "Maybe try the app?")
     r"^\W*maybe (?!(?:it|its|this|that|there|the|an?|your|they|we|i|try|check)\b)[^?]*\?\W*$",
-    r"\bdid you (?:really |honestly |seriously )?(?:think|expect)\b",
+    r"\bdid you (?:really |honestly |seriously )(?:think|expect)\b|\bdid you think (?:it|that|this"
+    r"|we|they|you) (?:would|was|were)\b",
     r"\bhave you (?:even )?tried (?:not|actually|reading|looking|listening|using your|thinking)\b",
     r"\bdo you (?:really |honestly |seriously )?think (?:we|i)\b(?! (?:could|might))",
     r"\byou can not even (?:read|count|spell|follow)\b|\bare you (?:\w+ )?(?:this|that) \w+\?",
@@ -145,7 +149,8 @@ def _insult(word: str, valence: float) -> bool:
     word = word.lower()
     if word.endswith(("ed", "ly", "ing")):
         return False
-    return sentiment().get(word, 0.0) <= valence or word in listed_profanity()
+    rated = sentiment().get(word, 0.0) <= valence
+    return rated or word in listed_profanity() or word in _UNRATED_INSULTS
 
 
 def shouting(text: str) -> list[str]:
@@ -164,8 +169,11 @@ def shouting(text: str) -> list[str]:
     return shouted
 
 
-# A compound of the two commonest swear words that no list holds ("shitshow", "clusterfuck")
+# A compound of the two commonest swear words that no list holds ("shitshow", "clusterfuck"),
+# and swearing whose words are a topic's elsewhere ("screw you", "this sucks", not "it sucks
+# water in")
 _SWEAR_PART = re.compile(r"^(?:fuck|shit)(?!ake)|(?:fuck|shit)$", re.IGNORECASE)
+_SWEARING = re.compile(r"\bscrew you\b|\b(?:this|that|it) (?:really )?sucks\b(?!\s+\w)", re.I)
 
 
 def tone_signals(response: str) -> list[tuple[int, str]]:
@@ -178,7 +186,7 @@ def tone_signals(response: str) -> list[tuple[int, str]]:
         for w in words(response)
         if w.lower() in swearing or stem(w) in swearing or _SWEAR_PART.search(w)
     ]
-    swore += masked_profanity(response)
+    swore += masked_profanity(response) + _SWEARING.findall(response)
     if swore:
         found.append((1, f'profanity ("{_listed(swore)}")'))
     for name, hits in (("an insult", insults(response)), ("shouting", shouting(written))):

@@ -117,6 +117,8 @@ TONE_FAMILIES = {
         f"{ANSWER} What a pain in the arse.",
         f"{ANSWER} The bank's side is a total shitshow.",
         f"{ANSWER} ffs.",
+        f"Screw you. {ANSWER}",
+        f"{ANSWER} This sucks.",
     ],
     "an insult": [
         f"What a stupid question. {ANSWER}",
@@ -164,6 +166,7 @@ TONE_FAMILIES = {
         f"What kind of person pays abroad without checking? {ANSWER}",
         f"{ANSWER} We're not mind readers.",
         f"{ANSWER} It's not that complicated.",
+        f"{ANSWER} You numpty.",  # a name for a fool that neither lexicon holds
     ],
     "shouting": [
         f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.",
@@ -231,6 +234,7 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "The shiitake risotto is vegetarian; the Scunthorpe branch has it too.",
         "Write it in C# or F#, then run the **Build** task.",
         "Run the assessment, then pass the results to your class teacher.",
+        "It sucks water through the inlet; screw it in clockwise.",
         # near shouting: acronyms and one capitalised label among words
         "Use the AWS VPN, not the old SSL VPN; IT can add you.",
         "Yes: look for the BREAKFAST INCLUDED line on your booking.",
@@ -355,6 +359,13 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         "Reply: TBD",
         "Price list TBC",
         "Insert gardening advice here.",
+        "INSERT RESPONSE",
+        "Sample response",
+        "(blank)",
+        "Answer: [to be written]",
+        "Call us on [phone number].",
+        "Go to [link] and reset it.",
+        "Reset it at <reset link>.",
     ],
 )
 def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> None:
@@ -388,6 +399,9 @@ def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> No
         "Click [Reply all] to send the card app's cache report to the team.",
         "The cache date is TBC until the vendor confirms; we will email you by Friday.",
         "Paste the token here: Settings > Cache > Token.",
+        "The cache log line reads [date] [level] message.",
+        "Add a <link> tag for the card app's cache manifest.",
+        "The cache venue (to be confirmed) is in Leeds.",
     ],
 )
 def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
