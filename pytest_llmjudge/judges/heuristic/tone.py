@@ -46,6 +46,11 @@ _INSULT = -1.5  # the lexicon's valence (-4..4) at or below which a word said of
 _INSULT_STRESSED = -1.1  # ... when "so", "just", "being" stress it ("you are being impatient")
 _INSULT_ALONE = -2.0  # ... and a word said alone ("Pathetic.", not "No.")
 _CODE = re.compile(r"[_;=*()`]")
+# How the reader feels or is: said with them, never an insult ("you are so upset", "if you are
+# very ill"), as -ed words are
+_STATES = {"upset", "sad", "anxious", "nervous", "ill", "sick", "lonely", "unhappy", "angry"}
+_STATES |= {"furious", "heartbroken", "distraught", "miserable", "desperate", "hurt", "unsure"}
+_STATES |= {"uncomfortable", "alone", "stuck", "vulnerable", "mad", "livid", "afraid", "unwell"}
 # Names for a fool that neither lexicon holds, said of the reader as the words above are
 _UNRATED_INSULTS = {"muppet", "numpty", "dumbo", "dimwit", "nitwit", "halfwit", "twit", "plonker"}
 _UNRATED_INSULTS |= {"pillock", "prat", "doofus", "bozo"}
@@ -58,30 +63,31 @@ _CONTEMPT_PATTERNS = (
     r"\b(?:did|have|were|are) you even\b|\bdo you even (?:know|understand|read|listen|care)\b",
     r"\bdo you (?:even |actually |really )?(?:understand|know|realise|realize|get)\b.*\bat all\?",
     r"\b(?:can not|cannot) you (?:read|see|count)\?|\bcan you not (?:read|see|count)\?",
-    r"\byou (?:clearly|obviously|evidently|apparently) (?:can not|did not|do not|have not|never)"
+    r"\byou (?:clearly|obviously) (?:can not|did not|do not|have not|never)"
     r" (?:even )?(?:read|look|check|listen|understand|follow|bother|pay attention)\b",
-    r"\byou (?:clearly|obviously|evidently|apparently) (?:ignored|missed|skipped|forgot"
-    r"|overlooked)\b",
+    r"\byou (?:clearly|obviously) (?:ignored|missed|skipped|forgot|overlooked)\b",
     r"\bwhat (?:kind|sort) of (?:person|people|owner|parent|adult|human) (?:\w+s|would|does|can)\b",
     r"\banyone who\b[^.?!]{0,30}\b(?:read|look|check|bother)\w*\b[^.?!]{0,30}\bwould "
     r"(?:know|have known)\b|\beven an? (?:\w+ )?\w+ (?:knows|would know)\b",
-    r"\bnot that (?:complicated|hard|difficult)(?=\W*$|\s*[,.!?;])|\bnot (?:a )?(?:miracle workers?"
-    r"|mind readers?|magicians?)\b|\b(?:can not|cannot) believe (?:i|we) (?:have|need) to\b",
+    r"\bnot (?:a )?(?:miracle workers?|mind readers?)\b"
+    r"|\b(?:can not|cannot) believe (?:i|we) (?:have|need) to\b",
     r"^\W*be (?:sensible|reasonable|realistic)\b",
-    r"\bnobody wants (?:that|this|your|to deal)\b",
+    r"\bnobody wants (?:your|to deal)\b",
     # a rhetorical question: "Maybe read the manual?", "Did you think it would fit?", "Have you
     # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev answers); a
     # hedge or a suggestion is no contempt ("Maybe it is the cable?", "Maybe try the app?")
-    r"^\W*maybe (?!(?:it|its|this|that|there|the|an?|your|they|we|i|try|check)\b)[^?]*\?\W*$",
+    r"^\W*maybe (?:just )?(?:read|learn|stop|keep|plan|think|pay attention|remember|do not|hire"
+    r"|use your|stick to|grow up|open your eyes)\b[^?]*\?\W*$",
     r"\bdid you (?:really |honestly |seriously )(?:think|expect)\b|\bdid you think (?:it|that|this"
     r"|we|they|you) (?:would|was|were)\b",
-    r"\bhave you (?:even )?tried (?:not|actually|reading|looking|listening|using your|thinking)\b",
+    r"\bhave you (?:even )?tried (?:not|actually|using your (?:brain|eyes|head)|thinking)\b",
     r"\bdo you (?:really |honestly |seriously )?think (?:we|i)\b(?! (?:could|might))",
-    r"\byou can not even (?:read|count|spell|follow)\b|\bare you (?:\w+ )?(?:this|that) \w+\?",
+    r"\byou can not even (?:read|count|spell|follow)\b",
+    r"\bare you (?:really |seriously |honestly |always |actually )?(?:this|that) \w+\?",
     r"\b(?:are you|you are|you seem) (?:\w+ )?(?:allergic to|incapable of)\b|\byou people\b",
     # a trait the lexicons do not rate, said of the reader ("you are a bit slow", "are you thick?")
     rf"\b(?:you are|are you) (?:{_DEGREE} )*(?:slow|dense|thick|daft|dim|brainless|dramatic"
-    r"|unreasonable|clumsy|inept|immature|silly)\b(?!-)",
+    r"|unreasonable|clumsy|inept|immature|silly)(?=\W*$|\s*[,.!?;]|\s+(?:and|or|to|at|for)\b)",
     r"\b(?:what|such|that is|this is) an? (?:\w+ )?(?:stupid|silly|dumb|ridiculous|pointless)"
     r" question\b|\bwhat part of\b.*\b(?:do|did) you not (?:understand|get)\b",
     r"\beven you (?:can|could|should)\b|\bare you (?:kidding|joking)"
@@ -89,14 +95,13 @@ _CONTEMPT_PATTERNS = (
     r"\b(?:explain|say|spell) (?:it|this|that) (?:out )?(?:very )?slowly\b|\bspell it out for "
     r"you\b|\bi do not have time for (?:this|you)\b|\bwaste of (?:my|our) time\b",
     r"\bengage your brain\b|\byour (?:little|tiny|small) (?:brain|mind|head)\b|\bget your act "
-    r"together\b|\bhow do you (?:even )?function\b|\bbasic stuff\b|\b(?:this|that) is basic\W*$",
+    r"together\b|\bhow do you (?:even )?function\b|\b(?:this|that) is basic\W*$",
     r"\b(?:half a|a single) brain\b|\bus(?:e|ing) your (?:brain|head|eyes)\b|\bget a clue\b",
-    r"\b(?:maybe|just|go|try to|please|you (?:need|should|ought) to) learn (?:how )?to \w+",
-    r"^\W*learn to (?:read|count|spell|plan|listen)\b",
+    r"(?:^\W*|\b(?:maybe|just|go|try to|please|you (?:need|should|ought) to) )learn (?:how )?to "
+    r"(?:read|count|spell|plan|listen|follow|order|book|google|think|pay attention)\b",
     r"\blike (?:an? (?:grown-?up|adult|normal person|toddler|child|baby|caveman)|everyone else)"
     r"(?=\W*$|\s*[,.!?;]|\s+(?:and|or|for|then|does|did)\b)",
-    r"\bliterally (?:says|tells you|on|in|right|the first|written)\b|\bis literally\b",
-    r"^\W*obviously\b|,\s*honestly\W*$",
+    r"\bliterally (?:says|tells you|written|the first thing)\b|^\W*obviously\b",
     r"^\W*grow up\b|\bfor once(?: in your life)?\W*$",
     # said to the reader by a name for them: "..., genius.", "Sweetie, ...", "Genius."
     r"(?:, |^\W*)(?:genius|einstein|sherlock|snowflake|sweetie|sweetheart|darling|princess|kiddo"
@@ -107,23 +112,26 @@ _CONTEMPT_PATTERNS = (
     r"\bclueless\b|\bnot (?:exactly )?(?:rocket science|brain surgery)\b",
     r"(?:^\W*|\b(?:is|just|basic|use (?:some|your)) )common sense\b",
     r"\bhow hard (?:is it|can it be)\b|\bis (?:that|it) (?:really )?(?:so|that) hard\b",
-    r"\btoo (?:hard|difficult|complicated|much) for you\b|\bhow many times (?:do|must|have|will)"
-    r" (?:i|we)\b",
+    r"\bis (?:that|this|it|reading|counting) too (?:hard|difficult|complicated|much) for you\?"
+    r"|\bhow many times (?:do|must|have|will) (?:i|we)\b",
     r"\b(?:could|can not|cannot) be bothered to\b|\bif you (?:had )?(?:even )?bothered to\b",
     r"\byou (?:should|ought to) (?:have known|know) better\b|\breading is (?:hard|difficult)\b",
     r"\bwhat (?:did|do) you expect\b|\bwhat were you thinking\b|\bnobody cares\b",
-    r"\b(?:even a|any) (?:child|toddler|idiot|fool|monkey) (?:could|can|would) (?:do|fix|see"
-    r"|understand|manage|figure|work)\b",
-    r"\b(?:figure|work|sort) (?:it|this|that) out (?:yourself|for yourself|on your own)\b"
-    r"|\bfigure\b[^.?!]{0,30}\byourself\b"
+    r"\b(?:even a (?:child|toddler|monkey)|any (?:idiot|fool|monkey)) (?:could|can|would)\b",
+    r"\b(?:figure|work|sort) (?:it|this|that)(?: one)? out (?:yourself|for yourself|on your own)\b"
     r"|\b(?:just )?google it\b|\bi am not your (?:mum|mom|mother|babysitter|nanny|servant)\b",
     r"\bnot (?:my|our) problem\b|(?<!if )\b(?:that|this|it) is (?:all |entirely )?your "
     r"(?:own )?(?:problem|fault)\b|^\W*(?:deal with it|tough luck|too bad)\W*$",
-    # a word of scorn as a sentence of its own: "Typical.", "Seriously?", "Shocking."
-    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|honestly|please"
-    r"|adorable|simple)(?:\.|\?|\.\.\.)?\s*$",
+    r"^\W*seriously\?",
 )
 _CONTEMPT = re.compile("|".join(_CONTEMPT_PATTERNS), re.IGNORECASE)
+# A word of scorn as a sentence of its own after what was said ("Typical.", "Genius."; first, a
+# terse answer may be "Simple." or "Classic.")
+_SCORN = re.compile(
+    r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|honestly"
+    r"|please|adorable|simple)(?:\.|\?|\.\.\.)?\s*$",
+    re.IGNORECASE,
+)
 
 
 def insults(text: str) -> list[str]:
@@ -142,12 +150,13 @@ def insults(text: str) -> list[str]:
         if alone and _insult(alone.group(1), _INSULT_ALONE):
             found.append(alone.group(1))
         found += [m.group(0).strip(" ,.!?") for m in _CONTEMPT.finditer(sentence)]
+        found += [m.group(0).strip(" .?") for m in _SCORN.finditer(sentence) if i]
     return found
 
 
 def _insult(word: str, valence: float) -> bool:
     word = word.lower()
-    if word.endswith(("ed", "ly", "ing")):
+    if word.endswith(("ed", "ly", "ing")) or word in _STATES:
         return False
     rated = sentiment().get(word, 0.0) <= valence
     return rated or word in listed_profanity() or word in _UNRATED_INSULTS
