@@ -52,7 +52,7 @@ _WHAT = (
     r"(?:policy|paragraph|text|details|info|information|steps|instructions|explanation|link|url"
     r"|number|amount|date|time|price|address|email)"
 )
-_SHAPES = (
+_SLOT_PATTERNS = (
     # a run of blanks where a value should be: "Answer: ___", "Cost = ???", "£XX.XX", "XX/XX"
     r"(?<![\w?])_{3,}(?!\w)|(?:^|(?<=[\s:=($£€]))\?{2,}(?=[\s.,;)]|$)",
     r"[$£€] ?X+(?:\.X+)?\b|\bXX?[/:.]XX(?:[/:.]X{2,4})?\b",
@@ -71,7 +71,7 @@ _SHAPES = (
     r"(?m:^\s*\{\{? ?[a-z_]+ ?\}?\}\s*$)",
     r"(?m:[:=]\s*(?:TBD|TBC|TODO|FIXME)\W*$)",
 )
-_SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SHAPES]))
+_SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SLOT_PATTERNS]))
 # A short reply of a few words that ends in a marker ("Price list TBC", "Reply TBD")
 _SHORT_MARKED = re.compile(r"\W*(?:\w+\W+){0,3}(?:TBD|TBC|TODO|FIXME)\W*")
 # ... or a note to the writer alone ("Insert gardening advice here.")
