@@ -14,7 +14,6 @@ from .text import normalise
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
     r"(?:[a-z]|todo|tb[dc]|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
-    r"text|sample|test|blank|"
     # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
     r"goes|pending|draft|see above|no (?:reply|response|answer)(?: yet)?)"
 )
@@ -47,7 +46,8 @@ _MARKED += (
 # command has none of these shapes ("<LOCK_ID>", "XXL", "%d/%m/%Y", "[skip ci]", "[your name]").
 _NOTE = r"(?:insert|paste|copy|fill in|to ?do|tb[dc]|fixme|placeholder)\b"
 # what a slot holds, named last in it: "[cancellation policy]", "[phone number]", "<return steps>"
-# (one word alone only when no log format or config section uses it: "[link]", not "[date]")
+# (one word alone only when no log format or config section uses it: "[link]", not "[date]"; and
+# not the reader's own value in a command: "<your email address>")
 _WHAT = (
     r"(?:policy|paragraph|text|details|info|information|steps|instructions|explanation|link|url"
     r"|number|amount|date|time|price|address|email)"
@@ -59,10 +59,10 @@ _SLOT_PATTERNS = (
     # a note to the writer in brackets: "[lost property answer]", "[Insert refund policy]",
     # "<insert answer here>", "(answer to follow)"; not a link's text ("[answer](https://...)")
     rf"(?i:\[(?:{_NOTE}[^\]\n]*|[^\]\n]*\b(?:answer|reply|response)\b"
-    rf"(?: (?:re|here|goes here|to follow)\b[^\]\n]*)?|to be \w+|[^\]\n]* {_WHAT}"
+    rf"(?: (?:re|here|goes here|to follow)\b[^\]\n]*)?|to be \w+|(?!your )[^\]\n]* {_WHAT}"
     r"|policy|paragraph|explanation|link|url|instructions)\](?!\())",
     rf"(?i:<(?:insert|paste|fill in|(?:your )?(?:answer|reply|response))\b[^<>=/\n]*>"
-    rf"|<[^<>=/\n]* {_WHAT}>)",
+    rf"|<(?!your )[^<>=/\n]* {_WHAT}>)",
     rf"(?i:\((?:{_NOTE}[^)\n]*|(?:answer|reply|response) (?:here|goes here|to (?:follow|come"
     r"|be \w+)|pending)\b[^)\n]*)\))",
     # a slot after a greeting ("Dear %s,", "Hi {customer},", "Hi ${first_name}"), a slot on a

@@ -110,7 +110,8 @@ def listed_profanity() -> frozenset[str]:
 @cache
 def profanity() -> frozenset[str]:
     """Swear words and slurs: words both sources mark (the profanity list, and strongly negative
-    in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing."""
+    in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing;
+    with a few the lexicon lacks (``UNRATED``) and the list's compounds of them all."""
     listed, lexicon = listed_profanity(), sentiment()
     marked = {w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)}
     marked |= UNRATED

@@ -1,6 +1,8 @@
 """Tone: profanity, an insult aimed at the reader and shouting each fail an answer; every other
-answer, plain, terse, warm, formal or blunt, passes. Both word lists are vendored lexicons
-(``data/README.md``), not lists of this project's; the phrases of contempt below are."""
+answer, plain, terse, warm, formal or blunt, passes. The word lists are vendored lexicons
+(``data/README.md``); the project's own, below, are phrases of contempt said to the reader, a
+few names for a fool and swear words the lexicons lack, and words for how the reader feels
+(never an insult)."""
 
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ _STATES |= {"uncomfortable", "alone", "stuck", "vulnerable", "mad", "livid", "af
 _UNRATED_INSULTS = {"muppet", "numpty", "dumbo", "dimwit", "nitwit", "halfwit", "twit", "plonker"}
 _UNRATED_INSULTS |= {"pillock", "prat", "doofus", "bozo"}
 # Condescension aimed at the reader in words no lexicon rates as insults ("Did you even read
-# the error?", "..., genius."): a short hand-written list of general phrases of contempt, of no
+# the error?", "..., genius."): a hand-written list of general phrases of contempt, of no
 # one domain, matched in a sentence after contractions are written out ("can't" is "can not").
 # Each is said to the reader, never of a thing, so a blunt or terse answer stays clear of it.
 _CONTEMPT_PATTERNS = (

@@ -377,8 +377,6 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         "Price list TBC",
         "Insert gardening advice here.",
         "INSERT RESPONSE",
-        "Sample response",
-        "(blank)",
         "Answer: [to be written]",
         "Call us on [phone number].",
         "Go to [link] and reset it.",
@@ -419,6 +417,7 @@ def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> No
         "The cache log line reads [date] [level] message.",
         "Add a <link> tag for the card app's cache manifest.",
         "The cache venue (to be confirmed) is in Leeds.",
+        "Run cache-login --user <your email address> and paste the token.",
     ],
 )
 def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
