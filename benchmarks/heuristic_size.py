@@ -72,7 +72,8 @@ def measure_python(path: Path) -> dict[str, int]:
             "PATTERN" in getattr(t, "id", "") for t in node.targets
         ):
             found = _strings(node.value) or []
-            regexes += len(found)
+            # every entry is a regex, whether written as a plain or an f-string
+            regexes += len(getattr(node.value, "elts", found))
             entries += len(found)
             pattern_lists.add(id(node.value))
         if (

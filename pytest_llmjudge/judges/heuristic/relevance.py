@@ -42,7 +42,42 @@ _MARKED += (
     r"|(?i:\[(?:(?:customer|agent|first|last) )?(?:name|reply|response|answer|agent|topic"
     r"|signature)\]|\b(?:response|reply|answer) (?:unavailable|not available)\b)"
 )
-_SLOT = re.compile(_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED)
+# A slot's shape among an answer's words, whatever its name; a slot the reader fills in a
+# command has none of these shapes ("<LOCK_ID>", "XXL", "%d/%m/%Y", "[skip ci]", "[your name]").
+_NOTE = r"(?:insert|paste|copy|fill in|to ?do|tb[dc]|fixme|placeholder)\b"
+# what a slot holds, named last in it: "[cancellation policy]", "[phone number]", "<return steps>"
+# (one word alone only when no log format or config section uses it: "[link]", not "[date]"; and
+# not the reader's own value in a command: "<your email address>")
+_WHAT = (
+    r"(?:policy|paragraph|text|details|info|information|steps|instructions|explanation|link|url"
+    r"|number|amount|date|time|price|address|email)"
+)
+_SLOT_PATTERNS = (
+    # a run of blanks where a value should be: "Answer: ___", "Cost = ???", "£XX.XX", "XX/XX"
+    r"(?<![\w?])_{3,}(?!\w)|(?:^|(?<=[\s:=($£€]))\?{2,}(?=[\s.,;)]|$)",
+    r"[$£€] ?X+(?:\.X+)?\b|\bXX?[/:.]XX(?:[/:.]X{2,4})?\b",
+    # a note to the writer in brackets: "[lost property answer]", "[Insert refund policy]",
+    # "<insert answer here>", "(answer to follow)"; not a link's text ("[answer](https://...)")
+    rf"(?i:\[(?:{_NOTE}[^\]\n]*|[^\]\n]*\b(?:answer|reply|response)\b"
+    rf"(?: (?:re|here|goes here|to follow)\b[^\]\n]*)?|to be \w+|(?!your )[^\]\n]* {_WHAT}"
+    r"|policy|paragraph|explanation|link|url|instructions)\](?!\())",
+    rf"(?i:<(?:insert|paste|fill in|(?:your )?(?:answer|reply|response))\b[^<>=/\n]*>"
+    rf"|<(?!your )[^<>=/\n]* {_WHAT}>)",
+    rf"(?i:\((?:{_NOTE}[^)\n]*|(?:answer|reply|response) (?:here|goes here|to (?:follow|come"
+    r"|be \w+)|pending)\b[^)\n]*)\))",
+    # a slot after a greeting ("Dear %s,", "Hi {customer},", "Hi ${first_name}"), a slot on a
+    # line of its own ("{resolution}"), a label with only a marker for its value ("Reply: TBD")
+    r"(?i:\b(?:hi|hello|dear|hey) (?:%s|\$?\{\{? ?\w+ ?\}?\}|<\w+>))",
+    r"(?m:^\s*\{\{? ?[a-z_]+ ?\}?\}\s*$)",
+    r"(?m:[:=]\s*(?:TBD|TBC|TODO|FIXME)\W*$)",
+)
+_SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SLOT_PATTERNS]))
+# A short reply of a few words that ends in a marker ("Price list TBC", "Reply TBD")
+_SHORT_MARKED = re.compile(r"\W*(?:\w+\W+){0,3}(?:TBD|TBC|TODO|FIXME)\W*")
+# ... or a note to the writer alone ("Insert gardening advice here.")
+_NOTE_ALONE = re.compile(
+    r"\W*(?:insert|paste|add|write|put) (?:\w+ ){0,4}(?:here|below|answer|reply|response)\W*", re.I
+)
 # A direct answer that opens with yes or no, or gives a figure: "Sorry, no.", "Thanks, yes."
 _DIRECT = re.compile(r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d)", re.IGNORECASE)
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -52,7 +87,9 @@ _KINDS = {"a refusal": REFUSAL, "a pointer to support": DEFLECTION, "pleasantrie
 def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
     """The failing signal, as (score, what was found), or None: no clear evidence."""
     ticket, response = normalise(ticket), normalise(response)
-    blank = PLACEHOLDER.fullmatch(response.strip()) or _SLOT.search(response)
+    text = response.strip()
+    blank = PLACEHOLDER.fullmatch(text) or _SLOT.search(response)
+    blank = blank or _SHORT_MARKED.fullmatch(text) or _NOTE_ALONE.fullmatch(text)
     if blank or _keyboard_mash(response):
         shown = response.strip()[:40]
         return 1, f'empty or placeholder text ("{shown}")' if shown else "empty text"

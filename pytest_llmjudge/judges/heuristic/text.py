@@ -110,13 +110,34 @@ def listed_profanity() -> frozenset[str]:
 @cache
 def profanity() -> frozenset[str]:
     """Swear words and slurs: words both sources mark (the profanity list, and strongly negative
-    in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing."""
+    in the lexicon), so that ordinary words the list holds ("strip", "knob") are not swearing;
+    with a few the lexicon lacks (``UNRATED``) and the list's compounds of them all."""
     listed, lexicon = listed_profanity(), sentiment()
-    return frozenset(
-        w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)
-    )
+    marked = {w for w in listed if lexicon.get(w, 0.0) <= -1.5 and not w.startswith(TOPIC_WORDS)}
+    marked |= UNRATED
+    # ... and the list's compounds of such a word ("shithole", "fucking", "dumbasses")
+    roots = tuple(marked)
+    return frozenset(marked | {w for w in listed if w.startswith(roots) or w.endswith(roots)})
+
+
+def masked_profanity(text: str) -> list[str]:
+    """Swear words written with symbols for letters ("f**k", "sh*t", "f***ing")."""
+    return [
+        token
+        for token in _MASKED.findall(text)
+        if any(_shape(token).fullmatch(w) for w in profanity())
+    ]
+
+
+_MASKED = re.compile(r"\b[A-Za-z][A-Za-z*#]*[*#][A-Za-z*#]*")
+
+
+def _shape(token: str) -> re.Pattern[str]:
+    return re.compile(re.escape(token.lower()).replace(r"\*", ".").replace("\\#", "."))
 
 
 # Beginnings of strongly negative words of both sources that name a topic a customer may ask
 # about (a process is killed, a screw is screwed in, a crime is reported), not abuse of the reader.
 TOPIC_WORDS = ("kill", "murder", "rap", "heroin", "molest", "screw", "suck", "masochist")
+# Swearing one source lacks: British words, abbreviations, a form of a listed word
+UNRATED = {"arse", "arsed", "bollocks", "bugger", "tosser", "ffs", "stfu", "crappy"}

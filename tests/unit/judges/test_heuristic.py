@@ -107,7 +107,19 @@ TICKET, ANSWER = TICKETS[0]
 # Each signal, as a family of texts that carry it (each with the correct answer inside, so only
 # the signal can fail it), and the dimension and reasoning word it must show.
 TONE_FAMILIES = {
-    "profanity": [f"{ANSWER} This shit happens.", f"Damn, {ANSWER.lower()}"],
+    "profanity": [
+        f"{ANSWER} This shit happens.",
+        f"Damn, {ANSWER.lower()}",
+        # of a thing, in any position; the list's compounds, masked, British, unlisted compounds
+        f"That app is a shithole. {ANSWER}",
+        f"{ANSWER} The card system is slow as f**k.",
+        f"Sh*t happens. {ANSWER}",
+        f"{ANSWER} What a pain in the arse.",
+        f"{ANSWER} The bank's side is a total shitshow.",
+        f"{ANSWER} ffs.",
+        f"Screw you. {ANSWER}",
+        f"{ANSWER} This sucks.",
+    ],
     "an insult": [
         f"What a stupid question. {ANSWER}",
         f"{ANSWER} Thanks, you idiot.",
@@ -133,8 +145,34 @@ TONE_FAMILIES = {
         f"Not rocket science. {ANSWER}",
         f"{ANSWER} Common sense, honestly.",
         f"{ANSWER} How hard is it to look?",
+        # plain words: a trait said of the reader, a rhetorical question, a name for the reader,
+        # a word of scorn alone
+        f"You're being impatient. {ANSWER}",
+        f"Are you really this slow? {ANSWER}",
+        f"You are a bit dense. {ANSWER}",
+        f"{ANSWER} You clearly can't read.",
+        f"Have you even opened the app? {ANSWER}",
+        f"Maybe read the app before writing in? {ANSWER}",
+        f"Did you think it would work abroad by magic? {ANSWER}",
+        f"Have you tried not ignoring our emails? {ANSWER}",
+        f"{ANSWER} It's on the card, sweetheart.",
+        f"{ANSWER} Genius. Typical.",
+        f"{ANSWER} Learn to use the app like everyone else.",
+        f"{ANSWER} It literally says so in the app.",
+        f"Obviously it's blocked. {ANSWER}",
+        f"{ANSWER} What did you expect?",
+        f"{ANSWER} Figure it out yourself.",
+        f"You people never read anything. {ANSWER}",
+        f"What kind of person pays abroad without checking? {ANSWER}",
+        f"{ANSWER} We're not mind readers.",
+        f"{ANSWER} You numpty.",  # a name for a fool that neither lexicon holds
     ],
-    "shouting": [f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.", ANSWER.upper()],
+    "shouting": [
+        f"{ANSWER} DO NOT CALL US ABOUT THIS AGAIN.",
+        ANSWER.upper(),
+        # one line of short shouted sentences, read as written ("THAT'S" is one word)
+        "TURN ON TRAVEL USE!!!! THAT'S ALL!!",
+    ],
 }
 
 
@@ -178,6 +216,45 @@ def test_each_tone_signal_fails_an_answer_and_names_itself(signal: str, text: st
         "The setup is not hard: open Settings and choose Update.",
         "Yes, tomorrow.",
         "Sure, genuinely happy to help",
+        # near the plain-word rules: agreement, a state, a hedge, a suggestion, a real question
+        "You're quite right: the fee was taken twice, and we have refunded one.",
+        "If you are still stuck, send us the error code.",
+        "Maybe it is the cable? Try the one that came in the box.",
+        "Do you think we could call you tomorrow at 10?",
+        "What kind of account do you have? Business accounts have their own limit.",
+        "Not a silly question at all! Yes, it works abroad.",
+        "It is not your fault: the courier left it at the wrong number.",
+        "Learn to Skate takes children from age 4.",
+        "A child ticket works like an adult ticket but costs half.",
+        "Next time, turn on Undo Send with a delay.",
+        "You can figure the total in the app under Card settings.",
+        "Simple: open the app and turn on travel use.",
+        # near the profanity rules: words that hold a swear word's letters, code, emphasis
+        "The shiitake risotto is vegetarian; the Scunthorpe branch has it too.",
+        "Write it in C# or F#, then run the **Build** task.",
+        "Run the assessment, then pass the results to your class teacher.",
+        "It sucks water through the inlet; screw it in clockwise.",
+        # near the rules of contempt: troubleshooting, a polite request, reassurance, warmth, a
+        # feeling said with the reader, a terse first word
+        "Have you tried looking in your spam folder? The code goes there sometimes.",
+        "Maybe you could send us a photo of the label?",
+        "Are you at that address now? Then the courier can try again today.",
+        "If the walk is too much for you, take the shuttle from the gate.",
+        "Yes, any child can do it from age 5.",
+        "You apparently missed the delivery, so we have rebooked it for Friday.",
+        "Nobody wants that to happen, so we check every seat before boarding.",
+        "Are you slow cooking it? Use the low setting for eight hours.",
+        "You will just learn to steer as you go; the first lesson is on the flat.",
+        "You are so upset, and rightly so: we have refunded the full amount.",
+        "You're a bit nervous about the exam? That is normal: the first minutes are a chat.",
+        "Simple. Plug it in and press Start.",
+        "It works really well, honestly!",
+        "The cabin is literally on the beach!",
+        "We cover the basic stuff like oil and tyres in the Basic service.",
+        "Don't worry, it's not that complicated: open Settings and choose Update.",
+        # near shouting: acronyms and one capitalised label among words
+        "Use the AWS VPN, not the old SSL VPN; IT can add you.",
+        "Yes: look for the BREAKFAST INCLUDED line on your booking.",
     ],
 )
 def test_words_that_only_look_like_a_signal_do_not_fail(text: str) -> None:
@@ -280,6 +357,30 @@ def test_empty_and_placeholder_text_scores_one(text: str) -> None:
         "Hi [Name],\n\n[Reply]\n\nThanks,\n[Agent]",
         "Response unavailable. Please try again later.",
         "(no response yet)",
+        # blanks where a value should be
+        "Answer: ___",
+        "Cost = ???",
+        "Your refund of £XX.XX will arrive by [DATE].",
+        "Refund date: XX/XX/XXXX",
+        # a note to the writer in brackets, whatever its words
+        "Dear customer, [lost property answer]",
+        "[Insert cancellation policy paragraph]",
+        "Hi, thanks - [answer re: bluetooth]",
+        "<insert pregnancy policy>",
+        "Hello! (answer to be added)",
+        # a slot after a greeting or on a line of its own, a marker for a value, a note alone
+        "Dear %s, your parcel %s has been located.",
+        "Hi ${first_name}, the limit is twelve.",
+        "Dear <customer>, <answer>",
+        "Hi,\n{resolution}\nRegards",
+        "Reply: TBD",
+        "Price list TBC",
+        "Insert gardening advice here.",
+        "INSERT RESPONSE",
+        "Answer: [to be written]",
+        "Call us on [phone number].",
+        "Go to [link] and reset it.",
+        "Reset it at <reset link>.",
     ],
 )
 def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> None:
@@ -303,6 +404,20 @@ def test_an_unfilled_template_slot_anywhere_is_placeholder_text(text: str) -> No
         # brackets of code and commands: lower case, or a name in angle brackets
         "Put [skip ci] in the commit message and the card app's cache is left alone.",
         "Run terraform force-unlock <LOCK_ID> to free the cache of the card app.",
+        # near the slot shapes: sizes, JVM flags, date formats, ini sections, links, buttons,
+        # a marker among words, an instruction to the reader
+        "An XL cache takes 6 hours to warm, an XXL one about 8.",
+        "Set -XX:MaxRAMPercentage=75 so the card app's heap leaves room for the cache.",
+        "Set the cache log's date format to %d/%m/%Y and send us the log.",
+        "Point the [cache] section of the card app's ini at the new host.",
+        "See [the cache answer](https://example.com/cache) in our docs.",
+        "Click [Reply all] to send the card app's cache report to the team.",
+        "The cache date is TBC until the vendor confirms; we will email you by Friday.",
+        "Paste the token here: Settings > Cache > Token.",
+        "The cache log line reads [date] [level] message.",
+        "Add a <link> tag for the card app's cache manifest.",
+        "The cache venue (to be confirmed) is in Leeds.",
+        "Run cache-login --user <your email address> and paste the token.",
     ],
 )
 def test_braces_that_belong_to_an_answer_are_no_slot(answer: str) -> None:
