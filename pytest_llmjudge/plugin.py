@@ -145,6 +145,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not is_xdist_worker(config):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
+    if getattr(config.option, "allure_report_dir", None):  # allure-pytest writing results
+        from .session.other_plugins import AllureDetails
+
+        config.pluginmanager.register(AllureDetails(), "llmjudge-allure")
 
 
 SESSION_LOG = pytest.StashKey[logging.Handler | None]()

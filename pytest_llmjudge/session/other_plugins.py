@@ -1,0 +1,47 @@
+"""Hook objects for the other pytest plugins a CI runs beside this one, each registered only
+where its plugin is: eval items read there as plain tests do."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from .state import EVAL_ITEM_KEY, RECORD_KEY
+
+
+class AllureDetails:
+    """With allure-pytest: an eval item's description is its ticket, answer and scores, and
+    its tables and reasoning are an attachment (allure takes a test's docstring otherwise,
+    which for every eval item is the plugin's own)."""
+
+    # outermost: allure sets the description from the docstring once setup has run
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        try:
+            yield
+        finally:  # judged in setup: also an item whose judge failed gets its description
+            if EVAL_ITEM_KEY in item.stash and RECORD_KEY in item.stash:
+                _describe(item)
+
+
+def _describe(item: pytest.Item) -> None:
+    import importlib
+
+    from ..reports.item_text import item_description, passing_report
+
+    allure = importlib.import_module("allure")  # allure-pytest's public API, installed with it
+    record = item.stash[RECORD_KEY]
+    case = getattr(item, "case", None)
+    if case is None:
+        return
+    judgments = list(record.judgments.values())
+    answer = record.answer if record.answer is not None else case.response
+    text = item_description(case.ticket, answer, judgments, record.checks, record.errors)
+    allure.dynamic.description(text)
+    if judgments or record.checks:
+        allure.attach(
+            passing_report(judgments, record.checks),
+            name="llmjudge scores",
+            attachment_type=allure.attachment_type.TEXT,
+        )
