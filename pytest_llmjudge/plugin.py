@@ -140,8 +140,11 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
-    # pytest-html writing a report: score columns in its table (kept per report until then)
-    if config.pluginmanager.hasplugin("html") and writes_html_report(config):
+    # pytest-html writing a report of a session that judges: score columns in its table
+    # (kept per report until then). pytest-html makes its header before collection: eval
+    # files within reach are what says that a session judges.
+    html = config.pluginmanager.hasplugin("html") and writes_html_report(config)
+    if html and may_collect_evals(config):
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not is_xdist_worker(config):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")

@@ -6,8 +6,10 @@ plain module in a few lines.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import time
 from collections.abc import Generator
 from datetime import datetime, timezone
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .discovery import is_eval_nodeid
+from .other_plugins import annotated_elsewhere
 from .pytest_internals import sugar_reports, xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
@@ -64,6 +67,7 @@ class ResultsReporter:
         self._collection_said = False  # under xdist: what is said of the items, said once
         self._workers: WorkersHeard | None = None  # under xdist: who has said what it sent
         self._sugar_scores: dict[str, str] = {}  # with pytest-sugar: each -v line's scores
+        self._annotated: set[str] = set()  # by pytest-github-actions-annotate-failures
 
     @property
     def results(self) -> SessionResults:
@@ -131,6 +135,8 @@ class ResultsReporter:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
         self._reported = self._take(report)
+        if self._reported is not None and annotated_elsewhere(self.config, report):
+            self._annotated.add(report.nodeid)  # not twice: that plugin annotates it
         location = report.location
         if sugar_reports(self.config):
             report.location = self._sugar_location(report)
@@ -237,7 +243,7 @@ class ResultsReporter:
             said, known = self._workers.unheard()
             self.results.add_usage(known)
             said = said if state.settings.uses_llm else ()  # the offline judge sends nothing
-        facts = session_facts(session, int(exitstatus), self.started, self.clock, said)
+        facts = session_facts(session, exitstatus, self.started, self.clock, said, self._annotated)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise
@@ -273,10 +279,12 @@ class ResultsReporter:
 
 
 class HtmlColumns:
-    """With pytest-html: a score column per dimension in its results table."""
+    """With pytest-html: a score column per dimension in its results table, sortable as its
+    own columns are (a ``sortable`` header whose column type names the rows' ``col-`` cell)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
+        self.columns = {name: re.sub(r"\W", "_", f"llmjudge_{name}") for name in self.dimensions}
         # pytest-html makes a test's rows at its teardown report, when the results have
         # taken the row off the call report: each report's scores, kept until then
         self.scores: dict[int, dict[str, str]] = {}
@@ -291,13 +299,16 @@ class HtmlColumns:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        cells += [f'<th class="llmjudge-{name}">{name}</th>' for name in self.dimensions]
+        cells += [
+            f'<th class="sortable" data-column-type="{column}">{html.escape(name)}</th>'
+            for name, column in self.columns.items()
+        ]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
         scores = self.scores.pop(id(report), {})
-        for name in self.dimensions:
-            cells.append(f'<td class="llmjudge-{name}">{scores.get(name, "")}</td>')
+        for name, column in self.columns.items():
+            cells.append(f'<td class="col-{column}">{scores.get(name, "")}</td>')
 
 
 class DryRunHooks:

@@ -3,11 +3,22 @@ where its plugin is: eval items read there as plain tests do."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 
 import pytest
 
 from .state import EVAL_ITEM_KEY, RECORD_KEY
+
+
+def annotated_elsewhere(config: pytest.Config, report: pytest.TestReport) -> bool:
+    """Whether pytest-github-actions-annotate-failures annotates this report: in GitHub
+    Actions, a failure (or a rerun) in the call phase, on the process that logs it."""
+    if os.environ.get("GITHUB_ACTIONS") != "true" or report.when != "call":
+        return False
+    if not (report.failed or str(report.outcome) == "rerun"):  # rerun: pytest-rerunfailures
+        return False
+    return config.pluginmanager.get_plugin("annotate_errors") is not None
 
 
 class AllureDetails:
