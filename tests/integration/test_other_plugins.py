@@ -110,9 +110,8 @@ def test_pytest_html_columns_only_where_evals_are_judged_and_sortable(
     pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
     run(pytester, "test_plain.py", "--html=plain.html").assert_outcomes(passed=1)
     assert not [h for h in _headers(pytester.path / "plain.html") if "llmjudge" in h]
-    write_evals(
-        pytester, [entry("low", "answer {{relevance=2}}"), entry("high", ticket="x")]
-    )  # 4: the server's default
+    # the test server's scores: 2 where the answer asks for it, else 4
+    write_evals(pytester, [entry("low", "answer {{relevance=2}}"), entry("high", ticket="x")])
     run(pytester, "evals/", "--html=evals.html").assert_outcomes(passed=1, failed=1)
     headers = _headers(pytester.path / "evals.html")
     assert '<th class="sortable" data-column-type="llmjudge_relevance">relevance</th>' in headers
