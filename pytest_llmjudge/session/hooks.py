@@ -6,10 +6,8 @@ plain module in a few lines.
 
 from __future__ import annotations
 
-import html
 import json
 import os
-import re
 import time
 from collections.abc import Generator
 from datetime import datetime, timezone
@@ -276,39 +274,6 @@ class ResultsReporter:
         self._sigterm.restore()
         if self._results is not None and self._results.spill is not None:
             self._results.spill.close()
-
-
-class HtmlColumns:
-    """With pytest-html: a score column per dimension in its results table, sortable as its
-    own columns are (a ``sortable`` header whose column type names the rows' ``col-`` cell)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
-        self.columns = {name: re.sub(r"\W", "_", f"llmjudge_{name}") for name in self.dimensions}
-        # pytest-html makes a test's rows at its teardown report, when the results have
-        # taken the row off the call report: each report's scores, kept until then
-        self.scores: dict[int, dict[str, str]] = {}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        row = getattr(report, "llmjudge", None)
-        if row is not None:
-            dimensions = {name: row.get(name) for name in self.dimensions}  # JSON data
-            self.scores[id(report)] = {  # pytest-html keeps the report: its id stays its own
-                name: f"{d['score']:.2f}" for name, d in dimensions.items() if isinstance(d, dict)
-            }
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        cells += [
-            f'<th class="sortable" data-column-type="{column}">{html.escape(name)}</th>'
-            for name, column in self.columns.items()
-        ]
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
-        scores = self.scores.pop(id(report), {})
-        for name, column in self.columns.items():
-            cells.append(f'<td class="col-{column}">{scores.get(name, "")}</td>')
 
 
 class DryRunHooks:
