@@ -124,7 +124,6 @@ def pytest_configure(config: pytest.Config) -> None:
     warn_of_removed_variables(config)
     clear_cache(config, config.stash[STATE_KEY].settings)
     from .session.hooks import DryRunHooks, PlanningHooks, ProgressHooks, ResultsReporter
-    from .session.other_plugins import AllureDetails, HtmlColumns
 
     if config.stash[STATE_KEY].settings.dry_run:
         # nothing runs, so nothing is distributed (xdist configures after us) or written
@@ -139,10 +138,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # collection: eval files in reach say so): score columns, kept per report until then
     html = config.pluginmanager.hasplugin("html") and writes_html_report(config)
     if html and may_collect_evals(config):
+        from .session.other_plugins import HtmlColumns
+
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not is_xdist_worker(config):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
     if getattr(config.option, "allure_report_dir", None):  # allure-pytest writing results
+        from .session.other_plugins import AllureDetails
+
         config.pluginmanager.register(AllureDetails(), "llmjudge-allure")
 
 

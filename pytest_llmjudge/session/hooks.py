@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .discovery import is_eval_nodeid
-from .other_plugins import annotated_elsewhere
 from .pytest_internals import sugar_reports, xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
@@ -133,8 +132,11 @@ class ResultsReporter:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
         self._reported = self._take(report)
-        if self._reported is not None and annotated_elsewhere(self.config, report):
-            self._annotated.add(report.nodeid)  # not twice: that plugin annotates it
+        if self._reported is not None:
+            from .other_plugins import annotated_elsewhere
+
+            if annotated_elsewhere(self.config, report):  # not twice: that plugin does it
+                self._annotated.add(report.nodeid)
         location = report.location
         if sugar_reports(self.config):
             report.location = self._sugar_location(report)
