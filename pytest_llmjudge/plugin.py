@@ -123,13 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     warn_of_removed_variables(config)
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session.hooks import (
-        DryRunHooks,
-        HtmlColumns,
-        PlanningHooks,
-        ProgressHooks,
-        ResultsReporter,
-    )
+    from .session.hooks import DryRunHooks, PlanningHooks, ProgressHooks, ResultsReporter
 
     if config.stash[STATE_KEY].settings.dry_run:
         # nothing runs, so nothing is distributed (xdist configures after us) or written
@@ -140,11 +134,19 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
-    # pytest-html writing a report: score columns in its table (kept per report until then)
-    if config.pluginmanager.hasplugin("html") and writes_html_report(config):
+    # pytest-html writing a report of a session that judges (it makes its header before
+    # collection: eval files in reach say so): score columns, kept per report until then
+    html = config.pluginmanager.hasplugin("html") and writes_html_report(config)
+    if html and may_collect_evals(config):
+        from .session.other_plugins import HtmlColumns
+
         config.pluginmanager.register(HtmlColumns(config), "llmjudge-html")
     if not is_xdist_worker(config):  # only the controller writes results
         config.pluginmanager.register(ResultsReporter(config), "llmjudge-results")
+    if getattr(config.option, "allure_report_dir", None):  # allure-pytest writing results
+        from .session.other_plugins import AllureDetails
+
+        config.pluginmanager.register(AllureDetails(), "llmjudge-allure")
 
 
 SESSION_LOG = pytest.StashKey[logging.Handler | None]()

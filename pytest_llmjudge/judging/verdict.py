@@ -51,9 +51,12 @@ def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Jud
         shared.prefetch(names, ticket, response)
 
 
-class EvalFailed(Exception):
+class EvalFailed(AssertionError):
     """A check failed or a judged dimension is below its threshold: the eval's verdict, not a
-    crash. It carries what failed; its text is composed where it is shown."""
+    crash. It carries what failed; its text is composed where it is shown.
+
+    An ``AssertionError``, as a failed ``assert`` is: what tells a failed test from a broken
+    one (allure-pytest, ``--only-rerun AssertionError``) reads it as a failure."""
 
     def __init__(
         self,

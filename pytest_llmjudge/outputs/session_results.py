@@ -68,6 +68,8 @@ class SessionFacts:
     baseline_shown: str = ""  # likewise the baseline's
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
     github_actions: bool = False
+    annotation_root: str = ""  # the rootdir within the repository GitHub Actions checked out
+    annotated: frozenset[str] = frozenset()  # node ids another plugin annotated already
     notices: tuple[str, ...] = ()  # said of how it ended (xdist workers stopped early)
     lost: int = 0  # eval items pytest reported that ended without a results row
 
@@ -170,7 +172,7 @@ class SessionResults:
         # the results path is said by whoever writes it, once it is written
         lines = terminal_summary(results, None)
         if facts.github_actions:
-            lines += github_annotations(results)
+            lines += github_annotations(results, facts.annotation_root, facts.annotated)
         return SessionEnd(results, exit_status, lines)
 
     def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:

@@ -53,11 +53,6 @@ def write_outputs(
             if said:
                 written.append(f"{said}: {shown(Path(path))}")
 
-    if spill is not None:
-        write = functools.partial(write_chunks_atomically, settings.output, spill.dump(results))
-    else:
-        write = functools.partial(write_atomically, settings.output, dump(results))
-    attempt("results", settings.output, write, "results")
     for report in settings.reports:
         kind = "HTML report" if _is_html(report) else "markdown report"
         attempt("report", report, functools.partial(write_report, report, results), kind)
@@ -70,7 +65,16 @@ def write_outputs(
     if step_summary:
         append = functools.partial(_append, step_summary, results)
         attempt("GitHub step summary", step_summary, append, "GitHub step summary")
-    return written, failures
+    # The results last: a file not written fails the run (exit 1), and the results say so.
+    if failures and results.meta.exit_status == 0:
+        results.meta.exit_status = 1
+    if spill is not None:
+        write = functools.partial(write_chunks_atomically, settings.output, spill.dump(results))
+    else:
+        write = functools.partial(write_atomically, settings.output, dump(results))
+    before = len(written)
+    attempt("results", settings.output, write, "results")
+    return written[before:] + written[:before], failures  # the results' line first
 
 
 def _is_html(path: Path) -> bool:

@@ -207,3 +207,24 @@ def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> 
     if judgments:
         text += f"\n\njudged before the error:\n{judgment_table(judgments)}"
     return text
+
+
+def item_description(
+    ticket: str,
+    answer: str | None,
+    judgments: Sequence[Judgment],
+    checks: Sequence[CheckResult] = (),
+    errors: Sequence[str] = (),
+) -> str:
+    """What a test report outside the terminal (allure-pytest) shows as an eval item's
+    description: its ticket, the answer judged, and its scores, checks or errors."""
+    scores = [
+        f"{j.dimension} {j.score:.2f} ({'passed' if j.passed else 'FAILED'}; threshold "
+        f"{j.threshold:g}; {_runs(j)})"
+        for j in judgments
+    ]
+    said = [checks_sentence(checks) or f"checks: {len(checks)} passed"] if checks else []
+    said += scores or ["not judged"]
+    said += [f"error: {error}" for error in errors]
+    shown = "no answer" if answer is None else answer
+    return "\n\n".join([f"Ticket: {ticket}", f"Answer: {shown}", "Scores:\n" + "\n".join(said)])

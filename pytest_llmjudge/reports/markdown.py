@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..analysis.agreement import interval_lines
 from ..analysis.comparison import comparison_lines
@@ -278,18 +279,23 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotations(results: ResultsFile) -> list[str]:
+def github_annotations(
+    results: ResultsFile, root: str = "", annotated: Collection[str] = ()
+) -> list[str]:
     """``::error`` lines for invalid entries and failed and errored items, pointing at the
-    entry in its file."""
+    entry in its file (``root``: the rootdir within the repository), but for the items
+    another plugin annotated (``annotated``, their node ids)."""
+
+    def path(file: str) -> str:
+        return _escape_property(posixpath.join(root, file) if root else file)
+
     lines = []
     for entry in results.invalid:
-        where = f"file={_escape_property(entry.file)}" + (
-            f",line={entry.line}" if entry.line else ""
-        )
+        where = f"file={path(entry.file)}" + (f",line={entry.line}" if entry.line else "")
         title = _escape_property(f"llmjudge invalid entry: {entry.id or f'#{entry.index}'}")
         lines.append(f"::error {where},title={title}::{_escape_data(entry.reason)}")
     for item in results.results:
-        if item.outcome not in ("failed", "error"):
+        if item.outcome not in ("failed", "error") or item.nodeid in annotated:
             continue
         failing = [
             f"{name} {d.score:.2f} < {d.threshold:g}"
@@ -297,7 +303,7 @@ def github_annotations(results: ResultsFile) -> list[str]:
             if not d.passed
         ]
         message = item.error if item.outcome == "error" else "; ".join(failing) or "failed"
-        where = f"file={_escape_property(item.file)}"
+        where = f"file={path(item.file)}"
         if item.line:
             where += f",line={item.line}"
         title = _escape_property(f"llmjudge {item.outcome}: {item.id}")

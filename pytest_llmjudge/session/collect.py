@@ -161,6 +161,8 @@ def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
         # In eval files "flaky" means a flaky eval; pytest-rerunfailures' own "flaky"
         # (rerun the test) would judge the same answer again instead.
         name = FLAKY_MARK if spec.name == "flaky" else spec.name
+        if name == FLAKY_MARK and set(kwargs) - {"reason"}:
+            return [], f"'marks.{position}': {_rerun_arguments(spec.name, kwargs)}"
         if spec.name == "xfail":
             # xfail means "expected to score below threshold", not "expected to crash":
             # a judge error must stay visible.
@@ -172,6 +174,19 @@ def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
         except (AttributeError, TypeError) as exc:
             return [], f"'marks.{position}': {exc}"
     return marks, None
+
+
+def _rerun_arguments(name: str, kwargs: dict[str, Any]) -> str:
+    """Why a ``flaky`` mark with pytest-rerunfailures' arguments is refused: taken as
+    flaky_eval, a failing answer would become a non-gating xfail where a rerun was meant."""
+    reruns = kwargs.get("reruns")
+    flag = f"--reruns {reruns}" if isinstance(reruns, int) and reruns > 0 else "--reruns N"
+    given = ", ".join(sorted(set(kwargs) - {"reason"}))
+    return (
+        f"{name} in an eval file is {FLAKY_MARK} (a noisy eval whose failure is xfail, not "
+        f"gating) and takes no {given}: to rerun a failing eval, as pytest-rerunfailures' "
+        f"flaky mark does, run pytest with {flag}"
+    )
 
 
 class EvalItem(pytest.Function):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .discovery import is_eval_nodeid
-from .pytest_internals import xdist_worker_id, xdist_worker_output
+from .pytest_internals import sugar_reports, xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
@@ -63,6 +63,8 @@ class ResultsReporter:
         self._reported: JudgedItem | None = None  # the row of the report being logged
         self._collection_said = False  # under xdist: what is said of the items, said once
         self._workers: WorkersHeard | None = None  # under xdist: who has said what it sent
+        self._sugar_scores: dict[str, str] = {}  # with pytest-sugar: each -v line's scores
+        self._annotated: set[str] = set()  # by pytest-github-actions-annotate-failures
 
     @property
     def results(self) -> SessionResults:
@@ -130,10 +132,19 @@ class ResultsReporter:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
         self._reported = self._take(report)
+        if self._reported is not None:
+            from .other_plugins import annotated_elsewhere
+
+            if annotated_elsewhere(self.config, report):  # not twice: that plugin does it
+                self._annotated.add(report.nodeid)
+        location = report.location
+        if sugar_reports(self.config):
+            report.location = self._sugar_location(report)
         try:
             yield  # the terminal's -v line reads the row meanwhile (pytest_report_teststatus)
         finally:  # pytest keeps every report: its row, 7 KB as JSON data, is in the results now
             self._reported = None
+            report.location = location
             report.__dict__.pop("llmjudge", None)
 
     def _take(self, report: pytest.TestReport) -> JudgedItem | None:
@@ -169,6 +180,29 @@ class ResultsReporter:
         """The -v line of a judged item: its word and its scores, read from its row (asked
         while the report is logged: pytest's short summary asks again later and keeps its
         shape, "PASSED <nodeid>")."""
+        scores = self._scores(report)
+        if scores is None:
+            return None
+        if report.passed:
+            return "passed", ".", (f"PASSED ({scores})", {"green": True})
+        if report.failed:
+            return "failed", "F", (f"FAILED ({scores})", {"red": True})
+        return None
+
+    def _sugar_location(self, report: pytest.TestReport) -> tuple[str, int | None, str]:
+        """pytest-sugar writes its -v line from the reports' location (its key for the line
+        from the call to the teardown), not from pytest_report_teststatus: the scores are
+        put there while it logs them."""
+        scores = self._scores(report)
+        if scores is not None:
+            self._sugar_scores[report.nodeid] = scores
+        elif report.when == "teardown":
+            scores = self._sugar_scores.pop(report.nodeid, None)
+        path, line, domain = report.location
+        return (path, line, domain if scores is None else f"{domain} ({scores})")
+
+    def _scores(self, report: pytest.TestReport) -> str | None:
+        """The scores a -v line shows for the report being logged, if any."""
         row = self._reported
         if row is None or self.config.get_verbosity() <= 0 or report.when != "call":
             return None
@@ -176,21 +210,20 @@ class ResultsReporter:
             return None
         from ..reports.item_text import scores_line
 
-        scores = scores_line(row, self.config.stash[STATE_KEY].settings.label_margin)
-        if report.passed:
-            return "passed", ".", (f"PASSED ({scores})", {"green": True})
-        if report.failed:
-            return "failed", "F", (f"FAILED ({scores})", {"red": True})
-        return None
+        return scores_line(row, self.config.stash[STATE_KEY].settings.label_margin)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed and is_eval_nodeid(report.nodeid):
             self.results.add_collection_error(report.nodeid, str(report.longrepr).strip())
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    # Around the other plugins' sessionfinish (pytest-rerunfailures' --fail-on-flaky sets 7
+    # there): the results say the status pytest exits with; inside pytest's terminal
+    # reporter, which prints the summary after its own.
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
         try:
-            self._finish(session, exitstatus)
+            yield
+            self._finish(session, int(session.exitstatus))
         finally:  # the results are written: SIGTERM is the process's own again
             self._sigterm.restore()
 
@@ -210,7 +243,7 @@ class ResultsReporter:
             said, known = self._workers.unheard()
             self.results.add_usage(known)
             said = said if state.settings.uses_llm else ()  # the offline judge sends nothing
-        facts = session_facts(session, int(exitstatus), self.started, self.clock, said)
+        facts = session_facts(session, exitstatus, self.started, self.clock, said, self._annotated)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise
@@ -243,34 +276,6 @@ class ResultsReporter:
         self._sigterm.restore()
         if self._results is not None and self._results.spill is not None:
             self._results.spill.close()
-
-
-class HtmlColumns:
-    """With pytest-html: a score column per dimension in its results table."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
-        # pytest-html makes a test's rows at its teardown report, when the results have
-        # taken the row off the call report: each report's scores, kept until then
-        self.scores: dict[int, dict[str, str]] = {}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        row = getattr(report, "llmjudge", None)
-        if row is not None:
-            dimensions = {name: row.get(name) for name in self.dimensions}  # JSON data
-            self.scores[id(report)] = {  # pytest-html keeps the report: its id stays its own
-                name: f"{d['score']:.2f}" for name, d in dimensions.items() if isinstance(d, dict)
-            }
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        cells += [f'<th class="llmjudge-{name}">{name}</th>' for name in self.dimensions]
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
-        scores = self.scores.pop(id(report), {})
-        for name in self.dimensions:
-            cells.append(f'<td class="llmjudge-{name}">{scores.get(name, "")}</td>')
 
 
 class DryRunHooks:

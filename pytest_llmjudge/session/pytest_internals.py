@@ -173,6 +173,13 @@ def writes_html_report(config: pytest.Config) -> bool:
     return bool(getattr(config.option, "htmlpath", None))
 
 
+def sugar_reports(config: pytest.Config) -> bool:
+    """Whether pytest-sugar's reporter stands in for pytest's terminal reporter (it writes
+    its own -v lines, without asking ``pytest_report_teststatus``)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return type(reporter).__module__.split(".")[0] == "pytest_sugar"
+
+
 def shows_passing_sections(config: pytest.Config) -> bool:
     """Whether something will show a passing item's report sections: pytest's ``-rP``/``-rA``
     (``reportchars``), or a report written by pytest-html (``--html``) or pytest-reportlog

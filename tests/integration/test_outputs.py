@@ -218,11 +218,11 @@ def test_pytest_html_gets_score_columns(
     write_evals(pytester, [entry("fine", "answer {{relevance=5 tone=4}}")])
     run(pytester, "evals/", "test_plain.py", "-p", "html", "--html=report.html")
     html = (pytester.path / "report.html").read_text()
-    assert '<th class="llmjudge-relevance">relevance</th>' in html
+    assert '<th class="sortable" data-column-type="llmjudge_relevance">relevance</th>' in html
     # rows live in the report's escaped JSON data: the eval item's scores, the plain test's none
-    assert "llmjudge-relevance\\&#34;&gt;5.00&lt;/td&gt;" in html
-    assert "llmjudge-tone\\&#34;&gt;4.00&lt;/td&gt;" in html
-    assert html.count("llmjudge-relevance\\&#34;&gt;&lt;/td&gt;") == 1
+    assert "col-llmjudge_relevance\\&#34;&gt;5.00&lt;/td&gt;" in html
+    assert "col-llmjudge_tone\\&#34;&gt;4.00&lt;/td&gt;" in html
+    assert html.count("col-llmjudge_relevance\\&#34;&gt;&lt;/td&gt;") == 1
     plain = run(pytester, "test_plain.py", "-p", "no:html")  # without pytest-html: no hooks
     plain.assert_outcomes(passed=1)
     # pytest-html there but no report written: no scores kept for it, report after report
