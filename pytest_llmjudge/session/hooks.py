@@ -21,7 +21,7 @@ from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
     from ..outputs.session_results import SessionResults
-    from ..schema.results import JudgedItem
+    from ..schema.results import ItemResult, JudgedItem
     from .distributed import WorkersHeard
     from .live_progress import LiveProgress
     from .run_ahead import Planner
@@ -63,6 +63,12 @@ class ResultsReporter:
         self._reported: JudgedItem | None = None  # the row of the report being logged
         self._collection_said = False  # under xdist: what is said of the items, said once
         self._workers: WorkersHeard | None = None  # under xdist: who has said what it sent
+        self._started_written = False  # the results file that says the session has not ended
+        # per item running: its phases' durations so far, and its row until its teardown
+        # (the row's duration_s is setup + call + teardown, as --durations and pytest-split
+        # read them)
+        self._phases: dict[str, float] = {}
+        self._pending: dict[str, ItemResult] = {}
 
     @property
     def results(self) -> SessionResults:
@@ -78,6 +84,13 @@ class ResultsReporter:
         self.config.stash[STATE_KEY].has_evals = True
         # CI cancels jobs with SIGTERM: make it an interrupt so that the results get written.
         self._sigterm.install()
+        if not self._started_written and not self.config.getoption("collectonly"):
+            self._started_written = True  # an earlier session's results never stay meanwhile
+            from ..outputs.session_results import started_results
+            from ..outputs.writers import write_results_only
+
+            settings = self.config.stash[STATE_KEY].settings
+            write_results_only(started_results(settings, self.started), settings)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -137,6 +150,16 @@ class ResultsReporter:
             report.__dict__.pop("llmjudge", None)
 
     def _take(self, report: pytest.TestReport) -> JudgedItem | None:
+        nodeid = report.nodeid
+        if report.when == "setup":  # an attempt starts (a rerun's too)
+            self._phases[nodeid] = report.duration
+        else:
+            self._phases[nodeid] = self._phases.get(nodeid, 0.0) + report.duration
+        if report.when == "teardown":
+            took = self._phases.pop(nodeid)
+            if (pending := self._pending.pop(nodeid, None)) is not None:
+                pending.duration_s = round(took, 4)
+                self.results.add(pending)
         row = getattr(report, "llmjudge", None)
         invalid = getattr(report, "llmjudge_invalid", None)
         if row is None and invalid is None:
@@ -156,10 +179,11 @@ class ResultsReporter:
         assert row is not None  # (JSON data: the row's model dumped by its worker)
         judge_error, flaky_failed = bool(row.get("error")), bool(row.get("flaky_failed"))
         outcome, reason = report_outcome(report, judge_error, flaky_failed)
-        judged = ItemResult.arrived(row, outcome, reason, report.duration)  # the worker's row
+        # the worker's row; added at its teardown, with its duration
+        judged = ItemResult.arrived(row, outcome, reason, self._phases[nodeid])
         if self._workers is not None:
             self._workers.row(xdist_worker_id(getattr(report, "node", None)), judged.usage)
-        self.results.add(judged)
+        self._pending[nodeid] = judged
         entry = getattr(report, "llmjudge_entry", None)
         if entry is not None:  # llmjudge_targets save_responses: the entry as it was judged
             self.results.entries[report.nodeid] = entry
@@ -196,9 +220,16 @@ class ResultsReporter:
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         state = self.config.stash[STATE_KEY]
+        for row in self._pending.values():  # rows whose teardown never came (a crash)
+            self.results.add(row)
+        self._pending.clear()
         seen = self._results is not None and self._results.seen_anything
-        if self.config.getoption("collectonly") or not (seen or state.has_evals):
-            return  # nothing ran that the plugin judges: write nothing, change nothing
+        if self.config.getoption("collectonly"):
+            return
+        if not (seen or state.has_evals):
+            if state.collected:  # none selected (-k, an empty pytest-split group)
+                self.summary = self._unselected(session, exitstatus)
+            return  # nothing ran that the plugin judges: nothing else written or changed
         if exitstatus == pytest.ExitCode.USAGE_ERROR and not seen:
             return  # stopped before the first item (the judge cannot serve it): as at start
         from ..outputs.writers import write_outputs
@@ -227,6 +258,17 @@ class ResultsReporter:
         if status != exitstatus:
             session.exitstatus = pytest.ExitCode(status)
         self.summary = end.summary + written + failures
+
+    def _unselected(self, session: pytest.Session, exitstatus: int) -> list[str]:
+        """The results file of a session that selected no eval item: none of an earlier
+        session's stays (a merge of shards names each shard's file)."""
+        from ..outputs.session_results import unselected_results
+        from ..outputs.writers import write_results_only
+
+        state = self.config.stash[STATE_KEY]
+        facts = session_facts(session, int(exitstatus), self.started, self.clock)
+        results = unselected_results(state.settings, facts, len(state.collected))
+        return write_results_only(results, state.settings)
 
     # Outermost: after pytest's short test summary, so that it does not scroll away.
     @pytest.hookimpl(wrapper=True, tryfirst=True)
