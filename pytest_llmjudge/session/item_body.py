@@ -58,6 +58,13 @@ def judge_eval_item(
         judgments = judge_all(ticket, response, judges, record)
     except JudgeError as exc:
         problem = str(exc)
+    except pytest.fail.Exception as exc:
+        if not exc.pytrace:  # one of ours, said already
+            raise
+        # a failure raised into the judging wait: pytest-timeout's signal method (no code
+        # of the user's runs there); its own text, the cause, and no frames of the plugin
+        problem = stopped_while_judging(exc.msg, list(judges), record)
+        record.errors.append(problem)
     else:
         if not (record.injection and "injection" in settings.strict):
             return judgments
@@ -65,6 +72,19 @@ def judge_eval_item(
         record.errors.append(problem)
     logger.error("%s: %s", item.nodeid, problem, extra=SHOWN_IN_REPORT)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
+
+
+def stopped_while_judging(message: str, dimensions: list[str], record: AttemptRecord) -> str:
+    """Why the item stopped while its judgments were awaited (a timeout): what was judged by
+    then, and where the time went."""
+    done = [name for name in dimensions if name in record.judgments]
+    waiting = [name for name in dimensions if name not in record.judgments]
+    return (
+        f"{message.rstrip('.')} while judging (in the item's setup): "
+        f"{', '.join(waiting) or 'nothing'} still waiting on the judge, "
+        f"{', '.join(done) or 'none'} judged by then; the judge answered more slowly than the timeout allows: give eval items more time "
+        '(--timeout, or a mark in the eval file: {"name": "timeout", "timeout": 120})'
+    )
 
 
 def _offline_unjudged(
