@@ -27,6 +27,7 @@ from .session.discovery import (
 from .session.option_checks import refuse_removed_flags, warn_of_removed_variables
 from .session.pytest_internals import (
     is_xdist_worker,
+    repetition,
     turn_off_xdist,
     writes_html_report,
     xdist_worker_output,
@@ -164,8 +165,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
     from .session.judge_check import header_lines
+    from .session.other_plugins import testmon_header
 
-    return header_lines(config.stash[STATE_KEY].settings, os.environ)
+    return header_lines(config.stash[STATE_KEY].settings, os.environ) + testmon_header(config)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -188,8 +190,12 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     state = session.config.stash[STATE_KEY]
-    if any(EVAL_ITEM_KEY in item.stash for item in session.items):
+    first = next((item for item in session.items if EVAL_ITEM_KEY in item.stash), None)
+    if first is not None:
         state.has_evals = True
+        from .session.other_plugins import warn_of_count
+
+        warn_of_count(session.config, first.path)
     warn_of_files_outside_paths(session.config, state.settings.written_files)
 
 
@@ -307,7 +313,7 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
         state = node.config.stash[STATE_KEY]
         case = getattr(node, "case", None)  # an eval item's entry
         context = case.context if case is not None else NO_CONTEXT
-        return ItemJudge(state.engine, settings, record, node.nodeid, context)
+        return ItemJudge(state.engine, settings, record, node.nodeid, context, repetition(node))
     record.errors.append(problem)
     pytest.fail(problem, pytrace=False)  # outside the except: said once, no exception chain
 
