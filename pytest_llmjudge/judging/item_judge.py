@@ -13,7 +13,6 @@ from ..evalfiles.injection import injection_snippets
 from .engine import JudgeEngine
 from .verdict import AttemptRecord
 
-
 #: generations per repetition of a test: its reruns stay below it
 REPETITION_STRIDE = 1 << 16
 

@@ -166,7 +166,9 @@ def writes_test_properties(config: pytest.Config) -> bool:
     """Whether a report that carries tests' ``user_properties`` is written: ``--junitxml``
     (its option's ``xmlpath``) or pytest-json-report's ``--json-report``; items' properties
     are made only for them. Where pytest's name is gone: made, as before."""
-    return bool(getattr(config.option, "xmlpath", True) or getattr(config.option, "json_report", None))
+    return bool(
+        getattr(config.option, "xmlpath", True) or getattr(config.option, "json_report", None)
+    )
 
 
 def writes_html_report(config: pytest.Config) -> bool:
