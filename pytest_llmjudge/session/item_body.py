@@ -63,7 +63,7 @@ def judge_eval_item(
             raise
         # a failure raised into the judging wait: pytest-timeout's signal method (no code
         # of the user's runs there); its own text, the cause, and no frames of the plugin
-        problem = stopped_while_judging(exc.msg, list(judges), record)
+        problem = stopped_while_judging(exc.msg or "stopped", list(judges), record)
         record.errors.append(problem)
     else:
         if not (record.injection and "injection" in settings.strict):
@@ -82,7 +82,8 @@ def stopped_while_judging(message: str, dimensions: list[str], record: AttemptRe
     return (
         f"{message.rstrip('.')} while judging (in the item's setup): "
         f"{', '.join(waiting) or 'nothing'} still waiting on the judge, "
-        f"{', '.join(done) or 'none'} judged by then; the judge answered more slowly than the timeout allows: give eval items more time "
+        f"{', '.join(done) or 'none'} judged by then; the judge answered more slowly than "
+        "the timeout allows: give eval items more time "
         '(--timeout, or a mark in the eval file: {"name": "timeout", "timeout": 120})'
     )
 

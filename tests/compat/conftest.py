@@ -43,10 +43,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if not rows:
         return
     lines = [
-        f"{'row':<18} {'plugins':<52} {'works':<6} {'counts':<7} output",
+        f"{'row':<18} {'works':<6} {'counts':<40} {'output':<7} plugins",
         *(
-            f"{r['name']:<18} {'+'.join(r['plugins']) or '(pytest only)':<52} "
-            f"{_cell(r['works']):<6} {_cell(r['counts']):<7} {_cell(r['output'])}"
+            f"{r['name']:<18} {_cell(r['works']):<6} "
+            f"{_cell(r['counts'], r['numbers']):<40} {_cell(r['output']):<7} "
+            f"{'+'.join(r['plugins']) or '(pytest only: --junitxml)'}"
             for r in rows
         ),
     ]
@@ -56,5 +57,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     Path(os.environ[MATRIX]).write_text("\n".join(lines) + "\n")
 
 
-def _cell(problems: list[str]) -> str:
-    return "ok" if not problems else "NO: " + "; ".join(problems)
+def _cell(problems: list[str], numbers: str = "") -> str:
+    if problems:
+        return "NO: " + "; ".join(problems)
+    return f"ok ({numbers})" if numbers else "ok"

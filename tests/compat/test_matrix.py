@@ -174,6 +174,7 @@ class Checked:
     works: list[str] = field(default_factory=list)
     counts: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+    numbers: str = ""  # outcomes and requests, as the results count them
 
     def check(self, column: list[str], ok: bool, what: str) -> None:
         if not ok:
@@ -209,6 +210,9 @@ def _counts(checked: Checked, sessions: list[Session], requests: int) -> None:
         calls += results["meta"]["calls"]
         # runs=1: one request per dimension and attempt
         attempts += sum(r["attempt"] * len(_dimensions(r)) for r in results["results"])
+    outcomes = [s.results.get("summary", {}) for s in sessions]
+    passed, failed = (sum(o.get(k, 0) for o in outcomes) for k in ("passed", "failed"))
+    checked.numbers = f"{passed} passed {failed} failed, {requests} requests"
     checked.check(checked.counts, calls == requests, f"{calls} calls, server {requests}")
     checked.check(checked.counts, attempts == requests, f"{attempts} judged, server {requests}")
 
@@ -367,8 +371,8 @@ def test_row(
             _say(checked, said, "testmon: the header does not say what it cannot see")
     _counts(checked, sessions, judge_server.count())
     if matrix is not None:
-        said = {"plugins": row.plugins, **checked.__dict__}
-        (matrix / f"{row.name}.json").write_text(json.dumps(said))
+        found = {"plugins": row.plugins, **checked.__dict__}
+        (matrix / f"{row.name}.json").write_text(json.dumps(found))
     assert checked.works == checked.counts == checked.output == [], checked
 
 
