@@ -124,13 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     warn_of_removed_variables(config)
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session.hooks import (
-        DryRunHooks,
-        HtmlColumns,
-        PlanningHooks,
-        ProgressHooks,
-        ResultsReporter,
-    )
+    from .session.hooks import DryRunHooks, HtmlColumns, PlanningHooks, ResultsReporter
 
     if config.stash[STATE_KEY].settings.dry_run:
         # nothing runs, so nothing is distributed (xdist configures after us) or written
@@ -140,6 +134,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
+        from .session.progress_hooks import ProgressHooks
+
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
     # pytest-html writing a report: score columns in its table (kept per report until then)
     if config.pluginmanager.hasplugin("html") and writes_html_report(config):
@@ -190,12 +186,11 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     state = session.config.stash[STATE_KEY]
-    first = next((item for item in session.items if EVAL_ITEM_KEY in item.stash), None)
-    if first is not None:
+    if any(EVAL_ITEM_KEY in item.stash for item in session.items):
         state.has_evals = True
         from .session.other_plugins import warn_of_count
 
-        warn_of_count(session.config, first.path)
+        warn_of_count(session)
     warn_of_files_outside_paths(session.config, state.settings.written_files)
 
 

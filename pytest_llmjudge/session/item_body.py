@@ -55,16 +55,9 @@ def judge_eval_item(
             continue  # not asked for: nothing to say of it
         judges.setdefault(name, DimensionJudge(llmjudge, name))
     try:
-        judgments = judge_all(ticket, response, judges, record)
+        judgments = _judge_all(ticket, response, judges, record)
     except JudgeError as exc:
         problem = str(exc)
-    except pytest.fail.Exception as exc:
-        if not exc.pytrace:  # one of ours, said already
-            raise
-        # a failure raised into the judging wait: pytest-timeout's signal method (no code
-        # of the user's runs there); its own text, the cause, and no frames of the plugin
-        problem = stopped_while_judging(exc.msg or "stopped", list(judges), record)
-        record.errors.append(problem)
     else:
         if not (record.injection and "injection" in settings.strict):
             return judgments
@@ -72,6 +65,22 @@ def judge_eval_item(
         record.errors.append(problem)
     logger.error("%s: %s", item.nodeid, problem, extra=SHOWN_IN_REPORT)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
+
+
+def _judge_all(
+    ticket: str, response: object, judges: dict[str, Any], record: AttemptRecord
+) -> list[Judgment]:
+    """``judge_all``; a failure raised into its wait (pytest-timeout's signal method: no code
+    of the user's runs there) is a JudgeError of its own text and cause, without the frames
+    of the plugin."""
+    try:
+        return judge_all(ticket, response, judges, record)
+    except pytest.fail.Exception as exc:
+        if not exc.pytrace:  # one of ours, said already
+            raise
+        problem = stopped_while_judging(exc.msg or "stopped", list(judges), record)
+    record.errors.append(problem)
+    raise JudgeError(problem)  # outside the except: no "during handling" chain
 
 
 def stopped_while_judging(message: str, dimensions: list[str], record: AttemptRecord) -> str:

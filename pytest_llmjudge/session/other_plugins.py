@@ -4,11 +4,11 @@ tests: said once, before the items."""
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import pytest
 
 from .discovery import LLMJudgeWarning
+from .state import EVAL_ITEM_KEY
 
 
 def testmon_header(config: pytest.Config) -> list[str]:
@@ -24,13 +24,15 @@ def testmon_header(config: pytest.Config) -> list[str]:
     ]
 
 
-def warn_of_count(config: pytest.Config, eval_file: Path) -> None:
+def warn_of_count(session: pytest.Session) -> None:
     """pytest-repeat's ``--count N`` repeats Python tests, not eval items: said once, at the
     first eval file (not at the plugin's source)."""
+    config = session.config
     count = getattr(config.option, "count", None)
     repeat = any(config.pluginmanager.hasplugin(name) for name in ("repeat", "pytest_repeat"))
     if not repeat or not isinstance(count, int) or count < 2:
         return
+    eval_file = next(item.path for item in session.items if EVAL_ITEM_KEY in item.stash)
     warnings.warn_explicit(
         f"pytest-repeat's --count {count} does not repeat eval items: each is judged once, "
         "on its runs; for more samples of an item use --judge-runs N (one verdict over N "
