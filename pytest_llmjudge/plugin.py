@@ -27,6 +27,7 @@ from .session.discovery import (
 from .session.option_checks import refuse_removed_flags, warn_of_removed_variables
 from .session.pytest_internals import (
     is_xdist_worker,
+    repetition,
     turn_off_xdist,
     writes_html_report,
     xdist_worker_output,
@@ -123,7 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"pytest-llmjudge: {exc}") from None
     warn_of_removed_variables(config)
     clear_cache(config, config.stash[STATE_KEY].settings)
-    from .session.hooks import DryRunHooks, PlanningHooks, ProgressHooks, ResultsReporter
+    from .session.hooks import DryRunHooks, PlanningHooks, ResultsReporter
 
     if config.stash[STATE_KEY].settings.dry_run:
         # nothing runs, so nothing is distributed (xdist configures after us) or written
@@ -133,6 +134,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
+        from .session.progress_hooks import ProgressHooks
+
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
     # pytest-html writing a report of a session that judges (it makes its header before
     # collection: eval files in reach say so): score columns, kept per report until then
@@ -166,8 +169,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
     from .session.judge_check import header_lines
+    from .session.other_plugins import testmon_header
 
-    return header_lines(config.stash[STATE_KEY].settings, os.environ)
+    return header_lines(config.stash[STATE_KEY].settings, os.environ) + testmon_header(config)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -192,6 +196,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     state = session.config.stash[STATE_KEY]
     if any(EVAL_ITEM_KEY in item.stash for item in session.items):
         state.has_evals = True
+        from .session.other_plugins import warn_of_count
+
+        warn_of_count(session)
     warn_of_files_outside_paths(session.config, state.settings.written_files)
 
 
@@ -309,7 +316,7 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
         state = node.config.stash[STATE_KEY]
         case = getattr(node, "case", None)  # an eval item's entry
         context = case.context if case is not None else NO_CONTEXT
-        return ItemJudge(state.engine, settings, record, node.nodeid, context)
+        return ItemJudge(state.engine, settings, record, node.nodeid, context, repetition(node))
     record.errors.append(problem)
     pytest.fail(problem, pytrace=False)  # outside the except: said once, no exception chain
 

@@ -56,6 +56,7 @@ def summarize(
     marked = {f: sum(1 for i in items if getattr(i, f)) for f in (*flagged, "injection_suspected")}
     passed, judged = pass_rate(items)
     return Summary(
+        passed_on_rerun=sum(1 for i in items if i.outcome == "passed" and i.attempt > 1),
         total=sum(counts.values()) + errors,
         errors=errors,
         invalid=invalid,

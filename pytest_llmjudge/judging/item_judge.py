@@ -13,6 +13,9 @@ from ..evalfiles.injection import injection_snippets
 from .engine import JudgeEngine
 from .verdict import AttemptRecord
 
+#: generations per repetition of a test: its reruns stay below it
+REPETITION_STRIDE = 1 << 16
+
 
 class ItemJudge:
     """The ``llmjudge`` fixture: judge (ticket, response) pairs with this test's settings."""
@@ -24,8 +27,10 @@ class ItemJudge:
         record: AttemptRecord,
         owner: str = "",
         context: Context = NO_CONTEXT,
+        repetition: int = 0,
     ) -> None:
         self._engine = engine
+        self._repetition = repetition  # pytest-repeat's: each repetition judges afresh
         self.settings = settings
         self._record = record
         self._owner = owner  # the test's node id, for messages and traces
@@ -51,7 +56,9 @@ class ItemJudge:
         """
         if reference is not None or conversation is not None:
             given = tuple(Turn(role, content) for role, content in conversation or ())
-            scoped = ItemJudge(self._engine, self.settings, self._record, self._owner)
+            scoped = ItemJudge(
+                self._engine, self.settings, self._record, self._owner, repetition=self._repetition
+            )
             scoped.context = Context(given or self.context.conversation, reference)
             return scoped.judge(dimension, ticket, response, runs=runs, threshold=threshold)
         self._admit(dimension, ticket, response)
@@ -63,7 +70,7 @@ class ItemJudge:
                 response,
                 runs or self.settings.runs,
                 limit or 0.0,
-                generation=self._record.attempt,
+                generation=self._generation(),
                 paid=self._record.paid,
                 owner=self._owner,
                 context=self.context,
@@ -125,10 +132,16 @@ class ItemJudge:
     def prefetch(self, dimensions: list[str], ticket: str, response: str) -> None:
         """Start judging now so that later ``judge`` calls overlap instead of queueing."""
         applicable = [name for name in dimensions if self._applies(name)]
-        runs, attempt = self.settings.runs, self._record.attempt
+        runs, attempt = self.settings.runs, self._generation()
         self._engine().prefetch(
             applicable, ticket, response, runs, attempt, self._owner, self.context
         )
+
+    def _generation(self) -> int:
+        """Which sample of its judgments this attempt is: 0 (the cache may serve it) for a
+        test's first attempt; a rerun (pytest-rerunfailures) and a repetition after the first
+        (pytest-repeat) each judge afresh, never served another's runs, even in memory."""
+        return self._repetition * REPETITION_STRIDE + self._record.attempt
 
     def _applies(self, dimension: str) -> bool:
         known = self._engine().settings.dimensions.get(dimension)

@@ -30,9 +30,17 @@ class StoredRuns:
     taken: Usage = field(default_factory=Usage)  # what the runs items took from a batch cost
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
-        """The run's cache key (None without a cache, or for a rerun's fresh runs); a grouped
-        run is seen with ``context``, its group's."""
-        if self.cache is None or run.generation != 0:
+        """The run's cache key to read (None without a cache, or for a rerun's fresh runs);
+        a grouped run is seen with ``context``, its group's."""
+        if run.generation != 0:
+            return None
+        return self.kept_key(run, context)
+
+    def kept_key(self, run: PlannedRun, context: Context | None = None) -> str | None:
+        """The key a judged run is kept under: a rerun's under the first attempt's, so that
+        the cache holds the attempt that decided the item (the last), not a failure a rerun
+        overturned (a later session would replay it)."""
+        if self.cache is None:
             return None
         return self.cache.key(
             run.dimension, run.ticket, run.response, run.run_index, context or run.context,
@@ -163,11 +171,11 @@ class StoredRuns:
         kept: list[tuple[str | None, RunResult]] = []
         for run, result in judged:
             if result.parts is None:
-                kept.append((self.key(run), result))
+                kept.append((self.kept_key(run), result))
                 continue
             for part in run.dimension.parts:
                 alone = replace(run, dimension=part, group=run.dimension)
-                kept.append((self.key(alone, run.context), result.parts[part.name]))
+                kept.append((self.kept_key(alone, run.context), result.parts[part.name]))
         self.cache.put_runs(
             [(k, r) for k, r in kept if k is not None and worth_keeping(r, self.scoring)]
         )

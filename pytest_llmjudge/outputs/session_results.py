@@ -211,6 +211,30 @@ class SessionResults:
         )
 
 
+RUNNING = (
+    "the session had not ended when this file was written (at its start): a session stopped "
+    "before its end (killed, a thread-method timeout) leaves it so"
+)
+
+
+def started_results(settings: Settings, started: datetime) -> ResultsFile:
+    """What the results file says from the session's start until its end: nothing yet, not
+    complete (so that a session killed on the way never leaves an earlier one's results)."""
+    facts = SessionFacts(EXIT_INTERRUPTED, True, started, 0.0, notices=(RUNNING,))
+    results = SessionResults()._build(settings, facts)
+    results.meta.exit_status = None
+    return results
+
+
+def unselected_results(settings: Settings, facts: SessionFacts, collected: int) -> ResultsFile:
+    """The results of a session that collected eval items and selected none (``-k``, an
+    empty pytest-split group): no row, no gate (a shard's are decided by the merge)."""
+    notice = f"no eval item selected ({collected} collected): nothing judged"
+    results = SessionResults()._build(settings, replace(facts, notices=(notice,)))
+    results.meta.exit_status = facts.exit_status
+    return results
+
+
 def lost_row(nodeid: str, reason: str) -> ItemResult:
     """The error row of an eval item that ended without its own (nothing of it was judged
     as far as the session knows)."""

@@ -77,6 +77,16 @@ def write_outputs(
     return written[before:] + written[:before], failures  # the results' line first
 
 
+def write_results_only(results: ResultsFile, settings: Settings) -> list[str]:
+    """The results JSON alone (at the session's start; or at its end when no eval item was
+    selected: no report, no step summary); a line per failed write."""
+    try:
+        write_atomically(settings.output, dump(results))
+    except OSError as exc:
+        return [f"could not write the results {settings.output}: {exc.strerror or exc}"]
+    return []
+
+
 def _is_html(path: Path) -> bool:
     return path.suffix.lower() in (".html", ".htm")
 

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 def outcome_counts(s: Summary) -> str:
     """``27 passed, 6 xfailed``: the outcomes that happened, in pytest's order."""
+    rerun = f" ({s.passed_on_rerun} only on a rerun)" if s.passed_on_rerun else ""
     counts = [
-        f"{getattr(s, name)} {label}"
+        f"{getattr(s, name)} {label}" + (rerun if name == "passed" else "")
         for name, label in (
             ("passed", "passed"),
             ("failed", "failed"),

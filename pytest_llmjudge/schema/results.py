@@ -98,6 +98,11 @@ class Summary(BaseModel):
     )
     xfailed: int = 0
     xpassed: int = 0
+    passed_on_rerun: int = Field(
+        default=0,
+        description="passed items (counted in passed) whose first attempt did not pass: they "
+        "passed only on a rerun (pytest-rerunfailures' --reruns)",
+    )
     flaky: int = Field(default=0, description="items marked flaky_eval")
     flaky_failed: int = Field(default=0, description="flaky evals below threshold (not gating)")
     unstable: int = Field(

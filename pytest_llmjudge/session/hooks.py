@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .discovery import is_eval_nodeid
+from .held_rows import HeldRows
 from .pytest_internals import sugar_reports, xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from ..outputs.session_results import SessionResults
     from ..schema.results import JudgedItem
     from .distributed import WorkersHeard
-    from .live_progress import LiveProgress
     from .run_ahead import Planner
 
 
@@ -65,6 +65,8 @@ class ResultsReporter:
         self._workers: WorkersHeard | None = None  # under xdist: who has said what it sent
         self._sugar_scores: dict[str, str] = {}  # with pytest-sugar: each -v line's scores
         self._annotated: set[str] = set()  # by pytest-github-actions-annotate-failures
+        self._started_written = False  # the results file that says the session has not ended
+        self._held = HeldRows()  # rows until their teardown (their duration)
 
     @property
     def results(self) -> SessionResults:
@@ -80,6 +82,21 @@ class ResultsReporter:
         self.config.stash[STATE_KEY].has_evals = True
         # CI cancels jobs with SIGTERM: make it an interrupt so that the results get written.
         self._sigterm.install()
+
+    def pytest_runtestloop(self) -> None:  # after the judge was asked (``before_first_item``)
+        if self.config.stash[STATE_KEY].has_evals:
+            self._write_started()
+
+    def _write_started(self) -> None:
+        """The results file says the session has not ended until it ends: an earlier
+        session's results never stay meanwhile (a killed session leaves this one)."""
+        if not self._started_written and not self.config.getoption("collectonly"):
+            self._started_written = True
+            from ..outputs.session_results import started_results
+            from ..outputs.writers import write_results_only
+
+            settings = self.config.stash[STATE_KEY].settings
+            write_results_only(started_results(settings, self.started), settings)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -124,6 +141,7 @@ class ResultsReporter:
                 from .distributed import say_of_collection
 
                 say_of_collection(self.config, ids)
+                self._write_started()
                 if not self.config.stash[STATE_KEY].settings.uses_llm:
                     from .offline_notice import referenced_ids, say_offline_notice
 
@@ -148,6 +166,9 @@ class ResultsReporter:
             report.__dict__.pop("llmjudge", None)
 
     def _take(self, report: pytest.TestReport) -> JudgedItem | None:
+        took = self._held.timed(report)
+        if (held := self._held.released(report)) is not None:
+            self.results.add(held)
         row = getattr(report, "llmjudge", None)
         invalid = getattr(report, "llmjudge_invalid", None)
         if row is None and invalid is None:
@@ -161,16 +182,17 @@ class ResultsReporter:
         from .result_rows import report_outcome
 
         self._eval_session()
+        self._write_started()  # (a hand-written test that asked for the judge)
         if invalid is not None:  # an entry that failed validation at collection
             self.results.add_invalid(report.nodeid, SkippedEntry(**invalid), report.outcome)
             return None
         assert row is not None  # (JSON data: the row's model dumped by its worker)
         judge_error, flaky_failed = bool(row.get("error")), bool(row.get("flaky_failed"))
         outcome, reason = report_outcome(report, judge_error, flaky_failed)
-        judged = ItemResult.arrived(row, outcome, reason, report.duration)  # the worker's row
+        judged = ItemResult.arrived(row, outcome, reason, took)  # the worker's row
         if self._workers is not None:
             self._workers.row(xdist_worker_id(getattr(report, "node", None)), judged.usage)
-        self.results.add(judged)
+        self._held.hold(judged)  # added at its teardown, with its whole duration
         entry = getattr(report, "llmjudge_entry", None)
         if entry is not None:  # llmjudge_targets save_responses: the entry as it was judged
             self.results.entries[report.nodeid] = entry
@@ -229,9 +251,15 @@ class ResultsReporter:
 
     def _finish(self, session: pytest.Session, exitstatus: int) -> None:
         state = self.config.stash[STATE_KEY]
+        for held in self._held.rest():
+            self.results.add(held)
         seen = self._results is not None and self._results.seen_anything
-        if self.config.getoption("collectonly") or not (seen or state.has_evals):
-            return  # nothing ran that the plugin judges: write nothing, change nothing
+        if self.config.getoption("collectonly"):
+            return
+        if not (seen or state.has_evals):
+            if state.collected:  # none selected (-k, an empty pytest-split group)
+                self.summary = self._unselected(session, exitstatus)
+            return  # nothing ran that the plugin judges: nothing else written or changed
         if exitstatus == pytest.ExitCode.USAGE_ERROR and not seen:
             return  # stopped before the first item (the judge cannot serve it): as at start
         from ..outputs.writers import write_outputs
@@ -260,6 +288,20 @@ class ResultsReporter:
         if status != exitstatus:
             session.exitstatus = pytest.ExitCode(status)
         self.summary = end.summary + written + failures
+
+    def _unselected(self, session: pytest.Session, exitstatus: int) -> list[str]:
+        """The results file of a session that selected no eval item: none of an earlier
+        session's stays (a merge of shards names each shard's file)."""
+        from ..outputs.session_results import unselected_results
+        from ..outputs.writers import write_results_only
+
+        s, facts = (
+            self.config.stash[STATE_KEY],
+            session_facts(session, exitstatus, self.started, self.clock),
+        )
+        return write_results_only(
+            unselected_results(s.settings, facts, len(s.collected)), s.settings
+        )
 
     # Outermost: after pytest's short test summary, so that it does not scroll away.
     @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -303,30 +345,3 @@ class DryRunHooks:
             terminalreporter.section("llmjudge")
             for line in self.lines:
                 terminalreporter.write_line(line)
-
-
-class ProgressHooks:
-    """Live judge progress while items wait for their judgments (``llmjudge_progress``)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.live: LiveProgress | None = None
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
-        state = self.config.stash[STATE_KEY]
-        if self.live is None and state.has_evals:
-            from .live_progress import LiveProgress
-
-            engine = state.engine()
-            self.live = LiveProgress(self.config, engine.progress, state.settings.progress)
-            engine.on_wait = self.live.tick
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_logreport(self) -> Any:
-        if self.live is not None:
-            self.live.clear()  # before pytest writes the item's character
-        result = yield
-        if self.live is not None:
-            self.live.tick()  # between items too: most waits are shorter than a tick
-        return result

@@ -55,7 +55,7 @@ def judge_eval_item(
             continue  # not asked for: nothing to say of it
         judges.setdefault(name, DimensionJudge(llmjudge, name))
     try:
-        judgments = judge_all(ticket, response, judges, record)
+        judgments = _judge_all(ticket, response, judges, record)
     except JudgeError as exc:
         problem = str(exc)
     else:
@@ -65,6 +65,36 @@ def judge_eval_item(
         record.errors.append(problem)
     logger.error("%s: %s", item.nodeid, problem, extra=SHOWN_IN_REPORT)
     pytest.fail(problem, pytrace=False)  # outside the except: no "during handling" chain
+
+
+def _judge_all(
+    ticket: str, response: object, judges: dict[str, Any], record: AttemptRecord
+) -> list[Judgment]:
+    """``judge_all``; a failure raised into its wait (pytest-timeout's signal method: no code
+    of the user's runs there) is a JudgeError of its own text and cause, without the frames
+    of the plugin."""
+    try:
+        return judge_all(ticket, response, judges, record)
+    except pytest.fail.Exception as exc:
+        if not exc.pytrace:  # one of ours, said already
+            raise
+        problem = stopped_while_judging(exc.msg or "stopped", list(judges), record)
+    record.errors.append(problem)
+    raise JudgeError(problem)  # outside the except: no "during handling" chain
+
+
+def stopped_while_judging(message: str, dimensions: list[str], record: AttemptRecord) -> str:
+    """Why the item stopped while its judgments were awaited (a timeout): what was judged by
+    then, and where the time went."""
+    done = [name for name in dimensions if name in record.judgments]
+    waiting = [name for name in dimensions if name not in record.judgments]
+    return (
+        f"{message.rstrip('.')} while judging (in the item's setup): "
+        f"{', '.join(waiting) or 'nothing'} still waiting on the judge, "
+        f"{', '.join(done) or 'none'} judged by then; the judge answered more slowly than "
+        "the timeout allows: give eval items more time "
+        '(--timeout, or a mark in the eval file: {"name": "timeout", "timeout": 120})'
+    )
 
 
 def _offline_unjudged(

@@ -162,10 +162,13 @@ def turn_off_xdist(config: pytest.Config) -> None:
         config.option.tx = []
 
 
-def writes_junit_xml(config: pytest.Config) -> bool:
-    """Whether ``--junitxml`` is given (its option's ``xmlpath``): items' properties are made
-    only for it. Where the name is gone: made, as before."""
-    return bool(getattr(config.option, "xmlpath", True))
+def writes_test_properties(config: pytest.Config) -> bool:
+    """Whether a report that carries tests' ``user_properties`` is written: ``--junitxml``
+    (its option's ``xmlpath``) or pytest-json-report's ``--json-report``; items' properties
+    are made only for them. Where pytest's name is gone: made, as before."""
+    return bool(
+        getattr(config.option, "xmlpath", True) or getattr(config.option, "json_report", None)
+    )
 
 
 def writes_html_report(config: pytest.Config) -> bool:
@@ -188,3 +191,12 @@ def shows_passing_sections(config: pytest.Config) -> bool:
     if not isinstance(chars, str) or "P" in chars or "A" in chars:
         return True
     return writes_html_report(config) or bool(getattr(config.option, "report_log", None))
+
+
+def repetition(item: pytest.Item) -> int:
+    """Which repetition of its test ``item`` is under pytest-repeat's ``--count`` (its
+    parameter ``__pytest_repeat_step_number``, counted from 0); 0 without it."""
+    callspec = getattr(item, "callspec", None)
+    params = getattr(callspec, "params", None) or {}
+    step = params.get("__pytest_repeat_step_number", 0)
+    return step if isinstance(step, int) else 0

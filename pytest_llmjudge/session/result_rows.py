@@ -23,7 +23,7 @@ from ..judging.verdict import AttemptRecord, EvalFailed
 from ..schema.results import CheckResult, ItemUsage, JudgedItem, Outcome, SkippedEntry
 from .collect import EvalItem, InvalidEvalItem
 from .item_checks import answer_latency
-from .pytest_internals import crash_message, writes_junit_xml
+from .pytest_internals import crash_message, writes_test_properties
 from .state import RECORD_KEY, STATE_KEY, record_for, settings_for
 
 
@@ -148,9 +148,9 @@ def attach_record(item: pytest.Item, when: str, report: pytest.TestReport) -> No
             report.llmjudge = data  # type: ignore[attr-defined]
             if isinstance(item, EvalItem) and item.target is not None:
                 _attach_entry(item, report)
-            # --junitxml reads the properties of the item (via its teardown report); a rerun
-            # replaces the earlier attempt's. Without it they are made for nobody.
-            if writes_junit_xml(item.config):
+            # --junitxml and --json-report read the properties of the item (via its teardown
+            # report); a rerun replaces the earlier attempt's. Without them: made for nobody.
+            if writes_test_properties(item.config):
                 item.user_properties[:] = [
                     p for p in item.user_properties if not str(p[0]).startswith("llmjudge.")
                 ] + junit_properties(row)

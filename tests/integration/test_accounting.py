@@ -37,23 +37,39 @@ def test_a_rerun_judges_afresh_and_every_attempt_is_counted(
     assert meta["unattributed_calls"] == 2  # the replaced first attempt's
 
 
-def test_runs_a_replaced_attempt_took_from_the_cache_are_counted(
+def test_the_cache_keeps_the_attempt_that_decided_and_a_rerun_reads_nothing_from_it(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    """Run again with the cache: the first attempt's runs come from it (and fail), the rerun
-    asks afresh. Both attempts happened: the summary counts the cached runs of the one the
-    rerun replaced (it said 0 runs from the cache)."""
-    write_evals(pytester, [entry("wobbly", "answer {{relevance=1,5,5}}")])
+    """Session 1 fails twice (the cache keeps the rerun's failure); session 2's first attempt
+    replays it from the cache and its rerun asks afresh and passes: both attempts are counted,
+    and the cache now keeps the pass, which session 3 replays without a call."""
+    write_evals(pytester, [entry("wobbly", "answer {{relevance=1,1,5}}")])
     args = ("evals/", "-p", "rerunfailures", "--reruns=1", "-p", "cacheprovider")
-    run(pytester, *args)
-    before = judge_server.count()
+    assert run(pytester, *args).parseoutcomes() == {"failed": 1, "rerun": 1}
+    assert judge_server.count() == 4
     result = run(pytester, *args)
     assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
-    assert judge_server.count() - before == 2  # the rerun's, relevance and tone
+    assert judge_server.count() == 6  # the rerun's, relevance and tone: none from the cache
     meta = _meta(pytester)
     assert (meta["calls"], meta["judgments"], meta["cached_runs"]) == (2, 2, 2)
     assert meta["unattributed_calls"] == 0
     result.stdout.fnmatch_lines(["judge calls: 2 made, 2 runs from the cache*"])
+    result = run(pytester, *args)
+    assert result.parseoutcomes() == {"passed": 1}  # the deciding attempt, replayed
+    assert judge_server.count() == 6
+    assert by_id(read_results(pytester))["wobbly"]["relevance"]["runs"] == [5]
+
+
+def test_items_that_passed_only_on_a_rerun_are_counted(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    entries = [entry("wobbly", "answer {{relevance=1,5}}"), entry("fine", ticket="other")]
+    write_evals(pytester, [*entries, entry("bad", "answer {{relevance=1}}", ticket="third")])
+    result = run(pytester, "evals/", "-p", "rerunfailures", "--reruns=1")
+    assert result.parseoutcomes() == {"passed": 2, "failed": 1, "rerun": 2}
+    summary = read_results(pytester)["summary"]
+    assert (summary["passed"], summary["passed_on_rerun"], summary["failed"]) == (2, 1, 1)
+    result.stdout.fnmatch_lines(["3 eval items: 2 passed (1 only on a rerun), 1 failed;*"])
 
 
 def test_an_item_lets_go_of_its_entry_once_its_reruns_are_over(
@@ -100,7 +116,7 @@ def test_an_item_stopped_by_pytest_timeout_is_an_error_with_its_calls_counted(
     result.assert_outcomes(passed=1, errors=1)
     row = by_id(read_results(pytester))["slow"]
     assert row["outcome"] == "error"
-    assert "Timeout" in row["reason"] and "Timeout" in row["error"]
+    assert row["error"].startswith("Timeout (>1.0s) from pytest-timeout while judging")
     assert _meta(pytester)["calls"] == judge_server.count() == 4
     junit = (pytester.path / "junit.xml").read_text()
     assert 'errors="1"' in junit and 'failures="0"' in junit

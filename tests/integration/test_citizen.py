@@ -31,7 +31,7 @@ def _earlier_results(pytester: pytest.Pytester) -> None:
         (["-m", "nomark"], pytest.ExitCode.NO_TESTS_COLLECTED),
     ],
 )
-def test_sessions_that_judge_nothing_exit_as_pytest_and_write_nothing(
+def test_sessions_that_judge_nothing_exit_as_pytest_and_write_no_report(
     pytester: pytest.Pytester,
     judge_server: JudgeServer,
     monkeypatch: pytest.MonkeyPatch,
@@ -47,7 +47,14 @@ def test_sessions_that_judge_nothing_exit_as_pytest_and_write_nothing(
     assert result.ret == exit_code
     assert "gate FAILED" not in result.stdout.str()
     assert "::error" not in result.stdout.str()
-    assert (pytester.path / "results" / "output.json").read_text() == EARLIER
+    results = (pytester.path / "results" / "output.json").read_text()
+    if "--co" in args or "--collect-only" in args:
+        assert results == EARLIER
+    else:  # eval items collected, none selected: no earlier session's results stay
+        meta = json.loads(results)["meta"]
+        assert json.loads(results)["results"] == []
+        assert (meta["complete"], meta["exit_status"]) == (True, exit_code)
+        assert meta["notices"] == ["no eval item selected (2 collected): nothing judged"]
     assert not (pytester.path / "report.md").exists()
     assert not summary.exists()
     assert judge_server.count() == 0
@@ -85,6 +92,8 @@ LIGHT_MODULES = {
     "pytest_llmjudge",
     "pytest_llmjudge.plugin",
     "pytest_llmjudge.session.hooks",
+    "pytest_llmjudge.session.held_rows",
+    "pytest_llmjudge.session.progress_hooks",
     "pytest_llmjudge.config.options",
     "pytest_llmjudge.config.settings",
     "pytest_llmjudge.config.picked",  # settings resolve from it (was part of settings)

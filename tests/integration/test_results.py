@@ -50,6 +50,7 @@ def test_results_superset_of_the_harness_format(
         "invalid": 1,
         "xfailed": 0,
         "xpassed": 0,
+        "passed_on_rerun": 0,
         "flaky": 0,
         "flaky_failed": 0,
         "unstable": 0,

@@ -29,9 +29,6 @@ LAYERS: dict[str, int] = {
     "__main__": 8,
 }
 KNOWS_PYTEST = {"session", "plugin"}  # the only rooms that import pytest
-# lines; the option table (config/options.py) is exempt, and so is the statistics module
-# (analysis/stats.py): every formula in one place, each with its source (issues 58 and 62)
-LARGEST_MODULE = 350
 FACE = "__init__"  # the package's public face: imported by users, never by its own modules
 
 
@@ -141,15 +138,6 @@ def test_no_import_circles_between_modules_or_between_rooms() -> None:
     for name, imported in modules.items():
         rooms[room(name)] |= {room(other) for other in imported} - {room(name)}
     assert _circles(rooms) == []
-
-
-def test_modules_stay_small() -> None:
-    sizes = {
-        str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines())
-        for p in SOURCES
-    }
-    too_large = {name: n for name, n in sizes.items() if n >= LARGEST_MODULE}
-    assert too_large.keys() <= {"config/options.py", "analysis/stats.py"}
 
 
 def test_the_checker_sees_imports_that_run_up_circles_and_the_face() -> None:
