@@ -28,6 +28,22 @@ def matrix(request: pytest.FixtureRequest) -> Iterator[Path | None]:
     yield folder
 
 
+@pytest.fixture(autouse=True)
+def _load_plugins(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, pytester: pytest.Pytester
+) -> None:
+    """A module's plugins (``LOAD_PLUGINS``: their entry-point names) loaded into the sessions
+    it runs, in-process or not, where plugins do not load themselves (the CI's compatibility
+    step sets ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``). After ``pytester``, which clears
+    ``PYTEST_ADDOPTS``, and after ``judge_server``, which sets it."""
+    plugins = getattr(request.module, "LOAD_PLUGINS", ())
+    if plugins and os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        if "judge_server" in request.fixturenames:
+            request.getfixturevalue("judge_server")
+        loads = " ".join(f"-p {name}" for name in ("llmjudge", "xdist", *plugins))
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} {loads}")
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     folder = _folder(session.config)
     if folder is not None and not hasattr(session.config, "workerinput"):

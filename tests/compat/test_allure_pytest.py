@@ -13,6 +13,8 @@ import pytest
 from helpers import entry, run, write_evals
 from judge_server import JudgeServer
 
+LOAD_PLUGINS = ("allure_pytest",)  # where plugins do not load themselves (tests/compat/conftest.py)
+
 pytest.importorskip("allure_pytest", reason="allure-pytest is not installed")
 
 

@@ -9,6 +9,10 @@ import pytest
 from helpers import entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
+LOAD_PLUGINS = (
+    "pytest_github_actions_annotate_failures",
+)  # where plugins do not load themselves (tests/compat/conftest.py)
+
 pytest.importorskip(
     "pytest_github_actions_annotate_failures",
     reason="pytest-github-actions-annotate-failures is not installed",

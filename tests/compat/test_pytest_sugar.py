@@ -9,6 +9,8 @@ import pytest
 from helpers import entry, read_results, run_subprocess, write_evals
 from judge_server import JudgeServer
 
+LOAD_PLUGINS = ("sugar",)  # where plugins do not load themselves (tests/compat/conftest.py)
+
 pytest.importorskip("pytest_sugar", reason="pytest-sugar is not installed")
 
 
