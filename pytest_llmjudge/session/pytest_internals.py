@@ -80,11 +80,13 @@ def id_as_read_back(item: pytest.Item) -> None:
     """Make the item's structured id (``Node._id``, a ``NodeId`` since pytest 9.2) the one
     pytest parses from its string: it builds a plugin item's id from its name whole, so a
     name with brackets (``t0[python]``) or ``::`` would never equal the ids --lf, --ff and
-    --nf read back from the cache. A no-op where ``_id`` or its ``parse`` is missing."""
+    --nf read back from the cache. A no-op where ``_id`` or its ``parse`` is missing, and
+    where the parsed id equals pytest's (a plain name: pytest's shares its file's path, a
+    parsed one would keep a copy per item)."""
     node_id = getattr(item, "_id", None)
     parse = getattr(type(node_id), "parse", None)
-    if callable(parse):
-        item._id = parse(str(node_id))
+    if callable(parse) and (parsed := parse(str(node_id))) != node_id:
+        item._id = parsed
 
 
 def report_log_handler(config: pytest.Config) -> logging.Handler | None:

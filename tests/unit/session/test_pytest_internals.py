@@ -67,3 +67,31 @@ def test_each_reader_falls_back_where_an_attribute_is_missing() -> None:
     assert xdist_worker_output(object()) is None
     assert crash_message(cast(pytest.TestReport, SimpleNamespace(longrepr="text"))) is None
     id_as_read_back(cast(pytest.Item, SimpleNamespace()))  # a pytest without Node._id: no error
+
+
+class _Id:
+    """A structured node id whose parse reads brackets as parameters, as pytest 9.2's does
+    (pytest builds a plugin item's id from its name whole)."""
+
+    def __init__(self, text: str, params: bool = False) -> None:
+        self.text, self.params = text, params
+
+    @classmethod
+    def parse(cls, text: str) -> _Id:
+        return cls(text, "[" in text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Id) and (self.text, self.params) == (other.text, other.params)
+
+
+def test_an_item_keeps_pytests_id_unless_parsing_it_gives_another() -> None:
+    plain = SimpleNamespace(_id=_Id("evals/a.json::t0"))
+    pytests = plain._id
+    id_as_read_back(cast(pytest.Item, plain))
+    assert plain._id is pytests  # no copy an item
+    bracketed = SimpleNamespace(_id=_Id("evals/a.json::t0[python]"))
+    id_as_read_back(cast(pytest.Item, bracketed))
+    assert bracketed._id == _Id("evals/a.json::t0[python]", params=True)  # --lf finds it
