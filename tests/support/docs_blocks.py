@@ -17,7 +17,6 @@ BLOCKS = [
     for text in [README, *PAGES.values()]
     for m in FENCE.finditer(text)
 ]
-README_LINES = 250
 
 # Each checked block is found by a text only it holds; the tests below use them.
 CHECKED = {
