@@ -336,6 +336,7 @@ def _probed(pytester: pytest.Pytester, report: Path, probe: str, width: int) -> 
     assert body.get("data-width") == str(width), body
     return {name: str(value) for name, value in body.items()}
 
+
 # Run in the page by the layout test: text of a chart that overlaps other text or a bar, and
 # whether the page is wider than the window.
 LAYOUT_PROBE = """<script>
@@ -359,9 +360,13 @@ window.addEventListener('load', function(){
   document.body.setAttribute('data-overlaps', found.join(' ;; ') || 'none');
   document.body.setAttribute('data-too-wide',
     String(document.documentElement.scrollWidth > window.innerWidth));
+  // a header past the window's edge is cut unless the box its table scrolls in reaches it
   var cut = [];
   document.querySelectorAll('th').forEach(function(th){ var box = th.getBoundingClientRect();
-    if (box.width < 1 || box.left < -0.5 || box.right > window.innerWidth + 0.5 ||
+    var holder = th.closest('.scroll'), left = 0, right = window.innerWidth;
+    if (holder) { var frame = holder.getBoundingClientRect();
+      left = frame.left - holder.scrollLeft; right = left + holder.scrollWidth; }
+    if (box.width < 1 || box.left < left - 0.5 || box.right > right + 0.5 ||
         th.scrollWidth > th.clientWidth + 1) cut.push(th.textContent.trim()); });
   document.body.setAttribute('data-headers-cut', cut.join(' | ') || 'none');
   document.body.setAttribute('data-width', String(window.innerWidth));
