@@ -237,8 +237,9 @@ def _items(results: ResultsFile) -> str:
         + (_select("target", targets) if targets else "")
         + '<label>search <input id="search" type="search" placeholder="id, target, file, text">'
         f'</label> <span id="shown">{len(items)} of {len(items)} shown</span></div>'
-        f'<table id="item-table"><thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody>'
-        "</table></section>"
+        '<div class="scroll"><table id="item-table">'
+        f"<thead><tr>{head}</tr></thead><tbody>\n{rows}\n</tbody>"
+        "</table></div></section>"
     )
 
 

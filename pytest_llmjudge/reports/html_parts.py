@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..basics.wording import counted
 
 STYLE = """
+[hidden]{display:none!important}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;color:#1b1f24}
 .verdict{border-radius:6px;padding:.6rem .9rem;margin:1rem 0;border:2px solid}
 .verdict.passed{background:#dafbe1;border-color:#1a7f37}
@@ -31,7 +32,7 @@ h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:2rem}h4{margin:.8rem 0 .2rem}
 .gates{list-style:none;padding:0}.gates li{margin:.2rem 0}
 .ok{color:#1a7f37}.bad,.error,.fail{color:#cf222e}.pass{color:#1a7f37}
 .charts{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
-table{border-collapse:collapse;width:100%;margin-top:.5rem}
+.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;margin-top:.5rem}
 th,td{border-bottom:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{cursor:pointer;background:#f6f8fa;user-select:none}
 th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
@@ -41,9 +42,9 @@ td small{display:block;color:#57606a}.where{display:block;color:#57606a;font-siz
 .outcome.xfailed,.outcome.skipped,.outcome.flaky_failed{background:#fff8c5}
 .flag{display:inline-block;white-space:nowrap;margin:0 .2rem .2rem 0;padding:0 .3rem;
 border-radius:3px;background:#ddf4ff;font-size:.8rem}
-pre{white-space:pre-wrap;background:#f6f8fa;padding:.4rem;border-radius:4px;max-width:60rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:.4rem;border-radius:4px;max-width:60rem}
 .filters{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
-td{overflow-wrap:break-word}td small .own{font-weight:700;color:#1b1f24}
+td small .own{font-weight:700;color:#1b1f24}
 svg{max-width:100%;height:auto}
 @media (max-width:640px){
 body{margin:.6rem}
@@ -51,12 +52,11 @@ body{margin:.6rem}
 #item-table thead tr{display:flex;flex-wrap:wrap;gap:.3rem}
 #item-table th{border:1px solid #d0d7de;border-radius:4px}
 #item-table tbody tr{border-bottom:2px solid #d0d7de;padding:.3rem 0}
-#item-table td{border:0;padding:.1rem .3rem}
+#item-table td{border:0;padding:.1rem .3rem;overflow-wrap:anywhere}
 #item-table td[data-label]::before{content:attr(data-label) ": ";color:#57606a;font-size:.8rem}
 #item-table td[data-label] small{display:inline;margin-left:.4rem}
-th,td{overflow-wrap:anywhere}
 }
-@media print{.filters{display:none}details>*{display:block}tr[hidden]{display:none}}
+@media print{.filters{display:none}details>*{display:block}}
 """
 
 # Sorting by a column header, filtering by outcome, target and text. The filter can be given in

@@ -35,8 +35,9 @@ def baseline_section(baseline: BaselineResult) -> str:
     )
     return (
         f'<section id="baseline"><h2>Against the baseline {escape(baseline.source)}</h2>'
-        f"<p>{escape(baseline.counts_text())}</p><ul>{suite}</ul><table><thead><tr><th>item</th><th>dimension</th><th>before</th>"
-        f"<th>after</th><th>delta</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<p>{escape(baseline.counts_text())}</p><ul>{suite}</ul>"
+        '<div class="scroll"><table><thead><tr><th>item</th><th>dimension</th><th>before</th>'
+        f"<th>after</th><th>delta</th><th>verdict</th></tr></thead><tbody>{rows}</tbody></table></div>"
         "</section>"
     )
 
@@ -78,8 +79,9 @@ def comparison_section(comparison: TargetComparison) -> str:
         "<figcaption>mean per target and dimension, 95% interval</figcaption></figure>"
         f"<figure>{bar_chart(outcomes)}<figcaption>wins, losses, ties</figcaption></figure>"
         f"</div><ul>{statements}</ul>"
-        "<table><thead><tr><th>entry</th><th>winner</th><th>agreement of runs</th>"
-        f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table>{pairwise}</section>"
+        '<div class="scroll"><table><thead><tr><th>entry</th><th>winner</th>'
+        "<th>agreement of runs</th>"
+        f"<th>run winners</th></tr></thead><tbody>{rows}</tbody></table></div>{pairwise}</section>"
     )
 
 
@@ -106,9 +108,10 @@ def _pairwise(result: PairwiseResult) -> str:
         f"<h3>Side by side (pairwise, both orders, {pairwise_runs_text(result)})</h3>"
         f'<div class="charts"><figure>{chart}<figcaption>win rate of the first target over '
         "the second, 95% interval; ties count half</figcaption></figure></div>"
-        "<table><thead><tr><th>pair</th><th>dimension</th><th>win rate</th><th>95% CI</th>"
+        '<div class="scroll"><table><thead><tr><th>pair</th><th>dimension</th><th>win rate</th>'
+        "<th>95% CI</th>"
         "<th>wins</th><th>losses</th><th>ties</th><th>orders agreed</th>"
-        f"<th>first-shown won</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<th>first-shown won</th></tr></thead><tbody>{rows}</tbody></table></div>"
     )
 
 

@@ -272,20 +272,19 @@ def test_cards_say_where_judgments_came_from(
     assert '<div class="value">$0</div><div class="sub">every run from the cache</div>' in text
 
 
-def _ab_report(pytester: pytest.Pytester, name: str = "ab.html") -> Path:
-    """An A/B run of long target names, an entry's own threshold, failures: a full page."""
+def _ab_report(pytester: pytest.Pytester, name: str = "ab.html", entries: int = 4) -> Path:
+    """An A/B run of long target names, an entry's own threshold, failures, the answers also
+    compared side by side (the widest table: nine columns): a full page."""
     fast = BotServer(lambda t: (200, {"answer": f"A to {t} {{{{relevance=5,4,5 tone=5}}}}"}))
     slow = BotServer(lambda t: (200, {"answer": f"B to {t} {{{{relevance=3,4,3 tone=4}}}}"}))
     try:
         tickets: list[dict[str, object]] = [
-            {"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(4)
+            {"id": f"t{i}", "ticket": f"Ticket {i}"} for i in range(entries)
         ]
         tickets[0]["thresholds"] = {"relevance": 4.5}
         write_evals(pytester, tickets)
-        bots = (
-            "-o",
-            f"llmjudge_targets=python-service-v2={fast.url} dotnet-legacy-service={slow.url}",
-        )
+        targets = f"python-service-v2={fast.url} dotnet-legacy-service={slow.url} pairwise=true"
+        bots = ("-o", f"llmjudge_targets={targets}")
         run(pytester, "evals/", *bots, "--judge-runs=3", f"--judge-report={name}")
     finally:
         fast.stop()
@@ -310,14 +309,33 @@ def test_an_ab_report_has_the_target_as_a_column_and_a_filter(
     assert "t0 (dotnet-legacy-service) relevance 3.33 < 4.5" in shown  # the banner names it
 
 
-# A page holding the probed report in a frame of a given width; it copies what the probe found.
+# A page holding the probed report in a frame of a given width; it copies what the probe found
+# (the data- attributes of the report's body).
 FRAME = """<html><body style="margin:0"><iframe id="f" src="{src}"
 style="width:{width}px;height:1400px;border:0"></iframe><script>
 document.getElementById('f').addEventListener('load', function(){{
-  var found = this.contentDocument.body;
-  ['data-width', 'data-overlaps', 'data-too-wide', 'data-headers-cut'].forEach(function(name){{
-    document.body.setAttribute(name, found.getAttribute(name)); }});
+  Array.prototype.forEach.call(this.contentDocument.body.attributes, function(a){{
+    if (a.name.indexOf('data-') === 0) document.body.setAttribute(a.name, a.value); }});
 }});</script></body></html>"""
+
+
+def _probed(pytester: pytest.Pytester, report: Path, probe: str, width: int) -> dict[str, str]:
+    """The body attributes ``probe`` set in ``report`` shown in a frame ``width`` px wide.
+
+    Headless Chromium keeps a window at least 500 px wide: the report is measured in a frame
+    of exactly the width, whose viewport its media queries and the probe see."""
+    probed = pytester.path / f"probed-{report.stem}.html"
+    probed.write_text(report.read_text().replace("</body>", probe))
+    framed = pytester.path / f"frame-{report.stem}-{width}.html"
+    framed.write_text(FRAME.format(width=width, src=probed.name))
+    dom = _browser(
+        "--window-size=1700,1400", "--allow-file-access-from-files",
+        "--virtual-time-budget=4000", "--dump-dom", framed.as_uri(),
+    ).stdout  # fmt: skip
+    body = next(found for tag, found in Page(dom).tags if tag == "body")
+    assert body.get("data-width") == str(width), body
+    return {name: str(value) for name, value in body.items()}
+
 
 # Run in the page by the layout test: text of a chart that overlaps other text or a bar, and
 # whether the page is wider than the window.
@@ -342,9 +360,13 @@ window.addEventListener('load', function(){
   document.body.setAttribute('data-overlaps', found.join(' ;; ') || 'none');
   document.body.setAttribute('data-too-wide',
     String(document.documentElement.scrollWidth > window.innerWidth));
+  // a header past the window's edge is cut unless the box its table scrolls in reaches it
   var cut = [];
   document.querySelectorAll('th').forEach(function(th){ var box = th.getBoundingClientRect();
-    if (box.width < 1 || box.left < -0.5 || box.right > window.innerWidth + 0.5 ||
+    var holder = th.closest('.scroll'), left = 0, right = window.innerWidth;
+    if (holder) { var frame = holder.getBoundingClientRect();
+      left = frame.left - holder.scrollLeft; right = left + holder.scrollWidth; }
+    if (box.width < 1 || box.left < left - 0.5 || box.right > right + 0.5 ||
         th.scrollWidth > th.clientWidth + 1) cut.push(th.textContent.trim()); });
   document.body.setAttribute('data-headers-cut', cut.join(' | ') || 'none');
   document.body.setAttribute('data-width', String(window.innerWidth));
@@ -356,23 +378,90 @@ window.addEventListener('load', function(){
 def test_no_label_overlaps_and_every_header_shows_from_a_phone_to_a_desktop(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
-    report = _ab_report(pytester)  # the widest table: a target column besides the scores
-    probed = pytester.path / "probed.html"
-    probed.write_text(report.read_text().replace("</body>", LAYOUT_PROBE))
+    report = _ab_report(pytester)  # the widest tables: a target column, the pairwise one
     for width in (400, 800, 1280, 1600):
-        # headless Chromium keeps a window at least 500 px wide: the report is measured in a
-        # frame of exactly the width, whose viewport its media queries and probe see
-        framed = pytester.path / f"frame-{width}.html"
-        framed.write_text(FRAME.format(width=width, src=probed.name))
-        dom = _browser(
-            "--window-size=1700,1400", "--allow-file-access-from-files",
-            "--virtual-time-budget=4000", "--dump-dom", framed.as_uri(),
-        ).stdout  # fmt: skip
-        body = next(found for tag, found in Page(dom).tags if tag == "body")
-        assert body["data-width"] == str(width), body
+        body = _probed(pytester, report, LAYOUT_PROBE, width)
         assert body["data-overlaps"] == "none", (width, body["data-overlaps"])
         assert body["data-too-wide"] == "false", width
         assert body["data-headers-cut"] == "none", (width, body["data-headers-cut"])
         shot = pytester.path / f"ab-{width}.png"  # looked at by a person: see the closing note
         _browser(f"--window-size={width},1400", f"--screenshot={shot}", report.as_uri())
         assert _distinct_pixels(shot) > 50
+
+
+# Run in the page: types a search into the filter, then counts the item rows that take up room
+# on the page; ``data-says`` is the page's own count ("2 of 22 shown").
+FILTER_PROBE = """<script>
+window.addEventListener('load', function(){
+  var search = document.getElementById('search');
+  search.value = '%s';
+  search.dispatchEvent(new Event('input'));
+  var seen = 0;
+  document.querySelectorAll('#item-table tbody tr').forEach(function(r){
+    var box = r.getBoundingClientRect(); if (box.width > 0 && box.height > 0) seen++; });
+  document.body.setAttribute('data-seen', String(seen));
+  document.body.setAttribute('data-says', document.getElementById('shown').textContent);
+  document.body.setAttribute('data-width', String(window.innerWidth));
+});
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install -y chromium")
+def test_the_filter_hides_rows_on_a_phone_and_a_desktop(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    report = _ab_report(pytester, entries=11)  # 22 rows: each entry for both targets
+    rows = Page(report.read_text()).rows
+    assert len(rows) == 22
+    matching = [r for r in rows if "t3" in str(r["data-text"]).split()]  # t3 of each target
+    assert len(matching) == 2
+    for width in (390, 1280):
+        body = _probed(pytester, report, FILTER_PROBE % "t3", width)
+        assert (body["data-says"], body["data-seen"]) == ("2 of 22 shown", "2"), width
+
+
+# Run in the page: each word of every table's text (a word ends at a space or after a hyphen,
+# where lines may break) that the browser laid out on more than one line; whether a table is
+# wider than the window and its box does not scroll to show the rest.
+WORDS_PROBE = """<script>
+window.addEventListener('load', function(){
+  var broken = [], cut = [];
+  document.querySelectorAll('table').forEach(function(table, n){
+    var walk = document.createTreeWalker(table, NodeFilter.SHOW_TEXT), node;
+    while ((node = walk.nextNode())) {
+      var word = /[^\\s-]+-?/g, found;
+      while ((found = word.exec(node.data))) {
+        var range = document.createRange();
+        range.setStart(node, found.index);
+        range.setEnd(node, found.index + found[0].length);
+        var lines = {};
+        Array.prototype.forEach.call(range.getClientRects(), function(r){
+          if (r.width > 0) lines[Math.round(r.top)] = true; });
+        if (Object.keys(lines).length > 1) broken.push(found[0]);
+      }
+    }
+    var box = table.getBoundingClientRect(), holder = table.parentElement;
+    if (box.width > 0 && box.right > window.innerWidth + 0.5 &&
+        getComputedStyle(holder).overflowX !== 'auto') cut.push('table ' + n);
+  });
+  document.body.setAttribute('data-broken', broken.join(' | ') || 'none');
+  document.body.setAttribute('data-cut', cut.join(' | ') || 'none');
+  document.body.setAttribute('data-too-wide',
+    String(document.documentElement.scrollWidth > window.innerWidth));
+  document.body.setAttribute('data-width', String(window.innerWidth));
+});
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium: apt-get install -y chromium")
+def test_tables_wrap_at_word_boundaries_on_a_phone_and_a_desktop(
+    pytester: pytest.Pytester, judge_server: JudgeServer
+) -> None:
+    report = _ab_report(pytester)
+    text = report.read_text()
+    assert "<th>first-shown won</th>" in text  # the pairwise table, nine columns
+    for width in (390, 1280):
+        body = _probed(pytester, report, WORDS_PROBE, width)
+        assert body["data-broken"] == "none", (width, body["data-broken"])
+        assert body["data-cut"] == "none", (width, body["data-cut"])
+        assert body["data-too-wide"] == "false", width
