@@ -7,6 +7,7 @@ in results order, never all in memory (about 2.7 KB a row: 270 MB for 10^5 items
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
@@ -18,11 +19,6 @@ from ..schema.results import ItemResult, ResultsFile
 
 #: a row's fields that hold texts: kept on disk, not in the lean copy
 TEXTS = ("ticket", "response", "answer", "reference")
-#: pydantic's serializer of each of the results file's fields, as the file's model uses it
-FIELDS: dict[str, TypeAdapter[Any]] = {
-    name: TypeAdapter(field.rebuild_annotation())
-    for name, field in ResultsFile.model_fields.items()
-}
 
 
 def open_spill() -> RowSpill | None:
@@ -86,7 +82,7 @@ class RowSpill:
         spaces in, each nested value's lines two more; the rows one by one from the spill.
         """
         yield b"{"
-        for i, (name, adapter) in enumerate(FIELDS.items()):
+        for i, (name, adapter) in enumerate(_fields().items()):
             yield f'{"," if i else ""}\n  "{name}": '.encode()
             if name == "results":
                 yield from self._rows(results.results)
@@ -106,6 +102,14 @@ class RowSpill:
 
     def close(self) -> None:
         self._file.close()
+
+
+@functools.cache
+def _fields() -> dict[str, TypeAdapter[Any]]:
+    """pydantic's serializer of each of the results file's fields, as the file's model uses
+    it (made when a spilled file is first written, not at every session's start)."""
+    fields = ResultsFile.model_fields.items()
+    return {name: TypeAdapter(field.rebuild_annotation()) for name, field in fields}
 
 
 def _nested(text: bytes, depth: int) -> bytes:
