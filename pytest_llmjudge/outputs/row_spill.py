@@ -7,17 +7,18 @@ in results order, never all in memory (about 2.7 KB a row: 270 MB for 10^5 items
 
 from __future__ import annotations
 
-import re
+import functools
 import tempfile
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
+
+from pydantic import TypeAdapter
 
 from ..config.settings import Settings
 from ..schema.results import ItemResult, ResultsFile
 
 #: a row's fields that hold texts: kept on disk, not in the lean copy
 TEXTS = ("ticket", "response", "answer", "reference")
-RESULTS_FIELD = re.compile(r'\n  "results": \[\]')
 
 
 def open_spill() -> RowSpill | None:
@@ -74,21 +75,47 @@ class RowSpill:
 
     def dump(self, results: ResultsFile) -> Iterator[bytes]:
         """The results file's text (as ``writers.dump`` makes it), its rows read from the
-        spill in the order of ``results.results`` (the lean rows)."""
-        head = results.model_copy(update={"results": []}).model_dump_json(indent=2) + "\n"
-        if not results.results:
-            yield head.encode()
+        spill in the order of ``results.results`` (the lean rows).
+
+        The file is written field by field, each value by pydantic as the file's model
+        serialises it, in the layout of ``model_dump_json(indent=2)``: one key a line, two
+        spaces in, each nested value's lines two more; the rows one by one from the spill.
+        """
+        yield b"{"
+        for i, (name, adapter) in enumerate(_fields().items()):
+            yield f'{"," if i else ""}\n  "{name}": '.encode()
+            if name == "results":
+                yield from self._rows(results.results)
+            else:
+                yield _nested(adapter.dump_json(getattr(results, name), indent=2), 1)
+        yield b"\n}\n"
+
+    def _rows(self, rows: list[ItemResult]) -> Iterator[bytes]:
+        if not rows:
+            yield b"[]"
             return
-        before, after = RESULTS_FIELD.split(head, maxsplit=1)
-        yield f'{before}\n  "results": [\n'.encode()
-        for i, row in enumerate(results.results):
-            # a row one level in: 4 more spaces a line (JSON strings hold no raw newline)
-            text = b"    " + self._text(row).replace(b"\n", b"\n    ")
-            yield text + (b",\n" if i + 1 < len(results.results) else b"\n")
-        yield f"  ]{after}".encode()
+        yield b"["
+        for i, row in enumerate(rows):
+            yield b"," if i else b""
+            yield b"\n    " + _nested(self._text(row), 2)
+        yield b"\n  ]"
 
     def close(self) -> None:
         self._file.close()
+
+
+@functools.cache
+def _fields() -> dict[str, TypeAdapter[Any]]:
+    """pydantic's serializer of each of the results file's fields, as the file's model uses
+    it (made when a spilled file is first written, not at every session's start)."""
+    fields = ResultsFile.model_fields.items()
+    return {name: TypeAdapter(field.rebuild_annotation()) for name, field in fields}
+
+
+def _nested(text: bytes, depth: int) -> bytes:
+    """A value's JSON as it reads ``depth`` levels in: two spaces a level on each line after
+    its first (a JSON string holds no raw newline: every newline is the layout's)."""
+    return text.replace(b"\n", b"\n" + b"  " * depth)
 
 
 def lean(row: ItemResult) -> ItemResult:

@@ -7,12 +7,23 @@ import errno
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_llmjudge.analysis.judgment import RunOutcome, build_judgment
+from pytest_llmjudge.basics.fileio import write_chunks_atomically
 from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.outputs.row_spill import RowSpill
 from pytest_llmjudge.outputs.session_results import SessionResults
 from pytest_llmjudge.outputs.writers import dump, write_outputs
-from pytest_llmjudge.schema.results import ItemResult, JudgedItem, Outcome
+from pytest_llmjudge.schema.results import (
+    ErrorEntry,
+    ItemResult,
+    JudgedItem,
+    Outcome,
+    ResultsFile,
+    SkippedEntry,
+)
+from pytest_llmjudge.schema.sections import BaselineResult, Gate, LabelAgreement, TargetComparison
 
 from helpers import default_settings, session_facts
 
@@ -90,3 +101,41 @@ def test_rows_stay_whole_in_memory_once_the_spill_cannot_be_written(tmp_path: Pa
     assert failures == []
     expected = dump(kept.finish(settings, {}, facts).results)
     assert settings.output.read_text(encoding="utf-8") == expected
+
+
+def _every_field(results: ResultsFile) -> ResultsFile:
+    """The results with a value in each of its other fields (odd floats, text beyond ASCII)."""
+    skipped = SkippedEntry(file="ü.json", index=0, id="ß", reason='a "quoted" reason\nline')
+    data = {
+        "skipped": [skipped],
+        "errors": [ErrorEntry(file="e.json", reason="no such file: é")],
+        "invalid": [skipped],
+        "unstable": ["e.json::c1"],
+        "gates": [Gate(name="pass_rate", passed=False, actual=0.1 + 0.2, required=1e-7,
+                        message="✗")],
+        "labels": {"relevance": LabelAgreement(n=5, spearman=None, kappa=1e16, exact=0.0,
+                                               within_one=1.0, bias=-0.5)},
+        "baseline": BaselineResult.model_validate({"source": "before.json", "comparable": True}),
+        "comparison": TargetComparison(targets=["a", "b"], tie_tolerance=0.25, entries=[],
+                                       compared=0, disagreements=[], overall={}, significance=[]),
+    }  # fmt: skip
+    filled = results.model_copy(update=data)
+    assert all(getattr(filled, name) for name in ResultsFile.model_fields if name != "results")
+    return filled
+
+
+@pytest.mark.parametrize("rows", [0, 1, 3])
+def test_the_streamed_file_is_pydantics_dump_of_the_same_data(tmp_path: Path, rows: int) -> None:
+    spill, kept = RowSpill(), SessionResults()
+    lean = {i: spill.put(_row(i, "passed")) for i in range(rows)}
+    for i in range(rows):
+        kept.add(_row(i, "passed"))
+    facts = session_facts(rows)
+    whole = _every_field(kept.finish(default_settings(runs=2), {}, facts).results)
+    in_order = [lean[int(row.id[1:])] for row in whole.results]  # (the results' order)
+    streamed = whole.model_copy(update={"results": in_order})
+    path = tmp_path / "results.json"
+    write_chunks_atomically(path, spill.dump(streamed))
+    text = path.read_text(encoding="utf-8")
+    assert text == whole.model_dump_json(indent=2) + "\n"
+    assert ResultsFile.model_validate_json(text) == whole
