@@ -12,6 +12,7 @@ import base64
 import logging
 import os
 import re
+from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 SECRET_ENV_VARS = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")
@@ -55,6 +56,17 @@ def redact(text: str) -> str:
     if "sk-" in text or "Bearer" in text or "Basic" in text:
         return _KEY_PATTERN.sub("***", text)
     return text
+
+
+def redact_values(value: Any) -> Any:
+    """JSON data with every string in it redacted (an entry's free-form metadata)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_values(item) for item in value]
+    return value
 
 
 def safe_url(url: str | None) -> str | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ..analysis.judgment import JudgeError
-from ..basics.redaction import redact
+from ..basics.redaction import redact, redact_values
 from ..checks.report import distinct_names
 from ..evalfiles.entry_model import SAVED_LATENCY
 from ..evalfiles.entry_rules import bounded
@@ -71,7 +71,7 @@ def _add_entry(row: JudgedItem, item: EvalItem, record: AttemptRecord | None) ->
     ]
     row.reference = _redacted(bounded(case.reference, limit))
     row.cluster = case.cluster
-    row.expected, row.metadata = case.expected, case.metadata
+    row.expected, row.metadata = case.expected, redact_values(case.metadata)
     # Which implementation answered, and which entry its answer is compared on: a live item
     # knows its target; a replayed one (llmjudge_targets save_responses) carries the target and the
     # original entry in its metadata.

@@ -241,6 +241,7 @@ def test_a_secret_in_a_ticket_or_an_answer_reaches_no_artifact(
         [
             entry("key", ticket=f"My key {SECRET} does not open the booking API"),
             entry("answer", response=f"Use {SECRET} as your key.", checks=[{"max_words": 2}]),
+            entry("meta", ticket="other", metadata={"note": f"key {SECRET}", "keys": [SECRET]}),
         ],
     )
     summary = pytester.path / "step-summary.md"
@@ -257,6 +258,7 @@ def test_a_secret_in_a_ticket_or_an_answer_reaches_no_artifact(
     assert result.ret == 1  # the answer fails its check: its detail quotes the answer
     data = read_results(pytester)
     assert "***" in by_id(data)["key"]["ticket"] and "***" in by_id(data)["answer"]["response"]
+    assert by_id(data)["meta"]["metadata"] == {"note": "key ***", "keys": ["***"]}
     for name in ("output.json", "report.md", "report.html", "junit.xml", "trace.jsonl"):
         assert SECRET not in (pytester.path / "results" / name).read_text(), name
     assert SECRET not in summary.read_text()
