@@ -7,6 +7,8 @@ import os
 import shutil
 import signal
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
@@ -281,6 +283,23 @@ def _descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def _descriptors_settled(at_most: int) -> int:
+    """The open descriptors once the test server, in this process, has closed the connections
+    the sessions left: its handler threads close them when the client's close reaches them,
+    which on a loaded machine can come after the session returned. A leak stays and is
+    counted; the wait ends as soon as the count is within ``at_most``."""
+    deadline = time.monotonic() + 10
+    while (count := _descriptors()) > at_most and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return count
+
+
+def _open_files() -> list[str]:
+    """What each open descriptor points to, for the failure message."""
+    fds = Path("/proc/self/fd")
+    return sorted(os.readlink(fd) for fd in fds.iterdir() if fd.exists())
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd (Linux)")
 def test_thirty_sessions_in_one_process_hold_no_more_descriptors(
     pytester: pytest.Pytester, judge_server: JudgeServer
@@ -301,4 +320,4 @@ def test_thirty_sessions_in_one_process_hold_no_more_descriptors(
         shutil.rmtree(pytester.path / ".pytest_cache", ignore_errors=True)  # judged afresh
         run(pytester, *(batch if i % 3 == 0 else direct)).assert_outcomes(passed=2)
     assert judge_server.batches.creations >= 10
-    assert _descriptors() - before <= 2, os.listdir("/proc/self/fd")
+    assert _descriptors_settled(before + 2) - before <= 2, _open_files()
