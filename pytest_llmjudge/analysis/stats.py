@@ -35,8 +35,8 @@ def _mean_and_std(values: Sequence[float]) -> tuple[float, float]:
     return mean, statistics.stdev(values, mean) if len(values) > 1 else 0.0
 
 
-# The standard library's exact stdev costs 17 us; an item's runs of whole scores 1-5 take
-# few values (35 sets of 3 runs), so each is computed once: the same floats, bit for bit.
+# Runs of whole scores 1-5 take few distinct values (35 sets of 3 runs), so the standard
+# library's exact mean and stdev of each set is computed once: the same floats, bit for bit.
 _whole_mean_and_std = functools.lru_cache(maxsize=4096)(_mean_and_std)
 
 

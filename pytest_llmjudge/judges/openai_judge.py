@@ -207,8 +207,8 @@ class OpenAIJudge:
     def _body(
         self, messages: list[dict[str, str]], n: int, schema: dict[str, Any], parts: int
     ) -> dict[str, Any]:
-        # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
-        # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply.
+        # The JSON schema is built once (``parse(response_format=JudgeReply)`` would rebuild
+        # it on every call); the reply is validated by JudgeReply.
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         json_format = self.profile.json_format
         if json_format is not None:
