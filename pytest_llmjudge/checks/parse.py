@@ -1,4 +1,4 @@
-"""Deterministic checks of an answer, as eval files write them: read and validated.
+"""Deterministic checks of a response, as eval files write them: read and validated.
 
 An entry's ``checks`` is a list of objects, one check each: its kind as the key, what it
 expects as the value, an optional ``name`` for messages, for text checks an optional
@@ -6,7 +6,7 @@ expects as the value, an optional ``name`` for messages, for text checks an opti
 what they mean in promptfoo's assertions of the same name (``check_values``). A check that
 cannot work (an unknown kind, a regex that does not compile, a JSON Schema that is not one or
 names a format that cannot be checked, a ``python`` check that cannot be imported) makes the
-entry invalid, with a message naming the check. Running checks is ``checks/run``.
+entry invalid, with a message naming the check. Applying them is ``checks/apply``.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ def _contains(kind: str, value: Any, rootdir: Path | None) -> tuple[str, ...]:
 
 def _prefix(kind: str, value: Any, rootdir: Path | None) -> Any:
     if kind in ("equals", "not_equals") and isinstance(value, dict | list):
-        return value  # a JSON value: the answer must be JSON equal to it
+        return value  # a JSON value: the response must be JSON equal to it
     return (_text(value),)
 
 
