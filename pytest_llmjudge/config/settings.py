@@ -176,7 +176,7 @@ class Settings:
     log_dir: Path | None = None
     max_tokens: int = 256  # completion tokens per judge reply (0: no limit sent)
     checks_mode: str = "first"  # first: a failed check spares the judge; always: judge too
-    pairwise: bool = False  # targets' answers also compared side by side, in both orders
+    pairwise: bool = False  # targets' responses also compared side by side, in both orders
     min_win_rate: Mapping[str, float] | None = None  # target -> least pairwise win rate
     workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
 
@@ -187,7 +187,7 @@ class Settings:
     @property
     def written_files(self) -> tuple[Path, ...]:
         """The files and folders a session writes into that could pass for eval files: the
-        results, reports, trace, saved answers and logs (never collected, never hinted at)."""
+        results, reports, trace, saved responses and logs (never collected, never hinted at)."""
         folders = (self.trace, self.save_responses, self.log_dir)
         return (self.output, *self.reports, *(path for path in folders if path is not None))
 
