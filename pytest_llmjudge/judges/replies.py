@@ -77,7 +77,8 @@ PAIR_RESPONSE_FORMAT: dict[str, Any] = {
 
 def read_completion(raw: bytes) -> ChatCompletion:
     """A chat completion's body as the SDK's ``ChatCompletion``: validated by pydantic's parser,
-    or, from a server that leaves out or bends a field, read as ``completion_of`` reads it. A body that is not a JSON object is a rejected reply."""
+    or, from a server that leaves out or bends a field, read as ``completion_of`` reads it. A
+    body that is not a JSON object is a rejected reply."""
     from openai.types.chat import ChatCompletion
 
     try:
