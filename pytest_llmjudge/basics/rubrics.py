@@ -169,7 +169,7 @@ def build_messages(
 
     The blocks are delimited by tags carrying a random boundary made for this call: a text
     cannot close its block early, whatever case, spacing or look-alike characters it uses.
-    Earlier turns and (for a dimension that uses it) the reference answer come as blocks too.
+    Earlier turns and (for a dimension that uses it) the reference come as blocks too.
     ``firm``: a reply to this prompt was cut off; ask for a shorter one.
     """
     if dimension.parts:

@@ -226,7 +226,7 @@ class OpenAIJudge:
         usage: Usage,
         context: Context = NO_CONTEXT,
     ) -> list[PairVote | RetryableJudgeError]:
-        """``n`` votes on which of two answers is better (``first`` shown as A), as the choices
+        """``n`` votes on which of two responses is better (``first`` shown as A), as the choices
         of one request; the request's tokens are on the first usable vote."""
         messages = build_pair_messages(dimension, ticket, first, second, context)
         completion = await self._create_fitting(messages, usage, n, PAIR_RESPONSE_FORMAT)

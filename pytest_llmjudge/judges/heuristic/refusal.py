@@ -52,7 +52,7 @@ DEFLECTION = re.compile(
     rf"ask|read|consult|refer to|visit)\b{_SUPPORT}\b",
     re.IGNORECASE,
 )
-# Thanks, apologies, understanding and greetings: polite, and no answer alone.
+# Thanks, apologies, understanding and greetings: polite, and no response alone.
 COURTESY = re.compile(
     r"\b(?:thank|appreciat|sorry|apolog|understand)\w*(?: you)?"
     r"|\b(?:reaching out|getting in touch)\b"
