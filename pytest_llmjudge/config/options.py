@@ -1,5 +1,5 @@
 """The option table: every setting as the ini file knows it, and the few that are also a
-``--judge-*`` flag (what a person changes from one run to the next) or an environment variable.
+``--judge-*`` flag (what a person changes from one session to the next) or an environment variable.
 
 plugin.py registers these, ``settings.resolve_settings`` resolves them, and the tests and
 docs/configuration.md are checked against them. Each parser turns one raw text into a value
@@ -335,7 +335,7 @@ class OptionSpec:
     help: str
     parse: Callable[[str], Any]
     default: Any
-    flag: str | None = None  # only for what a person changes from one run to the next
+    flag: str | None = None  # only for what a person changes from one session to the next
     env: tuple[str, ...] = ()  # only the names CI scripts already set (docs/configuration.md)
     metavar: str | None = None
     is_flag: bool = False  # a switch: store_true (store_false with ``negated``)
@@ -465,7 +465,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         flag="--judge-strict",
         is_flag=True,
     ),
-    # ini keys only (one run: -o llmjudge_<name>=<value>)
+    # ini keys only (one session: -o llmjudge_<name>=<value>)
     OptionSpec(
         "sampling",
         "llmjudge_sampling",

@@ -1,7 +1,7 @@
 """Configuration resolved once into a frozen ``Settings``.
 
 Precedence for every option: command line > environment (the few variables CI scripts
-already set) > ini (``[tool.pytest.ini_options]``, or ``-o`` for one run) > default. Per-item
+already set) > ini (``[tool.pytest.ini_options]``, or ``-o`` for one session) > default. Per-item
 values (an eval entry, the ``llmjudge`` marker) are applied on top by ``item_settings``. Bad
 values raise ``SettingsError`` naming the source they came from.
 """
@@ -357,7 +357,7 @@ _REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
         "k_of_n: k is more than the runs every item gets (N of --judge-runs N or N..M), so an "
         "item judged on N runs could never pass",
     ),
-    (  # without it, regression is not checked, and the summary says so (first run on main)
+    (  # without it, regression is not checked, and the summary says so (first session on main)
         "strict",
         lambda v: "baseline" in v["strict"] and v["gates"].regression and v["baseline"] is None,
         "(baseline): the regression gate has no baseline to compare with: give "
