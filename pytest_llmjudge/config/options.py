@@ -1,5 +1,6 @@
 """The option table: every setting as the ini file knows it, and the few that are also a
-``--judge-*`` flag (what a person changes from one session to the next) or an environment variable.
+``--judge-*`` flag (what a person changes from one session to the next) or an environment
+variable.
 
 plugin.py registers these, ``settings.resolve_settings`` resolves them, and the tests and
 docs/configuration.md are checked against them. Each parser turns one raw text into a value

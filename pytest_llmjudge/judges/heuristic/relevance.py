@@ -1,12 +1,13 @@
-"""Relevance: what needs no understanding of meaning. Empty or placeholder text, and a reply
-that is only a refusal, only a pointer to support or only pleasantries, each fail; every other
-response passes, whatever words it uses (word overlap with the ticket is no evidence)."""
+"""Relevance: what needs no understanding of meaning. Empty or placeholder text, and a
+response that is only a refusal, only a pointer to support or only pleasantries, each fail;
+every other response passes, whatever words it uses (word overlap with the ticket is no
+evidence)."""
 
 from __future__ import annotations
 
 import re
 
-from .refusal import COURTESY, DEFLECTION, REFUSAL, empty_reply
+from .refusal import COURTESY, DEFLECTION, REFUSAL, empty_response
 from .text import normalise
 
 # Text left where a response should be, told by its form, not by its words: only the words of a
@@ -29,7 +30,7 @@ PLACEHOLDER = re.compile(
 # a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; not in
 # angle brackets, where "<LOCK_ID>" is a command's argument), a template's own slot in square
 # brackets in any case ("[Name]", "[Reply]"; "[your name]" is a step of iOS's Settings), a
-# program's notice where the reply should be ("Response unavailable"),
+# program's notice where the response should be ("Response unavailable"),
 # or a draft's marker at its start ("TODO: ...", "PLACEHOLDER - ..."): the response was never
 # written. Braces that are code are no slot: an expression (GitHub's "${{ ... }}", Jinja's
 # "{{ user.name }}"), quoted, in a path ("/users/{user_id}"), or shown after a colon ("Use
@@ -72,7 +73,7 @@ _SLOT_PATTERNS = (
     r"(?m:[:=]\s*(?:TBD|TBC|TODO|FIXME)\W*$)",
 )
 _SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SLOT_PATTERNS]))
-# A short reply of a few words that ends in a marker ("Price list TBC", "Reply TBD")
+# A short response of a few words that ends in a marker ("Price list TBC", "Reply TBD")
 _SHORT_MARKED = re.compile(r"\W*(?:\w+\W+){0,3}(?:TBD|TBC|TODO|FIXME)\W*")
 # ... or a note to the writer alone ("Insert gardening advice here.")
 _NOTE_ALONE = re.compile(
@@ -99,7 +100,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 def _nothing_said(ticket: str, response: str) -> str | None:
     """What a reply is when every sentence is empty (of ``_KINDS``), else None."""
-    found = empty_reply(response, ticket, _KINDS.values())
+    found = empty_response(response, ticket, _KINDS.values())
     if found is None:
         return None
     named = [
@@ -111,7 +112,7 @@ def _nothing_said(ticket: str, response: str) -> str | None:
     if found[0].re is COURTESY and all(m.re is COURTESY for m in found):
         # kindness answers kindness ("Thanks, it works now!"), and one courtesy or a yes or no
         # may be the whole response ("Sorry, no.")
-        thanked = empty_reply(ticket, "", [COURTESY]) is not None
+        thanked = empty_response(ticket, "", [COURTESY]) is not None
         if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
     return "nothing but " + " and ".join(named[:2])

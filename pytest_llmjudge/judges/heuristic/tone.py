@@ -165,10 +165,10 @@ def _insult(word: str, valence: float) -> bool:
 
 
 def shouting(text: str) -> list[str]:
-    """The words of a shouted reply or sentence: three capitalised words or more, two thirds of
+    """The words of a shouted response or sentence: three capitalised words or more, two thirds of
     its words, one a function word (acronyms never are: "DNS TTL"); code ("SELECT ... FROM") is
     not shouted. Read as written ("DON'T" is one capitalised word, "OPEN PORT 80!!!! THAT'S
-    ALL!!" one shouted reply)."""
+    ALL!!" one shouted response)."""
     shouted = []
     for part in [text, *sentences(text)]:
         tokens = [w for w in words(part) if w.replace("'", "").isalpha()]
