@@ -55,13 +55,6 @@ class EvalFile:
     warnings: list[tuple[str, int | None]] = field(default_factory=list)  # message, line
 
 
-def validate_entry(
-    raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
-) -> EvalCase:
-    """Validate one entry; raise ValueError with a one-line reason naming the field."""
-    return read_entry(raw, dimensions, live, rootdir)[0]
-
-
 def read_entry(
     raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
 ) -> tuple[EvalCase, tuple[CheckSpec, ...]]:
