@@ -4,7 +4,7 @@
     python benchmarks/bench_support_answers.py FILE --failures   # also list the wrong verdicts
 
 FILE is a JSON list of ``{id, area, register, kind: correct|bad, bad_class, ticket,
-response}``, or the JSONL set (``data/support_answers.jsonl``: a correct and a bad answer per
+response}``, or the JSONL set (``data/support-answers/dev-writer-A.jsonl``: a correct and a bad answer per
 ticket line, the bad one's class in ``kind``). Each answer is judged on relevance and tone at
 the default thresholds; it passes when both meet them. Prints, per file, the correct answers
 that pass, by register, and the bad answers that fail, by ``bad_class``: first the classes
