@@ -3,7 +3,7 @@
 variable.
 
 plugin.py registers these, ``settings.resolve_settings`` resolves them, and the tests and
-docs/configuration.md are checked against them. Each parser turns one raw text into a value
+docs/configuration.md are compared with them. Each parser turns one raw text into a value
 or raises ValueError with a reason; the resolver adds where the text came from. The names
 that were cut live in ``removed``.
 """
@@ -33,7 +33,7 @@ def _text_list(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Number:
-    """A number within bounds, declared once per option: the one range check of the table.
+    """A number within bounds, declared once per option: the table's one range validation.
 
     (Not pydantic: settings are resolved in every pytest session, also those without evals,
     and those import no pydantic; see tests/integration/test_citizen.py.)
