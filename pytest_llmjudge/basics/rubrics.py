@@ -291,7 +291,7 @@ def build_pair_messages(
     second: str,
     context: Context = NO_CONTEXT,
 ) -> list[dict[str, str]]:
-    """Chat messages asking which of two replies is better on one dimension; ``first`` is
+    """Chat messages asking which of two responses is better on one dimension; ``first`` is
     shown as A, ``second`` as B, each in its own block with a boundary made for this call."""
     boundary = secrets.token_hex(6)
     assistants = (

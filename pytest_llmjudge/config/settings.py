@@ -205,7 +205,7 @@ class Settings:
         return notices
 
     def header(self) -> str:
-        """The one line that makes a run's judge setup reproducible."""
+        """The one line that makes a session's judge setup reproducible."""
         model = self.model if self.uses_llm else "none (no LLM)"
         thresholds = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
         base = f" base_url={safe_url(self.base_url)}" if self.base_url else ""

@@ -63,7 +63,7 @@ JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
 
 
 class PairReply(BaseModel):
-    """Which of two replies is better on one rubric dimension: A (shown first), B, or a tie."""
+    """Which of two responses is better on one rubric dimension: A (shown first), B, or a tie."""
 
     reasoning: str
     winner: Literal["A", "B", "tie"]

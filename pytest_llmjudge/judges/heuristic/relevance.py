@@ -99,7 +99,7 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 
 def _nothing_said(ticket: str, response: str) -> str | None:
-    """What a reply is when every sentence is empty (of ``_KINDS``), else None."""
+    """What a response is when every sentence is empty (of ``_KINDS``), else None."""
     found = empty_response(response, ticket, _KINDS.values())
     if found is None:
         return None
