@@ -177,7 +177,7 @@ class OpenAIJudge:
         if not choices:
             return [RetryableJudgeError("judge reply has no choices")]
         if self.scoring == "logprobs":  # a server without them: text scores from now on
-            self.profile.check_logprobs(choices, self.shown_url)
+            self.profile.learn_logprobs(choices, self.shown_url)
         weighted = self.scoring == "logprobs"
         names = tuple(part.name for part in dimension.parts)
         replies = [
