@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_llmjudge.checks.apply import apply_checks, python_verdict
-from pytest_llmjudge.checks.parse import parse_checks
-from pytest_llmjudge.checks.values import split_texts
+from pytest_llmjudge.checks.parse import parse_checks, split_texts
 from pytest_llmjudge.schema.items import CheckResult
 
 CI = {"case": "insensitive"}
