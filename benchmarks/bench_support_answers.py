@@ -4,12 +4,13 @@
     python benchmarks/bench_support_answers.py FILE --failures   # also list the wrong verdicts
 
 FILE is a JSON list of ``{id, area, register, kind: correct|bad, bad_class, ticket,
-response}``, or the JSONL set (``data/support_answers.jsonl``: a correct and a bad answer per
-ticket line, the bad one's class in ``kind``). Each answer is judged on relevance and tone at
-the default thresholds; it passes when both meet them. Prints, per file, the correct answers
-that pass, by register, and the bad answers that fail, by ``bad_class``: first the classes
-the judge targets (empty, placeholder, profane, insulting, shouting), then the others, which
-are reported, not targeted. Always exits 0: a measure, not a test.
+response}``, or writer A's JSONL set (``data/support-answers/dev-writer-A.jsonl``: a correct
+and a bad response per ticket line, the bad one's class in ``kind``). Each response is judged
+on relevance and tone at the default thresholds; it passes when both meet them. Prints, per
+file, the correct responses that pass, by register, and the bad responses that fail, by
+``bad_class``: first the classes the judge targets (empty, placeholder, profane, insulting,
+shouting), then the others, which are reported, not targeted. Always exits 0: a measure, not
+a test.
 """
 
 from __future__ import annotations

@@ -69,12 +69,6 @@ def quadratic_kappa_se(a: Sequence[int], b: Sequence[int]) -> tuple[float, float
     return stats.weighted_kappa_se(observed, QUADRATIC)
 
 
-def quadratic_kappa(a: Sequence[int], b: Sequence[int]) -> float | None:
-    """Cohen's kappa with quadratic weights on the 1-5 scale; None when undefined."""
-    found = quadratic_kappa_se(a, b)
-    return None if found is None else found[0]
-
-
 def _rounded(score: float) -> int:
     return min(5, max(1, math.floor(score + 0.5)))  # 4.5 -> 5: half up, not to even
 

@@ -137,7 +137,8 @@ def compare_with_baseline(
 
     ``collected``: the eval node ids this session collected (deselected ones too). A baseline
     item is *removed* only when its file was collected and it was not in it; any other
-    baseline item not judged now is *not in this run*. Unknown (None): all of them are.
+    baseline item not judged now is *not in this session* (``not_in_run``). Unknown (None):
+    all of them are.
     """
     current = {item.nodeid: item for item in judged(items)}
     compared = sorted(set(current) & set(baseline))

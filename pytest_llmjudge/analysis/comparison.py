@@ -195,8 +195,8 @@ def _overall(
     )
 
 
-def _cause(answers: Sequence[TargetScores]) -> str:
-    """Why a target's answers were not judged: the commonest cause among them."""
+def _cause(responses: Sequence[TargetScores]) -> str:
+    """Why a target's responses were not judged: the commonest cause among them."""
     causes = Counter(
         t.error
         or (
@@ -204,10 +204,10 @@ def _cause(answers: Sequence[TargetScores]) -> str:
             * (t.checks_passed < t.checks)
         )
         or (f"{t.outcome} without a score" if t.outcome else "no score")
-        for t in answers
+        for t in responses
     )
     cause, count = causes.most_common(1)[0]
-    return cause if count == len(answers) else f"{cause} ({count} of {len(answers)})"
+    return cause if count == len(responses) else f"{cause} ({count} of {len(responses)})"
 
 
 def overall_text(name: str, o: TargetOverall) -> str:

@@ -1,7 +1,7 @@
 """Pairwise verdicts from the judge's votes: per entry, pair and dimension a win only when both
 orders agree (a judge that prefers a position yields ties, not a false winner); per pair and
 dimension a win rate with its 95% Wilson interval, the position consistency and the share of
-runs won by the answer shown first."""
+runs won by the response shown first."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..schema.pairwise import OrderVotes, PairwiseEntry, PairwiseResult, Pairwis
 from ..schema.sections import Gate
 
 TIE = "tie"
-UNRELIABLE = 0.7  # position consistency below this: the judge cannot tell the answers apart
+UNRELIABLE = 0.7  # position consistency below this: the judge cannot tell the responses apart
 Z95 = 1.959964
 
 
@@ -28,8 +28,8 @@ class PairVotes:
     a: str
     b: str
     dimension: str
-    a_first: Sequence[Winner]  # "A" is a's answer
-    b_first: Sequence[Winner]  # "A" is b's answer
+    a_first: Sequence[Winner]  # "A" is a's response
+    b_first: Sequence[Winner]  # "A" is b's response
     error: str | None = None
 
 

@@ -1,4 +1,4 @@
-"""The regression gate's tests: is this run worse than the baseline, beyond chance?
+"""The regression gate's tests: is this session worse than the baseline, beyond chance?
 
 It is red when a dimension's mean paired change over the suite is significantly below zero,
 or when one item's drop is significant after Holm's correction across every item and

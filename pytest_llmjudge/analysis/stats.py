@@ -35,8 +35,8 @@ def _mean_and_std(values: Sequence[float]) -> tuple[float, float]:
     return mean, statistics.stdev(values, mean) if len(values) > 1 else 0.0
 
 
-# The standard library's exact stdev costs 17 us; an item's runs of whole scores 1-5 take
-# few values (35 sets of 3 runs), so each is computed once: the same floats, bit for bit.
+# Runs of whole scores 1-5 take few distinct values (35 sets of 3 runs), so the standard
+# library's exact mean and stdev of each set is computed once: the same floats, bit for bit.
 _whole_mean_and_std = functools.lru_cache(maxsize=4096)(_mean_and_std)
 
 
@@ -274,15 +274,6 @@ def paired_variance(
     return omega2 + var_a / runs_a + var_b / runs_b
 
 
-def miller_detectable_difference(
-    n: int, omega2: float, var_a: float = 0.0, var_b: float = 0.0, runs_a: int = 1,
-    runs_b: int = 1, alpha: float = 0.05, power: float = 0.8,
-) -> float:  # fmt: skip
-    """Miller Eq. 10: (z(1 - a/2) + z(power)) · √((ω² + σ²_A/K_A + σ²_B/K_B) / n)."""
-    variance = paired_variance(omega2, var_a, var_b, runs_a, runs_b)
-    return detectable_difference(math.sqrt(variance / n), alpha, power)
-
-
 def sample_size(
     delta: float, omega2: float, var_a: float = 0.0, var_b: float = 0.0, runs_a: int = 1,
     runs_b: int = 1, alpha: float = 0.05, power: float = 0.8,
@@ -389,20 +380,6 @@ def rogan_gladen(apparent: float, sensitivity: float, specificity: float) -> flo
     1978, Am J Epidemiol 107:71-76): (p + Sp - 1)/(Se + Sp - 1), held to 0-1."""
     rate = (apparent + specificity - 1) / (sensitivity + specificity - 1)
     return min(1.0, max(0.0, rate))
-
-
-def rogan_gladen_interval(
-    positives: int, n: int, true_positives: int, label_positives: int, true_negatives: int,
-    label_negatives: int, level: float = LEVEL,
-) -> tuple[float, float]:  # fmt: skip
-    """95% interval of the Rogan-Gladen rate carrying the uncertainty of the apparent rate
-    and of the sensitivity and specificity measured on labels (Lang & Reiczigel 2014, Prev Vet
-    Med 113:13-22, their adjusted Wald interval; ``lang_reiczigel``), held to 0-1."""
-    centre, se = lang_reiczigel(
-        positives, n, true_positives, label_positives, true_negatives, label_negatives, level
-    )
-    half = _z(level) * se
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def lang_reiczigel(

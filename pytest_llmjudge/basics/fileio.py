@@ -26,12 +26,12 @@ def write_atomically(
 def write_chunks_atomically(
     path: Path, chunks: Iterable[bytes], durable: bool = True, *, folder_exists: bool = False
 ) -> None:
-    """``write_atomically`` of a text made as it is written (a results file of 10^5 rows
-    read from disk), never whole in memory."""
+    """``write_atomically`` of a text made as it is written (a results file's rows read back
+    from disk), never whole in memory."""
     if not folder_exists:
         path.parent.mkdir(parents=True, exist_ok=True)
-    # A name of this process and thread: no other writer takes it, and no random name to
-    # make (tempfile.mkstemp took 110 us a file, this 35: 60,000 cache entries in a batch).
+    # A name of this process and thread: no other writer takes it, so no random name is
+    # needed (a batch writes a cache entry per run this way).
     # The mode 0o666 less the umask, as any file the user creates.
     tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
     fd = _create(tmp)

@@ -52,7 +52,7 @@ def redact(text: str) -> str:
     for value in sorted(_known, key=len, reverse=True):  # longest first: no partial leftovers
         text = text.replace(value, "***")
     # each match holds one of these words: a text without them (most, such as a run's
-    # reasoning) is not searched, a third of what redacting it cost
+    # reasoning) is not searched
     if "sk-" in text or "Bearer" in text or "Basic" in text:
         return _KEY_PATTERN.sub("***", text)
     return text

@@ -20,7 +20,7 @@ class Dimension:
 
     name: str
     rubric: str
-    uses_reference: bool = False  # judged against the entry's known-good answer
+    uses_reference: bool = False  # judged against the entry's known-good response (``reference``)
     #: the dimensions judged together in one request (``llmjudge_grouping=item``); () for one
     parts: tuple[Dimension, ...] = ()
     # judged by default where it applies, not configured: an item it does not apply to is
@@ -89,7 +89,7 @@ class Context:
     """What the judge sees besides the final ticket and response."""
 
     conversation: tuple[Turn, ...] = ()
-    reference: str | None = None  # a known-good answer: given only to dimensions that use it
+    reference: str | None = None  # a known-good response: given only to dimensions that use it
 
     def for_dimension(self, dimension: Dimension) -> Context:
         if self.reference is None or dimension.uses_reference:
@@ -169,7 +169,7 @@ def build_messages(
 
     The blocks are delimited by tags carrying a random boundary made for this call: a text
     cannot close its block early, whatever case, spacing or look-alike characters it uses.
-    Earlier turns and (for a dimension that uses it) the reference answer come as blocks too.
+    Earlier turns and (for a dimension that uses it) the reference come as blocks too.
     ``firm``: a reply to this prompt was cut off; ask for a shorter one.
     """
     if dimension.parts:
@@ -183,8 +183,8 @@ def build_messages(
         data=DATA_NOTE,
         context=_notes(dimension, context),
     )
-    answers = [f"<response-{boundary}>\n{response}\n</response-{boundary}>"]
-    blocks = _blocks(dimension, ticket, answers, context, boundary)
+    responses = [f"<response-{boundary}>\n{response}\n</response-{boundary}>"]
+    blocks = _blocks(dimension, ticket, responses, context, boundary)
     user = blocks + f"\n\nScore the response's {dimension.name} from 1 to 5 as JSON."
     if firm:
         user += FIRM_NOTE
@@ -247,8 +247,8 @@ def _group_messages(
         context=notes,
         example="{" + example + "}",
     )
-    answers = [f"<response-{boundary}>\n{response}\n</response-{boundary}>"]
-    blocks = _blocks(group, ticket, answers, context, boundary)
+    responses = [f"<response-{boundary}>\n{response}\n</response-{boundary}>"]
+    blocks = _blocks(group, ticket, responses, context, boundary)
     user = blocks + f"\n\nScore the response's {', '.join(names)} from 1 to 5 each, as JSON."
     if firm:
         user += FIRM_NOTE.replace("the reasoning in one sentence", "each reasoning in one sentence")
@@ -291,7 +291,7 @@ def build_pair_messages(
     second: str,
     context: Context = NO_CONTEXT,
 ) -> list[dict[str, str]]:
-    """Chat messages asking which of two replies is better on one dimension; ``first`` is
+    """Chat messages asking which of two responses is better on one dimension; ``first`` is
     shown as A, ``second`` as B, each in its own block with a boundary made for this call."""
     boundary = secrets.token_hex(6)
     assistants = (
@@ -306,11 +306,11 @@ def build_pair_messages(
         rubric=dimension.rubric,
         context=_notes(dimension, context).replace("the final response", "each reply"),
     )
-    answers = [
+    responses = [
         f"<answer-a-{boundary}>\n{first}\n</answer-a-{boundary}>",
         f"<answer-b-{boundary}>\n{second}\n</answer-b-{boundary}>",
     ]
-    blocks = _blocks(dimension, ticket, answers, context, boundary)
+    blocks = _blocks(dimension, ticket, responses, context, boundary)
     user = blocks + f"\n\nWhich reply is better on {dimension.name}? Answer as JSON."
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -324,9 +324,9 @@ def _notes(dimension: Dimension, context: Context) -> str:
 
 
 def _blocks(
-    dimension: Dimension, ticket: str, answers: list[str], context: Context, boundary: str
+    dimension: Dimension, ticket: str, responses: list[str], context: Context, boundary: str
 ) -> str:
-    """The user message's delimited blocks: earlier turns, ticket, answers, reference."""
+    """The user message's delimited blocks: earlier turns, ticket, responses, reference."""
     blocks = []
     if context.conversation:
         turns = "\n".join(
@@ -335,7 +335,7 @@ def _blocks(
         )
         blocks.append(f"<conversation-{boundary}>\n{turns}\n</conversation-{boundary}>")
     blocks.append(f"<ticket-{boundary}>\n{ticket}\n</ticket-{boundary}>")
-    blocks += answers
+    blocks += responses
     if context.reference is not None and dimension.uses_reference:
         blocks.append(f"<reference-{boundary}>\n{context.reference}\n</reference-{boundary}>")
     return "\n\n".join(blocks)

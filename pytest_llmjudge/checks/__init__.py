@@ -1,3 +1,3 @@
-"""Deterministic checks of an answer, in one room: read from eval files (``parse``, with
-promptfoo's value forms in ``values``), run on an answer (``run``), said to people
-(``report``), and the one call an eval item makes (``item``)."""
+"""Deterministic checks of a response, in one room: read from eval files, as promptfoo writes
+them (``parse``), applied to a response (``apply``), said to people (``report``), and the one
+call an eval item makes (``item``)."""

@@ -1,6 +1,6 @@
 """A ``python`` check's function, imported from the user's project as conftest modules are,
 leaving the process as it was: ``sys.path`` restored, and no module left in ``sys.modules``
-that only the rootdir entry found or that has a name made up to run a file."""
+that only the rootdir entry found or that has a name made up to import a file."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def python_check(reference: str, rootdir: Path | None) -> PythonCheck:
 def _imported(target: str, rootdir: Path | None) -> Callable[..., Any]:
     """Import with the rootdir on ``sys.path`` for the import only; afterwards ``sys.path``
     is as it was, and ``sys.modules`` holds no module that only that entry found, nor a
-    file's module under the name it was given to run (the function keeps what it needs)."""
+    file's module under the name it was imported by (the function keeps what it needs)."""
     where, _, function_name = target.rpartition(":") if ":" in target else (target, "", "")
     function_name = function_name.strip() or "get_assert"
     path_before, modules_before = list(sys.path), set(sys.modules)

@@ -1,4 +1,4 @@
-"""The ``is_refusal`` check's own pattern: does the reply refuse, whatever else it says
+"""The ``is_refusal`` check's own pattern: does the response refuse, whatever else it says
 (promptfoo's ``is-refusal``). Fixed, and apart from the offline judge's rules, so that a change
 to the judge never changes what a promptfoo-named check finds; tested against promptfoo's own
 cases (``tests/unit/checks/test_refusal.py``)."""
@@ -34,7 +34,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def refusal_in(text: str) -> str | None:
-    """The first refusal a reply holds, quoted, whatever else it says; an empty reply is one
+    """The first refusal a response holds, quoted, whatever else it says; an empty one is one
     (promptfoo treats it as a refusal). None when there is none."""
     if not text.strip():
         return "an empty reply"

@@ -9,7 +9,7 @@ from ..schema.items import CheckResult
 
 def checks_verdict(results: Sequence[CheckResult]) -> tuple[str, list[str]]:
     """``("check failed", ['contains "reset link": not found', 'max_words 120: got 187'])``:
-    the word for what went wrong (``check error`` when every one could not run) and each
+    the word for what went wrong (``check error`` when none could be applied) and each
     check that did not pass; no parts when every check passed."""
     failed = [r for r in results if r.passed is False]
     parts = [f"{r.name}: {r.detail}" if r.detail else r.name for r in failed]

@@ -43,9 +43,9 @@ def marker_overrides(
         )
     values: dict[str, Any] = {}
     for name, value in kwargs.items():
-        check = run_count if name == "runs" else score_threshold
+        parse = run_count if name == "runs" else score_threshold
         try:
-            values[name] = check(value)
+            values[name] = parse(value)
         except ValueError as exc:
             raise ValueError(f"@pytest.mark.llmjudge {name} {exc}") from None
     runs = values.pop("runs", None)

@@ -1,8 +1,9 @@
 """The option table: every setting as the ini file knows it, and the few that are also a
-``--judge-*`` flag (what a person changes from one run to the next) or an environment variable.
+``--judge-*`` flag (what a person changes from one session to the next) or an environment
+variable.
 
 plugin.py registers these, ``settings.resolve_settings`` resolves them, and the tests and
-docs/configuration.md are checked against them. Each parser turns one raw text into a value
+docs/configuration.md are compared with them. Each parser turns one raw text into a value
 or raises ValueError with a reason; the resolver adds where the text came from. The names
 that were cut live in ``removed``.
 """
@@ -32,7 +33,7 @@ def _text_list(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Number:
-    """A number within bounds, declared once per option: the one range check of the table.
+    """A number within bounds, declared once per option: the table's one range validation.
 
     (Not pydantic: settings are resolved in every pytest session, also those without evals,
     and those import no pydantic; see tests/integration/test_citizen.py.)
@@ -335,7 +336,7 @@ class OptionSpec:
     help: str
     parse: Callable[[str], Any]
     default: Any
-    flag: str | None = None  # only for what a person changes from one run to the next
+    flag: str | None = None  # only for what a person changes from one session to the next
     env: tuple[str, ...] = ()  # only the names CI scripts already set (docs/configuration.md)
     metavar: str | None = None
     is_flag: bool = False  # a switch: store_true (store_false with ``negated``)
@@ -465,7 +466,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         flag="--judge-strict",
         is_flag=True,
     ),
-    # ini keys only (one run: -o llmjudge_<name>=<value>)
+    # ini keys only (one session: -o llmjudge_<name>=<value>)
     OptionSpec(
         "sampling",
         "llmjudge_sampling",

@@ -1,4 +1,4 @@
-"""Prices of judge models, for the cost line of a run.
+"""Prices of judge models, for the cost line of a session.
 
 USD per million tokens (input, output), list prices at the time of writing. Teams with
 other prices or models set ``llmjudge_prices`` in ini (``model=input,output`` per line, or

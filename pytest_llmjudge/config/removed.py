@@ -1,7 +1,7 @@
 """The names cut from the option surface (issue 42), each with what replaces it.
 
-One table feeds the command-line check (a removed flag is a usage error naming its
-replacement), the ini check (the same for a removed key), the warning for a ``JUDGE_*``
+One table feeds the command line's validation (a removed flag is a usage error naming its
+replacement), the ini file's (the same for a removed key), the warning for a ``JUDGE_*``
 variable that is set but no longer read, and the table in docs/configuration.md.
 """
 

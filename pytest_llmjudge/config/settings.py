@@ -1,7 +1,7 @@
 """Configuration resolved once into a frozen ``Settings``.
 
 Precedence for every option: command line > environment (the few variables CI scripts
-already set) > ini (``[tool.pytest.ini_options]``, or ``-o`` for one run) > default. Per-item
+already set) > ini (``[tool.pytest.ini_options]``, or ``-o`` for one session) > default. Per-item
 values (an eval entry, the ``llmjudge`` marker) are applied on top by ``item_settings``. Bad
 values raise ``SettingsError`` naming the source they came from.
 """
@@ -23,16 +23,104 @@ from .options import (
     DEFAULT_OLLAMA_HOST,
     DEFAULT_OLLAMA_MODEL,
     DEFAULT_THRESHOLD,
+    OPTIONS,
     OPTIONS_BY_DEST,
     CacheChoice,
+    OptionSpec,
 )
-from .picked import Picked, pick
-from .picked import SettingsError as SettingsError  # raised here; its home is picked
 from .pricing import Price, configured_price
 from .rubric_files import ignored_offline, read_rubrics
 from .targets import TargetConfig
 
 NO_BASELINE = "regression: not checked (no baseline)"
+
+
+class SettingsError(ValueError):
+    """A configuration value is invalid; the message names its source."""
+
+
+@dataclass(frozen=True)
+class OptionValues:
+    """Every option's parsed value by precedence and its source (``--judge-runs``,
+    ``environment variable JUDGE_RUNS``, ``ini option llmjudge_runs``, ``default``), and the
+    folders its relative paths are read from."""
+
+    base_dir: Path  # where the session was invoked
+    ini_dir: Path  # the rootdir, for paths from ini
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        cli: Mapping[str, Any],
+        env: Mapping[str, str],
+        ini: Mapping[str, Any],
+        base_dir: Path,
+        ini_dir: Path,
+    ) -> OptionValues:
+        given = cls(base_dir, ini_dir)
+        for spec in OPTIONS:
+            given.values[spec.dest], given.sources[spec.dest] = by_precedence(spec, cli, env, ini)
+        return given
+
+    def folder(self, name: str) -> Path:
+        """The folder an option's relative path is read from: the rootdir from ini, else the
+        invocation."""
+        return self.ini_dir if self.sources[name].startswith("ini") else self.base_dir
+
+    def where(self, text: str, name: str) -> Path:
+        """A path as given for option ``name``."""
+        value = Path(text).expanduser()
+        return value if value.is_absolute() else self.folder(name) / value
+
+    def path(self, name: str) -> Path | None:
+        """Option ``name``'s path (None when not given)."""
+        return None if self.values[name] is None else self.where(self.values[name], name)
+
+    def fail(self, name: str, problem: str) -> SettingsError:
+        """The error of option ``name``, its source named."""
+        return SettingsError(f"{self.sources[name]} {problem}")
+
+
+def by_precedence(
+    spec: OptionSpec, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
+) -> tuple[Any, str]:
+    """Return (value, source) for one option, parsed and validated."""
+    candidates: list[tuple[Any, str]] = []
+    cli_value = cli.get(spec.dest)
+    if isinstance(cli_value, list):  # a repeatable flag given several times
+        cli_value = ",".join(cli_value)
+    if cli_value is not None:  # (an ini key's value given with -o, for a per-name option)
+        candidates.append((cli_value, spec.flag or f"-o {spec.ini}"))
+    for name in spec.env:
+        if env.get(name, "").strip():
+            candidates.append((env[name], f"environment variable {name}"))
+            break
+    ini_value = ini.get(spec.ini) if spec.ini else None
+    if ini_value not in (None, ""):
+        candidates.append((ini_value, f"ini option {spec.ini}"))
+    if not candidates:
+        return spec.default, "default"
+    if spec.merge is None:
+        return _parsed(spec, *candidates[0]), candidates[0][1]
+    # a per-name option: the lower sources' names stay, each source its own errors
+    value = _parsed(spec, *candidates[-1])
+    for raw, source in reversed(candidates[:-1]):
+        value = spec.merge(value, _parsed(spec, raw, source))
+    return value, " and ".join(source for _, source in reversed(candidates))
+
+
+def _parsed(spec: OptionSpec, raw: Any, source: str) -> Any:
+    if isinstance(raw, bool) and spec.is_flag:  # a switch given: the setting's on (or off)
+        raw = "true" if raw else "false"
+    try:
+        return spec.parse(str(raw))
+    except ValueError as exc:
+        reason = str(exc)
+        if "invalid literal" in reason or "could not convert" in reason:
+            reason = f"must be a number, got {raw!r}"
+        raise SettingsError(f"{source} {reason}") from None
 
 
 @dataclass(frozen=True)
@@ -88,7 +176,7 @@ class Settings:
     log_dir: Path | None = None
     max_tokens: int = 256  # completion tokens per judge reply (0: no limit sent)
     checks_mode: str = "first"  # first: a failed check spares the judge; always: judge too
-    pairwise: bool = False  # targets' answers also compared side by side, in both orders
+    pairwise: bool = False  # targets' responses also compared side by side, in both orders
     min_win_rate: Mapping[str, float] | None = None  # target -> least pairwise win rate
     workers: int = 1  # xdist workers sharing the judge (each has its part of the limits)
 
@@ -99,7 +187,7 @@ class Settings:
     @property
     def written_files(self) -> tuple[Path, ...]:
         """The files and folders a session writes into that could pass for eval files: the
-        results, reports, trace, saved answers and logs (never collected, never hinted at)."""
+        results, reports, trace, saved responses and logs (never collected, never hinted at)."""
         folders = (self.trace, self.save_responses, self.log_dir)
         return (self.output, *self.reports, *(path for path in folders if path is not None))
 
@@ -117,7 +205,7 @@ class Settings:
         return notices
 
     def header(self) -> str:
-        """The one line that makes a run's judge setup reproducible."""
+        """The one line that makes a session's judge setup reproducible."""
         model = self.model if self.uses_llm else "none (no LLM)"
         thresholds = " ".join(f"{name}>={value:g}" for name, value in self.thresholds.items())
         base = f" base_url={safe_url(self.base_url)}" if self.base_url else ""
@@ -146,38 +234,38 @@ def resolve_settings(
 ) -> Settings:
     """Apply precedence to every option, decide the judge, and derive each setting that is
     more than its option's value (``_DERIVED``); refuse what cannot work together."""
-    picked = Picked.of(cli, env, ini, base_dir, ini_dir)
-    judge = _judge(picked, cli, env, ini)
+    given = OptionValues.of(cli, env, ini, base_dir, ini_dir)
+    judge = _judge(given, cli, env, ini)
     register_url(judge["base_url"])  # its credentials never appear in any output
-    resolved = {**judge, **_costs(picked, judge, ini), **_dimensions(picked, judge)}
+    resolved = {**judge, **_costs(given, judge, ini), **_dimensions(given, judge)}
     for name, refused, problem in _REFUSED:
-        if refused(picked.values):
-            raise picked.fail(name, problem)
+        if refused(given.values):
+            raise given.fail(name, problem)
     # An option's value is the Settings field of its name, unless resolved further here.
-    resolved.update((name, picked.values[name]) for name in OPTION_FIELDS)
-    resolved.update((name, picked.path(name)) for name in PATH_FIELDS)
-    resolved.update((name, how(picked.values[option])) for name, (option, how) in _DERIVED.items())
-    table, chosen = picked.values["targets"], picked.values["cache"]
+    resolved.update((name, given.values[name]) for name in OPTION_FIELDS)
+    resolved.update((name, given.path(name)) for name in PATH_FIELDS)
+    resolved.update((name, how(given.values[option])) for name, (option, how) in _DERIVED.items())
+    table, chosen = given.values["targets"], given.values["cache"]
     return Settings(
         **resolved,
-        cache_dir=None if chosen.folder is None else picked.where(chosen.folder, "cache"),
+        cache_dir=None if chosen.folder is None else given.where(chosen.folder, "cache"),
         # one report per path, however often it is named
-        reports=tuple(dict.fromkeys(picked.where(p, "reports") for p in picked.values["reports"])),
+        reports=tuple(dict.fromkeys(given.where(p, "reports") for p in given.values["reports"])),
         save_responses=None
         if table is None or table.save_responses is None
-        else picked.where(table.save_responses, "targets"),
+        else given.where(table.save_responses, "targets"),
     )
 
 
 def _judge(
-    picked: Picked, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
+    given: OptionValues, cli: Mapping[str, Any], env: Mapping[str, str], ini: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The provider (and why it was chosen), its model and base URL."""
-    provider, reason, base_url = _provider(picked, env)
-    model: str | None = picked.values["model"] or None
-    asked_for_any = picked.values["provider"] == "auto"
-    if "fallback" in picked.values["strict"] and provider == "heuristic" and asked_for_any:
-        raise picked.fail(
+    provider, reason, base_url = _provider(given, env)
+    model: str | None = given.values["model"] or None
+    asked_for_any = given.values["provider"] == "auto"
+    if "fallback" in given.values["strict"] and provider == "heuristic" and asked_for_any:
+        raise given.fail(
             "strict",
             f"(fallback): no LLM judge is configured ({reason}): set "
             "OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server",
@@ -191,7 +279,7 @@ def _judge(
         model_spec = replace(
             OPTIONS_BY_DEST["model"], env=("OLLAMA_MODEL",), default=DEFAULT_OLLAMA_MODEL
         )
-        model = str(pick(model_spec, cli, env, ini)[0])
+        model = str(by_precedence(model_spec, cli, env, ini)[0])
     elif provider == "openai":
         model = model or DEFAULT_MODEL
     else:
@@ -199,15 +287,15 @@ def _judge(
     return {"provider": provider, "provider_reason": reason, "model": model, "base_url": base_url}
 
 
-def _provider(picked: Picked, env: Mapping[str, str]) -> tuple[str, str, str | None]:
+def _provider(given: OptionValues, env: Mapping[str, str]) -> tuple[str, str, str | None]:
     """The provider asked for (``auto``: openai with a key or a base URL, else the
     heuristic judge), why, and the base URL from the environment or the provider's value."""
-    provider: str = picked.values["provider"]
+    provider: str = given.values["provider"]
     base_url = env.get("OPENAI_BASE_URL", "").strip() or None
     if provider.startswith(("http://", "https://")):  # an OpenAI-compatible server by its URL
-        return "openai", f"a server's URL from {picked.sources['provider']}", provider
+        return "openai", f"a server's URL from {given.sources['provider']}", provider
     if provider != "auto":
-        return provider, f"from {picked.sources['provider']}", base_url
+        return provider, f"from {given.sources['provider']}", base_url
     if env.get("OPENAI_API_KEY", "").strip():
         return "openai", "auto: OPENAI_API_KEY is set", base_url
     if base_url:
@@ -215,7 +303,7 @@ def _provider(picked: Picked, env: Mapping[str, str]) -> tuple[str, str, str | N
     return "heuristic", "auto: no OPENAI_API_KEY or OPENAI_BASE_URL", base_url
 
 
-def _costs(picked: Picked, judge: Mapping[str, Any], ini: Mapping[str, Any]) -> dict[str, Any]:
+def _costs(given: OptionValues, judge: Mapping[str, Any], ini: Mapping[str, Any]) -> dict[str, Any]:
     """The model's price (a USD budget needs one) and whether the cache is on."""
     provider, model = judge["provider"], judge["model"]
     try:
@@ -223,22 +311,22 @@ def _costs(picked: Picked, judge: Mapping[str, Any], ini: Mapping[str, Any]) -> 
         price = configured_price(model, ini.get("llmjudge_prices"), llm, judge["base_url"])
     except ValueError as exc:
         raise SettingsError(f"ini option llmjudge_prices: {exc}") from None
-    if "usd" in picked.values["budget"] and price is None and provider != "heuristic":
-        raise picked.fail(
+    if "usd" in given.values["budget"] and price is None and provider != "heuristic":
+        raise given.fail(
             "budget",
             f"usd= needs the price of model {model!r}: add a line "
             f"'{model}=<input>,<output>' (USD per million tokens) to llmjudge_prices",
         )
-    chosen: CacheChoice = picked.values["cache"]
+    chosen: CacheChoice = given.values["cache"]
     return {"price": price, "cache": chosen.on if chosen.on is not None else llm}
 
 
-def _dimensions(picked: Picked, judge: Mapping[str, Any]) -> dict[str, Any]:
+def _dimensions(given: OptionValues, judge: Mapping[str, Any]) -> dict[str, Any]:
     """The dimensions judged (built-in and from rubric files) and their thresholds; with an
     LLM judge, correctness where an entry has a reference, configured or not."""
-    values, source = picked.values, picked.sources["dimensions"]
+    values, source = given.values, given.sources["dimensions"]
     try:
-        dimensions = read_rubrics(values["dimensions"], picked.folder("dimensions"), source)
+        dimensions = read_rubrics(values["dimensions"], given.folder("dimensions"), source)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
     if judge["provider"] != "heuristic" and CORRECTNESS.name not in dimensions:
@@ -248,7 +336,7 @@ def _dimensions(picked: Picked, judge: Mapping[str, Any]) -> dict[str, Any]:
     for name, named in (("gates", values["gates"].mean), ("thresholds", values["thresholds"])):
         unknown = sorted(set(named or {}) - set(dimensions))
         if unknown:
-            raise picked.fail(
+            raise given.fail(
                 name,
                 f"names unknown dimension {unknown[0]!r} (known: {', '.join(dimensions)})",
             )
@@ -269,7 +357,7 @@ _REFUSED: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
         "k_of_n: k is more than the runs every item gets (N of --judge-runs N or N..M), so an "
         "item judged on N runs could never pass",
     ),
-    (  # without it, regression is not checked, and the summary says so (first run on main)
+    (  # without it, regression is not checked, and the summary says so (first session on main)
         "strict",
         lambda v: "baseline" in v["strict"] and v["gates"].regression and v["baseline"] is None,
         "(baseline): the regression gate has no baseline to compare with: give "

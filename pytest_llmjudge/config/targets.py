@@ -1,10 +1,10 @@
-"""Live bots ("targets"): where to send a ticket and how to read the answer.
+"""Live bots ("targets"): where to send a ticket and how to read the response.
 
 A target is a name and an HTTP endpoint. The request body is a JSON template whose string
-values may contain ``{ticket}``; the answer is read from the reply by a dotted path
-(``answer``, ``choices.0.message.content``). Header values may name environment variables
-(``Authorization: Bearer ${BOT_TOKEN}``): they are expanded when a request is made and never
-written anywhere.
+values may contain ``{ticket}``; the response is read from the JSON the bot returns by a
+dotted path (``answer``, ``choices.0.message.content``). Header values may name environment
+variables (``Authorization: Bearer ${BOT_TOKEN}``): they are expanded when a request is made
+and never written anywhere.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 class TargetError(Exception):
-    """A target could not give an answer; retrying will not help."""
+    """A target could not give a response; retrying will not help."""
 
 
 class RetryableTargetError(TargetError):
@@ -36,7 +36,7 @@ class RetryableTargetError(TargetError):
 @dataclass(frozen=True)
 class Target:
     name: str
-    url: str | None  # None: the answer comes from a llmjudge_response override
+    url: str | None  # None: the response comes from a llmjudge_response override
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,9 @@ class TargetTable:
     """``llmjudge_targets``: the live bots, how to ask them and how to compare them."""
 
     config: TargetConfig
-    pairwise: bool = False  # the answers also compared side by side, in both orders
+    pairwise: bool = False  # the responses also compared side by side, in both orders
     tie_tolerance: float = 0.01  # combined scores closer than this are a tie
-    save_responses: str | None = None  # folder for the answers as static eval files
+    save_responses: str | None = None  # folder for the responses as static eval files
 
     def __bool__(self) -> bool:
         return bool(self.config.targets)
@@ -95,7 +95,7 @@ def parse_target_table(text: str) -> TargetTable:
     tie_tolerance=0.01 save_responses=DIR``."""
     found, targets = _table_parts(text)
     body = found.get("body", DEFAULT_BODY)
-    check_body_template(body)
+    validate_body_template(body)
 
     switch = found.get("pairwise", "false").strip().lower()
     if switch not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
@@ -164,7 +164,7 @@ def parse_headers(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(headers)
 
 
-def check_body_template(template: str) -> None:
+def validate_body_template(template: str) -> None:
     """The template must be JSON; ``{ticket}`` goes inside a string value, ``"{messages}"``
     is a whole value (replaced by the conversation as a JSON list)."""
     try:
@@ -225,7 +225,7 @@ def expand_headers(headers: tuple[tuple[str, str], ...], env: Mapping[str, str])
 
 
 def extract(data: Any, path: str) -> str:
-    """The answer at a dotted path; list indices are numbers (``choices.0.message.content``)."""
+    """The response at a dotted path; list indices are numbers (``choices.0.message.content``)."""
     value = data
     for part in path.split("."):
         if isinstance(value, list) and part.isdigit() and int(part) < len(value):

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ..basics.wording import entry_place
 from ..checks.parse import CheckSpec
 from .entry_model import EvalCase, MarkSpec, TurnSpec
-from .entry_rules import check_id, check_mark, describe_error, oversize_reason, too_deep
+from .entry_rules import check_id, describe_error, oversize_reason, too_deep, validate_mark
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
 from .json_entries import Unreadable, loads, loads_by_entry, members, trailing_comma
 
@@ -40,7 +40,7 @@ class InvalidEntry:
 @dataclass(frozen=True)
 class ValidEntry:
     index: int
-    case: EvalCase
+    case: EvalCase  # the entry, validated
     line: int | None
     name: str  # its item's name: the id, unless an entry before took it as its "#3" name
     checks: tuple[CheckSpec, ...] = ()  # the entry's checks, as read when it was validated
@@ -55,20 +55,13 @@ class EvalFile:
     warnings: list[tuple[str, int | None]] = field(default_factory=list)  # message, line
 
 
-def validate_entry(
-    raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
-) -> EvalCase:
-    """Validate one entry; raise ValueError with a one-line reason naming the field."""
-    return read_entry(raw, dimensions, live, rootdir)[0]
-
-
 def read_entry(
     raw: Any, dimensions: Sequence[str], live: bool = False, rootdir: Path | None = None
 ) -> tuple[EvalCase, tuple[CheckSpec, ...]]:
     """One entry validated, and its checks as read; ValueError with a one-line reason
     naming the field.
 
-    ``live``: answers come from targets (bots), so a stored ``response`` is optional.
+    ``live``: responses come from targets (bots), so a stored ``response`` is optional.
     ``rootdir``: where ``python`` checks are imported from (as conftest modules are).
     """
     if isinstance(raw, Unreadable):
@@ -80,14 +73,14 @@ def read_entry(
     deep = too_deep(raw)
     if deep:
         raise ValueError(deep)
-    # a saved empty answer stays empty: replayed, it is the error it was live
-    empty = _saved_empty_answer(raw)
+    # a saved empty response stays empty: replayed, it is the error it was live
+    empty = _saved_empty_response(raw)
     try:
-        case = EvalCase.model_validate(
+        entry = EvalCase.model_validate(
             {k: v for k, v in raw.items() if not (empty and k == "response")}
         )
         if empty:
-            case = case.model_copy(update={"response": ""})
+            entry = entry.model_copy(update={"response": ""})
     except ValidationError as exc:
         errors = exc.errors()
         # A mark that is neither a name nor an object yields one error per union member.
@@ -97,25 +90,25 @@ def read_entry(
                 f"'marks.{first['loc'][1]}' must be a mark name or an object with 'name'"
             ) from None
         raise ValueError(describe_error(first)) from None
-    for position, spec in enumerate(case.mark_specs()):
-        check_mark(position, spec.name)
-    checks = case.check_specs(rootdir)  # a check that cannot work makes the entry invalid
-    if not case.judge and not case.checks:
+    for position, spec in enumerate(entry.mark_specs()):
+        validate_mark(position, spec.name)
+    checks = entry.check_specs(rootdir)  # a check that cannot work makes the entry invalid
+    if not entry.judge and not entry.checks:
         raise ValueError("'judge': false needs 'checks': nothing else would decide the outcome")
-    if not live and case.response is None and case.saved_error is None:
+    if not live and entry.response is None and entry.saved_error is None:
         raise ValueError("Missing 'response' field")
     for section in ("thresholds", "expected"):
-        unknown = sorted(set(getattr(case, section)) - set(dimensions))
+        unknown = sorted(set(getattr(entry, section)) - set(dimensions))
         if unknown:
             raise ValueError(
                 f"'{section}.{unknown[0]}' is not a known dimension "
                 f"(known: {', '.join(dimensions)})"
             )
-    return case, checks
+    return entry, checks
 
 
-def _saved_empty_answer(raw: dict[str, Any]) -> bool:
-    """An entry of a saved answers file whose target answered an empty text."""
+def _saved_empty_response(raw: dict[str, Any]) -> bool:
+    """An entry of a saved responses file whose target answered an empty text."""
     metadata = raw.get("metadata")
     return raw.get("response") == "" and isinstance(metadata, dict) and "target" in metadata
 
@@ -252,37 +245,37 @@ def _validate_all(
     # later entry with it is a duplicate even when the first is invalid)
     first_line: dict[str, int | None] = {}
     names: set[str] = set()
-    for index, entry in enumerate(raw.entries):
+    for index, raw_entry in enumerate(raw.entries):
         line = raw.lines[index] if index < len(raw.lines) else None
-        name = _entry_name(entry, index, names)
+        name = _entry_name(raw_entry, index, names)
         names.add(name)
         where = entry_place(path, line, name)
-        raw_id = entry.get("id") if isinstance(entry, dict) else None
+        raw_id = raw_entry.get("id") if isinstance(raw_entry, dict) else None
         claimed = isinstance(raw_id, str) and raw_id in first_line
         if isinstance(raw_id, str) and not claimed:
             first_line[raw_id] = line
-        merged = _with_defaults(entry, defaults)
+        merged = _with_defaults(raw_entry, defaults)
         skip = marked_skip(merged)
         try:
-            case, checks = read_entry(merged, dimensions, live, rootdir)
+            entry, checks = read_entry(merged, dimensions, live, rootdir)
         except ValueError as exc:
             result.entries.append(InvalidEntry(index, name, str(exc), line, where, skip))
             continue
         if claimed:
-            first = first_line[case.id]
+            first = first_line[entry.id]
             earlier = f"the entry at line {first}" if first else "an earlier entry"
-            reason = f"Duplicate id '{case.id}' (already used by {earlier})"
+            reason = f"Duplicate id '{entry.id}' (already used by {earlier})"
             result.entries.append(InvalidEntry(index, name, reason, line, where, skip))
             continue
-        unknown_fields = sorted(set(entry) - set(EvalCase.model_fields))
+        unknown_fields = sorted(set(raw_entry) - set(EvalCase.model_fields))
         if unknown_fields:
             warning = f"{where}: unknown field '{unknown_fields[0]}' ignored"
             result.warnings.append((f"{warning} (put free-form data under 'metadata')", line))
-        too_large = _too_large(case, max_input_chars)
+        too_large = _too_large(entry, max_input_chars)
         if too_large:
             result.entries.append(InvalidEntry(index, name, too_large, line, where, skip))
             continue
-        result.entries.append(ValidEntry(index, case, line, name, checks))
+        result.entries.append(ValidEntry(index, entry, line, name, checks))
 
 
 def marked_skip(raw: Any) -> bool:
@@ -294,9 +287,9 @@ def marked_skip(raw: Any) -> bool:
     return any(m == "skip" or (isinstance(m, dict) and m.get("name") == "skip") for m in marks)
 
 
-def _too_large(case: EvalCase, max_input_chars: int | None) -> str | None:
+def _too_large(entry: EvalCase, max_input_chars: int | None) -> str | None:
     """Why the entry is too large to judge (None when it fits)."""
-    return oversize_reason(case.ticket, case.response or "", max_input_chars, case.context)
+    return oversize_reason(entry.ticket, entry.response or "", max_input_chars, entry.context)
 
 
 def _with_defaults(raw: Any, defaults: dict[str, Any]) -> Any:

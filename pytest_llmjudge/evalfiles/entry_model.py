@@ -25,8 +25,8 @@ NonEmpty = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1), AfterValidator(_not_blank)
 ]
 Score = Annotated[float, Field(ge=1, le=5)]
-SAVED_LATENCY = "latency_ms"  # a saved answer's metadata: how long its live target took
-SAVED_ERROR = "target_error"  # a saved answer's metadata: the target gave none, for this reason
+SAVED_LATENCY = "latency_ms"  # a saved response's metadata: how long its live target took
+SAVED_ERROR = "target_error"  # a saved response's metadata: the target gave none, for this reason
 
 
 class TurnSpec(BaseModel):
@@ -58,9 +58,9 @@ class EvalCase(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
     id: NonEmpty
     ticket: NonEmpty
-    response: NonEmpty | None = None  # required unless answers come from live targets
+    response: NonEmpty | None = None  # required unless responses come from live targets
     conversation: list[TurnSpec] = Field(default_factory=list)  # the turns before the ticket
-    reference: NonEmpty | None = None  # a known-good answer (the correctness dimension)
+    reference: NonEmpty | None = None  # a known-good response (the correctness dimension)
     cluster: NonEmpty | None = None  # entries sharing a conversation, template or source
     thresholds: dict[str, Score] = Field(default_factory=dict)
     marks: list[NonEmpty | MarkSpec] = Field(default_factory=list)
@@ -72,7 +72,7 @@ class EvalCase(BaseModel):
 
     @property
     def saved_latency_ms(self) -> float | None:
-        """A replayed answer's latency: ``save_responses`` keeps what the live target took,
+        """A replayed response's latency: ``save_responses`` keeps what the live target took,
         measured when it answered, in the metadata beside its name; None for any other."""
         latency = self.metadata.get(SAVED_LATENCY)
         if "target" not in self.metadata or isinstance(latency, bool):
@@ -83,12 +83,12 @@ class EvalCase(BaseModel):
 
     @property
     def replayed(self) -> bool:
-        """A target's answer saved by ``save_responses``: replayed, never asked again."""
+        """A target's response saved by ``save_responses``: replayed, never asked again."""
         return isinstance(self.metadata.get("target"), str)
 
     @property
     def saved_error(self) -> str | None:
-        """Why the saved target gave no answer (its item's error, replayed as it was)."""
+        """Why the saved target gave no response (its item's error, replayed as it was)."""
         error = self.metadata.get(SAVED_ERROR)
         return error if self.replayed and isinstance(error, str) and error else None
 

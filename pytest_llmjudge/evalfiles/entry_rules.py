@@ -90,7 +90,7 @@ def bounded(text: str | None, limit: int) -> str | None:
     return f"{text[:EXCERPT_CHARS]}... [{len(text):,} characters, cut: over {limit}]"
 
 
-def check_mark(position: int, name: str) -> None:
+def validate_mark(position: int, name: str) -> None:
     if not name.isidentifier() or name.startswith("_"):
         raise ValueError(f"'marks.{position}': {name!r} is not a mark name")
     if name == "usefixtures":

@@ -1,5 +1,5 @@
 """Eval files in the formats people keep: JSON Lines, CSV and YAML, read into the entries a
-JSON eval file has (validation is the same for all, in ``dataset``).
+JSON eval file has (validation is the same for all, in ``cases``).
 
 - JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``cluster``; ``runs``;
@@ -76,7 +76,7 @@ OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
 
 def read_csv(text: str, path: Path) -> RawEntries:
     # The csv module refuses a cell over 131,072 characters (a process-wide setting): lifted
-    # while this file is read, so that a long answer is an over-long entry, not a broken file.
+    # while this file is read, so that a long response is an over-long entry, not a broken file.
     limit = csv.field_size_limit()
     csv.field_size_limit(max(limit, len(text) + 1))
     try:

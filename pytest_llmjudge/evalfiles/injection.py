@@ -22,7 +22,7 @@ _PATTERNS = [
 ]
 SNIPPET = 60
 # Words one of which each pattern needs, lower-cased: an ASCII text without them is not
-# searched with it (eight searches an item cost 0.08 ms; most texts hold none of these).
+# searched with it (most texts hold none of these).
 # Only ASCII text: under IGNORECASE, the dotless i (U+0131) matches "i", the long s
 # (U+017F) "s".
 _NEEDS = (

@@ -3,7 +3,7 @@
 
 Used to give entries their line numbers and to read the entries of a file one by one when
 the whole file cannot be read at once (nesting too deep for Python's parser): then only the
-entry (and field) at fault is reported, and the others still run.
+entry (and field) at fault is reported, and the others still become items.
 """
 
 from __future__ import annotations

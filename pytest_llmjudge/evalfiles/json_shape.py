@@ -70,12 +70,12 @@ def plugin_output(head: str) -> bool:
     return bool(_RESULTS_START.match(head) or _TRACE_START.match(head))
 
 
-# A saved answer (llmjudge_targets save_responses) ends with the target that gave it and the
+# A saved response (llmjudge_targets save_responses) ends with the target that gave it and the
 # entry it answered: ``"target": "python", "source": "evals/a.json::t1"``.
 _SAVED_ANSWER = re.compile(r'"target": "[^"\n]*",\s*"source": "[^"\n]*::')
 
 
 def saved_answers(head: str) -> bool:
-    """Whether an eval-shaped text is a file of answers this plugin saved for replay: replayed
+    """Whether an eval-shaped text is a file of responses this plugin saved for replay: replayed
     when named or put in ``llmjudge_paths``, never suggested by a hint."""
     return bool(_SAVED_ANSWER.search(head))

@@ -4,7 +4,7 @@ httpx scans every connection of its pool at each request and each reply, so one 
 holding all the connections in flight costs CPU in proportion to them on every request
 (quadratic in the concurrency). Clients of at most ``CONNECTIONS_PER_CLIENT`` connections,
 each request lent to the one with the fewest in flight, keep that scan short; each client
-keeps its share of connections alive, so a run never opens more connections than its
+keeps its share of connections alive, so a session never opens more connections than its
 concurrency (the SDK's default keeps 100 alive, fewer than a higher concurrency asks).
 Measured in docs/performance.md.
 """

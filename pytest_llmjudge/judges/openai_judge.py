@@ -177,7 +177,7 @@ class OpenAIJudge:
         if not choices:
             return [RetryableJudgeError("judge reply has no choices")]
         if self.scoring == "logprobs":  # a server without them: text scores from now on
-            self.profile.check_logprobs(choices, self.shown_url)
+            self.profile.learn_logprobs(choices, self.shown_url)
         weighted = self.scoring == "logprobs"
         names = tuple(part.name for part in dimension.parts)
         replies = [
@@ -207,8 +207,8 @@ class OpenAIJudge:
     def _body(
         self, messages: list[dict[str, str]], n: int, schema: dict[str, Any], parts: int
     ) -> dict[str, Any]:
-        # The JSON schema is built once (``parse(response_format=JudgeReply)`` rebuilds it on
-        # every call, about 1.7 ms of CPU each); the reply is validated by JudgeReply.
+        # The JSON schema is built once (``parse(response_format=JudgeReply)`` would rebuild
+        # it on every call); the reply is validated by JudgeReply.
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         json_format = self.profile.json_format
         if json_format is not None:
@@ -226,7 +226,7 @@ class OpenAIJudge:
         usage: Usage,
         context: Context = NO_CONTEXT,
     ) -> list[PairVote | RetryableJudgeError]:
-        """``n`` votes on which of two answers is better (``first`` shown as A), as the choices
+        """``n`` votes on which of two responses is better (``first`` shown as A), as the choices
         of one request; the request's tokens are on the first usable vote."""
         messages = build_pair_messages(dimension, ticket, first, second, context)
         completion = await self._create_fitting(messages, usage, n, PAIR_RESPONSE_FORMAT)

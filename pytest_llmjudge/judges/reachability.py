@@ -10,7 +10,7 @@ from .http_errors import status_error
 
 
 class ServedJudge(Protocol):
-    """What the check needs of an OpenAI-compatible judge (``openai_judge.OpenAIJudge``)."""
+    """What the preflight needs of an OpenAI-compatible judge (``openai_judge.OpenAIJudge``)."""
 
     model: str
     timeout: float

@@ -63,7 +63,7 @@ JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
 
 
 class PairReply(BaseModel):
-    """Which of two replies is better on one rubric dimension: A (shown first), B, or a tie."""
+    """Which of two responses is better on one rubric dimension: A (shown first), B, or a tie."""
 
     reasoning: str
     winner: Literal["A", "B", "tie"]
@@ -76,9 +76,9 @@ PAIR_RESPONSE_FORMAT: dict[str, Any] = {
 
 
 def read_completion(raw: bytes) -> ChatCompletion:
-    """A chat completion's body as the SDK's ``ChatCompletion``: validated by pydantic's parser
-    (about 10 us), or, from a server that leaves out or bends a field, read as
-    ``completion_of`` reads it. A body that is not a JSON object is a rejected reply."""
+    """A chat completion's body as the SDK's ``ChatCompletion``: validated by pydantic's parser,
+    or, from a server that leaves out or bends a field, read as ``completion_of`` reads it. A
+    body that is not a JSON object is a rejected reply."""
     from openai.types.chat import ChatCompletion
 
     try:
@@ -99,7 +99,7 @@ def completion_of(data: dict[str, Any], strict_first: bool = True) -> ChatComple
     """A chat completion's JSON (a direct reply, a batch's output line) as the SDK's
     ``ChatCompletion``; from a server that leaves out a field the judge does not read
     (``created``, ``role``, a token count), built as leniently as the SDK builds its replies
-    (its ``construct``: about 200 us). Without what the judge reads, or with it of another
+    (its ``construct``). Without what the judge reads, or with it of another
     type, it is a rejected reply. ``strict_first``: try the strict reading first (a body
     read from bytes has been tried already)."""
     from openai.types.chat import ChatCompletion

@@ -59,7 +59,7 @@ class ServerProfile:
             return 1
         return min(wanted, self.max_choices or wanted)
 
-    def check_logprobs(self, choices: list[Any], shown_url: str) -> None:
+    def learn_logprobs(self, choices: list[Any], shown_url: str) -> None:
         """A reply's choices to a logprobs request: a server that answers without them cannot
         weight scores; said once, and scores are the written integers from then on."""
         if any(choice.logprobs and choice.logprobs.content for choice in choices):

@@ -98,7 +98,6 @@ LIGHT_MODULES = {
     "pytest_llmjudge.session.progress_hooks",
     "pytest_llmjudge.config.options",
     "pytest_llmjudge.config.settings",
-    "pytest_llmjudge.config.picked",  # settings resolve from it (was part of settings)
     "pytest_llmjudge.config.rubric_files",
     "pytest_llmjudge.session.state",
     "pytest_llmjudge.session.option_checks",

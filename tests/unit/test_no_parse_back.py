@@ -42,7 +42,7 @@ ALLOWED = {
     ("judging/cache_db.py", "_busy"): (
         "SQLite's own message, the only sign of a lock before Python 3.11 gives its code"
     ),
-    ("config/picked.py", "_parsed"): "Python's own message of int() or float() on a bad value",
+    ("config/settings.py", "_parsed"): "Python's own message of int() or float() on a bad value",
 }
 
 

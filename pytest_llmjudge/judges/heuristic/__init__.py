@@ -1,6 +1,6 @@
-"""The offline heuristic judge: deterministic, no model, narrow on purpose. It fails an answer
+"""The offline heuristic judge: deterministic, no model, narrow on purpose. It fails a response
 only on evidence that needs no understanding of meaning (the signals of ``relevance`` and
-``tone``), naming the signal; every other answer passes (``docs/judges.md``). It judges
+``tone``), naming the signal; every other response passes (``docs/judges.md``). It judges
 relevance and tone only: a session leaves its other dimensions unjudged and says so once."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ ABOUT = (
     "right, on topic or helpful, and leaves correctness and custom dimensions unjudged; for a "
     "model, set OPENAI_API_KEY, or OPENAI_BASE_URL for a local server (Ollama, llama.cpp)"
 )
-BENEFIT_OF_THE_DOUBT = 4  # the score of an answer with no clear evidence against it
+BENEFIT_OF_THE_DOUBT = 4  # the score of a response with no clear evidence against it
 _NO_EVIDENCE = "no clear sign of a problem (this judge passes what it cannot fault)"
 
 
@@ -45,7 +45,7 @@ def score_tone(response: str) -> tuple[int, str]:
 
 
 class HeuristicJudge:
-    """Deterministic scores from clear text evidence; every run gives the same answer."""
+    """Deterministic scores from clear text evidence; every run gives the same score."""
 
     uses_llm = False
 

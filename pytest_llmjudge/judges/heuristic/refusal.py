@@ -1,4 +1,4 @@
-"""Replies with nothing else in them: only a refusal, only a pointer to support, only
+"""Responses with nothing else in them: only a refusal, only a pointer to support, only
 pleasantries. A sentence is empty when it holds one of these and, their words taken out, has
 no figure, address, path or label and at most two subject words the ticket did not use:
 "Please contact support." is a pointer to support, "Contact support at help@shop.com and quote
@@ -52,7 +52,7 @@ DEFLECTION = re.compile(
     rf"ask|read|consult|refer to|visit)\b{_SUPPORT}\b",
     re.IGNORECASE,
 )
-# Thanks, apologies, understanding and greetings: polite, and no answer alone.
+# Thanks, apologies, understanding and greetings: polite, and no response alone.
 COURTESY = re.compile(
     r"\b(?:thank|appreciat|sorry|apolog|understand)\w*(?: you)?"
     r"|\b(?:reaching out|getting in touch)\b"
@@ -84,10 +84,10 @@ def empty_sentence(
     return len(own) <= _OWN_WORDS
 
 
-def empty_reply(
+def empty_response(
     text: str, ticket: str, classes: Iterable[re.Pattern[str]]
 ) -> list[re.Match[str]] | None:
-    """The class matches of a reply whose every sentence is empty, else None."""
+    """The class matches of a response whose every sentence is empty, else None."""
     patterns = tuple(classes)
     ticket_terms = content_terms(ticket)
     parts = sentences(normalise(text))

@@ -1,20 +1,21 @@
-"""Relevance: what needs no understanding of meaning. Empty or placeholder text, and a reply
-that is only a refusal, only a pointer to support or only pleasantries, each fail; every other
-answer passes, whatever words it uses (word overlap with the ticket is no evidence)."""
+"""Relevance: what needs no understanding of meaning. Empty or placeholder text, and a
+response that is only a refusal, only a pointer to support or only pleasantries, each fail;
+every other response passes, whatever words it uses (word overlap with the ticket is no
+evidence)."""
 
 from __future__ import annotations
 
 import re
 
-from .refusal import COURTESY, DEFLECTION, REFUSAL, empty_reply
+from .refusal import COURTESY, DEFLECTION, REFUSAL, empty_response
 from .text import normalise
 
-# Text left where an answer should be, told by its form, not by its words: only the words of a
+# Text left where a response should be, told by its form, not by its words: only the words of a
 # template ("TODO: write reply", "Answer goes here", "N/A", "-"), a template slot ("{{response}}",
 # "[insert answer]", "<answer>"), lorem ipsum, or an error message ("Error 500: ...").
 _TEMPLATE = (
     r"(?:[a-z]|todo|tb[dc]|x+|n/?a|nan|null|undefined|placeholder|answer|reply|response|here|"
-    # a status where the answer should be ("Answer pending", "Draft", "N/A - see above")
+    # a status where the response should be ("Answer pending", "Draft", "N/A - see above")
     r"goes|pending|draft|see above|no (?:reply|response|answer)(?: yet)?)"
 )
 PLACEHOLDER = re.compile(
@@ -25,12 +26,12 @@ PLACEHOLDER = re.compile(
     r"(?: \d+)?(?:\s*:.{0,80})?\W*",
     re.IGNORECASE | re.DOTALL,
 )
-# A template's slot left unfilled among an answer's words ("Hi {first_name},", "{{resolution}}"),
+# A template's slot left unfilled among a response's words ("Hi {first_name},", "{{resolution}}"),
 # a slot's name in capitals in square brackets ("[CUSTOMER_NAME]", "[INSERT ANSWER]"; not in
 # angle brackets, where "<LOCK_ID>" is a command's argument), a template's own slot in square
 # brackets in any case ("[Name]", "[Reply]"; "[your name]" is a step of iOS's Settings), a
-# program's notice where the reply should be ("Response unavailable"),
-# or a draft's marker at its start ("TODO: ...", "PLACEHOLDER - ..."): the answer was never
+# program's notice where the response should be ("Response unavailable"),
+# or a draft's marker at its start ("TODO: ...", "PLACEHOLDER - ..."): the response was never
 # written. Braces that are code are no slot: an expression (GitHub's "${{ ... }}", Jinja's
 # "{{ user.name }}"), quoted, in a path ("/users/{user_id}"), or shown after a colon ("Use
 # double braces: {{name}} ...").
@@ -42,7 +43,7 @@ _MARKED += (
     r"|(?i:\[(?:(?:customer|agent|first|last) )?(?:name|reply|response|answer|agent|topic"
     r"|signature)\]|\b(?:response|reply|answer) (?:unavailable|not available)\b)"
 )
-# A slot's shape among an answer's words, whatever its name; a slot the reader fills in a
+# A slot's shape among a response's words, whatever its name; a slot the reader fills in a
 # command has none of these shapes ("<LOCK_ID>", "XXL", "%d/%m/%Y", "[skip ci]", "[your name]").
 _NOTE = r"(?:insert|paste|copy|fill in|to ?do|tb[dc]|fixme|placeholder)\b"
 # what a slot holds, named last in it: "[cancellation policy]", "[phone number]", "<return steps>"
@@ -72,13 +73,13 @@ _SLOT_PATTERNS = (
     r"(?m:[:=]\s*(?:TBD|TBC|TODO|FIXME)\W*$)",
 )
 _SLOT = re.compile("|".join([_SLOT_BRACES + r"""(?![}'"`])""" + _MARKED, *_SLOT_PATTERNS]))
-# A short reply of a few words that ends in a marker ("Price list TBC", "Reply TBD")
+# A short response of a few words that ends in a marker ("Price list TBC", "Reply TBD")
 _SHORT_MARKED = re.compile(r"\W*(?:\w+\W+){0,3}(?:TBD|TBC|TODO|FIXME)\W*")
 # ... or a note to the writer alone ("Insert gardening advice here.")
 _NOTE_ALONE = re.compile(
     r"\W*(?:insert|paste|add|write|put) (?:\w+ ){0,4}(?:here|below|answer|reply|response)\W*", re.I
 )
-# A direct answer that opens with yes or no, or gives a figure: "Sorry, no.", "Thanks, yes."
+# A direct response that opens with yes or no, or gives a figure: "Sorry, no.", "Thanks, yes."
 _DIRECT = re.compile(r"(?:^|.*[.!?,]\s)\W*(?:(?:yes|no|not|of course|only)\b|\d)", re.IGNORECASE)
 _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KINDS = {"a refusal": REFUSAL, "a pointer to support": DEFLECTION, "pleasantries": COURTESY}
@@ -98,8 +99,8 @@ def relevance_signal(ticket: str, response: str) -> tuple[int, str] | None:
 
 
 def _nothing_said(ticket: str, response: str) -> str | None:
-    """What a reply is when every sentence is empty (of ``_KINDS``), else None."""
-    found = empty_reply(response, ticket, _KINDS.values())
+    """What a response is when every sentence is empty (of ``_KINDS``), else None."""
+    found = empty_response(response, ticket, _KINDS.values())
     if found is None:
         return None
     named = [
@@ -110,8 +111,8 @@ def _nothing_said(ticket: str, response: str) -> str | None:
     ]
     if found[0].re is COURTESY and all(m.re is COURTESY for m in found):
         # kindness answers kindness ("Thanks, it works now!"), and one courtesy or a yes or no
-        # may be the whole answer ("Sorry, no.")
-        thanked = empty_reply(ticket, "", [COURTESY]) is not None
+        # may be the whole response ("Sorry, no.")
+        thanked = empty_response(ticket, "", [COURTESY]) is not None
         if thanked or _DIRECT.match(response) or len(found) < 2:
             return None
     return "nothing but " + " and ".join(named[:2])

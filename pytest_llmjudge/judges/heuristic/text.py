@@ -12,7 +12,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 # A system's own terms: a path or menu path, an identifier, code or a camelCase name
 # ("Settings > Billing", "MAX_CONNECTIONS", "`kubectl get pods`", "iCloud").
 SYSTEM_TERMS = r"\w/\w|\s>\s|\u2192|\b\w+_\w+\b|`|\b[a-z]+[A-Z]\w*"
-# Something only an answer that says something has: a figure, an address, a quoted label or
+# Something only a response that says something has: a figure, an address, a quoted label or
 # a system's own term ("support@shop.com", "'Card settings'").
 SPECIFIC = re.compile(rf"\d|@|https?://|[\"'][^\"']{{2,40}}[\"']|{SYSTEM_TERMS}")
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})

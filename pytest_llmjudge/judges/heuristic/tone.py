@@ -1,5 +1,5 @@
-"""Tone: profanity, an insult aimed at the reader and shouting each fail an answer; every other
-answer, plain, terse, warm, formal or blunt, passes. The word lists are vendored lexicons
+"""Tone: profanity, an insult aimed at the reader and shouting each fail a response; every other
+response, plain, terse, warm, formal or blunt, passes. The word lists are vendored lexicons
 (``data/README.md``); the project's own, below, are phrases of contempt said to the reader, a
 few names for a fool and swear words the lexicons lack, and words for how the reader feels
 (never an insult)."""
@@ -59,7 +59,7 @@ _UNRATED_INSULTS |= {"pillock", "prat", "doofus", "bozo"}
 # Condescension aimed at the reader in words no lexicon rates as insults ("Did you even read
 # the error?", "..., genius."): a hand-written list of general phrases of contempt, of no
 # one domain, matched in a sentence after contractions are written out ("can't" is "can not").
-# Each is said to the reader, never of a thing, so a blunt or terse answer stays clear of it.
+# Each is said to the reader, never of a thing, so a blunt or terse response stays clear of it.
 _CONTEMPT_PATTERNS = (
     r"\b(?:did|have) you (?:actually|really) (?:read|look|check|try|open|think)\b",
     r"\b(?:did|have|were|are) you even\b|\bdo you even (?:know|understand|read|listen|care)\b",
@@ -76,7 +76,7 @@ _CONTEMPT_PATTERNS = (
     r"^\W*be (?:sensible|reasonable|realistic)\b",
     r"\bnobody wants (?:your|to deal)\b",
     # a rhetorical question: "Maybe read the manual?", "Did you think it would fit?", "Have you
-    # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev answers); a
+    # tried not ...?", "Do you think we just ...?" (none in over 5,000 correct dev responses); a
     # hedge or a suggestion is no contempt ("Maybe it is the cable?", "Maybe try the app?")
     r"^\W*maybe (?:just )?(?:read|learn|stop|keep|plan|think|pay attention|remember|do not|hire"
     r"|use your|stick to|grow up|open your eyes)\b[^?]*\?\W*$",
@@ -128,7 +128,7 @@ _CONTEMPT_PATTERNS = (
 )
 _CONTEMPT = re.compile("|".join(_CONTEMPT_PATTERNS), re.IGNORECASE)
 # A word of scorn as a sentence of its own after what was said ("Typical.", "Genius."; first, a
-# terse answer may be "Simple." or "Classic.")
+# terse response may be "Simple." or "Classic.")
 _SCORN = re.compile(
     r"^\W*(?:typical|seriously|shocking|unbelievable|incredible|priceless|classic|duh|honestly"
     r"|please|adorable|simple)(?:\.|\?|\.\.\.)?\s*$",
@@ -165,10 +165,10 @@ def _insult(word: str, valence: float) -> bool:
 
 
 def shouting(text: str) -> list[str]:
-    """The words of a shouted reply or sentence: three capitalised words or more, two thirds of
+    """The words of a shouted response or sentence: three capitalised words or more, two thirds of
     its words, one a function word (acronyms never are: "DNS TTL"); code ("SELECT ... FROM") is
     not shouted. Read as written ("DON'T" is one capitalised word, "OPEN PORT 80!!!! THAT'S
-    ALL!!" one shouted reply)."""
+    ALL!!" one shouted response)."""
     shouted = []
     for part in [text, *sentences(text)]:
         tokens = [w for w in words(part) if w.replace("'", "").isalpha()]

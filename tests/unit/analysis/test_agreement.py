@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_llmjudge.analysis.agreement import quadratic_kappa, spearman
+from pytest_llmjudge.analysis.agreement import quadratic_kappa_se, spearman
 
 # judge:  5 4 3 2 1  (relevance, scripted)      labels: 5 3 4 2 1
 # Spearman: d = 0, 1, -1, 0, 0 -> 1 - 6 * 2 / (5 * (25 - 1)) = 0.9
@@ -15,6 +15,7 @@ SCORES, LABELS = (5, 4, 3, 2, 1), (5, 3, 4, 2, 1)
 
 def test_statistics_by_hand() -> None:
     assert spearman(SCORES, LABELS) == pytest.approx(0.9)
-    assert quadratic_kappa(list(SCORES), list(LABELS)) == pytest.approx(0.9)
+    kappa = quadratic_kappa_se(list(SCORES), list(LABELS))
+    assert kappa is not None and kappa[0] == pytest.approx(0.9)
     assert spearman([4, 4, 4], [1, 2, 3]) is None  # no variance: undefined, not 0
-    assert quadratic_kappa([4, 4], [4, 4]) is None
+    assert quadratic_kappa_se([4, 4], [4, 4]) is None

@@ -13,9 +13,9 @@ from pytest_llmjudge.analysis import agreement, stats
 from pytest_llmjudge.analysis.stats import (
     decide,
     labels_needed,
+    lang_reiczigel,
     proportion_labels_needed,
     rogan_gladen,
-    rogan_gladen_interval,
     runs_share,
     sample_size,
     spearman_interval,
@@ -66,13 +66,14 @@ def test_quadratic_kappa_standard_error_matches_a_bootstrap() -> None:
     rng = random.Random(7)
     labels = [rng.randint(1, 5) for _ in range(60)]
     judged = [min(5, max(1, label + rng.choice((-1, 0, 0, 1)))) for label in labels]
-    kappa, se = agreement.quadratic_kappa_se(judged, labels) or (0, 0)
+    _, se = agreement.quadratic_kappa_se(judged, labels) or (0, 0)
     draws = []
     for _ in range(4000):
         picked = [rng.randrange(60) for _ in range(60)]
-        again = agreement.quadratic_kappa([judged[i] for i in picked], [labels[i] for i in picked])
-        draws.append(again or 0.0)
-    assert agreement.quadratic_kappa(judged, labels) == pytest.approx(kappa)
+        again = agreement.quadratic_kappa_se(
+            [judged[i] for i in picked], [labels[i] for i in picked]
+        )
+        draws.append(again[0] if again else 0.0)
     assert se == pytest.approx(statistics.stdev(draws), rel=0.15)
 
 
@@ -99,9 +100,9 @@ def test_rogan_gladen_and_lang_reiczigel_interval() -> None:
     #    = 0.059567 / 0.673077 = 0.088499; half = 1.959964 * 0.088499 = 0.173455;
     # shift = 2 z² (0.571646 * 0.0019629 - 0.428354 * 0.0032075) = -0.0019351
     # -> 0.571646 - 0.001935 ± 0.173455 = 0.39626 to 0.74317
-    low, high = rogan_gladen_interval(60, 100, 45, 50, 40, 50)
-    assert low == pytest.approx(0.39626, abs=2e-5)
-    assert high == pytest.approx(0.74317, abs=2e-5)
+    centre, se = lang_reiczigel(60, 100, 45, 50, 40, 50)
+    assert centre - 1.959964 * se == pytest.approx(0.39626, abs=2e-5)
+    assert centre + 1.959964 * se == pytest.approx(0.74317, abs=2e-5)
 
 
 def test_the_corrected_rate_needs_ten_labels_a_class_and_a_judge_that_tells_them_apart() -> None:

@@ -14,7 +14,7 @@ from pytest_llmjudge.analysis.stats import (
     holm,
     mean_and_std,
     mean_estimate,
-    miller_detectable_difference,
+    paired_variance,
     pooled_variance,
     robust_spread,
     sample_size,
@@ -63,8 +63,10 @@ def test_miller_worked_numbers() -> None:
     sigma_A^2 = sigma_B^2 = 1/6 the detectable effect is 13.27% with K = 1 and 7.57% with
     K = 10 (the paper prints 13.2% and 7.5%)."""
     assert sample_size(0.03, 1 / 9) == 969
-    assert miller_detectable_difference(198, 1 / 9, 1 / 6, 1 / 6) == pytest.approx(0.1327, abs=5e-5)
-    ten = miller_detectable_difference(198, 1 / 9, 1 / 6, 1 / 6, runs_a=10, runs_b=10)
+    # Miller Eq. 10: (z(1 - a/2) + z(power)) * sqrt((omega^2 + var_A/K_A + var_B/K_B) / n)
+    one = detectable_difference(math.sqrt(paired_variance(1 / 9, 1 / 6, 1 / 6) / 198))
+    assert one == pytest.approx(0.1327, abs=5e-5)
+    ten = detectable_difference(math.sqrt(paired_variance(1 / 9, 1 / 6, 1 / 6, 10, 10) / 198))
     assert ten == pytest.approx(0.0757, abs=5e-5)
     # the issue's example: 30 entries, differences spread 0.8: about 0.41 with z quantiles
     assert detectable_difference(0.8 / math.sqrt(30)) == pytest.approx(0.409, abs=1e-3)

@@ -12,16 +12,15 @@ from typing import Any
 
 import pytest
 
-from pytest_llmjudge.checks.parse import parse_checks
-from pytest_llmjudge.checks.run import python_verdict, run_checks
-from pytest_llmjudge.checks.values import split_texts
+from pytest_llmjudge.checks.apply import apply_checks, python_verdict
+from pytest_llmjudge.checks.parse import parse_checks, split_texts
 from pytest_llmjudge.schema.items import CheckResult
 
 CI = {"case": "insensitive"}
 
 
 def check(spec: dict[str, Any], answer: str, rootdir: Path | None = None) -> CheckResult:
-    (result,) = run_checks(parse_checks([spec], rootdir), answer, {"id": "x"})
+    (result,) = apply_checks(parse_checks([spec], rootdir), answer, {"id": "x"})
     return result
 
 
@@ -412,12 +411,12 @@ def test_a_failed_count_says_the_count_and_the_name_the_range() -> None:
 )
 def test_latency(latency: float, passes: bool) -> None:
     specs = parse_checks([{"max_latency_ms": 100}])
-    (result,) = run_checks(specs, "Expected output", {}, latency)
+    (result,) = apply_checks(specs, "Expected output", {}, latency)
     assert result.passed is passes and result.detail == f"took {latency:.0f} ms"
 
 
 def test_latency_without_a_measured_latency_is_an_error_never_a_pass() -> None:
-    (result,) = run_checks(parse_checks([{"max_latency_ms": 100}]), "Expected output", {}, None)
+    (result,) = apply_checks(parse_checks([{"max_latency_ms": 100}]), "Expected output", {}, None)
     assert (result.passed, result.error) == (False, True)
     assert result.detail.startswith("no latency was measured")
     with pytest.raises(ValueError, match="max_latency_ms must be a whole number >= 0, got None"):

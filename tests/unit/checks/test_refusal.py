@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_llmjudge.checks.apply import apply_checks
 from pytest_llmjudge.checks.parse import parse_checks
-from pytest_llmjudge.checks.run import run_checks
 from pytest_llmjudge.schema.items import CheckResult
 
 
 def check(kind: str, answer: str) -> CheckResult:
-    (result,) = run_checks(parse_checks([{kind: True}]), answer, {"id": "x"})
+    (result,) = apply_checks(parse_checks([{kind: True}]), answer, {"id": "x"})
     return result
 
 

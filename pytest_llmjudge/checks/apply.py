@@ -1,7 +1,7 @@
-"""Deterministic checks run on an answer: exact, free and instant, before any judge call.
+"""Deterministic checks applied to a response: exact, free and instant, before any judge call.
 
-``run_checks`` gives one ``CheckResult`` per check (``checks/report`` says them). A check
-that cannot be decided on an answer (no latency measured, a python check that raised) is a
+``apply_checks`` gives one ``CheckResult`` per check (``checks/report`` says them). A check
+that cannot be decided on a response (no latency measured, a python check that raised) is a
 check error, never a pass.
 """
 
@@ -14,58 +14,58 @@ from typing import Any
 from ..schema.items import CheckResult
 from .parse import CONTAINS_KINDS, CheckSpec
 
-REGEX_SECONDS = 1.0  # a pattern that backtracks past this on an answer is a check error
+REGEX_SECONDS = 1.0  # a pattern that backtracks past this on a response is a check error
 _SHOWN_WHEN_PASSED = ("words", "chars", "is_refusal")  # the count, the refusal found
 
 
-def run_checks(
+def apply_checks(
     checks: Sequence[CheckSpec],
-    answer: str,
+    response: str,
     entry: Mapping[str, Any],
     latency_ms: float | None = None,
 ) -> list[CheckResult]:
-    """Every check of the answer, in order (none stops the others)."""
-    return [_run(check, answer, entry, latency_ms) for check in checks]
+    """Every check of the response, in order (none stops the others)."""
+    return [_apply_one(check, response, entry, latency_ms) for check in checks]
 
 
-def _run(
+def _apply_one(
     check: CheckSpec,
-    answer: str,
+    response: str,
     entry: Mapping[str, Any],
     latency_ms: float | None,
 ) -> CheckResult:
     result = CheckResult(name=check.name, kind=check.kind, expected=check.expected, passed=True)
     try:
-        passed, detail = _evaluate(check, answer, entry, latency_ms)
+        passed, detail = _evaluate(check, response, entry, latency_ms)
     except CheckError as exc:
         return result.model_copy(update={"passed": False, "error": True, "detail": str(exc)})
     return result.model_copy(update={"passed": passed, "detail": detail})
 
 
 class CheckError(Exception):
-    """The check could not run on this answer."""
+    """The check could not be applied to this response."""
 
 
 def _evaluate(
     check: CheckSpec,
-    answer: str,
+    response: str,
     entry: Mapping[str, Any],
     latency_ms: float | None,
 ) -> tuple[bool, str]:
     kind = check.kind
     negated = kind.startswith("not_")
     if kind in CONTAINS_KINDS:
-        return _contains(check, answer)
+        return _contains(check, response)
     if kind in ("equals", "not_equals", "starts_with", "not_starts_with"):
-        passed, detail = _equals(check, answer)
+        passed, detail = _equals(check, response)
     elif kind in ("regex", "not_regex"):
-        passed, detail = _regex(check, answer)
+        passed, detail = _regex(check, response)
     elif kind in ("min_words", "max_words", "min_chars", "max_chars"):
-        count = len(answer) if kind.endswith("chars") else len(answer.split())
+        count = len(response) if kind.endswith("chars") else len(response.split())
         low, high = (check.value, None) if kind.startswith("min") else (None, check.value)
         return _within(count, low, high), f"got {count}"
     elif kind in ("words", "not_words", "chars", "not_chars"):
-        count = len(answer) if kind.endswith("chars") else len(answer.split())
+        count = len(response) if kind.endswith("chars") else len(response.split())
         passed, detail = _within(count, *check.value), f"got {count}"
     elif kind == "max_latency_ms":
         if latency_ms is None:
@@ -75,16 +75,16 @@ def _evaluate(
             )
         return latency_ms <= check.value, f"took {latency_ms:.0f} ms"
     elif kind in ("is_json", "not_is_json", "json_schema"):
-        passed, detail = _json(check, answer)
+        passed, detail = _json(check, response)
     elif kind == "contains_json":
-        return _contains_json(check, answer)
+        return _contains_json(check, response)
     elif kind in ("is_refusal", "not_is_refusal"):
         from .refusal import refusal_in
 
-        found = refusal_in(answer)
+        found = refusal_in(response)
         passed, detail = found is not None, found or "no refusal found"
     else:
-        return _python(check, answer, entry)
+        return _python(check, response, entry)
     if negated:  # what the positive check found is why its negation fails
         return not passed, detail if passed else ""
     return passed, detail if not passed or kind in _SHOWN_WHEN_PASSED else ""
@@ -102,8 +102,8 @@ def _excerpt(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _contains(check: CheckSpec, answer: str) -> tuple[bool, str]:
-    text = _cased(check, answer)
+def _contains(check: CheckSpec, response: str) -> tuple[bool, str]:
+    text = _cased(check, response)
     found = [t for t in check.texts if _cased(check, t) in text]
     missing = [t for t in check.texts if t not in found]
     if check.kind in ("not_contains", "not_contains_any"):
@@ -115,21 +115,21 @@ def _contains(check: CheckSpec, answer: str) -> tuple[bool, str]:
     return not missing, f'not found: "{missing[0]}"' if missing else ""  # contains(_all)
 
 
-def _equals(check: CheckSpec, answer: str) -> tuple[bool, str]:
-    """Whether the answer equals (starts with) the text, surrounding white space aside; or,
-    for a JSON value, whether the answer is JSON equal to it."""
+def _equals(check: CheckSpec, response: str) -> tuple[bool, str]:
+    """Whether the response equals (starts with) the text, surrounding white space aside; or,
+    for a JSON value, whether the response is JSON equal to it."""
     if not isinstance(check.value, tuple):
         try:
-            document = _loads(answer)
+            document = _loads(response)
         except json.JSONDecodeError:
             return False, "not JSON"
         same = _same_json(document, check.value)
-        return same, "" if same else f"got {_excerpt(answer.strip())}"
+        return same, "" if same else f"got {_excerpt(response.strip())}"
     if "equals" in check.kind:
-        ok = _cased(check, answer.strip()) == _cased(check, check.value[0].strip())
-    else:  # the answer's leading white space aside; the expected text as written
-        ok = _cased(check, answer.lstrip()).startswith(_cased(check, check.value[0]))
-    return ok, f'got "{_excerpt(answer.strip())}"'
+        ok = _cased(check, response.strip()) == _cased(check, check.value[0].strip())
+    else:  # the response's leading white space aside; the expected text as written
+        ok = _cased(check, response.lstrip()).startswith(_cased(check, check.value[0]))
+    return ok, f'got "{_excerpt(response.strip())}"'
 
 
 def _loads(text: str) -> Any:
@@ -137,7 +137,7 @@ def _loads(text: str) -> Any:
 
 
 def _deep_guard(parse: Callable[..., Any], *args: Any) -> Any:
-    """A JSON parse that a bot's answer nested past Python's recursion limit, or holding a
+    """A JSON parse that a bot's response nested past Python's recursion limit, or holding a
     number past its digit limit, turns into a check error naming why, not a traceback."""
     try:
         return parse(*args)
@@ -162,15 +162,15 @@ def _same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _regex(check: CheckSpec, answer: str) -> tuple[bool, str]:
+def _regex(check: CheckSpec, response: str) -> tuple[bool, str]:
     import regex
 
     flags = regex.IGNORECASE if check.insensitive else 0
     try:
-        match = regex.search(check.value, answer, flags=flags, timeout=REGEX_SECONDS)
+        match = regex.search(check.value, response, flags=flags, timeout=REGEX_SECONDS)
     except TimeoutError:
         raise CheckError(
-            f"the regex took over {REGEX_SECONDS:g} s on a {len(answer):,}-character answer "
+            f"the regex took over {REGEX_SECONDS:g} s on a {len(response):,}-character answer "
             "(it backtracks catastrophically): simplify it"
         ) from None
     if match is None:
@@ -178,9 +178,9 @@ def _regex(check: CheckSpec, answer: str) -> tuple[bool, str]:
     return True, f'matched "{_excerpt(match.group(0))}"'
 
 
-def _json(check: CheckSpec, answer: str) -> tuple[bool, str]:
+def _json(check: CheckSpec, response: str) -> tuple[bool, str]:
     try:
-        document = _loads(answer)
+        document = _loads(response)
     except json.JSONDecodeError as exc:
         return False, f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
     if check.value is None:
@@ -219,9 +219,9 @@ def _json_values(text: str) -> Iterator[Any]:
         position = end
 
 
-def _contains_json(check: CheckSpec, answer: str) -> tuple[bool, str]:
+def _contains_json(check: CheckSpec, response: str) -> tuple[bool, str]:
     problems = []
-    for value in _json_values(answer):
+    for value in _json_values(response):
         if check.value is None:
             return True, "found JSON"
         problem = _schema_problem(check.value, value)
@@ -233,9 +233,9 @@ def _contains_json(check: CheckSpec, answer: str) -> tuple[bool, str]:
     return False, f"no JSON found follows the schema ({problems[0]})"
 
 
-def _python(check: CheckSpec, answer: str, entry: Mapping[str, Any]) -> tuple[bool, str]:
+def _python(check: CheckSpec, response: str, entry: Mapping[str, Any]) -> tuple[bool, str]:
     try:
-        verdict = check.value.function(answer, dict(entry))
+        verdict = check.value.function(response, dict(entry))
     except Exception as exc:  # the user's function: any failure is the check's error
         raise CheckError(f"{check.expected} raised {type(exc).__name__}: {exc}") from None
     try:
