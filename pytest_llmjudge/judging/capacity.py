@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..judges import Judge, JudgeCallError, RetryableJudgeError, UnreachableJudgeError, Usage
+from ..judges.base import Totals
 from .budget import Budget
 from .limiter import AdaptiveLimit
 from .trace import TraceWriter, trace_record
@@ -75,17 +76,19 @@ class ServerCapacity:
         if learn is not None:
             learn(slots)  # llama.cpp takes at most as many choices as it has slots
 
-    def facts(self, total: Usage) -> None:
-        """What the session learned of the server, on the engine's totals."""
-        total.server_slots = self.slots
-        total.choices_cap = getattr(self.judge, "max_choices", None) or 0
+    def facts(self, total: Totals) -> None:
+        """What the session learned of the server, on the engine's totals (and what the check
+        before the first item sent)."""
+        server = total.server
+        server.server_slots = self.slots
+        server.choices_cap = getattr(self.judge, "max_choices", None) or 0
         profile = getattr(self.judge, "profile", None)
         if profile is not None:
-            total.learned = profile.learned()
-        total.stopped = self.budget.stopped_fact
-        total.add(self.checked)
+            server.learned = profile.learned()
+        server.stopped = self.budget.stopped_fact
+        total.billing.add(self.checked)
         if self.limit.limit < self.limit.maximum:  # a limit that came down and grew back
-            total.kept_in_flight = self.limit.limit  # to --judge-concurrency was not kept
+            server.kept_in_flight = self.limit.limit  # to --judge-concurrency was not kept
 
     async def timed(self, call: Callable[[], Awaitable[T]], choices: int, usage: Usage) -> T:
         """One attempt of ``choices`` runs, telling the circuit breaker whether the judge
