@@ -32,8 +32,8 @@ from .cache import JudgeCache, worth_keeping
 from .trace import TraceWriter, trace_record
 
 RunKey = tuple[str, str, str, str, int, int, Context]
-#: a run in the engine: its future while it runs, its outcome once it has one (a future
-#: is about 1 KB, too much to keep for every run of a large suite)
+#: a run in the engine: its future while it runs, its outcome once it has one (a future,
+#: with its lock, is not kept for every run of a large suite)
 RunSlot = concurrent.futures.Future[RunOutcome] | RunOutcome
 
 
