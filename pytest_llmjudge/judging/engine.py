@@ -28,7 +28,7 @@ from ..judges.openai_judge import OpenAIJudge
 from .batch import WantedRuns
 from .budget import Budget
 from .cache import JudgeCache
-from .limiter import AdaptiveLimit
+from .capacity import AdaptiveLimit
 from .loop import LoopThread
 from .planner import Batch, PlannedRun, RunKey, RunSlot
 from .progress import Progress

@@ -32,8 +32,7 @@ from ..judges import (
 )
 from .budget import Budget, BudgetExhausted, JudgingStopped
 from .cache import JudgeCache
-from .capacity import ServerBusy, ServerCapacity
-from .limiter import AdaptiveLimit
+from .capacity import AdaptiveLimit, ServerBusy, ServerCapacity
 from .planner import PlannedRun, Strategy, split_notice, strategy_for
 from .retry import RetryAfterTooLong, retrying
 from .trace import TraceWriter, trace_record, traced_score

@@ -19,8 +19,7 @@ from pytest_llmjudge.judging.cache import JudgeCache
 from pytest_llmjudge.judging.cache_db import DATABASE
 from pytest_llmjudge.judging.cache_entries import checksum_of as _checksum
 from pytest_llmjudge.judging.cache_entries import entry_text
-from pytest_llmjudge.judging.capacity import ServerCapacity, _within
-from pytest_llmjudge.judging.limiter import AdaptiveLimit
+from pytest_llmjudge.judging.capacity import AdaptiveLimit, ServerCapacity, _within
 
 
 def test_the_breaker_needs_failures_in_a_row_over_time() -> None:
