@@ -1,4 +1,6 @@
-"""The one small protocol every judge provider implements."""
+"""What every judge provider shares: the small protocol it implements (``Judge``), what one
+run gives (``RunResult``, ``PairVote``), the errors it raises, and what judging was billed
+(``Usage``) and learned of the server (``ServerFacts``), together an engine's ``Totals``."""
 
 from __future__ import annotations
 

@@ -244,12 +244,12 @@ class JudgeEngine:
         self, groups: list[list[PlannedRun]], paid: list[Usage] | None
     ) -> tuple[list[RunSlot], list[bool]]:
         """The runs' slots, and whether each was claimed before (``paid`` gets the usage of
-        the others); runs a batch judged are taken as they are, without a future each."""
+        the others); runs the strategy serves whole (a batch's) are taken without a future."""
         asked = [run for group in groups for run in group]
         with self._lock:
-            if served := self._executor and self._executor.plan.served_whole(
-                asked, self._runs, paid
-            ):
+            assert self._executor is not None  # (started by ``_groups``)
+            served = self._executor.plan.served_whole(asked, self._runs, paid)
+            if served is not None:
                 return served
             slots = [s for group in groups for s in self._start_group(group) or []]
             fresh = [run.key not in self._claimed for run in asked]
@@ -349,7 +349,7 @@ class JudgeEngine:
 
         self._loop.stop(close_clients)
         self._loop = None
-        self._executor.close()  # the trace, the cache's database
+        self._executor.close()  # the trace, the cache's database, the batch's table
 
 
 def hand_out(

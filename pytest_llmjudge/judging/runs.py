@@ -1,9 +1,10 @@
-"""Judge runs carried out: the cache, the judge with retries, the budget, the circuit breaker
-and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
+"""Judge runs carried out: a group of runs in, a ``RunOutcome`` per run out; never raises.
 
-The runs of one judgment (same dimension, ticket and response) are asked together: with
-``llmjudge_sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
-one request, so the prompt is sent and billed once.
+The session's strategy (``planner``) says which runs are known without a request and which
+requests ask the others; here those requests are sent: as the ``n`` choices of one request
+where the sampling mode, the judge and the server allow (the prompt sent and billed once), in
+as many requests as the server's choices cap needs, or one request per run; each attempt
+retried, counted against the budget, and held to the in-flight limit.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ Reply = RunResult | RetryableJudgeError  # one choice: a score, or why it was re
 
 @dataclass
 class RunExecutor:
-    """What every run of a session shares: the judge, the cache, the budget, the limit."""
+    """What every run of a session shares: the judge, its strategy, the budget, the limit."""
 
     settings: Settings
     judge: Judge
@@ -102,7 +103,7 @@ class RunExecutor:
     async def _ask_runs(
         self, runs: list[PlannedRun], usages: list[Usage], done: Callable[[], None]
     ) -> list[RunOutcome]:
-        """Runs not in the cache: the choices of one request where that is wanted, else (and
+        """Runs to ask: the choices of one request where that is wanted, else (and
         for those a server that ignores n left out) one request each."""
         outcomes: dict[int, RunOutcome] = {}
         if len(runs) > 1 and self._choices_wanted():
