@@ -169,24 +169,15 @@ class Served:
         row = self._recent[name] = self._rows[at]
         return row
 
-    def take(self, key: str) -> tuple[bool, bool] | None:
-        """The run, marked as taken by an item: (charged to it, taken already)."""
-        row = self.look(key)
-        return None if row is None else self.take_row(row)
-
-    def take_row(self, row: int) -> tuple[bool, bool]:
-        """``take`` of the run ``look`` found at ``row``."""
+    def take(self, row: int) -> tuple[bool, bool]:
+        """The run at ``row`` (``look``), marked as taken by an item: (charged to it, taken
+        already)."""
         bits = self._bits[row]
         self._bits[row] = bits | 2
         return bool(bits & 1), bool(bits & 2)
 
-    def result(self, key: str) -> RunResult | None:
-        """The run's result as the batch gave it (None: not judged in a batch)."""
-        row = self.look(key)
-        return None if row is None else self.result_row(row)
-
-    def result_row(self, row: int) -> RunResult:
-        """``result`` of the run ``look`` found at ``row``."""
+    def result(self, row: int) -> RunResult:
+        """The result of the run at ``row`` (``look``) as the batch gave it."""
         assert self._file is not None
         start = self._ends[row]
         text = _read_at(self._file, start, self._ends[row + 1] - start)

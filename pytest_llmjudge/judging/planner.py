@@ -351,8 +351,8 @@ class Batch:
         """The run at ``row`` of the batch's table, taken by the item ``owner``: its outcome,
         and whether it is another's (an item took it first, or the run's owner is another)."""
         assert self.outcome is not None
-        result = self.outcome.served.result_row(row)
-        charged, taken = self.outcome.served.take_row(row)
+        result = self.outcome.served.result(row)
+        charged, taken = self.outcome.served.take(row)
         held_by = self.outcome.owner_of(row)
         if held_by is not None:
             taken = held_by != owner
