@@ -30,7 +30,7 @@ from .budget import Budget
 from .cache import JudgeCache
 from .capacity import AdaptiveLimit
 from .loop import LoopThread
-from .planner import Batch, PlannedRun, RunKey, RunSlot
+from .planner import Batch, ItemRuns, PlannedRun, RunKey, RunSlot
 from .progress import Progress
 from .runs import RunExecutor
 from .target_answers import TargetAnswers
@@ -171,9 +171,9 @@ class JudgeEngine:
         """The runs ``indexes`` of the dimensions, in the groups the session's strategy asks
         together (``ahead``: runs started before their item asks)."""
         dimensions = [self.dimension(name) for name in names]
+        item = ItemRuns(dimensions, ticket, response, generation, owner, context)
         _, executor = self._start_loop()
-        where = (ticket, response, indexes, generation, owner, context)
-        return executor.plan.groups(dimensions, *where, ahead=ahead)
+        return executor.plan.groups(item, indexes, ahead=ahead)
 
     def cancel_planned(self) -> None:
         """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""

@@ -60,6 +60,30 @@ class PlannedRun:
 
 
 @dataclass(frozen=True)
+class ItemRuns:
+    """What an item wants judged: its dimensions, of its ticket and response, seen with its
+    context; ``generation`` > 0 for a rerun, which judges afresh."""
+
+    dimensions: Sequence[Dimension]
+    ticket: str
+    response: str
+    generation: int = 0
+    owner: str = ""  # the item's node id, for messages
+    context: Context = NO_CONTEXT
+
+    def runs(
+        self, dimension: Dimension, indexes: range, group: Dimension | None = None
+    ) -> list[PlannedRun]:
+        """The runs ``indexes`` of one dimension (judged in ``group``'s request, if any)."""
+        seen = self.context.for_dimension(dimension)  # the reference only where it is judged
+        where = (self.ticket, self.response)
+        return [
+            PlannedRun(dimension, *where, i, self.generation, self.owner, seen, group)
+            for i in indexes
+        ]
+
+
+@dataclass(frozen=True)
 class Requests:
     """The runs to ask for the runs an item is missing, and which of those each answers."""
 
@@ -91,12 +115,9 @@ class Requests:
 class Strategy(Protocol):
     """How the session's runs become requests (one of this module's strategies)."""
 
-    def groups(
-        self, dimensions: Sequence[Dimension], ticket: str, response: str, indexes: range,
-        generation: int, owner: str, context: Context, *, ahead: bool,
-    ) -> list[list[PlannedRun]]:  # fmt: skip
-        """The runs ``indexes`` of the dimensions, in the groups asked together; ``ahead``:
-        runs started before their item asks for them."""
+    def groups(self, item: ItemRuns, indexes: range, *, ahead: bool) -> list[list[PlannedRun]]:
+        """The item's runs ``indexes`` of its dimensions, in the groups asked together;
+        ``ahead``: runs started before their item asks for them."""
         ...
 
     def known(self, runs: Sequence[PlannedRun], usages: Sequence[Usage]) -> dict[int, RunOutcome]:
@@ -135,15 +156,8 @@ class Direct:
 
     one_per_request: bool
 
-    def groups(
-        self, dimensions: Sequence[Dimension], ticket: str, response: str, indexes: range,
-        generation: int, owner: str, context: Context, *, ahead: bool,
-    ) -> list[list[PlannedRun]]:  # fmt: skip
-        return [
-            _runs(dimension, ticket, response, chunk, generation, owner, context)
-            for dimension in dimensions
-            for chunk in self._chunks(indexes)
-        ]
+    def groups(self, item: ItemRuns, indexes: range, *, ahead: bool) -> list[list[PlannedRun]]:
+        return [item.runs(d, chunk) for d in item.dimensions for chunk in self._chunks(indexes)]
 
     def _chunks(self, indexes: range) -> list[range]:
         size = 1 if self.one_per_request else len(indexes)
@@ -176,20 +190,12 @@ class Grouped(Direct):
     one run index in one request (one reply scores them all). Runs an item asks for one
     dimension when none were started ahead are asked as ``Direct`` asks them."""
 
-    def groups(
-        self, dimensions: Sequence[Dimension], ticket: str, response: str, indexes: range,
-        generation: int, owner: str, context: Context, *, ahead: bool,
-    ) -> list[list[PlannedRun]]:  # fmt: skip
-        if not ahead or len(dimensions) < 2:
-            where = (ticket, response, indexes, generation, owner, context)
-            return super().groups(dimensions, *where, ahead=ahead)
-        group = grouped(dimensions)
-
-        def runs(part: Dimension, chunk: range) -> list[PlannedRun]:
-            return _runs(part, ticket, response, chunk, generation, owner, context, group)
-
+    def groups(self, item: ItemRuns, indexes: range, *, ahead: bool) -> list[list[PlannedRun]]:
+        if not ahead or len(item.dimensions) < 2:
+            return super().groups(item, indexes, ahead=ahead)
+        group = grouped(item.dimensions)
         return [
-            [run for part in group.parts for run in runs(part, chunk)]
+            [run for part in group.parts for run in item.runs(part, chunk, group)]
             for chunk in self._chunks(indexes)
         ]
 
@@ -223,12 +229,8 @@ class Cached:
     scoring: str  # a run asked for logprobs but scored by text is not kept as weighted
     trace: TraceWriter | None = None
 
-    def groups(
-        self, dimensions: Sequence[Dimension], ticket: str, response: str, indexes: range,
-        generation: int, owner: str, context: Context, *, ahead: bool,
-    ) -> list[list[PlannedRun]]:  # fmt: skip
-        where = (ticket, response, indexes, generation, owner, context)
-        return self.asking.groups(dimensions, *where, ahead=ahead)
+    def groups(self, item: ItemRuns, indexes: range, *, ahead: bool) -> list[list[PlannedRun]]:
+        return self.asking.groups(item, indexes, ahead=ahead)
 
     def key(self, run: PlannedRun, context: Context | None = None) -> str | None:
         """The run's cache key to read (None for a rerun's fresh runs); a grouped run is
@@ -308,14 +310,10 @@ class Batch:
     outcome: BatchOutcome | None = None
     taken: Usage = field(default_factory=Usage)  # what the runs ``served`` whole cost
 
-    def groups(
-        self, dimensions: Sequence[Dimension], ticket: str, response: str, indexes: range,
-        generation: int, owner: str, context: Context, *, ahead: bool,
-    ) -> list[list[PlannedRun]]:  # fmt: skip
+    def groups(self, item: ItemRuns, indexes: range, *, ahead: bool) -> list[list[PlannedRun]]:
         """Runs started ahead leave out the groups the batch judged: those are served whole
         when their item asks (runs judged with the item's other dimensions are not)."""
-        where = (ticket, response, indexes, generation, owner, context)
-        groups = self.cached.groups(dimensions, *where, ahead=ahead)
+        groups = self.cached.groups(item, indexes, ahead=ahead)
         if not ahead or self.outcome is None or not self.outcome.served:
             return groups
         return [g for g in groups if g[0].group or any(self._row(run) is None for run in g)]
@@ -425,15 +423,6 @@ def strategy_for(
         return asking
     cached = Cached(asking, cache, settings.scoring, trace)
     return Batch(cached, strict="batch" in settings.strict) if settings.batch else cached
-
-
-def _runs(
-    dimension: Dimension, ticket: str, response: str, indexes: range, generation: int,
-    owner: str, context: Context, group: Dimension | None = None,
-) -> list[PlannedRun]:  # fmt: skip
-    seen = context.for_dimension(dimension)  # the reference only where it is judged
-    where = (ticket, response)
-    return [PlannedRun(dimension, *where, i, generation, owner, seen, group) for i in indexes]
 
 
 def together_context(runs: Sequence[PlannedRun]) -> Context:
