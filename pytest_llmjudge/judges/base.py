@@ -1,13 +1,19 @@
-"""The one small protocol every judge provider implements."""
+"""What every judge provider shares: the small protocol it implements (``Judge``), what one
+run gives (``RunResult``, ``PairVote``), the errors it raises, and what judging was billed
+(``Usage``) and learned of the server (``ServerFacts``), together an engine's ``Totals``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, Protocol, TypeGuard, runtime_checkable
 
 from ..basics.redaction import redact
 from ..basics.rubrics import NO_CONTEXT, Context, Dimension
+
+TRACE = "trace"  # a Usage field's metadata key: the trace's data, not summed
+MERGE = "merge"  # a ServerFacts field's metadata key: how two processes' values become one
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,47 +72,38 @@ class PairVote:
 
 @dataclass(slots=True)
 class Usage:
-    """What judging cost: requests sent (retries and fallbacks too), the replies' tokens and
-    the runs they scored.
+    """What judging was billed: requests sent (retries and fallbacks too), the tokens their
+    replies said, and the runs they scored.
 
     A judge adds to it as requests go out and replies come back, also for replies it then
-    rejects, so that the counts are what the server saw and billed.
+    rejects, so that the counts are what the server saw and billed. ``add`` sums every field
+    but the trace's (``TRACE``).
     """
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    judgments: int = 0  # runs scored by those requests (one request of n choices scores n)
+    tokens_unknown: int = 0  # requests whose reply did not say its tokens: not in the counts
+    runs: int = 0  # runs scored by those requests (one request of n choices scores n)
     weighted: int = 0  # of those, runs scored by logprobs (llmjudge_scoring=logprobs)
-    short_replies: int = 0  # requests for n choices answered with fewer (the server ignores n)
     unweighted: dict[str, int] = field(default_factory=dict)  # runs not weighted, by cause
+    short_replies: int = 0  # requests for n choices answered with fewer (the server ignores n)
     cut_off: int = 0  # replies (choices) cut off at the completion-token limit
     timeouts: int = 0  # requests that got no reply within llmjudge_timeout
     requeued: int = 0  # of those, sent again because the server was busy (not the item's fault)
-    tokens_unknown: int = 0  # requests whose reply did not say its tokens: not in the counts
     #: runs served from the judge cache that no item's row holds: pairwise votes, and (added
     #: on the controller) those of attempts a rerun replaced
     cached_outside_rows: int = 0
-    # Session facts, set on the engine's totals (summed over xdist workers):
-    choices_cap: int = 0  # the most choices the server takes per request, once learned
-    kept_in_flight: int = 0  # the in-flight limit at the end, when the server made it lower
-    server_slots: int = 0  # the parallel slots the server announced (llama.cpp's /props)
-    stopped: str = ""  # a session-wide judge error that stopped judging: where, and its cause
-    learned: dict[str, Any] = field(default_factory=dict)  # server_profile.learned()
-    # Through the Batch API (llmjudge_batch), counted as its runs are used: of the requests
-    # and tokens above, those answered in a batch (billed at its price), and the runs they
-    # scored; the session's batches by id ({"status", "requests", "completed", "failed"}).
+    # Of the requests and tokens above, those answered through the Batch API (billed at its
+    # price), and the runs they scored.
     batch_calls: int = 0
     batch_prompt_tokens: int = 0
     batch_completion_tokens: int = 0
-    batch_tokens_unknown: int = 0  # of the requests above, those whose reply did not say them
+    batch_tokens_unknown: int = 0
     batch_runs: int = 0
-    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: per batch id, what its collection read: [requests, prompt, completion, tokens unknown]
-    #: of every line that came back (xdist workers that read the same batch say the same)
-    collected: dict[str, list[int]] = field(default_factory=dict)
-    # With llmjudge_trace: what each request sent and got back ({"messages", "reply"}).
-    exchanges: list[dict[str, Any]] | None = None
+    #: with llmjudge_trace: what the request sent and got back ({"messages", "reply"}); the
+    #: trace's, not a count: not summed
+    exchanges: list[dict[str, Any]] | None = field(default=None, metadata={TRACE: True})
 
     def tokens_since(self, before: Usage) -> Usage:
         """The tokens billed since an earlier reading of this usage (and the replies that
@@ -114,18 +111,17 @@ class Usage:
         prompt = self.prompt_tokens - before.prompt_tokens
         completion = self.completion_tokens - before.completion_tokens
         unknown = self.tokens_unknown - before.tokens_unknown
-        return Usage(0, prompt, completion, tokens_unknown=unknown)
+        return Usage(0, prompt, completion, unknown)
 
     def reading(self) -> Usage:
         """The calls and tokens so far, for ``tokens_since`` later."""
-        tokens = (self.prompt_tokens, self.completion_tokens)
-        return Usage(self.calls, *tokens, tokens_unknown=self.tokens_unknown)
+        return Usage(self.calls, self.prompt_tokens, self.completion_tokens, self.tokens_unknown)
 
     def scored(self, result: RunResult, *, logprobs_asked: bool) -> None:
         """Count the runs a usable reply scored (a grouped reply, one per dimension), those
         weighted by logprobs, and why the others were not when logprobs were asked for."""
         for run in result.parts.values() if result.parts else (result,):
-            self.judgments += 1
+            self.runs += 1
             self.weighted += run.text_score is not None
             if logprobs_asked and run.text_score is None:
                 from .weighted import NO_LOGPROBS
@@ -143,54 +139,132 @@ class Usage:
             self.prompt_tokens += said[0]
             self.completion_tokens += said[1]
 
+    def charge_batch_request(self, result: RunResult) -> None:
+        """Add the Batch API request that judged a run, as the run carries it: one call and
+        its tokens, at the batch's price."""
+        unknown = int(result.tokens_unknown)
+        self.calls += 1
+        self.prompt_tokens += result.prompt_tokens
+        self.completion_tokens += result.completion_tokens
+        self.tokens_unknown += unknown
+        self.batch_calls += 1
+        self.batch_prompt_tokens += result.prompt_tokens
+        self.batch_completion_tokens += result.completion_tokens
+        self.batch_tokens_unknown += unknown
+
     def add(self, other: Usage) -> None:
-        self.calls += other.calls
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.tokens_unknown += other.tokens_unknown
-        self.cached_outside_rows += other.cached_outside_rows
-        self.judgments += other.judgments
-        self.weighted += other.weighted
-        self.short_replies += other.short_replies
+        """Add ``other``'s counts, field by field: numbers add, counts by cause add per cause."""
+        for name in _COUNTS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
         for cause, runs in other.unweighted.items():
             self.unweighted[cause] = self.unweighted.get(cause, 0) + runs
-        self.cut_off += other.cut_off
-        self.timeouts += other.timeouts
-        self.requeued += other.requeued
-        if other.choices_cap:  # the smaller of the caps known (0: none known)
-            self.choices_cap = min(self.choices_cap or other.choices_cap, other.choices_cap)
-        self.kept_in_flight += other.kept_in_flight
-        self.server_slots = max(self.server_slots, other.server_slots)
-        self.stopped = self.stopped or other.stopped
-        if other.learned:  # (an item's usage learned nothing: no copy of the session's)
-            self.learned = merge_learned(self.learned, other.learned)
-        self.batch_calls += other.batch_calls
-        self.batch_prompt_tokens += other.batch_prompt_tokens
-        self.batch_completion_tokens += other.batch_completion_tokens
-        self.batch_tokens_unknown += other.batch_tokens_unknown
-        self.batch_runs += other.batch_runs
-        if other.batches:
-            self.batches |= other.batches
-        for batch, counts in other.collected.items():  # the fuller reading of a batch
-            self.collected[batch] = max(self.collected.get(batch, counts), counts)
 
-    def with_batches_collected(self) -> Usage:
-        """The session's usage with its batches' requests as collected (each batch once,
-        whichever process read it) in place of those its items took: a request whose item
-        never ran (-x, Ctrl-C) was made and billed all the same."""
-        if not self.collected:
-            return self
-        made = [sum(batch[i] for batch in self.collected.values()) for i in range(4)]
-        now = (self.calls, self.prompt_tokens, self.completion_tokens, self.tokens_unknown)
-        taken = (self.batch_calls, self.batch_prompt_tokens, self.batch_completion_tokens,
-                 self.batch_tokens_unknown)  # fmt: skip
+
+#: Usage's fields summed as numbers (all but the counts by cause and the trace's)
+_COUNTS = tuple(
+    f.name for f in fields(Usage) if not f.metadata.get(TRACE) and f.name != "unweighted"
+)
+
+
+def _smaller_known(mine: int, theirs: int) -> int:
+    """The smaller of two caps, 0 being none known."""
+    return min(mine or theirs, theirs or mine)
+
+
+def _first_said(mine: str, theirs: str) -> str:
+    return mine or theirs
+
+
+def _fuller(mine: dict[str, list[int]], theirs: dict[str, list[int]]) -> dict[str, list[int]]:
+    """Each batch's fuller reading (xdist workers that read the same batch say the same)."""
+    return mine | {batch: max(mine.get(batch, counts), counts) for batch, counts in theirs.items()}
+
+
+def merge_learned(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """What two processes (xdist workers) learned of one server, together: the smaller
+    choices cap, the larger slots, and a capability refused by either is refused."""
+    merged = dict(one)
+    for name, value in other.items():
+        mine = merged.get(name)
+        if value is None or mine is None:
+            merged[name] = value if mine is None else mine
+        elif name == "choices_cap":
+            merged[name] = min(mine, value)
+        elif name == "slots":
+            merged[name] = max(mine, value)
+        elif name == "ignores_n":
+            merged[name] = mine or value
+        else:  # logprobs, json_schema, json_object: False (refused) over True; limit_param
+            merged[name] = mine and value
+    return merged
+
+
+def _merge(how: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    return {MERGE: how}
+
+
+@dataclass(slots=True)
+class ServerFacts:
+    """What a session learned of its judge server and of its Batch API batches, set on an
+    engine's totals. Each field says how two processes' (xdist workers') values become one."""
+
+    #: the most choices the server takes per request, once learned (0: not known)
+    choices_cap: int = field(default=0, metadata=_merge(_smaller_known))
+    #: the in-flight limit at the end, when the server made it lower
+    kept_in_flight: int = field(default=0, metadata=_merge(operator.add))
+    #: the parallel slots the server announced (llama.cpp's /props)
+    server_slots: int = field(default=0, metadata=_merge(max))
+    #: a session-wide judge error that stopped judging: where, and its cause
+    stopped: str = field(default="", metadata=_merge(_first_said))
+    #: what was learned of the server (``server_profile.learned()``)
+    learned: dict[str, Any] = field(default_factory=dict, metadata=_merge(merge_learned))
+    #: the session's batches by id ({"status", "requests", "completed", "failed"})
+    batches: dict[str, dict[str, Any]] = field(default_factory=dict, metadata=_merge(operator.or_))
+    #: per batch, what its collection read of every line that came back: [requests, prompt
+    #: tokens, completion tokens, requests whose tokens are unknown]
+    collected: dict[str, list[int]] = field(default_factory=dict, metadata=_merge(_fuller))
+
+    def add(self, other: ServerFacts) -> None:
+        """``other``'s facts joined to these, field by field, each by its own rule."""
+        for f in fields(self):
+            setattr(self, f.name, f.metadata[MERGE](getattr(self, f.name), getattr(other, f.name)))
+
+
+@dataclass(slots=True)
+class Totals:
+    """What one process's judging was billed and learned (an engine's totals), or a
+    session's, summed over its processes."""
+
+    billing: Usage = field(default_factory=Usage)
+    server: ServerFacts = field(default_factory=ServerFacts)
+
+    def add(self, other: Totals) -> None:
+        self.billing.add(other.billing)
+        self.server.add(other.server)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Totals:
+        """Totals from ``dataclasses.asdict``'s JSON (what an xdist worker sends)."""
+        return cls(Usage(**data["billing"]), ServerFacts(**data["server"]))
+
+    def billed(self) -> Usage:
+        """The billing with the batches' requests as collected (each batch once, whichever
+        process read it) in place of those its items took: a request whose item never ran
+        (-x, Ctrl-C) was made and billed all the same."""
+        usage, collected = self.billing, self.server.collected
+        if not collected:
+            return usage
+        made = [sum(batch[i] for batch in collected.values()) for i in range(4)]
+        now = (usage.calls, usage.prompt_tokens, usage.completion_tokens, usage.tokens_unknown)
+        taken = (usage.batch_calls, usage.batch_prompt_tokens, usage.batch_completion_tokens,
+                 usage.batch_tokens_unknown)  # fmt: skip
         calls, prompt, completion, unknown = (
             n + m - t for n, m, t in zip(now, made, taken, strict=True)
         )
         return replace(
-            self, calls=calls, prompt_tokens=prompt, completion_tokens=completion,
+            usage, calls=calls, prompt_tokens=prompt, completion_tokens=completion,
             tokens_unknown=unknown, batch_calls=made[0], batch_prompt_tokens=made[1],
-            batch_completion_tokens=made[2], batch_tokens_unknown=made[3], collected={},
+            batch_completion_tokens=made[2], batch_tokens_unknown=made[3],
         )  # fmt: skip
 
 
@@ -308,22 +382,3 @@ class ChoicesJudge(Judge, Protocol):
         a validated score, or why that choice was rejected. Raises when none is usable.
         ``firm``: an earlier reply was cut off at the token limit; ask for a shorter one."""
         ...
-
-
-def merge_learned(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """What two processes (xdist workers) learned of one server, together: the smaller
-    choices cap, the larger slots, and a capability refused by either is refused."""
-    merged = dict(one)
-    for name, value in other.items():
-        mine = merged.get(name)
-        if value is None or mine is None:
-            merged[name] = value if mine is None else mine
-        elif name == "choices_cap":
-            merged[name] = min(mine, value)
-        elif name == "slots":
-            merged[name] = max(mine, value)
-        elif name == "ignores_n":
-            merged[name] = mine or value
-        else:  # logprobs, json_schema, json_object: False (refused) over True; limit_param
-            merged[name] = mine and value
-    return merged

@@ -1,42 +1,45 @@
-"""``llmjudge_batch``: the judge requests a session needs, through the provider's Batch API.
+"""``llmjudge_batch``: the judge requests a session needs, sent through the provider's Batch API.
 
-Before the first item, the runs that the selected items will ask for and that the cache does
-not hold become one JSONL input file: one request per judgment (its runs as the ``n`` choices;
-one per run with ``llmjudge_sampling=calls``; an item's dimensions together with
-``llmjudge_grouping=item``), ``custom_id`` the cache key of its first run. The file is
-uploaded, the batch created, and both recorded (``batch_records``): a rerun, also after Ctrl-C,
-collects the batch instead of submitting it again. The batch is polled, backing off, until it
-is done or the wait ends. Its replies, validated as direct replies are, fill the cache; the
-items are judged from them (``served``), each request counted once at the batch price (also
-one whose items never run). A request that failed in the batch is asked directly when its
-item runs (strict ``batch``: the item's error); one still pending when the wait ends is its
-items' error; those of a batch that expired, failed or was cancelled are submitted again by the
-next session.
+Before the first item:
 
-Memory does not grow with the suite beyond the request ids and the run keys they map to: the
-request lines go to a file on disk as they are made (and are uploaded from it), the output is
-downloaded to a file and read line by line, its runs go to the cache many at a time, and what
-the items need to know (which runs the batch judged, which request each is charged to,
-their scores and tokens) is a compact table, the reasonings in a file on disk that an item
-reads its runs' from: the items do not read the cache back (it is written for later sessions).
+1. plan: the runs the selected items will ask for that the cache does not hold become one
+   JSONL input file, a request per item's dimension (its runs as the ``n`` choices; a request
+   per run with ``llmjudge_sampling=calls``; an item's dimensions in one with
+   ``llmjudge_grouping=item``), ``custom_id`` the cache key of its first run;
+2. submit: the file is uploaded and the batch created, each step recorded before and after
+   (``BatchRecords``, in the cache folder's ``batches/``), so that a later session, also after
+   Ctrl-C or a lost connection, collects the batch instead of submitting it again;
+3. poll, backing off, until the batch is done or ``batch_wait`` ends;
+4. collect: the replies, validated as direct replies are, fill the cache and the table the
+   items are served from (``batch_served.Served``); each request is counted once, at the
+   batch's price, also one whose items never run.
+
+A request that failed in the batch is asked directly when its item runs (strict ``batch``:
+the item's error); one still pending when the wait ends is its items' error; those of a batch
+that expired, failed or was cancelled are submitted again by the next session. Request lines,
+output and reasonings stay in files on disk: memory holds the run keys and a compact table.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from ..basics.fileio import write_atomically
 from ..config.settings import Settings
 
 # batch_api's names are read through the module: one module object, also when tests run
 # pytest in-process again and the package holds an earlier import of it
 from ..judges import RunResult, batch_api
 from ..judges.openai_judge import OpenAIJudge
-from .batch_records import BatchRecord, BatchRecords, LineRuns, fingerprint, identity_digest
-from .batch_served import BatchOutcome, Planned, WantedRuns, line_counts
+from .batch_served import BatchOutcome, LineRuns, Planned, WantedRuns, line_counts
 from .cache import JudgeCache
 
 __all__ = ["BatchJudging", "BatchOutcome", "WantedRuns"]
@@ -46,6 +49,7 @@ LONGEST_POLL = 30.0
 PLAN_CHUNK = 500  # judgments whose cached runs are looked up in one query
 WRITE_CHUNK = 5_000  # runs put in the cache in one write
 OnLoop = Callable[[Coroutine[Any, Any, Any]], Any]  # runs a coroutine on the judge's loop
+RECORD_FORMAT = 1
 
 
 class BatchJudging:
@@ -344,3 +348,84 @@ class BatchJudging:
 
 def _size(size: int) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} kB"
+
+
+@dataclass
+class BatchRecord:
+    judge: str  # the judge's identity (model, server): another judge's batches are not ours
+    fingerprint: str  # of the requests: the batch's metadata, to find it again
+    lines: dict[str, LineRuns]
+    submitted: float = field(default_factory=time.time)
+    input_file_id: str | None = None
+    batch_id: str | None = None
+    #: its lines as JSON, made at the first save (a record is saved three times a batch)
+    lines_json: str | None = field(default=None, repr=False, compare=False)
+
+    def run_keys(self) -> set[str]:
+        return {key for line in self.lines.values() for key in line.run_keys()}
+
+
+def fingerprint(custom_ids: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(custom_ids)).encode()).hexdigest()[:32]
+
+
+class BatchRecords:
+    """The batches submitted with one cache folder, each a record that maps its requests
+    (``custom_id``, the cache key of a request's first run) to the runs their choices judge."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory / "batches"
+
+    def load(self, judge: str) -> list[BatchRecord]:
+        """This judge's records, oldest first; an unreadable record is left alone."""
+        records = []
+        for path in sorted(self.directory.glob("*.json")):
+            with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if data.get("format") != RECORD_FORMAT or data.get("judge") != judge:
+                    continue
+                lines = {cid: LineRuns(**line) for cid, line in data["lines"].items()}
+                fields = {k: v for k, v in data.items() if k not in ("format", "lines")}
+                records.append(BatchRecord(**fields, lines=lines))
+        return sorted(records, key=lambda record: record.submitted)
+
+    def save(self, record: BatchRecord) -> None:
+        # the lines do not change: made JSON once (json.dumps' text), not at each of the
+        # record's three saves
+        if record.lines_json is None:
+            lines = {cid: {"parts": r.parts, "keys": r.keys} for cid, r in record.lines.items()}
+            record.lines_json = json.dumps(lines)
+        fields = {name: getattr(record, name) for name in ("judge", "fingerprint", "submitted")}
+        fields |= {"input_file_id": record.input_file_id, "batch_id": record.batch_id}
+        head = json.dumps({"format": RECORD_FORMAT, **fields})
+        text = f'{head[:-1]}, "lines": {record.lines_json}}}'
+        write_atomically(self._path(record), text, durable=True)
+
+    def drop(self, record: BatchRecord) -> None:
+        with contextlib.suppress(OSError):
+            self._path(record).unlink()
+
+    def _path(self, record: BatchRecord) -> Path:
+        return self.directory / f"{record.fingerprint}.json"
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Held while records are read and a batch is submitted: xdist workers planning the
+        same runs submit them once (the others find the record)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.directory / ".lock", "a+b") as handle:
+            try:
+                import fcntl
+            except ImportError:  # pragma: no cover - Windows: no lock between workers
+                yield
+                return
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def identity_digest(identity: dict[str, Any]) -> str:
+    """A short name for a judge's identity (the cache's: provider, server, model...)."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,6 +1,6 @@
 """What ``llmjudge_batch`` plans and gives: the runs an item asks for, a batch's requests as
-planned, and the runs the session's batches judged, failed or left pending, kept compact
-(a session of 10^5 items has 6 x 10^5 runs)."""
+planned, and the runs the session's batches judged, failed or left pending, kept compact (a
+large suite's batch judges runs by the hundred thousand)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from ..judges.base import said_tokens
 from ..judges.http_errors import choices_cap_in
 from ..judges.openai_judge import OpenAIJudge
 from ..judges.replies import completion_of
-from .batch_records import LineRuns
 from .cache import worth_keeping
 
 
@@ -44,6 +43,18 @@ class WantedRuns:
 
 
 @dataclass
+class LineRuns:
+    """What one request of a batch judges: the dimensions each choice scores (one, or an
+    item's group) and, per choice, each of those dimensions' run key."""
+
+    parts: list[str]
+    keys: list[list[str]]
+
+    def run_keys(self) -> list[str]:
+        return [key for choice in self.keys for key in choice]
+
+
+@dataclass
 class Planned:
     """A batch's requests, planned: their lines in a file on disk, what each request judges."""
 
@@ -60,8 +71,8 @@ RECENT = 64  # keys whose row is kept after a look-up: an item looks its runs up
 @dataclass
 class Served:
     """The runs a session's batches judged, as a compact table: the runs' keys (32 bytes
-    each) sorted in one bytes object and found by bisection (a dict held 100 bytes a run),
-    each key's row; per row whether its request is charged to it and whether an item took
+    each) sorted in one bytes object and found by bisection (smaller than a dict), each
+    key's row; per row whether its request is charged to it and whether an item took
     it already, its score and tokens in arrays, its reasoning in a file on disk, read back
     when an item takes the run. Items are served from it (the cache is written for later
     sessions)."""
@@ -113,9 +124,9 @@ class Served:
         def name(i: int) -> bytes:
             return keys[i * KEY : i * KEY + KEY]
 
-        # positions sorted by key, a bucket (the first two bytes) at a time, in arrays: a
-        # tuple or a sort key per run held 170-200 MB more at 6 x 10^5 runs. Stable: of a
-        # key added again, its last row comes last, and is the one kept.
+        # positions sorted by key, a bucket (the first two bytes) at a time, in arrays (no
+        # tuple or sort key per run). Stable: of a key added again, its last row comes last,
+        # and is the one kept.
         bucket = array("I", (keys[i] << 8 | keys[i + 1] for i in range(0, len(keys), KEY)))
         counts = [0] * (BUCKETS + 1)
         for b in bucket:
@@ -158,24 +169,15 @@ class Served:
         row = self._recent[name] = self._rows[at]
         return row
 
-    def take(self, key: str) -> tuple[bool, bool] | None:
-        """The run, marked as taken by an item: (charged to it, taken already)."""
-        row = self.look(key)
-        return None if row is None else self.take_row(row)
-
-    def take_row(self, row: int) -> tuple[bool, bool]:
-        """``take`` of the run ``look`` found at ``row``."""
+    def take(self, row: int) -> tuple[bool, bool]:
+        """The run at ``row`` (``look``), marked as taken by an item: (charged to it, taken
+        already)."""
         bits = self._bits[row]
         self._bits[row] = bits | 2
         return bool(bits & 1), bool(bits & 2)
 
-    def result(self, key: str) -> RunResult | None:
-        """The run's result as the batch gave it (None: not judged in a batch)."""
-        row = self.look(key)
-        return None if row is None else self.result_row(row)
-
-    def result_row(self, row: int) -> RunResult:
-        """``result`` of the run ``look`` found at ``row``."""
+    def result(self, row: int) -> RunResult:
+        """The result of the run at ``row`` (``look``) as the batch gave it."""
         assert self._file is not None
         start = self._ends[row]
         text = _read_at(self._file, start, self._ends[row + 1] - start)

@@ -23,13 +23,14 @@ from ..config.settings import Settings
 from ..config.targets import TargetError
 from ..evalfiles.entry_rules import oversize_reason
 from ..judges import Judge, Usage
+from ..judges.base import Totals
 from ..judges.openai_judge import OpenAIJudge
 from .batch import WantedRuns
 from .budget import Budget
 from .cache import JudgeCache
-from .limiter import AdaptiveLimit
+from .capacity import AdaptiveLimit
 from .loop import LoopThread
-from .planned import PlannedRun, RunKey, RunSlot, hand_out, outcomes_of, run_groups
+from .planner import Batch, ItemRuns, PlannedRun, RunKey, RunSlot
 from .progress import Progress
 from .runs import RunExecutor
 from .target_answers import TargetAnswers
@@ -123,27 +124,30 @@ class JudgeEngine:
         from .batch import BatchJudging
 
         loop, executor = self._start_loop()
+        plan = executor.plan
         assert self.cache is not None and isinstance(executor.judge, OpenAIJudge)
+        assert isinstance(plan, Batch)  # (chosen by llmjudge_batch)
         judging = BatchJudging(executor.judge, self.cache, self.settings, loop.run, say)
-        executor.stored.batch = judging.outcome  # filled as it goes: kept if interrupted
+        plan.outcome = judging.outcome  # filled as it goes: kept if interrupted
         judging.run(wanted, self.settings.batch_wait)
 
-    def totals(self) -> Usage:
-        """Every request this engine sent and every token billed, whoever asked for them."""
+    def totals(self) -> Totals:
+        """Every request this engine sent and every token billed, whoever asked for them,
+        and what it learned of the server."""
         with self._lock:
-            total = Usage()
+            total = Totals()
             for usage in self._usage.values():
-                total.add(usage)
+                total.billing.add(usage)
             if self._executor is not None:
-                self._executor.stored.batch_usage(total)
+                self._executor.plan.totals(total)
                 self._executor.server.facts(total)
             return total
 
     def batch_left_nothing(self) -> bool:
         """With ``llmjudge_batch``: no request of the batch failed or is pending, so that every
         run a stored answer's item asks for was judged in it or cached: none to start ahead."""
-        batch = self._executor.stored.batch if self._executor is not None else None
-        return batch is not None and not batch.failed and not batch.pending
+        plan = self._executor.plan if self._executor is not None else None
+        return isinstance(plan, Batch) and plan.left_nothing()
 
     def plan(
         self, dimension_names: Sequence[str], ticket: str, response: str, runs: int,
@@ -154,7 +158,7 @@ class JudgeEngine:
             return  # judge() says so when the item asks
         every = range(runs)
         groups = self._groups(
-            dimension_names, ticket, response, every, 0, owner, context, by_item=True
+            dimension_names, ticket, response, every, 0, owner, context, ahead=True
         )
         with self._lock:
             self._planned.extend(groups)
@@ -162,16 +166,14 @@ class JudgeEngine:
 
     def _groups(
         self, names: Sequence[str], ticket: str, response: str, indexes: range,
-        generation: int, owner: str, context: Context, *, by_item: bool = False,
+        generation: int, owner: str, context: Context, *, ahead: bool = False,
     ) -> list[list[PlannedRun]]:  # fmt: skip
-        """The runs ``indexes`` of the dimensions, in the groups asked together (``by_item``,
-        for runs started ahead: with ``llmjudge_grouping=item`` in one; not those a batch
-        judged)."""
-        s, dimensions = self.settings, [self.dimension(name) for name in names]
-        item = by_item and s.grouping == "item" and s.uses_llm
-        where = (ticket, response, indexes, generation, owner, context)
-        groups = run_groups(dimensions, *where, one_per_request=s.sampling == "calls", by_item=item)
-        return self._executor.stored.unserved(groups) if by_item and self._executor else groups
+        """The runs ``indexes`` of the dimensions, in the groups the session's strategy asks
+        together (``ahead``: runs started before their item asks)."""
+        dimensions = [self.dimension(name) for name in names]
+        item = ItemRuns(dimensions, ticket, response, generation, owner, context)
+        _, executor = self._start_loop()
+        return executor.plan.groups(item, indexes, ahead=ahead)
 
     def cancel_planned(self) -> None:
         """Forget queued runs (``-x``/``--maxfail`` stopped the session); running ones end."""
@@ -242,11 +244,13 @@ class JudgeEngine:
         self, groups: list[list[PlannedRun]], paid: list[Usage] | None
     ) -> tuple[list[RunSlot], list[bool]]:
         """The runs' slots, and whether each was claimed before (``paid`` gets the usage of
-        the others); runs a batch judged are taken as they are, without a future each."""
+        the others); runs the strategy serves whole (a batch's) are taken without a future."""
         asked = [run for group in groups for run in group]
         with self._lock:
-            if taken := self._executor and self._executor.stored.take(asked, self._runs, paid):
-                return taken
+            assert self._executor is not None  # (started by ``_groups``)
+            served = self._executor.plan.served_whole(asked, self._runs, paid)
+            if served is not None:
+                return served
             slots = [s for group in groups for s in self._start_group(group) or []]
             fresh = [run.key not in self._claimed for run in asked]
             self._claimed.update(run.key for run in asked)
@@ -263,7 +267,7 @@ class JudgeEngine:
             queued = sum(1 for group in self._planned for run in group if run.key not in self._runs)
             running = (s for s in self._runs.values() if isinstance(s, concurrent.futures.Future))
             done = len(self._runs) - sum(1 for future in running if not future.done())
-            total = self.totals()
+            total = self.totals().billing
             executor = self._executor
             return Progress(
                 planned=len(self._runs) + queued,
@@ -326,7 +330,7 @@ class JudgeEngine:
         if self._too_large(ticket, response, context):
             return
         where = (ticket, response, range(runs), generation, owner, context)
-        groups = self._groups(dimension_names, *where, by_item=True)
+        groups = self._groups(dimension_names, *where, ahead=True)
         with self._lock:
             for group in groups:
                 self._start_group(group)
@@ -345,4 +349,39 @@ class JudgeEngine:
 
         self._loop.stop(close_clients)
         self._loop = None
-        self._executor.stored.close()  # the trace, the cache's database
+        self._executor.close()  # the trace, the cache's database, the batch's table
+
+
+def hand_out(
+    group: concurrent.futures.Future[list[RunOutcome]],
+    futures: list[concurrent.futures.Future[RunOutcome]],
+    runs: Sequence[PlannedRun],
+    table: dict[RunKey, RunSlot],
+) -> None:
+    """Give each run of a group its outcome (or the group's exception, or cancellation); in
+    ``table``, a run that has an outcome keeps it in place of its future (a single store of
+    a key is atomic: no lock needed)."""
+    if group.cancelled():
+        for future in futures:
+            future.cancel()
+        return
+    error = group.exception()
+    if error is None:  # in the table first: a caller woken by its future finds it there
+        for run, outcome in zip(runs, group.result(), strict=True):
+            table[run.key] = outcome
+    for i, future in enumerate(futures):
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(group.result()[i])
+
+
+def outcomes_of(
+    slots: Sequence[RunSlot], on_wait: Callable[[], None] | None, tick: float
+) -> list[RunOutcome]:
+    """The runs' outcomes, waiting for those still running (``on_wait`` every ``tick``)."""
+    running = [slot for slot in slots if isinstance(slot, concurrent.futures.Future)]
+    if on_wait is not None:
+        while running and concurrent.futures.wait(running, timeout=tick).not_done:
+            on_wait()
+    return [s.result() if isinstance(s, concurrent.futures.Future) else s for s in slots]

@@ -150,7 +150,7 @@ async def _order(
                 usable = [vote for vote in asked if isinstance(vote, PairVote)]
                 for index, vote in zip(missing, usable, strict=False):
                     votes[index] = vote
-                    usage.judgments += 1
+                    usage.runs += 1
                     if cache and keys[index]:
                         cache.put_vote(str(keys[index]), vote)
                 if len(usable) < len(asked):  # a choice that could not be read: ask again

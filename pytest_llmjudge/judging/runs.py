@@ -1,9 +1,10 @@
-"""Judge runs carried out: the cache, the judge with retries, the budget, the circuit breaker
-and the concurrency limit. Values in, a ``RunOutcome`` per run out; never raises.
+"""Judge runs carried out: a group of runs in, a ``RunOutcome`` per run out; never raises.
 
-The runs of one judgment (same dimension, ticket and response) are asked together: with
-``llmjudge_sampling`` auto or choices, the runs missing from the cache are the ``n`` choices of
-one request, so the prompt is sent and billed once.
+The session's strategy (``planner``) says which runs are known without a request and which
+requests ask the others; here those requests are sent: as the ``n`` choices of one request
+where the sampling mode, the judge and the server allow (the prompt sent and billed once), in
+as many requests as the server's choices cap needs, or one request per run; each attempt
+retried, counted against the budget, and held to the in-flight limit.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from ..analysis.judgment import RunOutcome
@@ -32,19 +33,9 @@ from ..judges import (
 )
 from .budget import Budget, BudgetExhausted, JudgingStopped
 from .cache import JudgeCache
-from .capacity import ServerBusy, ServerCapacity
-from .limiter import AdaptiveLimit
-from .planned import (
-    AskedRuns,
-    PlannedRun,
-    asked_together,
-    once,
-    split_notice,
-    split_outcomes,
-    together_context,
-)
+from .capacity import AdaptiveLimit, ServerBusy, ServerCapacity
+from .planner import PlannedRun, Strategy, split_notice, strategy_for
 from .retry import RetryAfterTooLong, retrying
-from .stored_runs import StoredRuns
 from .trace import TraceWriter, trace_record, traced_score
 
 logger = logging.getLogger("pytest_llmjudge")
@@ -55,7 +46,7 @@ Reply = RunResult | RetryableJudgeError  # one choice: a score, or why it was re
 
 @dataclass
 class RunExecutor:
-    """What every run of a session shares: the judge, the cache, the budget, the limit."""
+    """What every run of a session shares: the judge, its strategy, the budget, the limit."""
 
     settings: Settings
     judge: Judge
@@ -66,7 +57,8 @@ class RunExecutor:
     retrying: int = 0  # runs waiting out a backoff or a Retry-After (progress)
     split_noted: bool = False  # the notice that a judgment's runs are split was logged
     server: ServerCapacity = field(init=False)
-    stored: StoredRuns = field(init=False)
+    #: how runs become requests, chosen once for the session
+    plan: Strategy = field(init=False)
     #: what is known of the server: the judge's (shared by the session's judges) or its own
     profile: ServerProfile = field(init=False)
     #: the judge when it asks for choices (checked once: a protocol's isinstance is slow)
@@ -76,11 +68,16 @@ class RunExecutor:
         s = self.settings
         self.choosing = self.judge if isinstance(self.judge, ChoicesJudge) else None
         self.profile = getattr(self.judge, "profile", None) or ServerProfile()
-        strict = "batch" in s.strict  # a request failed in the batch is not asked again
-        self.stored = StoredRuns(self.cache, s.scoring, self.trace, batch_strict=strict)
+        self.plan = strategy_for(s, self.cache, self.trace)
         self.server = ServerCapacity(
             self.judge, self.limit, self.budget, s.timeout, s.workers, trace=self.trace
         )
+
+    def close(self) -> None:
+        """The session's judging is over: the trace, the cache's database, the batch's table."""
+        if self.trace is not None:
+            self.trace.close()
+        self.plan.close()
 
     async def run_group(
         self,
@@ -88,32 +85,25 @@ class RunExecutor:
         usages: list[Usage],
         first_attempt_done: Callable[[], None] | None,
     ) -> list[RunOutcome]:
-        """Judge the runs of one (dimension, ticket, response), or with grouping by item the
-        runs of an item's dimensions: cached ones from the cache, the others as the choices of
-        one request, or one request each where the sampling mode, the judge or the server
-        says so. ``usages[i]`` receives what run i cost (a shared request is charged to the
-        first run it serves). Never raises."""
+        """Judge the runs of one group (``Strategy.groups``): those known without a request
+        as the strategy knows them, the others in the requests it makes of them. ``usages[i]``
+        receives what run i cost (a shared request is charged to the first run it serves).
+        Never raises."""
         done = once(first_attempt_done)
-        grouped = runs[0].group is not None
-        seen_with = together_context(runs) if grouped else None
-        outcomes = self.stored.cached(runs, seen_with, usages)
+        outcomes = self.plan.known(runs, usages)
         missing = [i for i in range(len(runs)) if i not in outcomes]
-        if missing and grouped:
-            together, served = asked_together(runs, missing)
-            asked = await self._ask_runs(together, [usages[s[0]] for s in served], done)
-            outcomes |= split_outcomes(runs, served, asked)
-        elif missing:
-            asked = await self._ask_runs(
-                [runs[i] for i in missing], [usages[i] for i in missing], done
-            )
-            outcomes |= dict(zip(missing, asked, strict=True))
+        if missing:
+            requests = self.plan.requests(runs, missing)
+            paying = [usages[serving[0]] for serving in requests.serves]
+            asked = await self._ask_runs(requests.asked, paying, done)
+            outcomes |= requests.outcomes(runs, asked)
         done()
         return [outcomes[i] for i in range(len(runs))]
 
     async def _ask_runs(
         self, runs: list[PlannedRun], usages: list[Usage], done: Callable[[], None]
     ) -> list[RunOutcome]:
-        """Runs not in the cache: the choices of one request where that is wanted, else (and
+        """Runs to ask: the choices of one request where that is wanted, else (and
         for those a server that ignores n left out) one request each."""
         outcomes: dict[int, RunOutcome] = {}
         if len(runs) > 1 and self._choices_wanted():
@@ -272,7 +262,7 @@ class RunExecutor:
             judged.append((asking.runs[i], result))
             usage.scored(result, logprobs_asked=logprobs)
             asking.outcomes[i] = RunOutcome(result, None, 0)
-        self.stored.remember(judged)  # in the cache before anyone is told
+        self.plan.remember(judged)  # in the cache before anyone is told
         usage.short_replies += len(replies) < len(asking.waiting)
         asking.waiting = [i for i in asking.waiting[: len(replies)] if asking.outcomes[i] is None]
         return rejected
@@ -346,3 +336,47 @@ async def _each(asks: list[Coroutine[Any, Any, T]]) -> list[T | BaseException]:
         return [await asks[0]]
     except TooManyChoices as exc:
         return [exc]
+
+
+def once(callback: Callable[[], None] | None) -> Callable[[], None]:
+    """``callback`` to be called at most once (no-op without one)."""
+    called = False
+
+    def call() -> None:
+        nonlocal called
+        if callback is not None and not called:
+            called = True
+            callback()
+
+    return call
+
+
+@dataclass
+class AskedRuns:
+    """The runs of one request while they are asked, across its attempts."""
+
+    runs: list[PlannedRun]
+    outcomes: list[RunOutcome | None]
+    waiting: list[int]  # the runs without an outcome yet
+    tries: int = 0
+    firm: bool = False  # a reply was cut off: the next attempt asks for a shorter one
+    backing_off: bool = False  # the last attempt failed: the runs wait for the next one
+
+    @property
+    def what(self) -> str:
+        """``judge call for <item> (relevance, run 1-3)``: the request, for retry warnings."""
+        first, last = self.runs[0], self.runs[-1]
+        numbers = f"run {first.run_index + 1}" + (f"-{last.run_index + 1}" * (len(self.runs) > 1))
+        return f"judge call for {first.owner or 'a test'} ({first.dimension.name}, {numbers})"
+
+    def finished(self, error: str | None, calls: int) -> list[RunOutcome | None]:
+        """One outcome per run (the error for those still waiting); the requests are
+        charged to the first."""
+        if error is not None:
+            for i in self.waiting:
+                self.outcomes[i] = RunOutcome(None, error, 0)
+        for i, outcome in enumerate(self.outcomes):
+            if outcome is not None:
+                self.outcomes[i] = replace(outcome, calls=calls)
+                break
+        return self.outcomes

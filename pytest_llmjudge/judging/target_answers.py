@@ -26,7 +26,7 @@ from ..config.targets import (
     render_body,
 )
 from ..judges.http_errors import is_retryable_status
-from .limiter import AdaptiveLimit
+from .capacity import AdaptiveLimit
 from .loop import LoopThread
 from .retry import retrying
 

@@ -5,12 +5,14 @@ queues requests), said once in the results' meta and every report."""
 from __future__ import annotations
 
 from ..config.settings import Settings
-from ..judges.base import Usage
-from ..judging.planned import split_notice
+from ..judges.base import ServerFacts, Usage
+from ..judging.planner import split_notice
 from ..schema.results import JudgeIdentity
 
 
-def session_notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -> list[str]:
+def session_notices(
+    settings: Settings, identity: JudgeIdentity, usage: Usage, server: ServerFacts
+) -> list[str]:
     """What the judge and its server made the session do differently from what was asked."""
     notices = settings.notices()
     if usage.short_replies:
@@ -29,24 +31,24 @@ def session_notices(settings: Settings, identity: JudgeIdentity, usage: Usage) -
         notices.append(
             "llmjudge_scoring=logprobs needs an LLM judge: the heuristic's scores are its own"
         )
-    unweighted = usage.judgments - usage.weighted
+    unweighted = usage.runs - usage.weighted
     if identity.scoring == "logprobs" and unweighted:
         causes = sorted(usage.unweighted.items(), key=lambda cause: -cause[1])
         notices.append(
-            f"{unweighted} of {usage.judgments} runs are scored by the integer the judge "
+            f"{unweighted} of {usage.runs} runs are scored by the integer the judge "
             "wrote, not by logprobs: " + "; ".join(f"{why} ({runs})" for why, runs in causes)
         )
-    notices += _server_notices(settings, usage)
+    notices += _server_notices(settings, usage, server)
     return notices
 
 
-def _server_notices(settings: Settings, usage: Usage) -> list[str]:
+def _server_notices(settings: Settings, usage: Usage, server: ServerFacts) -> list[str]:
     """What the judge server's limits did to the session: judging stopped, choices split,
     replies cut off, timeouts, the in-flight limit it kept."""
     notices = []
-    if usage.stopped:
-        notices.append(f"{usage.stopped}; no judge call was made after it")
-    cap = usage.choices_cap
+    if server.stopped:
+        notices.append(f"{server.stopped}; no judge call was made after it")
+    cap = server.choices_cap
     if cap and settings.sampling != "calls" and settings.runs > cap:
         notices.append(split_notice(cap, settings.runs))
     if usage.cut_off:
@@ -61,15 +63,15 @@ def _server_notices(settings: Settings, usage: Usage) -> list[str]:
                 f"; {usage.requeued} waited in a busy server's queue and were sent again once "
                 "fewer requests were in flight"
             )
-    if usage.kept_in_flight:
+    if server.kept_in_flight:
         why = (
-            f"it serves {usage.server_slots} at once"
-            if usage.server_slots >= usage.kept_in_flight
+            f"it serves {server.server_slots} at once"
+            if server.server_slots >= server.kept_in_flight
             else "with more, its replies slowed down or timed out"
         )
         notices.append(
-            f"the judge server kept {usage.kept_in_flight} "
-            f"request{'s' * (usage.kept_in_flight != 1)} in flight, not "
+            f"the judge server kept {server.kept_in_flight} "
+            f"request{'s' * (server.kept_in_flight != 1)} in flight, not "
             f"--judge-concurrency={settings.concurrency}: {why}"
         )
     return notices

@@ -23,7 +23,7 @@ from ..basics.redaction import safe_url
 from ..basics.version import plugin_version
 from ..config.pricing import Price
 from ..config.settings import Settings
-from ..judges.base import Usage
+from ..judges.base import Totals, Usage
 from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
 from ..reports.markdown import github_annotations
 from ..reports.terminal import terminal_summary
@@ -79,7 +79,7 @@ class SessionResults:
     """Gathers the items' rows (from test reports, also an xdist worker's) on the controller."""
 
     _items: dict[str, ItemResult] = field(default_factory=dict)
-    usage: Usage = field(default_factory=Usage)  # what the engines sent and were billed
+    usage: Totals = field(default_factory=Totals)  # what the engines sent and were billed
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
     #: node id -> pytest's reason: an eval item pytest reported failed that sent no row (its
@@ -98,7 +98,7 @@ class SessionResults:
         """One attempt's row (the session's own: spilled, it is made lean in place); the
         latest attempt of an item wins (a rerun replaces it)."""
         if (replaced := self._items.get(row.nodeid)) is not None:  # its row is gone
-            self.usage.cached_outside_rows += sum(
+            self.usage.billing.cached_outside_rows += sum(
                 d.cached_runs for d in replaced.dimensions.values()
             )
         self._items[row.nodeid] = row if self.spill is None else self.spill.put(row)
@@ -116,7 +116,7 @@ class SessionResults:
         if nodeid not in self._items and nodeid not in self._invalid:
             self._lost[nodeid] = reason
 
-    def add_usage(self, usage: Usage) -> None:
+    def add_usage(self, usage: Totals) -> None:
         """What one process's engine sent and was billed (each xdist worker, or this one)."""
         self.usage.add(usage)
 
@@ -259,12 +259,12 @@ def _with_lost(facts: SessionFacts, lost: dict[str, str]) -> SessionFacts:
 LOST_NAMED = 10  # lost items named in the notice; the results' errors hold them all
 
 
-def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usage: Usage) -> Meta:
-    usage = usage.with_batches_collected()
+def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], totals: Totals) -> Meta:
+    usage, server = totals.billed(), totals.server
     dims = [d for i in items for d in i.dimensions.values()]
     tokens = Tokens.of(usage.prompt_tokens, usage.completion_tokens, usage.tokens_unknown)
     identity = judge_identity(settings)
-    batch = _batch(settings, usage)
+    batch = _batch(settings, usage, server.batches)
     return Meta(
         provider=settings.provider,
         llm=settings.uses_llm,
@@ -280,23 +280,23 @@ def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], usag
         and not facts.lost,
         exit_status=facts.exit_status,
         calls=usage.calls,
-        judgments=usage.judgments,
+        judgments=usage.runs,
         timeouts=usage.timeouts,
         cut_off=usage.cut_off,
-        in_flight_limit=usage.kept_in_flight or None,
+        in_flight_limit=server.kept_in_flight or None,
         cached_runs=sum(d.cached_runs for d in dims) + usage.cached_outside_rows,
         unattributed_calls=usage.calls - sum(i.usage.calls for i in items),
         tokens=tokens,
         cost_usd=_cost(settings.price, usage, batch),
         price_source=settings.price.source if settings.price else None,
-        server=ServerLearned(**usage.learned)
-        if any(v is not None for v in usage.learned.values())
+        server=ServerLearned(**server.learned)
+        if any(v is not None for v in server.learned.values())
         else None,
         batch=batch,
         verdict=settings.verdict + f" k={settings.verdict_k}" * (settings.verdict == "k_of_n"),
         plugin_version=plugin_version(),
         judge=identity.model_copy(update={"scoring": _scoring(identity, usage)}),
-        notices=session_notices(settings, identity, usage) + list(facts.notices),
+        notices=session_notices(settings, identity, usage, server) + list(facts.notices),
     )
 
 
@@ -309,13 +309,15 @@ def _cost(price: Price | None, usage: Usage, batch: BatchSummary | None) -> floa
     return round(direct + ((batch.cost_usd or 0.0) if batch else 0.0), 6)
 
 
-def _batch(settings: Settings, usage: Usage) -> BatchSummary | None:
-    if not usage.batches and not usage.batch_calls:
+def _batch(
+    settings: Settings, usage: Usage, batches: dict[str, dict[str, Any]]
+) -> BatchSummary | None:
+    if not batches and not usage.batch_calls:
         return None
     prompt, completion = usage.batch_prompt_tokens, usage.batch_completion_tokens
     price = None if usage.tokens_unknown else settings.price  # unsaid tokens: cost unknown
     return BatchSummary(
-        batches={batch_id: BatchState(**facts) for batch_id, facts in usage.batches.items()},
+        batches={batch_id: BatchState(**facts) for batch_id, facts in batches.items()},
         calls=usage.batch_calls,
         runs=usage.batch_runs,
         tokens=Tokens.of(prompt, completion, usage.batch_tokens_unknown),
@@ -326,6 +328,6 @@ def _batch(settings: Settings, usage: Usage) -> BatchSummary | None:
 def _scoring(identity: JudgeIdentity, usage: Usage) -> str:
     """How the runs judged in this session were scored: logprobs, text (also when a server
     without logprobs made the session fall back) or mixed."""
-    if identity.scoring != "logprobs" or usage.weighted == usage.judgments:
+    if identity.scoring != "logprobs" or usage.weighted == usage.runs:
         return identity.scoring
     return "text" if usage.weighted == 0 else "mixed"

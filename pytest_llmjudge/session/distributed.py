@@ -86,7 +86,7 @@ class WorkersHeard:
                     calls=usage.calls,
                     prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens,
-                    judgments=usage.judgments,
+                    runs=usage.judgments,
                     tokens_unknown=usage.tokens_unknown,
                 )
             )

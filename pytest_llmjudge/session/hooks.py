@@ -125,9 +125,9 @@ class ResultsReporter:
         output = xdist_worker_output(node) or {}
         usage = output.get("llmjudge_usage")
         if usage is not None:  # what that worker's engine sent
-            from ..judges.base import Usage
+            from ..judges.base import Totals
 
-            self.results.add_usage(Usage(**json.loads(usage)))
+            self.results.add_usage(Totals.from_json(json.loads(usage)))
         collected = output.get("llmjudge_collected")
         if collected is not None:  # every worker collects the same items
             self.config.stash[STATE_KEY].collected = json.loads(collected)
@@ -262,6 +262,7 @@ class ResultsReporter:
             return  # nothing ran that the plugin judges: nothing else written or changed
         if exitstatus == pytest.ExitCode.USAGE_ERROR and not seen:
             return  # stopped before the first item (the judge cannot serve it): as at start
+        from ..judges.base import Totals
         from ..outputs.writers import write_outputs
 
         if state.usage is not None:  # this process's own judging (none under xdist)
@@ -269,7 +270,7 @@ class ResultsReporter:
         said: tuple[str, ...] = ()
         if self._workers is not None:
             said, known = self._workers.unheard()
-            self.results.add_usage(known)
+            self.results.add_usage(Totals(known))
             said = said if state.settings.uses_llm else ()  # the offline judge sends nothing
         facts = session_facts(session, exitstatus, self.started, self.clock, said, self._annotated)
         pairwise = None

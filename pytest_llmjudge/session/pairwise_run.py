@@ -8,7 +8,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from ..analysis.pairwise import PairVotes, pairwise_result
-from ..judges.base import Usage
+from ..judges.base import Totals
 from ..judging.pairwise import PairOutcome, judge_pairs, pair_requests
 from ..judging.runs import RunExecutor
 from ..schema.items import ItemResult
@@ -17,21 +17,21 @@ from .state import SessionState
 
 
 def judge_pairwise(
-    state: SessionState, rows: Sequence[ItemResult], earlier: Usage
-) -> tuple[PairwiseResult | None, Usage]:
+    state: SessionState, rows: Sequence[ItemResult], earlier: Totals
+) -> tuple[PairwiseResult | None, Totals]:
     """The pairwise section of the comparison, and what its requests cost; ``earlier``: what
     the session's items sent and spent, which comes off ``llmjudge_budget``."""
     settings = state.settings
-    usage = Usage()
+    usage = Totals()
     requests = pair_requests(rows, settings)
     if not requests:
         return None, usage
     runs = settings.runs
-    state.adopt_learned(earlier.learned)  # on xdist's controller: what the workers learned
+    state.adopt_learned(earlier.server.learned)  # on xdist's controller: what the workers learned
 
     def pairs(executor: RunExecutor) -> Coroutine[Any, Any, list[PairOutcome]]:
-        executor.budget.count_earlier(earlier)
-        return judge_pairs(executor, requests, runs, usage)
+        executor.budget.count_earlier(earlier.billing)
+        return judge_pairs(executor, requests, runs, usage.billing)
 
     try:
         outcomes = state.engine().on_loop(pairs)
@@ -39,7 +39,7 @@ def judge_pairwise(
         # the items' engine closed before: this one asked only the pairs; what it learned of
         # the server (the profile both engines share) goes to the results with its usage
         total = state.close()
-        usage.learned = total.learned if total is not None else usage.learned
+        usage.server.learned = total.server.learned if total is not None else {}
     votes = [_votes(outcome) for outcome in outcomes]
     return pairwise_result(votes, runs), usage
 

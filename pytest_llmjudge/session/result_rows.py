@@ -113,7 +113,7 @@ def _add_judging(row: JudgedItem, item: pytest.Item, record: AttemptRecord) -> N
     row.label_disagreement = bool(_far_from_label(item))
     row.usage = ItemUsage(
         calls=usage.calls,
-        judgments=usage.judgments,
+        judgments=usage.runs,
         prompt_tokens=usage.prompt_tokens,
         completion_tokens=usage.completion_tokens,
         tokens_unknown=usage.tokens_unknown,

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..analysis.baseline import Baseline
     from ..config.item_settings import ItemSettings
     from ..judges import ServerProfiles
-    from ..judges.base import Usage
+    from ..judges.base import Totals
     from ..judging.engine import JudgeEngine
     from ..judging.verdict import AttemptRecord, VerdictPolicy
     from ..outputs.session_results import SessionFacts
@@ -51,7 +51,7 @@ class SessionState:
     has_evals: bool = False  # eval items are selected to run (or a judge fixture ran)
     baseline: Baseline = field(default_factory=dict)
     baseline_mismatch: str | None = None  # another judge made the baseline: not compared
-    usage: Usage | None = None  # what this process's engine sent, once judging has ended
+    usage: Totals | None = None  # what this process's engine sent, once judging has ended
     collected: list[str] = field(default_factory=list)  # eval node ids, deselected ones too
     _engine: JudgeEngine | None = field(default=None, init=False)
     _servers: ServerProfiles | None = field(default=None, init=False)  # kept across engines
@@ -91,7 +91,7 @@ class SessionState:
         self._servers = self._servers or ServerProfiles()
         return self._servers
 
-    def close(self) -> Usage | None:
+    def close(self) -> Totals | None:
         """Stop judging (cancel what is still running); what the engine sent, if it ran."""
         if self._engine is None:
             return None

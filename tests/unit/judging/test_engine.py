@@ -96,7 +96,7 @@ def test_engine_asks_the_runs_of_a_judgment_as_the_choices_of_one_request() -> N
         engine.close()
     assert judge.choices_asked == [3] and judge.calls == []  # one request, no single runs
     assert judgment.runs == (5, 4, 3) and judgment.score == 4.0
-    assert engine.totals().calls == 1
+    assert engine.totals().billing.calls == 1
 
 
 def test_engine_splits_the_choices_to_what_the_server_takes() -> None:
@@ -121,7 +121,7 @@ def test_engine_aggregates_retries_and_counts_each_request() -> None:
     assert relevance.runs == (4, 4, 4) and relevance.passed
     assert relevance.calls == 5 == len(judge.calls)  # 3 runs + 2 retried attempts
     assert (again.calls, again.cached_runs) == (0, 3)  # judged once per session
-    totals = engine.totals()
+    totals = engine.totals().billing
     assert (totals.calls, totals.prompt_tokens) == (5, 50)  # failed attempts were billed too
 
 
@@ -158,7 +158,7 @@ def test_engine_charges_the_first_claimer_and_a_new_generation_judges_afresh() -
         engine.close()
     assert [u.calls for u in first] == [1, 1] and second == []
     assert [u.calls for u in rerun] == [1, 1]
-    assert len(judge.calls) == 4 == engine.totals().calls
+    assert len(judge.calls) == 4 == engine.totals().billing.calls
 
 
 def test_engine_budget_stops_new_calls() -> None:

@@ -12,15 +12,14 @@ import pytest
 
 from pytest_llmjudge.basics.rubrics import RELEVANCE
 from pytest_llmjudge.config.pricing import Price
-from pytest_llmjudge.judges.base import RunResult, Usage
+from pytest_llmjudge.judges.base import RunResult, Totals, Usage
 from pytest_llmjudge.judges.heuristic import HeuristicJudge
 from pytest_llmjudge.judging.budget import BREAKER_FAILURES, Budget, BudgetExhausted
 from pytest_llmjudge.judging.cache import JudgeCache
 from pytest_llmjudge.judging.cache_db import DATABASE
 from pytest_llmjudge.judging.cache_entries import checksum_of as _checksum
 from pytest_llmjudge.judging.cache_entries import entry_text
-from pytest_llmjudge.judging.capacity import ServerCapacity, _within
-from pytest_llmjudge.judging.limiter import AdaptiveLimit
+from pytest_llmjudge.judging.capacity import AdaptiveLimit, ServerCapacity, _within
 
 
 def test_the_breaker_needs_failures_in_a_row_over_time() -> None:
@@ -92,14 +91,14 @@ def test_the_limit_a_server_kept_is_reported_only_while_it_stays_lower() -> None
     limit = AdaptiveLimit(8)
     capacity = ServerCapacity(judge=HeuristicJudge(), limit=limit, budget=Budget(), timeout=1)
     limit.throttled()
-    kept = Usage()
+    kept = Totals()
     capacity.facts(kept)
-    assert kept.kept_in_flight == 4
+    assert kept.server.kept_in_flight == 4
     for _ in range(4):
         limit.succeeded()  # grown back to --judge-concurrency: nothing was kept lower
-    recovered = Usage()
+    recovered = Totals()
     capacity.facts(recovered)
-    assert (limit.limit, recovered.kept_in_flight) == (8, 0)
+    assert (limit.limit, recovered.server.kept_in_flight) == (8, 0)
 
 
 def test_a_request_is_cut_off_at_its_timeout_on_every_python() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pytest_llmjudge.judging.batch_records import BatchRecord, BatchRecords, LineRuns
+from pytest_llmjudge.judging.batch import BatchRecord, BatchRecords
+from pytest_llmjudge.judging.batch_served import LineRuns
 
 
 def test_a_saved_record_is_read_back_whole_and_only_for_its_judge(tmp_path: Path) -> None:
