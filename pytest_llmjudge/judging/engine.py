@@ -75,21 +75,24 @@ class JudgeEngine:
             ) from None
 
     def _start_loop(self) -> tuple[LoopThread, RunExecutor]:
-        if self._loop is None or self._executor is None:
-            s, judge = self.settings, self.judge_factory(self.settings)
-            # an in-process judge (the offline one) sends no request for calls= to count
-            calls = s.max_calls if judge.uses_llm else None
-            self._executor = RunExecutor(
-                settings=s,
-                judge=judge,
-                cache=self.cache,
-                budget=Budget(calls, s.max_cost, s.price, s.workers),
-                # the bound on requests in flight, judge calls and target requests together
-                limit=AdaptiveLimit(s.concurrency),
-                trace=TraceWriter(s.trace) if s.trace is not None else None,
-            )
-            self._loop = LoopThread()
-        return self._loop, self._executor
+        """The session's one loop and executor, made by whichever thread asks first (the async
+        API asks from several threads at once)."""
+        with self._lock:
+            if self._loop is None or self._executor is None:
+                s, judge = self.settings, self.judge_factory(self.settings)
+                # an in-process judge (the offline one) sends no request for calls= to count
+                calls = s.max_calls if judge.uses_llm else None
+                self._executor = RunExecutor(
+                    settings=s,
+                    judge=judge,
+                    cache=self.cache,
+                    budget=Budget(calls, s.max_cost, s.price, s.workers),
+                    # the bound on requests in flight, judge calls and target requests together
+                    limit=AdaptiveLimit(s.concurrency),
+                    trace=TraceWriter(s.trace) if s.trace is not None else None,
+                )
+                self._loop = LoopThread()
+            return self._loop, self._executor
 
     def _start_group(
         self, runs: Sequence[PlannedRun], first_attempt_done: Callable[[], None] | None = None
