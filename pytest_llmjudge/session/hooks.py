@@ -287,7 +287,14 @@ class ResultsReporter:
             status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run
         if status != exitstatus:
             session.exitstatus = pytest.ExitCode(status)
-        self.summary = end.summary + written + failures
+        from ..reports.markdown import github_annotations
+        from ..reports.terminal import terminal_summary
+
+        self.summary = terminal_summary(end.results, None)  # the path: said by its writer
+        if facts.github_actions:
+            root, annotated = facts.annotation_root, facts.annotated
+            self.summary += github_annotations(end.results, root, annotated)
+        self.summary += written + failures
 
     def _unselected(self, session: pytest.Session, exitstatus: int) -> list[str]:
         """The results file of a session that selected no eval item: none of an earlier

@@ -13,7 +13,7 @@ from collections.abc import Generator
 import pytest
 
 from .discovery import LLMJudgeWarning
-from .state import EVAL_ITEM_KEY, RECORD_KEY, STATE_KEY
+from .state import ATTEMPT_KEY, EVAL_ITEM_KEY, STATE_KEY
 
 
 def annotated_elsewhere(config: pytest.Config, report: pytest.TestReport) -> bool:
@@ -37,7 +37,7 @@ class AllureDetails:
         try:
             yield
         finally:  # judged in setup: also an item whose judge failed gets its description
-            if EVAL_ITEM_KEY in item.stash and RECORD_KEY in item.stash:
+            if EVAL_ITEM_KEY in item.stash and ATTEMPT_KEY in item.stash:
                 _describe(item)
 
 
@@ -45,19 +45,18 @@ def _describe(item: pytest.Item) -> None:
     import importlib
 
     from ..reports.item_text import item_description, passing_report
+    from .attempt import closed_row
 
     allure = importlib.import_module("allure")  # allure-pytest's public API, installed with it
-    record = item.stash[RECORD_KEY]
-    case = getattr(item, "case", None)
-    if case is None:
+    errors = item.stash[ATTEMPT_KEY].errors
+    row = closed_row(item)  # judged in setup: the row is closed by now
+    if row is None or not hasattr(item, "case"):
         return
-    judgments = list(record.judgments.values())
-    answer = record.answer if record.answer is not None else case.response
-    text = item_description(case.ticket, answer, judgments, record.checks, record.errors)
-    allure.dynamic.description(text)
-    if judgments or record.checks:
+    allure.dynamic.description(item_description(row, errors))
+    if row.dimensions or row.checks:
+        confident = item.config.stash[STATE_KEY].verdict_policy().confident
         allure.attach(
-            passing_report(judgments, record.checks),
+            passing_report(row, confident),
             name="llmjudge scores",
             attachment_type=allure.attachment_type.TEXT,
         )
@@ -75,12 +74,12 @@ class HtmlColumns:
         self.scores: dict[int, dict[str, str]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        row = getattr(report, "llmjudge", None)
-        if row is not None:
-            dimensions = {name: row.get(name) for name in self.dimensions}  # JSON data
-            self.scores[id(report)] = {  # pytest-html keeps the report: its id stays its own
-                name: f"{d['score']:.2f}" for name, d in dimensions.items() if isinstance(d, dict)
-            }
+        row = getattr(report, "llmjudge", None)  # the row's JSON data
+        if row is not None:  # pytest-html keeps the report: its id stays its own
+            from ..reports.item_text import score_cells
+            from ..schema.items import JudgedItem
+
+            self.scores[id(report)] = score_cells(JudgedItem.model_validate(row), self.dimensions)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
