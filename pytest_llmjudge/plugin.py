@@ -133,7 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
-        from .session.progress_hooks import ProgressHooks
+        from .session.live_progress import ProgressHooks
 
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
     # pytest-html writing a report of a session that judges (it makes its header before

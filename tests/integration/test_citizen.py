@@ -92,8 +92,7 @@ LIGHT_MODULES = {
     "pytest_llmjudge",
     "pytest_llmjudge.plugin",
     "pytest_llmjudge.session.hooks",
-    "pytest_llmjudge.session.held_rows",
-    "pytest_llmjudge.session.progress_hooks",
+    "pytest_llmjudge.session.live_progress",
     "pytest_llmjudge.config.options",
     "pytest_llmjudge.config.settings",
     "pytest_llmjudge.config.picked",  # settings resolve from it (was part of settings)
