@@ -65,9 +65,6 @@ class SessionFacts:
     duration: float
     baseline_shown: str = ""  # likewise the baseline's
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
-    github_actions: bool = False
-    annotation_root: str = ""  # the rootdir within the repository GitHub Actions checked out
-    annotated: frozenset[str] = frozenset()  # node ids another plugin annotated already
     notices: tuple[str, ...] = ()  # said of how it ended (xdist workers stopped early)
     lost: int = 0  # eval items pytest reported that ended without a results row
 

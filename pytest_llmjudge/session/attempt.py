@@ -262,6 +262,6 @@ def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judg
     except UndecidedVerdict:
         pytest.xfail(undecided_reason(row))
     # A failure shows the table in its report; a pass shows it with -rP and in HTML reports
-    # (a section made for nobody costs 1 KB an item until the session ends).
+    # (pytest keeps a section until the session ends: none is made for nobody).
     if shows_passing_sections(item.config):
         item.add_report_section("call", "llmjudge", passing_report(row, policy.confident))

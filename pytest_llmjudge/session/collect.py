@@ -227,7 +227,7 @@ class EvalItem(pytest.Function):
         """Its run is over, reruns included: what it read from its file (the validated
         entry, its checks, its resolved settings) is dropped, since pytest keeps its items
         to the end of the session and nothing reads them again (its row and reports hold
-        what the session needs: about 1.5 KB an entry)."""
+        what the session needs)."""
         del self.entry
         self.checks = NOT_CHECKED
         if ITEM_SETTINGS_KEY in self.stash:

@@ -194,7 +194,7 @@ class ResultsReporter:
             report.location = self._sugar_location(report)
         try:
             yield  # the terminal's -v line reads the row meanwhile (pytest_report_teststatus)
-        finally:  # pytest keeps every report: its row, 7 KB as JSON data, is in the results now
+        finally:  # pytest keeps every report: its row is in the results now
             self._reported = None
             report.location = location
             report.__dict__.pop("llmjudge", None)
@@ -305,7 +305,7 @@ class ResultsReporter:
             said, known = self._workers.unheard()
             self.results.add_usage(known)
             said = said if state.settings.uses_llm else ()  # the offline judge sends nothing
-        facts = session_facts(session, exitstatus, self.started, self.clock, said, self._annotated)
+        facts = session_facts(session, exitstatus, self.started, self.clock, said)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise
@@ -321,13 +321,11 @@ class ResultsReporter:
             status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run
         if status != exitstatus:
             session.exitstatus = pytest.ExitCode(status)
-        from ..reports.markdown import github_annotations
         from ..reports.terminal import terminal_summary
+        from .other_plugins import annotation_lines
 
         self.summary = terminal_summary(end.results, None)  # the path: said by its writer
-        if facts.github_actions:
-            root, annotated = facts.annotation_root, facts.annotated
-            self.summary += github_annotations(end.results, root, annotated)
+        self.summary += annotation_lines(self.config, end.results, self._annotated)
         self.summary += written + failures
 
     def _unselected(self, session: pytest.Session, exitstatus: int) -> list[str]:

@@ -8,12 +8,17 @@ import html
 import os
 import re
 import warnings
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .discovery import LLMJudgeWarning
 from .state import ATTEMPT_KEY, EVAL_ITEM_KEY, STATE_KEY
+
+if TYPE_CHECKING:
+    from ..schema.results import ResultsFile
 
 
 def annotated_elsewhere(config: pytest.Config, report: pytest.TestReport) -> bool:
@@ -24,6 +29,27 @@ def annotated_elsewhere(config: pytest.Config, report: pytest.TestReport) -> boo
     if not (report.failed or str(report.outcome) == "rerun"):  # rerun: pytest-rerunfailures
         return False
     return config.pluginmanager.get_plugin("annotate_errors") is not None
+
+
+def annotation_lines(config: pytest.Config, results: ResultsFile, annotated: set[str]) -> list[str]:
+    """In GitHub Actions: the ``::error`` lines of the session's failures and errors, but
+    for those another plugin annotated (``annotated``, their node ids)."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return []
+    from ..reports.markdown import github_annotations
+
+    root = _workspace_path(config.rootpath, os.environ)
+    return github_annotations(results, root, annotated)
+
+
+def _workspace_path(rootdir: Path, environ: Mapping[str, str]) -> str:
+    """The rootdir as GitHub resolves an annotation's ``file=``: relative to the repository
+    (``GITHUB_WORKSPACE``); empty where they are one, or where the rootdir lies outside it."""
+    workspace = environ.get("GITHUB_WORKSPACE")
+    if not workspace:
+        return ""
+    relative = os.path.relpath(rootdir, workspace)
+    return "" if relative == "." or relative.startswith("..") else Path(relative).as_posix()
 
 
 class AllureDetails:

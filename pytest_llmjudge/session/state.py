@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -219,7 +219,6 @@ def session_facts(
     started: datetime,
     clock: float,
     notices: tuple[str, ...] = (),
-    annotated: set[str] | None = None,
 ) -> SessionFacts:
     """How the session ended, as plain values for ``SessionResults.finish`` (``notices``:
     what is said of it, such as xdist workers stopped before they said what they sent)."""
@@ -233,21 +232,8 @@ def session_facts(
         duration=time.monotonic() - clock,
         baseline_shown=shown(settings.baseline) if settings.baseline else "",
         baseline_mismatch=session.config.stash[STATE_KEY].baseline_mismatch,
-        github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
-        annotation_root=_workspace_path(session.config.rootpath, os.environ),
-        annotated=frozenset(annotated or ()),
         notices=notices,
     )
-
-
-def _workspace_path(rootdir: Path, environ: Mapping[str, str]) -> str:
-    """The rootdir as GitHub resolves an annotation's ``file=``: relative to the repository
-    (``GITHUB_WORKSPACE``); empty where they are one, or where the rootdir lies outside it."""
-    workspace = environ.get("GITHUB_WORKSPACE")
-    if not workspace:
-        return ""
-    relative = os.path.relpath(rootdir, workspace)
-    return "" if relative == "." or relative.startswith("..") else Path(relative).as_posix()
 
 
 class SigtermAsInterrupt:
