@@ -4,6 +4,7 @@ plugins show."""
 
 from __future__ import annotations
 
+import html
 import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
@@ -232,6 +233,26 @@ def score_cells(row: JudgedItem, names: Iterable[str]) -> dict[str, str]:
     """Each named dimension's score as a table cell shows it (pytest-html's columns)."""
     dims = row.dimensions
     return {name: f"{dims[name].score:.2f}" for name in names if name in dims}
+
+
+def html_columns(dimensions: Iterable[str]) -> dict[str, str]:
+    """pytest-html's column of each dimension: its name, and the type its cells are sorted by."""
+    return {name: re.sub(r"\W", "_", f"llmjudge_{name}") for name in dimensions}
+
+
+def html_header(columns: Mapping[str, str]) -> list[str]:
+    """The header cells of those columns, sortable as pytest-html's own are."""
+    return [
+        f'<th class="sortable" data-column-type="{column}">{html.escape(name)}</th>'
+        for name, column in columns.items()
+    ]
+
+
+def html_cells(scores: Mapping[str, str], columns: Mapping[str, str]) -> list[str]:
+    """A test's cells in those columns (empty where it has no score)."""
+    return [
+        f'<td class="col-{column}">{scores.get(name, "")}</td>' for name, column in columns.items()
+    ]
 
 
 def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:

@@ -4,9 +4,7 @@ before the items, of those whose features do not reach eval items."""
 
 from __future__ import annotations
 
-import html
 import os
-import re
 import warnings
 from collections.abc import Generator, Mapping
 from pathlib import Path
@@ -89,12 +87,13 @@ def _describe(item: pytest.Item) -> None:
 
 
 class HtmlColumns:
-    """With pytest-html: a score column per dimension in its results table, sortable as its
-    own columns are (a ``sortable`` header whose column type names the rows' ``col-`` cell)."""
+    """With pytest-html: a score column per dimension in its results table."""
 
     def __init__(self, config: pytest.Config) -> None:
+        from ..reports.item_text import html_columns
+
         self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
-        self.columns = {name: re.sub(r"\W", "_", f"llmjudge_{name}") for name in self.dimensions}
+        self.columns = html_columns(self.dimensions)
         # pytest-html makes a test's rows at its teardown report, when the results have
         # taken the row off the call report: each report's scores, kept until then
         self.scores: dict[int, dict[str, str]] = {}
@@ -109,16 +108,15 @@ class HtmlColumns:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        cells += [
-            f'<th class="sortable" data-column-type="{column}">{html.escape(name)}</th>'
-            for name, column in self.columns.items()
-        ]
+        from ..reports.item_text import html_header
+
+        cells += html_header(self.columns)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
-        scores = self.scores.pop(id(report), {})
-        for name, column in self.columns.items():
-            cells.append(f'<td class="col-{column}">{scores.get(name, "")}</td>')
+        from ..reports.item_text import html_cells
+
+        cells += html_cells(self.scores.pop(id(report), {}), self.columns)
 
 
 def testmon_header(config: pytest.Config) -> list[str]:
