@@ -40,7 +40,7 @@ class Attempt:
             self.row.injection_snippets.append(shown)
             self.row.injection_suspected = True
 
-    def close(self) -> JudgedItem:
+    def close_row(self) -> JudgedItem:
         """The row, with what was in flight: each judgment's result, the cost, the errors.
         Once: a closed row is the attempt's."""
         if self.closed:

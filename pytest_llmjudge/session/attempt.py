@@ -74,7 +74,7 @@ def closed_row(item: pytest.Item) -> JudgedItem | None:
         return attempt.row
     if is_eval_item(item):
         _add_entry(attempt.row, item, attempt)
-    row = attempt.close()
+    row = attempt.close_row()
     row.label_disagreement = _far_from_label(row, item)
     return row
 
