@@ -40,7 +40,6 @@ from .session.state import (
     close_session_log,
     install_log_redaction,
     open_session_log,
-    record_for,
     session_state,
     settings_for,
     touches_judge,
@@ -134,7 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(PlanningHooks(config), "llmjudge-planning")
     settings = config.stash[STATE_KEY].settings
     if settings.progress > 0 and config.get_verbosity() > -2 and not is_xdist_worker(config):
-        from .session.progress_hooks import ProgressHooks
+        from .session.live_progress import ProgressHooks
 
         config.pluginmanager.register(ProgressHooks(config), "llmjudge-progress")
     # pytest-html writing a report of a session that judges (it makes its header before
@@ -214,9 +213,9 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if touches_judge(item):
-        from .session.result_rows import attach_record
+        from .session.result_rows import attach_row
 
-        attach_record(item, call.when, report)
+        attach_row(item, call.when, report)
     return report
 
 
@@ -304,10 +303,11 @@ def llmjudge_response(
 def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
     """The session's judge, with this test's runs and thresholds."""
     from .judging.item_judge import ItemJudge
+    from .session.attempt import attempt_for
 
     node = request.node
     install_log_redaction(node.config)
-    record = record_for(node)  # a test that asked for the judge counts, judged or not
+    attempt = attempt_for(node)  # a test that asked for the judge counts, judged or not
     try:
         settings = settings_for(node)
     except ValueError as exc:
@@ -316,8 +316,8 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
         state = node.config.stash[STATE_KEY]
         case = getattr(node, "case", None)  # an eval item's entry
         context = case.context if case is not None else NO_CONTEXT
-        return ItemJudge(state.engine, settings, record, node.nodeid, context, repetition(node))
-    record.errors.append(problem)
+        return ItemJudge(state.engine, settings, attempt, node.nodeid, context, repetition(node))
+    attempt.errors.append(problem)
     pytest.fail(problem, pytrace=False)  # outside the except: said once, no exception chain
 
 
@@ -331,7 +331,7 @@ def llmjudge_judgments(
     llmjudge: ItemJudge,
 ) -> list[Judgment]:
     """This eval item's judgments, one per dimension (judged during setup)."""
-    from .session.item_body import judge_eval_item
+    from .session.attempt import judge_eval_item
 
     judges = {"relevance": relevance_judge, "tone": tone_judge}
     return judge_eval_item(request.node, eval_case.ticket, llmjudge_response, judges, llmjudge)

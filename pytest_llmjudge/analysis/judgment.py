@@ -51,7 +51,7 @@ def _aggregate(scores: Sequence[float], threshold: float) -> Aggregate:
 
 
 # An item's runs of whole scores take few values: each set (with its threshold) is
-# aggregated once, 8 us a dimension (an Aggregate is frozen: the same one serves)
+# aggregated once (an Aggregate is frozen: the same one serves)
 _whole_aggregate = functools.lru_cache(maxsize=4096)(_aggregate)
 
 

@@ -11,7 +11,7 @@ from ..basics.rubrics import NO_CONTEXT, Context, Turn
 from ..config.item_settings import ItemSettings
 from ..evalfiles.injection import injection_snippets
 from .engine import JudgeEngine
-from .verdict import AttemptRecord
+from .verdict import Attempt
 
 #: generations per repetition of a test: its reruns stay below it
 REPETITION_STRIDE = 1 << 16
@@ -24,7 +24,7 @@ class ItemJudge:
         self,
         engine: Callable[[], JudgeEngine],
         settings: ItemSettings,
-        record: AttemptRecord,
+        attempt: Attempt,
         owner: str = "",
         context: Context = NO_CONTEXT,
         repetition: int = 0,
@@ -32,7 +32,7 @@ class ItemJudge:
         self._engine = engine
         self._repetition = repetition  # pytest-repeat's: each repetition judges afresh
         self.settings = settings
-        self._record = record
+        self._attempt = attempt
         self._owner = owner  # the test's node id, for messages and traces
         self.context = context  # an eval item's earlier turns and reference answer
         self._scanned: tuple[str, str] | None = None  # the texts last flagged for injection
@@ -57,7 +57,7 @@ class ItemJudge:
         if reference is not None or conversation is not None:
             given = tuple(Turn(role, content) for role, content in conversation or ())
             scoped = ItemJudge(
-                self._engine, self.settings, self._record, self._owner, repetition=self._repetition
+                self._engine, self.settings, self._attempt, self._owner, repetition=self._repetition
             )
             scoped.context = Context(given or self.context.conversation, reference)
             return scoped.judge(dimension, ticket, response, runs=runs, threshold=threshold)
@@ -71,14 +71,14 @@ class ItemJudge:
                 runs or self.settings.runs,
                 limit or 0.0,
                 generation=self._generation(),
-                paid=self._record.paid,
+                paid=self._attempt.paid,
                 owner=self._owner,
                 context=self.context,
             )
         except JudgeError as exc:
-            self._record.errors.append(str(exc))
+            self._attempt.errors.append(str(exc))
             raise
-        self._record.judgments[dimension] = judgment
+        self._attempt.judgments[dimension] = judgment
         return judgment
 
     def _admit(self, dimension: str, ticket: str, response: str) -> None:
@@ -96,8 +96,7 @@ class ItemJudge:
         self._scanned = (ticket, response)
         turns = [t.content for t in self.context.conversation]
         for snippet in injection_snippets(*turns, ticket, response):
-            if snippet not in self._record.injection:
-                self._record.injection.append(snippet)
+            self._attempt.suspect_injection(snippet)
 
     def relevance(self, ticket: str, response: str, **options: Any) -> Judgment:
         """Relevance of the response to the ticket, 1-5."""
@@ -141,7 +140,7 @@ class ItemJudge:
         """Which sample of its judgments this attempt is: 0 (the cache may serve it) for a
         test's first attempt; a rerun (pytest-rerunfailures) and a repetition after the first
         (pytest-repeat) each judge afresh, never served another's runs, even in memory."""
-        return self._repetition * REPETITION_STRIDE + self._record.attempt
+        return self._repetition * REPETITION_STRIDE + self._attempt.number
 
     def _applies(self, dimension: str) -> bool:
         known = self._engine().settings.dimensions.get(dimension)

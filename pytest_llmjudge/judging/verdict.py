@@ -1,40 +1,67 @@
-"""One test attempt: what it judged, and how its judgments become pass, fail or error."""
+"""One test attempt: its results row as it is learned, and how its judgments become pass,
+fail or error."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.judgment import JudgeError, Judgment, NotApplicable
+from ..basics.redaction import redact
 from ..judges.base import Usage
-from ..reports.item_text import failure_report, failure_verdict, judge_error_report, verdict_line
-from ..schema.items import CheckResult
+from ..reports.item_text import failure_report, failure_verdict, judge_error_report
+from ..schema.items import ItemUsage, JudgedItem
 from .budget import NOT_JUDGED
 
 
 @dataclass
-class AttemptRecord:
-    """What one test attempt judged; turned into a results row on its report."""
+class Attempt:
+    """One test attempt while it runs: its results row, written as each fact is learned, and
+    what is still in flight until the row is closed: the judgments (runs may still be under
+    way), what their requests cost, the errors said so far, the answer judged."""
 
+    row: JudgedItem
     judgments: dict[str, Judgment] = field(default_factory=dict)
+    paid: list[Usage] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    flaky_failed: bool = False
-    answer: str | None = None  # the answer judged: a live target's, or llmjudge_response's
-    attempt: int = 0  # 0 for the first; a rerun (pytest-rerunfailures) judges afresh
-    paid: list[Usage] = field(default_factory=list)  # what this attempt's runs cost
-    injection: list[str] = field(default_factory=list)  # instruction-like text in the input
-    not_applicable: list[str] = field(default_factory=list)  # dimensions that do not apply
-    not_judged_offline: list[str] = field(default_factory=list)  # the offline judge's unjudged
-    checks: list[CheckResult] = field(default_factory=list)  # the answer's deterministic checks
-    judged: bool = True  # false when no judge was asked (a failed check, "judge": false)
+    answer: str | None = None  # a live target's, or llmjudge_response's
+    closed: bool = False
 
-    def usage(self) -> Usage:
-        """Requests and tokens of this attempt so far (runs still retrying keep adding)."""
+    @property
+    def number(self) -> int:
+        """0 for an item's first attempt; a rerun (pytest-rerunfailures) judges afresh."""
+        return self.row.attempt - 1
+
+    def suspect_injection(self, snippet: str) -> None:
+        """Instruction-like text in the judged input (flagged, never obeyed)."""
+        shown = redact(snippet)
+        if shown not in self.row.injection_snippets:
+            self.row.injection_snippets.append(shown)
+            self.row.injection_suspected = True
+
+    def close_row(self) -> JudgedItem:
+        """The row, with what was in flight: each judgment's result, the cost, the errors.
+        Once: a closed row is the attempt's."""
+        if self.closed:
+            return self.row
+        self.closed = True
+        row = self.row
+        for name, judgment in self.judgments.items():
+            setattr(row, name, judgment.result)  # a configured dimension is an extra key
         total = Usage()
         for usage in self.paid:
             total.add(usage)
-        return total
+        row.usage = ItemUsage(
+            calls=total.calls,
+            judgments=total.runs,
+            prompt_tokens=total.prompt_tokens,
+            completion_tokens=total.completion_tokens,
+            tokens_unknown=total.tokens_unknown,
+        )
+        if self.errors:
+            row.error = redact("; ".join(self.errors))
+        return row
 
 
 def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Judgment]]) -> None:
@@ -51,36 +78,45 @@ def _prefetch(ticket: str, response: str, judges: Mapping[str, Callable[..., Jud
         shared.prefetch(names, ticket, response)
 
 
+@dataclass(frozen=True)
+class VerdictPolicy:
+    """How an item's judgments become its outcome, beyond 'every dimension passes'."""
+
+    undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
+    confident: bool = False  # llmjudge_verdict = confident: its intervals are shown
+
+
 class EvalFailed(AssertionError):
-    """A check failed or a judged dimension is below its threshold: the eval's verdict, not a
-    crash. It carries what failed; its text is composed where it is shown.
+    """A check failed or a judged dimension did not pass: the eval's verdict, not a crash.
+    It carries the attempt's row; its text is made from the row where it is shown.
 
     An ``AssertionError``, as a failed ``assert`` is: what tells a failed test from a broken
     one (allure-pytest, ``--only-rerun AssertionError``) reads it as a failure."""
 
-    def __init__(
-        self,
-        judgments: Sequence[Judgment] = (),
-        checks: Sequence[CheckResult] = (),
-    ) -> None:
+    def __init__(self, row: JudgedItem, policy: VerdictPolicy = VerdictPolicy()) -> None:
         super().__init__()
-        self.judgments = tuple(judgments)
-        self.checks = tuple(checks)
+        self.row = row
+        self.policy = policy
 
     @property
     def verdict(self) -> str:
         """The one-line verdict: what failed."""
-        return failure_verdict(self.judgments, self.checks)
+        return failure_verdict(self.row)
 
     def __str__(self) -> str:
-        return failure_report(self.judgments, self.checks)
+        return failure_report(self.row, self.policy.confident)
+
+
+class UndecidedVerdict(Exception):
+    """The confident verdict could not decide and ``undecided=xfail``: report as xfail."""
 
 
 def judge_all(
     ticket: str,
     response: object,
     judges: Mapping[str, Callable[..., Judgment]],
-    record: AttemptRecord,
+    attempt: Attempt,
+    policy: VerdictPolicy = VerdictPolicy(),
 ) -> list[Judgment]:
     """Judge every dimension (their runs overlap); JudgeError if any could not be judged."""
     if not isinstance(response, str) or not response.strip():
@@ -88,16 +124,16 @@ def judge_all(
             f"llmjudge_response must be a non-empty string, got "
             f"{type(response).__name__} {response!r:.60}"
         )
-        record.errors.append(problem)
+        attempt.errors.append(problem)
         raise JudgeError(problem)
     _prefetch(ticket, response, judges)
     failed: dict[str, list[str]] = {}  # cause -> the dimensions it stopped
     for name, judge in judges.items():
         try:
-            record.judgments[name] = judge(ticket, response)
+            attempt.judgments[name] = judge(ticket, response)
         except NotApplicable:
-            if name not in record.not_applicable:
-                record.not_applicable.append(name)
+            if name not in attempt.row.not_applicable:
+                attempt.row.not_applicable.append(name)
         except JudgeError as exc:
             dimensions = failed.setdefault(exc.reason, [])
             if exc.dimension is not None:
@@ -106,33 +142,20 @@ def judge_all(
     # a cause before what followed from it (runs not sent once judging stopped)
     causes = sorted(failed.items(), key=lambda kv: kv[0].startswith(NOT_JUDGED))
     errors = [f"{', '.join(dims)}: {cause}" if dims else cause for cause, dims in causes]
-    judgments = list(record.judgments.values())
     if errors:
-        record.errors[:] = errors
-        raise JudgeError(judge_error_report(errors, judgments))
-    return judgments
+        attempt.errors[:] = errors
+        judged = {name: j.result for name, j in attempt.judgments.items()}
+        raise JudgeError(judge_error_report(errors, judged, policy.confident))
+    return list(attempt.judgments.values())
 
 
-@dataclass(frozen=True)
-class VerdictPolicy:
-    """How an item's judgments become its outcome, beyond 'every dimension passes'."""
-
-    undecided: str = "fail"  # what an undecided confident verdict does: fail, pass or xfail
-
-
-class UndecidedVerdict(Exception):
-    """The confident verdict could not decide and ``undecided=xfail``: report as xfail."""
-
-
-def check_verdict(
-    judgments: Sequence[Judgment], policy: VerdictPolicy, checks: Sequence[CheckResult] = ()
-) -> None:
-    """Raise EvalFailed or UndecidedVerdict unless the checks and judgments pass under the
-    policy."""
-    failing = [j for j in judgments if j.decision == "fail"]
-    undecided = [j for j in judgments if j.decision == "undecided"]
-    checks_failed = any(check.passed is False for check in checks)
-    if checks_failed or failing or (undecided and policy.undecided == "fail"):
-        raise EvalFailed(judgments, checks)
+def check_verdict(row: JudgedItem, policy: VerdictPolicy) -> None:
+    """Raise EvalFailed or UndecidedVerdict unless the row's checks and dimensions pass under
+    the policy."""
+    decisions = [d.decision for d in row.dimensions.values()]
+    checks_failed = any(check.passed is False for check in row.checks)
+    undecided = "undecided" in decisions
+    if checks_failed or "fail" in decisions or (undecided and policy.undecided == "fail"):
+        raise EvalFailed(row, policy)
     if undecided and policy.undecided == "xfail":
-        raise UndecidedVerdict(verdict_line(undecided))
+        raise UndecidedVerdict()

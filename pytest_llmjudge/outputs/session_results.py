@@ -1,9 +1,10 @@
-"""The session's results: item records in, at the end the results file, its gates and texts out.
+"""The session's results: item rows in, at the end the results file, its gates and exit
+status out.
 
-A plain object (no pytest): the hooks hand it each item's record and outcome as they arrive
-(a rerun replaces the earlier attempt), and at session end ``finish`` builds the results
-model, applies the suite gates, the baseline and the A/B comparison, and *returns* the exit
-status and the lines to print; the writers put the results where they belong.
+A plain object (no pytest): the hooks hand it each item's row as it arrives (a rerun replaces
+the earlier attempt), and at session end ``finish`` builds the results model, applies the
+suite gates, the baseline and the A/B comparison, and decides the exit status; the writers
+put the results where they belong, and ``reports/`` says them.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ from ..config.pricing import Price
 from ..config.settings import Settings
 from ..judges.base import Totals, Usage
 from ..judges.heuristic import ABOUT as HEURISTIC_NOTE
-from ..reports.markdown import github_annotations
-from ..reports.terminal import terminal_summary
 from ..schema.pairwise import PairwiseResult
 from ..schema.results import (
     BaselineResult,
@@ -50,11 +49,10 @@ EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED = 0, 1, 2
 
 @dataclass(frozen=True)
 class SessionEnd:
-    """What the end of a session decided: the results, the exit status, the lines to print."""
+    """What the end of a session decided: the results and the exit status."""
 
     results: ResultsFile
     exit_status: int
-    summary: list[str]
 
 
 @dataclass(frozen=True)
@@ -67,9 +65,6 @@ class SessionFacts:
     duration: float
     baseline_shown: str = ""  # likewise the baseline's
     baseline_mismatch: str | None = None  # how the baseline's judge differs from this one
-    github_actions: bool = False
-    annotation_root: str = ""  # the rootdir within the repository GitHub Actions checked out
-    annotated: frozenset[str] = frozenset()  # node ids another plugin annotated already
     notices: tuple[str, ...] = ()  # said of how it ended (xdist workers stopped early)
     lost: int = 0  # eval items pytest reported that ended without a results row
 
@@ -169,11 +164,7 @@ class SessionResults:
         if exit_status == EXIT_OK and not all(g.passed for g in results.gates):
             exit_status = EXIT_TESTS_FAILED
         results.meta.exit_status = exit_status
-        # the results path is said by whoever writes it, once it is written
-        lines = terminal_summary(results, None)
-        if facts.github_actions:
-            lines += github_annotations(results, facts.annotation_root, facts.annotated)
-        return SessionEnd(results, exit_status, lines)
+        return SessionEnd(results, exit_status)
 
     def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:
         # File order (targets as configured), whatever order xdist workers finished in.

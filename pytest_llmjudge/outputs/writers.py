@@ -22,8 +22,8 @@ from .row_spill import RowSpill
 
 
 def dump(results: ResultsFile) -> str:
-    """The results file's text (serialised by pydantic-core straight to JSON: no tree of
-    dicts beside the models, which for 10^4 items held about 100 MB at the session's end)."""
+    """The results file's text, serialised by pydantic straight to JSON (no tree of dicts
+    beside the models)."""
     return results.model_dump_json(indent=2) + "\n"
 
 

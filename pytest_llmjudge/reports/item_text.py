@@ -1,21 +1,19 @@
-"""Text a person reads about one item: its scores line, failure report and verdict."""
+"""Text a person reads about one item, made from its results row: the failing-dimension
+sentence, the failure report, the ``-v`` scores, the JUnit properties, the description other
+plugins show."""
 
 from __future__ import annotations
 
-import math
+import html
+import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..analysis.judgment import Judgment
-from ..checks.report import checks_sentence, checks_table
+from ..checks.report import checks_sentence, checks_table, distinct_names
 
-if TYPE_CHECKING:  # the results models load at the session's end, not before judging
-    from ..schema.results import CheckResult, DimensionResult, ItemResult, JudgedItem
-
-
-def _runs(judgment: Judgment) -> str:
-    return runs_text(judgment.runs, len(judgment.failed_runs))
+if TYPE_CHECKING:
+    from ..schema.items import DimensionResult, ItemResult, JudgedItem
 
 
 def runs_text(runs: Sequence[float], failed: int) -> str:
@@ -32,53 +30,45 @@ def score_text(score: float) -> str:
     return str(score) if isinstance(score, int) else f"{score:.2f}"
 
 
-def _interval(j: Judgment) -> str | None:
-    """``3.10-4.20``; None when one run gives no interval."""
-    if j.ci_low is None or j.ci_high is None or math.isinf(j.ci_low):
-        return None
-    return f"{j.ci_low:.2f}-{j.ci_high:.2f}"
-
-
-def _ci(j: Judgment) -> str:
-    interval = _interval(j)
-    return "no interval from one run" if interval is None else f"95% CI {interval}"
-
-
 def runs_passed_text(passed: int, runs: int, needed: int) -> str:
     """``1/3 runs passed, 2 needed``: a k-of-N verdict."""
     return f"{passed}/{runs} runs passed" + f", {needed} needed" * (passed < needed)
 
 
-def _dimension_verdict(j: Judgment) -> str:
-    if j.mode == "k_of_n" and j.k is not None:
-        said = runs_passed_text(j.runs_passed, len(j.runs), j.k)
-        return f"{j.dimension} {j.score:.2f}: {said} at {j.threshold:g} ({_runs(j)})"
-    if j.decision == "undecided":
-        return (
-            f"{j.dimension} {j.score:.2f} undecided: {_ci(j)} contains {j.threshold:g} ({_runs(j)})"
-        )
-    if j.ci_low is not None and j.decision == "fail" and j.mode == "confident":
-        return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_ci(j)}; {_runs(j)})"
-    return f"{j.dimension} {j.score:.2f} < {j.threshold:g} ({_runs(j)})"
+def _bounds(dim: DimensionResult) -> str | None:
+    """``3.10-4.20``; None when one run gives no interval."""
+    if dim.ci_low is None or dim.ci_high is None:
+        return None
+    return f"{dim.ci_low:.2f}-{dim.ci_high:.2f}"
 
 
-def verdict_line(judgments: Sequence[Judgment]) -> str:
-    """``relevance 2.67 < 3.5 (runs 3, 3, 2)`` for every dimension that did not pass."""
-    lines = [_dimension_verdict(j) for j in judgments if not j.passed]
-    return "; ".join(lines)
+def _interval(dim: DimensionResult) -> str:
+    """``95% CI 3.10-4.20``, or why there is none."""
+    bounds = _bounds(dim)
+    return "no interval from one run" if bounds is None else f"95% CI {bounds}"
 
 
 def dimension_sentence(name: str, dim: DimensionResult) -> str:
-    """``relevance 3.67 < 4.5 (runs 3, 4, 4)``: why a dimension of a results row did not pass
-    (the threshold it was held to: its own where the entry set one)."""
+    """Why a dimension did not pass, with the threshold it was held to and its runs:
+    ``relevance 2.67 < 3.5 (runs 3, 3, 2)``. The one sentence every output uses."""
     runs = runs_text(dim.runs, len(dim.failed_runs))
     if dim.runs_needed is not None and dim.runs_passed is not None:
         said = runs_passed_text(dim.runs_passed, len(dim.runs), dim.runs_needed)
         return f"{name} {dim.score:.2f}: {said} at {dim.threshold:g} ({runs})"
-    if dim.decision == "undecided" and dim.ci_low is not None and dim.ci_high is not None:
-        interval = f"95% CI {dim.ci_low:.2f}-{dim.ci_high:.2f}"
-        return f"{name} {dim.score:.2f} undecided: {interval} contains {dim.threshold:g}"
+    if dim.decision == "undecided":
+        held = f"{_interval(dim)} contains {dim.threshold:g}"
+        return f"{name} {dim.score:.2f} undecided: {held} ({runs})"
     return f"{name} {dim.score:.2f} < {dim.threshold:g} ({runs})"
+
+
+def failing_dimensions(row: JudgedItem) -> str:
+    """The sentence of every dimension of the row that did not pass, joined."""
+    return "; ".join(dimension_sentence(n, d) for n, d in row.dimensions.items() if not d.passed)
+
+
+def failure_verdict(row: JudgedItem) -> str:
+    """A failure's first line: the checks that failed, the dimensions that did not pass."""
+    return "; ".join(filter(None, [checks_sentence(row.checks), failing_dimensions(row)]))
 
 
 def item_sentence(item: ItemResult) -> str:
@@ -87,38 +77,35 @@ def item_sentence(item: ItemResult) -> str:
         return item.error or item.reason or "error"
     if item.outcome not in ("failed", "flaky_failed", "xfailed"):
         return ""
-    failing = [checks_sentence(item.checks)]
-    failing += [dimension_sentence(n, d) for n, d in item.dimensions.items() if not d.passed]
-    said = "; ".join(part for part in failing if part)
-    return said or item.reason or "failed (every dimension met its threshold)"
+    return failure_verdict(item) or item.reason or "failed (every dimension met its threshold)"
 
 
-def judgment_table(judgments: Sequence[Judgment]) -> str:
-    """A compact table: one row per dimension."""
-    confident = any(j.mode == "confident" for j in judgments)
+def dimension_table(dims: Mapping[str, DimensionResult], confident: bool = False) -> str:
+    """A compact table: one line per dimension (with its interval under a confident verdict)."""
     header: tuple[str, ...] = ("dimension", "mean", "std", "runs", "threshold", "verdict")
     if confident:
         header = (*header[:5], "95% CI", header[5])
     rows = [header]
-    for j in judgments:
-        verdict = {"pass": "ok", "fail": "FAIL", "undecided": "UNDECIDED"}[j.decision]
-        if j.unstable and j.decision != "undecided":
+    for name, d in dims.items():
+        verdict = {"pass": "ok", "fail": "FAIL", "undecided": "UNDECIDED"}[d.decision]
+        if d.unstable and d.decision != "undecided":
             verdict += " (unstable)"
-        if j.mode == "k_of_n" and j.k is not None:
-            verdict += f" ({runs_passed_text(j.runs_passed, len(j.runs), j.k)})"
-        if j.extra_runs:
-            verdict += f" (+{j.extra_runs} adaptive runs)"
+        if d.runs_needed is not None and d.runs_passed is not None:
+            verdict += f" ({runs_passed_text(d.runs_passed, len(d.runs), d.runs_needed)})"
+        if d.extra_runs:
+            verdict += f" (+{d.extra_runs} adaptive runs)"
+        failed = len(d.failed_runs)
         row: tuple[str, ...] = (
-            j.dimension,
-            f"{j.score:.2f}",
-            f"{j.std:.2f}",
-            ", ".join(score_text(r) for r in j.runs)
-            + (f" ({len(j.runs)} of {len(j.runs) + len(j.failed_runs)})" * bool(j.failed_runs)),
-            f"{j.threshold:g}",
+            name,
+            f"{d.score:.2f}",
+            f"{d.std:.2f}",
+            ", ".join(score_text(r) for r in d.runs)
+            + (f" ({len(d.runs)} of {len(d.runs) + failed})" * bool(failed)),
+            f"{d.threshold:g}",
             verdict,
         )
         if confident:
-            row = (*row[:5], _interval(j) or "no interval from one run", row[5])
+            row = (*row[:5], _bounds(d) or "no interval from one run", row[5])
         rows.append(row)
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     return "\n".join(
@@ -126,64 +113,89 @@ def judgment_table(judgments: Sequence[Judgment]) -> str:
     )
 
 
-def _reasoning(judgments: Sequence[Judgment]) -> str:
+def _reasoning(dims: Mapping[str, DimensionResult]) -> str:
     lines = []
-    for j in judgments:
+    for name, d in dims.items():
         wrapped = textwrap.fill(
-            j.reasoning, width=96, initial_indent="  ", subsequent_indent="    "
+            d.reasoning, width=96, initial_indent="  ", subsequent_indent="    "
         )
-        lines.append(f"{j.dimension} reasoning (run nearest the mean):\n{wrapped}")
-        for failure in sorted(set(j.failed_runs)):
-            count = j.failed_runs.count(failure)
+        lines.append(f"{name} reasoning (run nearest the mean):\n{wrapped}")
+        for failure in sorted(set(d.failed_runs)):
+            count = d.failed_runs.count(failure)
             lines.append(f"  note: {count} run(s) failed and were left out: {failure}")
     return "\n".join(lines)
 
 
-def tables(judgments: Sequence[Judgment], checks: Sequence[CheckResult]) -> str:
+def tables(row: JudgedItem, confident: bool = False) -> str:
     """The dimensions' table and the checks' table, one block (``--tb=short`` shows it)."""
-    parts = ([judgment_table(judgments)] if judgments else []) + (
-        [checks_table(checks)] if checks else []
+    dims = row.dimensions
+    parts = ([dimension_table(dims, confident)] if dims else []) + (
+        [checks_table(row.checks)] if row.checks else []
     )
     return "\n".join(parts) or "nothing was judged or checked"
 
 
-def failure_verdict(
-    judgments: Sequence[Judgment],
-    checks: Sequence[CheckResult] = (),
-) -> str:
-    """The failure's first line: the checks that failed, the dimensions below threshold."""
-    return "; ".join(filter(None, [checks_sentence(checks), verdict_line(judgments)]))
-
-
-def failure_report(
-    judgments: Sequence[Judgment],
-    checks: Sequence[CheckResult] = (),
-) -> str:
+def failure_report(row: JudgedItem, confident: bool = False) -> str:
     """Verdict line, tables, reasoning: what an eval failure shows instead of a traceback."""
-    return "\n".join(failure_blocks(judgments, checks))
+    return "\n".join(failure_blocks(row, confident))
 
 
-def failure_blocks(
-    judgments: Sequence[Judgment],
-    checks: Sequence[CheckResult] = (),
-) -> list[str]:
+def failure_blocks(row: JudgedItem, confident: bool = False) -> list[str]:
     """That report as blocks of text, a blank one between (each block may hold lines)."""
-    verdict = failure_verdict(judgments, checks)
-    reasoning = ["", _reasoning(judgments)] if judgments else []
-    return [verdict, "", tables(judgments, checks), *reasoning]
+    dims = row.dimensions
+    reasoning = ["", _reasoning(dims)] if dims else []
+    return [failure_verdict(row), "", tables(row, confident), *reasoning]
 
 
-def passing_report(judgments: Sequence[Judgment], checks: Sequence[CheckResult] = ()) -> str:
+def failure_lines(
+    row: JudgedItem, confident: bool, style: str, where: str, line: int, name: str
+) -> list[str]:
+    """The failure report in pytest's ``--tb`` style, located at the entry in its file."""
+    if style == "line":
+        return []  # pytest prints the crash line: file, line and verdict
+    if style == "short":
+        return [f"{where}:{line}: {name}", failure_verdict(row), "", tables(row, confident)]
+    if style == "native":
+        return [
+            "Traceback (most recent call last):",
+            f'  File "{where}", line {line}, in {name}',
+            f"EvalFailed: {failure_report(row, confident)}",
+        ]
+    return failure_blocks(row, confident)
+
+
+def passing_report(row: JudgedItem, confident: bool = False) -> str:
     """The tables and reasoning of a passing item (a report section for -rP and reports)."""
-    reasoning = f"\n\n{_reasoning(judgments)}" if judgments else ""
-    return f"{tables(judgments, checks)}{reasoning}"
+    dims = row.dimensions
+    reasoning = f"\n\n{_reasoning(dims)}" if dims else ""
+    return f"{tables(row, confident)}{reasoning}"
+
+
+def judge_error_report(
+    errors: Sequence[str], judged: Mapping[str, DimensionResult], confident: bool = False
+) -> str:
+    """A judge error (never a verdict): what failed, and what was judged anyway."""
+    text = "judge error: " + "; ".join(errors)
+    if judged:
+        text += f"\n\njudged before the error:\n{dimension_table(judged, confident)}"
+    return text
+
+
+def flaky_reason(verdict: str) -> str:
+    """The xfail reason of a flaky eval below its threshold."""
+    return f"flaky eval below threshold (not gating): {verdict}"
+
+
+def undecided_reason(row: JudgedItem) -> str:
+    """The xfail reason of an undecided verdict under ``undecided=xfail``."""
+    said = failing_dimensions(row)
+    return f"undecided verdict (llmjudge_verdict confident undecided=xfail): {said}"
 
 
 def scores_line(row: JudgedItem, label_margin: float) -> str:
     """``relevance 4.33, tone 5.00 (2 of 3 runs), checks 2/3``: the scores on an item's -v
-    line, read from its row, with the human label of a dimension judged further than the
-    margin from it (``relevance 2.00 (label 5)``) and how many of its deterministic checks
-    passed."""
+    line, with the human label of a dimension judged further than the margin from it
+    (``relevance 2.00 (label 5)``) and how many of its deterministic checks passed."""
     parts = ["injection suspected"] if row.injection_suspected else []
     for name, dim in row.dimensions.items():
         part = f"{name} {dim.score:.2f}"
@@ -201,30 +213,76 @@ def scores_line(row: JudgedItem, label_margin: float) -> str:
     return ", ".join(parts)
 
 
-def judge_error_report(errors: Sequence[str], judgments: Sequence[Judgment]) -> str:
-    """A judge error (never a verdict): what failed, and what was judged anyway."""
-    text = "judge error: " + "; ".join(errors)
-    if judgments:
-        text += f"\n\njudged before the error:\n{judgment_table(judgments)}"
-    return text
-
-
-def item_description(
-    ticket: str,
-    answer: str | None,
-    judgments: Sequence[Judgment],
-    checks: Sequence[CheckResult] = (),
-    errors: Sequence[str] = (),
-) -> str:
+def item_description(row: JudgedItem, errors: Iterable[str] = ()) -> str:
     """What a test report outside the terminal (allure-pytest) shows as an eval item's
     description: its ticket, the answer judged, and its scores, checks or errors."""
     scores = [
-        f"{j.dimension} {j.score:.2f} ({'passed' if j.passed else 'FAILED'}; threshold "
-        f"{j.threshold:g}; {_runs(j)})"
-        for j in judgments
+        f"{name} {d.score:.2f} ({'passed' if d.passed else 'FAILED'}; threshold "
+        f"{d.threshold:g}; {runs_text(d.runs, len(d.failed_runs))})"
+        for name, d in row.dimensions.items()
     ]
+    checks = row.checks
     said = [checks_sentence(checks) or f"checks: {len(checks)} passed"] if checks else []
     said += scores or ["not judged"]
     said += [f"error: {error}" for error in errors]
-    shown = "no answer" if answer is None else answer
-    return "\n\n".join([f"Ticket: {ticket}", f"Answer: {shown}", "Scores:\n" + "\n".join(said)])
+    shown = "no answer" if row.response is None else row.response
+    return "\n\n".join([f"Ticket: {row.ticket}", f"Answer: {shown}", "Scores:\n" + "\n".join(said)])
+
+
+def score_cells(row: JudgedItem, names: Iterable[str]) -> dict[str, str]:
+    """Each named dimension's score as a table cell shows it (pytest-html's columns)."""
+    dims = row.dimensions
+    return {name: f"{dims[name].score:.2f}" for name in names if name in dims}
+
+
+def html_columns(dimensions: Iterable[str]) -> dict[str, str]:
+    """pytest-html's column of each dimension: its name, and the type its cells are sorted by."""
+    return {name: re.sub(r"\W", "_", f"llmjudge_{name}") for name in dimensions}
+
+
+def html_header(columns: Mapping[str, str]) -> list[str]:
+    """The header cells of those columns, sortable as pytest-html's own are."""
+    return [
+        f'<th class="sortable" data-column-type="{column}">{html.escape(name)}</th>'
+        for name, column in columns.items()
+    ]
+
+
+def html_cells(scores: Mapping[str, str], columns: Mapping[str, str]) -> list[str]:
+    """A test's cells in those columns (empty where it has no score)."""
+    return [
+        f'<td class="col-{column}">{scores.get(name, "")}</td>' for name, column in columns.items()
+    ]
+
+
+def junit_properties(row: JudgedItem) -> list[tuple[str, object]]:
+    """Score, std, runs and threshold per dimension, and each check's result, as JUnit XML
+    properties."""
+    properties: list[tuple[str, object]] = []
+    for name, dim in row.dimensions.items():
+        properties += [
+            (f"llmjudge.{name}.score", dim.score),
+            (f"llmjudge.{name}.std", dim.std),
+            (f"llmjudge.{name}.runs", ",".join(str(r) for r in dim.runs)),
+            (f"llmjudge.{name}.threshold", dim.threshold),
+            (f"llmjudge.{name}.decision", dim.decision),
+        ]
+    for check, shown in zip(row.checks, distinct_names(row.checks), strict=True):
+        state = "n/a" if check.passed is None else "passed" if check.passed else "failed"
+        name = _xml_safe(shown)  # two checks of one name: a property each
+        properties += [
+            (f"llmjudge.check.{name}", "error" if check.error else state),
+            (f"llmjudge.check.{name}.detail", check.detail),
+        ]
+    if row.error:
+        properties.append(("llmjudge.error", row.error))
+    return properties
+
+
+# Characters XML 1.0 cannot hold (pytest escapes a property's value, not its name).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    """A check's name (it may quote the entry's text) as a JUnit property name can hold it."""
+    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", text)

@@ -13,7 +13,7 @@ from ..basics.wording import counted
 from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
-from .item_text import runs_text
+from .item_text import failing_dimensions, runs_text
 from .terminal import capped, named, named_of_baseline, not_judged_offline_line
 
 ORDER = {
@@ -297,12 +297,7 @@ def github_annotations(
     for item in results.results:
         if item.outcome not in ("failed", "error") or item.nodeid in annotated:
             continue
-        failing = [
-            f"{name} {d.score:.2f} < {d.threshold:g}"
-            for name, d in item.dimensions.items()
-            if not d.passed
-        ]
-        message = item.error if item.outcome == "error" else "; ".join(failing) or "failed"
+        message = item.error if item.outcome == "error" else failing_dimensions(item) or "failed"
         where = f"file={path(item.file)}"
         if item.line:
             where += f",line={item.line}"

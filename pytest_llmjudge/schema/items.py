@@ -96,8 +96,9 @@ class ItemUsage(BaseModel):
 
 class JudgedItem(BaseModel):
     """What one attempt at an item judged: its results row less what pytest decides after
-    (outcome, reason, duration). Built once, where the attempt ends; it rides on the test
-    report as plain data (also from an xdist worker).
+    (outcome, reason, duration). Made when the attempt starts, filled in as it learns, closed
+    once its verdict is decided; it rides on the test report as plain data (also from an
+    xdist worker).
 
     ``relevance`` and ``tone`` are built in; configured dimensions are further keys of the
     same shape.
@@ -177,7 +178,6 @@ class JudgedItem(BaseModel):
     @property
     def dimensions(self) -> dict[str, DimensionResult]:
         """The judged dimensions by name: built-in ones first, then configured ones."""
-        # (by hand: the summaries, gates and label agreement ask it of every row)
         judged = {} if self.relevance is None else {"relevance": self.relevance}
         if self.tone is not None:
             judged["tone"] = self.tone
@@ -210,9 +210,8 @@ class ItemResult(JudgedItem):
     def arrived(
         cls, data: dict[str, Any], outcome: Outcome, reason: str | None, duration_s: float
     ) -> ItemResult:
-        """The row of an attempt once pytest decided it, from the ``JudgedItem``'s JSON data
-        on its report, validated once (a ``JudgedItem`` validated and then copied into this
-        class would cost twice as much)."""
+        """The row of an attempt once pytest decided it, validated once from the
+        ``JudgedItem``'s JSON data on its report."""
         values = {**data, "outcome": outcome, "reason": reason}
         values["duration_s"] = round(duration_s, 4)
         if outcome == "error" and not data.get("error"):

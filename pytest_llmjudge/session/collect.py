@@ -17,9 +17,9 @@ from ..checks.item import NOT_CHECKED, ItemChecks
 from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
 from ..evalfiles.cases import EvalFile as LoadedFile
 from ..judging.verdict import EvalFailed
-from ..reports.item_text import failure_blocks, tables
+from ..reports.item_text import failure_lines
+from .attempt import run_eval_entry
 from .discovery import LLMJudgeWarning
-from .item_body import run_eval_entry
 from .item_checks import item_checks
 from .pytest_internals import fixture_info, id_as_read_back, relocated_failure
 from .state import EVAL_ITEM_KEY, ITEM_SETTINGS_KEY, STATE_KEY
@@ -227,7 +227,7 @@ class EvalItem(pytest.Function):
         """Its run is over, reruns included: what it read from its file (the validated
         entry, its checks, its resolved settings) is dropped, since pytest keeps its items
         to the end of the session and nothing reads them again (its row and reports hold
-        what the session needs: about 1.5 KB an entry)."""
+        what the session needs)."""
         del self.entry
         self.checks = NOT_CHECKED
         if ITEM_SETTINGS_KEY in self.stash:
@@ -255,22 +255,10 @@ class EvalItem(pytest.Function):
         """
         failed = excinfo.value
         assert isinstance(failed, EvalFailed)
-        verdict, table = failed.verdict, tables(failed.judgments, failed.checks)
-        where = os.path.relpath(self.path)
-        line = self.line or 1
-        lines = {
-            "line": [],  # pytest prints the crash line: file, line and verdict
-            "short": [f"{where}:{line}: {self.name}", verdict, "", table],
-            "native": [
-                "Traceback (most recent call last):",
-                f'  File "{where}", line {line}, in {self.name}',
-                f"{type(failed).__name__}: {failed}",
-            ],
-        }.get(
-            str(self.config.getoption("tbstyle", "auto")),
-            failure_blocks(failed.judgments, failed.checks),
-        )
-        return relocated_failure(excinfo, where, line, verdict, lines)
+        where, line = os.path.relpath(self.path), self.line or 1
+        style = str(self.config.getoption("tbstyle", "auto"))
+        lines = failure_lines(failed.row, failed.policy.confident, style, where, line, self.name)
+        return relocated_failure(excinfo, where, line, failed.verdict, lines)
 
 
 class InvalidEvalItem(pytest.Item):

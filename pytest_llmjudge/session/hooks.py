@@ -16,15 +16,49 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .discovery import is_eval_nodeid
-from .held_rows import HeldRows
 from .pytest_internals import sugar_reports, xdist_worker_id, xdist_worker_output
 from .state import STATE_KEY, SigtermAsInterrupt, session_facts
 
 if TYPE_CHECKING:
     from ..outputs.session_results import SessionResults
-    from ..schema.results import JudgedItem
+    from ..schema.results import ItemResult, JudgedItem
     from .distributed import WorkersHeard
     from .run_ahead import Planner
+
+
+class HeldRows:
+    """Each running item's row, held until its teardown report, so that its ``duration_s`` is
+    setup + call + teardown as pytest reports them (what ``--durations`` and pytest-split
+    read; judging is in the setup)."""
+
+    def __init__(self) -> None:
+        self._took: dict[str, float] = {}
+        self._held: dict[str, ItemResult] = {}
+
+    def timed(self, report: pytest.TestReport) -> float:
+        """The attempt's time so far, this report's phase included (a setup starts an
+        attempt, a rerun's too)."""
+        before = 0.0 if report.when == "setup" else self._took.get(report.nodeid, 0.0)
+        self._took[report.nodeid] = took = before + report.duration
+        return took
+
+    def hold(self, row: ItemResult) -> None:
+        self._held[row.nodeid] = row
+
+    def released(self, report: pytest.TestReport) -> ItemResult | None:
+        """At its teardown: the item's row, with its whole duration (None: none held)."""
+        if report.when != "teardown":
+            return None
+        took = self._took.pop(report.nodeid, 0.0)
+        row = self._held.pop(report.nodeid, None)
+        if row is not None:
+            row.duration_s = round(took, 4)
+        return row
+
+    def rest(self) -> list[ItemResult]:
+        """The rows whose teardown never came (a crashed worker, an interrupt)."""
+        rows, self._held = list(self._held.values()), {}
+        return rows
 
 
 class PlanningHooks:
@@ -160,7 +194,7 @@ class ResultsReporter:
             report.location = self._sugar_location(report)
         try:
             yield  # the terminal's -v line reads the row meanwhile (pytest_report_teststatus)
-        finally:  # pytest keeps every report: its row, 7 KB as JSON data, is in the results now
+        finally:  # pytest keeps every report: its row is in the results now
             self._reported = None
             report.location = location
             report.__dict__.pop("llmjudge", None)
@@ -272,7 +306,7 @@ class ResultsReporter:
             said, known = self._workers.unheard()
             self.results.add_usage(Totals(known))
             said = said if state.settings.uses_llm else ()  # the offline judge sends nothing
-        facts = session_facts(session, exitstatus, self.started, self.clock, said, self._annotated)
+        facts = session_facts(session, exitstatus, self.started, self.clock, said)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
             from .pairwise_run import judge_pairwise
@@ -288,7 +322,12 @@ class ResultsReporter:
             status = pytest.ExitCode.TESTS_FAILED  # results that were not written fail the run
         if status != exitstatus:
             session.exitstatus = pytest.ExitCode(status)
-        self.summary = end.summary + written + failures
+        from ..reports.terminal import terminal_summary
+        from .other_plugins import annotation_lines
+
+        self.summary = terminal_summary(end.results, None)  # the path: said by its writer
+        self.summary += annotation_lines(self.config, end.results, self._annotated)
+        self.summary += written + failures
 
     def _unselected(self, session: pytest.Session, exitstatus: int) -> list[str]:
         """The results file of a session that selected no eval item: none of an earlier

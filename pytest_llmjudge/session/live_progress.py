@@ -6,24 +6,32 @@ pytest writes again, so pytest's own line (and its ``[ 40%]``) is never disturbe
 to the terminal's file directly, not through pytest's writer, whose idea of the line's width
 stays pytest's own. In a log (not a terminal) it is one line at most every
 ``llmjudge_progress`` seconds. With ``-qq`` or ``llmjudge_progress=0``: nothing.
+
+Registered in every session that may show it, so light: the progress figures are imported
+once an item waits.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pytest
 
-from ..judging.progress import Progress, progress_text
 from .pytest_internals import terminal_stream, uncaptured
+from .state import STATE_KEY
+
+if TYPE_CHECKING:
+    from ..judging.progress import Progress
 
 SAVE, RESTORE, CLEAR = "\x1b7", "\x1b8", "\x1b[K"
 TERMINAL_TICK = 0.5  # seconds between updates in place
 
 
 class LiveProgress:
+    """The progress line on pytest's terminal, or in its log."""
+
     def __init__(
         self, config: pytest.Config, progress: Callable[[], Progress], interval: float
     ) -> None:
@@ -47,6 +55,8 @@ class LiveProgress:
         progress = self._progress()
         if not progress.worth_showing:
             return
+        from ..judging.progress import progress_text
+
         with uncaptured(self._config):
             self._show(progress_text(progress))
 
@@ -69,3 +79,28 @@ class LiveProgress:
             self._file.write(CLEAR)
             self._file.flush()
             self._shown = False
+
+
+class ProgressHooks:
+    """Live judge progress while items wait for their judgments (``llmjudge_progress``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.live: LiveProgress | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> None:
+        state = self.config.stash[STATE_KEY]
+        if self.live is None and state.has_evals:
+            engine = state.engine()
+            self.live = LiveProgress(self.config, engine.progress, state.settings.progress)
+            engine.on_wait = self.live.tick
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self) -> Any:
+        if self.live is not None:
+            self.live.clear()  # before pytest writes the item's character
+        result = yield
+        if self.live is not None:
+            self.live.tick()  # between items too: most waits are shorter than a tick
+        return result

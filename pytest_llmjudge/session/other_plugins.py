@@ -4,16 +4,19 @@ before the items, of those whose features do not reach eval items."""
 
 from __future__ import annotations
 
-import html
 import os
-import re
 import warnings
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .discovery import LLMJudgeWarning
-from .state import EVAL_ITEM_KEY, RECORD_KEY, STATE_KEY
+from .state import ATTEMPT_KEY, EVAL_ITEM_KEY, STATE_KEY
+
+if TYPE_CHECKING:
+    from ..schema.results import ResultsFile
 
 
 def annotated_elsewhere(config: pytest.Config, report: pytest.TestReport) -> bool:
@@ -24,6 +27,27 @@ def annotated_elsewhere(config: pytest.Config, report: pytest.TestReport) -> boo
     if not (report.failed or str(report.outcome) == "rerun"):  # rerun: pytest-rerunfailures
         return False
     return config.pluginmanager.get_plugin("annotate_errors") is not None
+
+
+def annotation_lines(config: pytest.Config, results: ResultsFile, annotated: set[str]) -> list[str]:
+    """In GitHub Actions: the ``::error`` lines of the session's failures and errors, but
+    for those another plugin annotated (``annotated``, their node ids)."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return []
+    from ..reports.markdown import github_annotations
+
+    root = _workspace_path(config.rootpath, os.environ)
+    return github_annotations(results, root, annotated)
+
+
+def _workspace_path(rootdir: Path, environ: Mapping[str, str]) -> str:
+    """The rootdir as GitHub resolves an annotation's ``file=``: relative to the repository
+    (``GITHUB_WORKSPACE``); empty where they are one, or where the rootdir lies outside it."""
+    workspace = environ.get("GITHUB_WORKSPACE")
+    if not workspace:
+        return ""
+    relative = os.path.relpath(rootdir, workspace)
+    return "" if relative == "." or relative.startswith("..") else Path(relative).as_posix()
 
 
 class AllureDetails:
@@ -37,7 +61,7 @@ class AllureDetails:
         try:
             yield
         finally:  # judged in setup: also an item whose judge failed gets its description
-            if EVAL_ITEM_KEY in item.stash and RECORD_KEY in item.stash:
+            if EVAL_ITEM_KEY in item.stash and ATTEMPT_KEY in item.stash:
                 _describe(item)
 
 
@@ -45,55 +69,54 @@ def _describe(item: pytest.Item) -> None:
     import importlib
 
     from ..reports.item_text import item_description, passing_report
+    from .attempt import closed_row
 
     allure = importlib.import_module("allure")  # allure-pytest's public API, installed with it
-    record = item.stash[RECORD_KEY]
-    case = getattr(item, "case", None)
-    if case is None:
+    errors = item.stash[ATTEMPT_KEY].errors
+    row = closed_row(item)  # judged in setup: the row is closed by now
+    if row is None or not hasattr(item, "case"):
         return
-    judgments = list(record.judgments.values())
-    answer = record.answer if record.answer is not None else case.response
-    text = item_description(case.ticket, answer, judgments, record.checks, record.errors)
-    allure.dynamic.description(text)
-    if judgments or record.checks:
+    allure.dynamic.description(item_description(row, errors))
+    if row.dimensions or row.checks:
+        confident = item.config.stash[STATE_KEY].verdict_policy().confident
         allure.attach(
-            passing_report(judgments, record.checks),
+            passing_report(row, confident),
             name="llmjudge scores",
             attachment_type=allure.attachment_type.TEXT,
         )
 
 
 class HtmlColumns:
-    """With pytest-html: a score column per dimension in its results table, sortable as its
-    own columns are (a ``sortable`` header whose column type names the rows' ``col-`` cell)."""
+    """With pytest-html: a score column per dimension in its results table."""
 
     def __init__(self, config: pytest.Config) -> None:
+        from ..reports.item_text import html_columns
+
         self.dimensions = list(config.stash[STATE_KEY].settings.dimensions)
-        self.columns = {name: re.sub(r"\W", "_", f"llmjudge_{name}") for name in self.dimensions}
+        self.columns = html_columns(self.dimensions)
         # pytest-html makes a test's rows at its teardown report, when the results have
         # taken the row off the call report: each report's scores, kept until then
         self.scores: dict[int, dict[str, str]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        row = getattr(report, "llmjudge", None)
-        if row is not None:
-            dimensions = {name: row.get(name) for name in self.dimensions}  # JSON data
-            self.scores[id(report)] = {  # pytest-html keeps the report: its id stays its own
-                name: f"{d['score']:.2f}" for name, d in dimensions.items() if isinstance(d, dict)
-            }
+        row = getattr(report, "llmjudge", None)  # the row's JSON data
+        if row is not None:  # pytest-html keeps the report: its id stays its own
+            from ..reports.item_text import score_cells
+            from ..schema.items import JudgedItem
+
+            self.scores[id(report)] = score_cells(JudgedItem.model_validate(row), self.dimensions)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        cells += [
-            f'<th class="sortable" data-column-type="{column}">{html.escape(name)}</th>'
-            for name, column in self.columns.items()
-        ]
+        from ..reports.item_text import html_header
+
+        cells += html_header(self.columns)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
-        scores = self.scores.pop(id(report), {})
-        for name, column in self.columns.items():
-            cells.append(f'<td class="col-{column}">{scores.get(name, "")}</td>')
+        from ..reports.item_text import html_cells
+
+        cells += html_cells(self.scores.pop(id(report), {}), self.columns)
 
 
 def testmon_header(config: pytest.Config) -> list[str]:

@@ -71,8 +71,8 @@ def ini_file_value(config: pytest.Config, key: str) -> str | None:
 def fixture_info(item: pytest.Item) -> object | None:
     """What pytest resolved of a test's fixtures (``Function._fixtureinfo``), to be given to
     the next item of the same body and place (``Function``'s own ``fixtureinfo`` argument, as
-    pytest's parametrization shares it) instead of resolved again: 0.2 ms an item. None where
-    the attribute is gone: each item resolves its own, as before."""
+    pytest's parametrization shares it) instead of resolved again. None where the attribute
+    is gone: each item resolves its own."""
     return getattr(item, "_fixtureinfo", None)
 
 

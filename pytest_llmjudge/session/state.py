@@ -1,7 +1,7 @@
 """The session's state as pytest holds it (``config.stash``, ``item.stash``), and its factories.
 
 Holds the resolved settings, the baseline and, once something is judged, the engine; per
-item, its settings (resolved once) and the record of the current attempt.
+item, its settings (resolved once) and its attempt running.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..judges import ServerProfiles
     from ..judges.base import Totals
     from ..judging.engine import JudgeEngine
-    from ..judging.verdict import AttemptRecord, VerdictPolicy
+    from ..judging.verdict import Attempt, VerdictPolicy
     from ..outputs.session_results import SessionFacts
 
 
@@ -65,7 +65,9 @@ class SessionState:
         against the baseline is the suite's gate, decided over all items at the end."""
         from ..judging.verdict import VerdictPolicy
 
-        return VerdictPolicy(undecided=self.settings.undecided)
+        return VerdictPolicy(
+            undecided=self.settings.undecided, confident=self.settings.verdict == "confident"
+        )
 
     def engine(self) -> JudgeEngine:
         """Start the engine on first use: sessions that judge nothing never import the SDK."""
@@ -102,7 +104,7 @@ class SessionState:
 
 
 STATE_KEY = pytest.StashKey[SessionState]()
-RECORD_KEY = pytest.StashKey["AttemptRecord"]()
+ATTEMPT_KEY: pytest.StashKey[Attempt] = pytest.StashKey()  # the attempt, until its teardown
 ITEM_SETTINGS_KEY = pytest.StashKey["ItemSettings | str"]()
 EVAL_ITEM_KEY = pytest.StashKey[bool]()
 ATTEMPTS_KEY = pytest.StashKey[int]()  # attempts of an item so far (reruns count)
@@ -110,19 +112,7 @@ ATTEMPTS_KEY = pytest.StashKey[int]()  # attempts of an item so far (reruns coun
 
 def touches_judge(item: pytest.Item) -> bool:
     """An eval item, or a test that used a judge fixture in this attempt (cheap to ask)."""
-    return EVAL_ITEM_KEY in item.stash or RECORD_KEY in item.stash
-
-
-def record_for(item: pytest.Item) -> AttemptRecord:
-    """This attempt's record; the report hook drops it at teardown so reruns start afresh."""
-    from ..judging.verdict import AttemptRecord
-
-    record = item.stash.get(RECORD_KEY, None)
-    if record is None:
-        attempt = item.stash.get(ATTEMPTS_KEY, 0)
-        item.stash[ATTEMPTS_KEY] = attempt + 1
-        record = item.stash[RECORD_KEY] = AttemptRecord(attempt=attempt)
-    return record
+    return EVAL_ITEM_KEY in item.stash or ATTEMPT_KEY in item.stash
 
 
 def settings_for(item: pytest.Item) -> ItemSettings:
@@ -229,7 +219,6 @@ def session_facts(
     started: datetime,
     clock: float,
     notices: tuple[str, ...] = (),
-    annotated: set[str] | None = None,
 ) -> SessionFacts:
     """How the session ended, as plain values for ``SessionResults.finish`` (``notices``:
     what is said of it, such as xdist workers stopped before they said what they sent)."""
@@ -243,21 +232,8 @@ def session_facts(
         duration=time.monotonic() - clock,
         baseline_shown=shown(settings.baseline) if settings.baseline else "",
         baseline_mismatch=session.config.stash[STATE_KEY].baseline_mismatch,
-        github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
-        annotation_root=_workspace_path(session.config.rootpath, os.environ),
-        annotated=frozenset(annotated or ()),
         notices=notices,
     )
-
-
-def _workspace_path(rootdir: Path, environ: Mapping[str, str]) -> str:
-    """The rootdir as GitHub resolves an annotation's ``file=``: relative to the repository
-    (``GITHUB_WORKSPACE``); empty where they are one, or where the rootdir lies outside it."""
-    workspace = environ.get("GITHUB_WORKSPACE")
-    if not workspace:
-        return ""
-    relative = os.path.relpath(rootdir, workspace)
-    return "" if relative == "." or relative.startswith("..") else Path(relative).as_posix()
 
 
 class SigtermAsInterrupt:

@@ -479,7 +479,7 @@ def test_github_annotations(pytester: pytest.Pytester, monkeypatch: pytest.Monke
     result.stdout.fnmatch_lines(
         [
             "::error file=evals/support.json,line=7,title=llmjudge failed%3A bad::"
-            "relevance 1.00 < 3.5",
+            "relevance 1.00 < 3.5 (1 run: 1)",
             # relevance's or tone's request, whichever the server refused first
             "::error file=evals/support.json,line=12,title=llmjudge error%3A down::"
             "*: judge call failed: 401 authentication failed*",

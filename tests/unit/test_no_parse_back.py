@@ -250,4 +250,10 @@ def fine(nodeid, row, text):
 
 def test_the_builders_are_found_where_text_is_made() -> None:
     names = builders()
-    assert {"checks_sentence", "failure_report", "verdict_line", "_ci", "scores_line"} <= names
+    assert {
+        "checks_sentence",
+        "failure_report",
+        "dimension_sentence",
+        "_interval",
+        "scores_line",
+    } <= names

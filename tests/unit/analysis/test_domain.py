@@ -22,7 +22,7 @@ from pytest_llmjudge.config.pricing import parse_price_lines, price_for
 from pytest_llmjudge.config.targets import TargetError, expand_headers, extract, parse_targets
 from pytest_llmjudge.judges.base import RunResult
 from pytest_llmjudge.outputs.session_results import SessionResults
-from pytest_llmjudge.reports.item_text import failure_report, verdict_line
+from pytest_llmjudge.reports.item_text import failure_report
 from pytest_llmjudge.reports.terminal import terminal_summary
 from pytest_llmjudge.schema.results import (
     ItemResult,
@@ -208,15 +208,31 @@ def test_comparison_winners_ties_and_significance() -> None:
 def test_failure_report_has_verdict_table_and_reasoning() -> None:
     outcomes = [RunOutcome(RunResult(s, f"scored {s}"), None, 1) for s in (3, 3, 2)]
     judgment = build_judgment("relevance", outcomes, 3.5)
-    assert verdict_line([judgment]) == "relevance 2.67 < 3.5 (runs 3, 3, 2)"
-    text = failure_report([judgment])
+    row = JudgedItem(id="a", file="e.json", nodeid="e.json::a", relevance=judgment.result)
+    text = failure_report(row)
     first, _, rest = text.partition("\n\n")
     assert first == "relevance 2.67 < 3.5 (runs 3, 3, 2)"
     assert "relevance  2.67  0.58  3, 3, 2  3.5        FAIL" in rest
     assert "relevance reasoning (run nearest the mean):\n  scored 3" in rest
 
 
-def test_session_results_decide_exit_status_and_summary() -> None:
+def test_the_verdict_is_read_from_the_row_and_its_failure_carries_the_row() -> None:
+    from pytest_llmjudge.judging.verdict import EvalFailed, VerdictPolicy, check_verdict
+
+    outcomes = [RunOutcome(RunResult(s, f"scored {s}"), None, 1) for s in (3, 3, 2)]
+    failing = build_judgment("relevance", outcomes, 3.5).result
+    passing = build_judgment("relevance", outcomes, 2.5).result
+    row = JudgedItem(id="a", file="e.json", nodeid="e.json::a", relevance=passing)
+    check_verdict(row, VerdictPolicy())  # passes: nothing raised
+    row.relevance = failing
+    with pytest.raises(EvalFailed) as raised:
+        check_verdict(row, VerdictPolicy())
+    assert raised.value.row is row
+    assert raised.value.verdict == "relevance 2.67 < 3.5 (runs 3, 3, 2)"
+    assert str(raised.value) == failure_report(row)
+
+
+def test_session_results_decide_the_exit_status_and_the_summary_is_said_from_them() -> None:
     results = SessionResults()
     judged = JudgedItem.model_validate(
         {"nodeid": "e.json::a", "file": "e.json", "id": "a", "relevance": dim(2.0)}
@@ -232,8 +248,7 @@ def test_session_results_decide_exit_status_and_summary() -> None:
     assert end.results.summary.failed == 1 and end.results.summary.skipped == 1
     assert end.results.skipped[0].reason == "Missing 'ticket'"
     summary = "2 eval items: 1 failed, 1 skipped; judge: offline heuristic judge (no LLM), runs=1"
-    assert summary in end.summary
-    assert end.summary == terminal_summary(end.results, None)  # the writer says the path
+    assert summary in terminal_summary(end.results, None)  # the writer says the path
     row = end.results.results[0]
     assert row.outcome == "failed" and row.relevance is not None and row.relevance.score == 2.0
     assert row.dimensions == {"relevance": row.relevance}

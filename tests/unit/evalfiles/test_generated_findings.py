@@ -92,7 +92,7 @@ def test_metadata_nested_past_the_limit_is_an_invalid_entry() -> None:
 def test_a_junit_property_name_quoting_a_control_character_stays_xml() -> None:
     from xml.etree import ElementTree
 
-    from pytest_llmjudge.session.result_rows import _xml_safe
+    from pytest_llmjudge.reports.item_text import _xml_safe
 
     name = _xml_safe('contains "\x1a\x00ok"')
     assert name == 'contains "#x1A#x00ok"'

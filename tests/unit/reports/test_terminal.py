@@ -26,12 +26,40 @@ def test_partial_runs_are_named_as_data_whatever_else_the_line_says() -> None:
 
 
 def test_runs_shown_are_runs_judged_not_a_list_read_as_a_count() -> None:
-    from pytest_llmjudge.reports.item_text import verdict_line
+    from pytest_llmjudge.reports.item_text import dimension_sentence
+
+    def said(scores: list[int], failed: int = 0) -> str:
+        return dimension_sentence("tone", _judged("tone", scores, failed).result)
 
     # one of three runs judged (score 3): once "tone 3.00 < 3.5 (runs 3)"
-    assert verdict_line([_judged("tone", [3], failed=2)]) == "tone 3.00 < 3.5 (1 of 3 runs: 3)"
-    assert verdict_line([_judged("tone", [3])]) == "tone 3.00 < 3.5 (1 run: 3)"
-    assert verdict_line([_judged("tone", [3, 3, 2])]) == "tone 2.67 < 3.5 (runs 3, 3, 2)"
+    assert said([3], failed=2) == "tone 3.00 < 3.5 (1 of 3 runs: 3)"
+    assert said([3]) == "tone 3.00 < 3.5 (1 run: 3)"
+    assert said([3, 3, 2]) == "tone 2.67 < 3.5 (runs 3, 3, 2)"
+
+
+def test_an_undecided_dimension_is_said_alike_in_the_failure_and_the_results_outputs() -> None:
+    """One sentence for a dimension that did not pass: the failure report, the summaries
+    (HTML, annotations) and the xfail reason say an undecided verdict with its runs."""
+    from pytest_llmjudge.reports.item_text import (
+        failure_report,
+        item_sentence,
+        undecided_reason,
+    )
+    from pytest_llmjudge.reports.markdown import github_annotations
+    from pytest_llmjudge.schema.results import ItemResult, ResultsFile
+
+    outcomes = [RunOutcome(RunResult(s, "ok"), None, 1) for s in (5, 2, 5)]
+    undecided = build_judgment("relevance", outcomes, 3.5, mode="confident")
+    assert undecided.decision == "undecided"
+    sentence = "relevance 4.00 undecided: 95% CI -0.30-8.30 contains 3.5 (runs 5, 2, 5)"
+    data = {"id": "t", "file": "f.json", "nodeid": "f.json::t", "line": 3, "outcome": "failed"}
+    row = ItemResult.model_validate({**data, "relevance": undecided.result.model_dump()})
+    assert failure_report(row, confident=True).splitlines()[0] == sentence
+    assert item_sentence(row) == sentence
+    assert undecided_reason(row).endswith(f": {sentence}")
+    results = ResultsFile.model_construct(invalid=[], results=[row])  # what annotations read
+    escaped = sentence.replace("%", "%25")  # as a workflow command carries it
+    assert github_annotations(results)[0].endswith(f"::{escaped}")
 
 
 def test_the_pairwise_header_says_the_runs_judged() -> None:
