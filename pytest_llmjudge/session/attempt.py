@@ -21,6 +21,7 @@ from ..config.settings import Settings
 from ..evalfiles.entry_rules import bounded
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import Attempt, UndecidedVerdict, VerdictPolicy, check_verdict, judge_all
+from ..reports.checks_text import checks_sentence
 from ..reports.item_text import passing_report, undecided_reason
 from ..schema.items import CheckResult, JudgedItem
 from .item_checks import checked
@@ -169,10 +170,11 @@ def judge_eval_item(
         attempt.answer = response if response == stored else redact(response)
         found = checked(item, response)
         row.checks = redacted_checks(found.results)
-        if found.error:
-            attempt.errors.append(found.error)
+        if found.errors:
+            error = checks_sentence(found.errors)
+            attempt.errors.append(error)
             row.judged = False
-            pytest.fail(found.error, pytrace=False)
+            pytest.fail(error, pytrace=False)
         if found.skips_judge:
             row.judged = False
             closed_row(item)
