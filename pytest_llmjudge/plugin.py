@@ -294,9 +294,9 @@ def llmjudge_response(
     if llmjudge_target is None and eval_case.saved_error is None:
         assert eval_case.response is not None  # validated: required without targets
         return eval_case.response
-    from .session.result_rows import live_answer
+    from .session.result_rows import live_response
 
-    return live_answer(request.node, llmjudge_target)
+    return live_response(request.node, llmjudge_target)
 
 
 @pytest.fixture

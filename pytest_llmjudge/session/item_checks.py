@@ -1,6 +1,6 @@
 """The deterministic checks of an eval item as pytest holds them: the suite's (ini
 ``llmjudge_checks``, read once), fixed on the item at collection, and the item's one call
-into ``checks/`` (``check_item``) with its answer and, from a live target, its latency.
+into ``checks/`` (``check_item``) with its response and, from a live target, its latency.
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ def checks_of(item: pytest.Item) -> ItemChecks:
     return plan if isinstance(plan, ItemChecks) else NOT_CHECKED
 
 
-def checked(item: pytest.Item, answer: str, plan: ItemChecks | None = None) -> Checked:
-    """The item's checks (or ``plan``, some of them) run on its answer."""
+def checked(item: pytest.Item, response: str, plan: ItemChecks | None = None) -> Checked:
+    """The item's checks (or ``plan``, some of them) applied to its response."""
     plan = checks_of(item) if plan is None else plan
     latency = response_latency(item) if plan.timed else None
-    return check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
+    return check_item(plan, response, _entry(item) if plan.checks else {}, latency)
 
 
 def _entry(item: pytest.Item) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def _entry(item: pytest.Item) -> dict[str, Any]:
 
 def response_latency(item: pytest.Item) -> float | None:
     """How long the item's live target took to answer, in ms: measured now, or when a
-    replayed answer was saved (None for any other stored answer)."""
+    replayed response was saved (None for any other stored response)."""
     target = getattr(item, "target", None)
     if target is None:
         return checks_of(item).saved_latency_ms

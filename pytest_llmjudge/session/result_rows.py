@@ -70,7 +70,7 @@ def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
     report.llmjudge_entry = fields  # type: ignore[attr-defined]
 
 
-def live_answer(item: pytest.Item, target: str | None) -> str:
+def live_response(item: pytest.Item, target: str | None) -> str:
     """Ask the item's target (once per session per ticket); a failure is the item's error,
     one line with its cause (no traceback through the engine). Without a target: a saved
     target's error, replayed."""
