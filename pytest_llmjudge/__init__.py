@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .analysis.judgment import JudgeError, Judgment
-    from .evalfiles.cases import EvalCase
+    from .evalfiles.eval_file import EvalCase
     from .judging.item_judge import ItemJudge
 
 __all__ = ["EvalCase", "ItemJudge", "JudgeError", "Judgment", "__version__"]
 
 # Public names load on first use, so that installing the plugin costs no import time.
 _LAZY = {
-    "EvalCase": "evalfiles.cases",
+    "EvalCase": "evalfiles.eval_file",
     "JudgeError": "analysis.judgment",
     "Judgment": "analysis.judgment",
     "ItemJudge": "judging.item_judge",

@@ -24,7 +24,7 @@ from .session.discovery import (
     may_collect_evals,
     warn_of_files_outside_paths,
 )
-from .session.option_checks import refuse_removed_flags, warn_of_removed_variables
+from .session.option_validation import refuse_removed_flags, warn_of_removed_variables
 from .session.pytest_internals import (
     is_xdist_worker,
     repetition,
@@ -47,7 +47,7 @@ from .session.state import (
 
 if TYPE_CHECKING:
     from .analysis.judgment import Judgment
-    from .evalfiles.cases import EvalCase
+    from .evalfiles.eval_file import EvalCase
     from .judging.item_judge import DimensionJudge, ItemJudge
 
 MARKERS = (
@@ -159,7 +159,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         install_log_redaction(session.config)
     session.config.stash[SESSION_LOG] = open_session_log(session.config)
     if session.config.stash[STATE_KEY].settings.uses_llm:  # nothing to ask a heuristic
-        from .session.judge_check import before_workers_start
+        from .session.judge_preflight import before_workers_start
 
         before_workers_start(session)
 
@@ -167,7 +167,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not may_collect_evals(config):
         return None  # a session of ordinary tests does not hear of the plugin
-    from .session.judge_check import header_lines
+    from .session.judge_preflight import header_lines
     from .session.other_plugins import testmon_header
 
     return header_lines(config.stash[STATE_KEY].settings, os.environ) + testmon_header(config)
@@ -204,7 +204,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
     if session.config.stash[STATE_KEY].settings.uses_llm:  # nothing to ask a heuristic
-        from .session.judge_check import before_first_item
+        from .session.judge_preflight import before_first_item
 
         before_first_item(session)
 
@@ -274,7 +274,7 @@ def eval_case(request: pytest.FixtureRequest) -> EvalCase:
     node = request.node
     if not isinstance(node, EvalItem):
         pytest.fail("the eval_case fixture is only available to items of eval files", pytrace=False)
-    return node.case
+    return node.entry
 
 
 @pytest.fixture
@@ -294,9 +294,9 @@ def llmjudge_response(
     if llmjudge_target is None and eval_case.saved_error is None:
         assert eval_case.response is not None  # validated: required without targets
         return eval_case.response
-    from .session.result_rows import live_answer
+    from .session.result_rows import live_response
 
-    return live_answer(request.node, llmjudge_target)
+    return live_response(request.node, llmjudge_target)
 
 
 @pytest.fixture
@@ -314,8 +314,8 @@ def llmjudge(request: pytest.FixtureRequest) -> ItemJudge:
         problem = str(exc)
     else:
         state = node.config.stash[STATE_KEY]
-        case = getattr(node, "case", None)  # an eval item's entry
-        context = case.context if case is not None else NO_CONTEXT
+        entry = getattr(node, "entry", None)  # an eval item's entry
+        context = entry.context if entry is not None else NO_CONTEXT
         return ItemJudge(state.engine, settings, attempt, node.nodeid, context, repetition(node))
     attempt.errors.append(problem)
     pytest.fail(problem, pytrace=False)  # outside the except: said once, no exception chain

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from ..basics.rubrics import PROMPT_VERSION
-from ..checks.report import distinct_names
+from ..checks.apply import distinct_names
 from ..config.settings import Settings
 from ..schema.results import (
     BaselineResult,

@@ -1,6 +1,6 @@
 """Deterministic checks applied to a response: exact, free and instant, before any judge call.
 
-``apply_checks`` gives one ``CheckResult`` per check (``checks/report`` says them). A check
+``apply_checks`` gives one ``CheckResult`` per check (``reports/checks_text`` says them). A check
 that cannot be decided on a response (no latency measured, a python check that raised) is a
 check error, never a pass.
 """
@@ -295,3 +295,17 @@ def _score(score: float, threshold: float | None) -> tuple[bool, str]:
         return score > 0, f"score {score:g}"
     passed = score >= threshold
     return passed, f"score {score:g}" + ("" if passed else f" is below the threshold {threshold:g}")
+
+
+def distinct_names(checks: Sequence[CheckResult]) -> list[str]:
+    """Each check's name, told apart where two share one (the ini's check and the entry's):
+    a repeat gets the next number no check is named, ``x``, ``x (2)``; stable, by the checks'
+    order (JUnit properties and baseline keys are these)."""
+    given, names = {check.name for check in checks}, []
+    for check in checks:
+        name, count = check.name, 1
+        while name in names or (count > 1 and name in given):  # (given: another's own name)
+            count += 1
+            name = f"{check.name} ({count})"
+        names.append(name)
+    return names

@@ -15,7 +15,6 @@ from typing import Any
 from ..schema.items import CheckResult
 from .apply import apply_checks
 from .parse import CheckSpec
-from .report import checks_sentence
 
 
 @dataclass(frozen=True)
@@ -52,9 +51,9 @@ class Checked:
     skips_judge: bool = False  # no judge request: checked only, or a check failed (first)
 
     @property
-    def error(self) -> str:
-        """The checks that could not be applied, as the item's error; empty when all were."""
-        return checks_sentence([result for result in self.results if result.error])
+    def errors(self) -> list[CheckResult]:
+        """The checks that could not be applied (the item is then an error)."""
+        return [result for result in self.results if result.error]
 
 
 NOT_CHECKED = ItemChecks()

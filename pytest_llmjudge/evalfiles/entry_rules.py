@@ -23,7 +23,8 @@ _ID_BREAKERS = (
 )
 
 
-def check_id(entry_id: str) -> None:
+def validate_id(entry_id: str) -> None:
+    """Refuse an id that cannot be part of a pytest node id (ValueError saying what is in it)."""
     for text, name in _ID_BREAKERS:
         if text in entry_id:
             raise ValueError(

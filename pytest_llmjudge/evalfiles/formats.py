@@ -1,5 +1,5 @@
 """Eval files in the formats people keep: JSON Lines, CSV and YAML, read into the entries a
-JSON eval file has (validation is the same for all, in ``cases``).
+JSON eval file has (validation is the same for all, in ``eval_file``).
 
 - JSONL: one entry per line; a line that is not JSON is an invalid entry naming its line.
 - CSV: a header row with ``id``, ``ticket``, ``response``; ``cluster``; ``runs``;

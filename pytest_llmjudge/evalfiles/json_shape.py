@@ -72,10 +72,10 @@ def plugin_output(head: str) -> bool:
 
 # A saved response (llmjudge_targets save_responses) ends with the target that gave it and the
 # entry it answered: ``"target": "python", "source": "evals/a.json::t1"``.
-_SAVED_ANSWER = re.compile(r'"target": "[^"\n]*",\s*"source": "[^"\n]*::')
+_SAVED_RESPONSE = re.compile(r'"target": "[^"\n]*",\s*"source": "[^"\n]*::')
 
 
-def saved_answers(head: str) -> bool:
+def saved_responses(head: str) -> bool:
     """Whether an eval-shaped text is a file of responses this plugin saved for replay: replayed
     when named or put in ``llmjudge_paths``, never suggested by a hint."""
-    return bool(_SAVED_ANSWER.search(head))
+    return bool(_SAVED_RESPONSE.search(head))

@@ -3,7 +3,7 @@
 Each run is keyed by the SHA-256 of everything that changes the judgment: provider, base
 URL, model, temperature, prompt/rubric version, dimension, ticket, response, run index, and
 the earlier turns and the reference answer where the judge sees them; a pairwise run's key
-holds both answers in the order shown. Runs are kept in ``entries.sqlite3`` (``cache_db``: the
+holds both responses in the order shown. Runs are kept in ``entries.sqlite3`` (``cache_db``: the
 standard library's SQLite): a batch's in one write, a request's runs judged directly in one
 short transaction as soon as judged. When the database cannot take them at once (another
 process's lock, a read-only folder) each run is one small JSON file named by its key, written
@@ -122,7 +122,7 @@ class JudgeCache:
         run_index: int,
         context: Context = NO_CONTEXT,
     ) -> str:
-        """A pairwise run's key: both answers in the order shown (a reversed pair is another
+        """A pairwise run's key: both responses in the order shown (a reversed pair is another
         key), the dimension and its pairwise prompt."""
         material = json.dumps(
             [

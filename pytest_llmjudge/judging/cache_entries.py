@@ -65,9 +65,10 @@ class VoteEntry(StoredEntry):
 
 
 def entry_text(key: str, result: RunResult) -> str:
-    """A run's entry as stored: sealed JSON text (a batch seals 6 an entry). The text and
-    checksum ``CacheEntry`` would give, composed here for a run whose values that model
-    takes as they are (each of our judges' runs: 8 against 27 us), else by the model."""
+    """A run's entry as stored: sealed JSON text, the text and checksum ``CacheEntry`` would
+    give. Composed here for a run whose values that model takes as they are (every run our own
+    judges make): a batch seals an entry per run, and the model's validation would change
+    nothing of those; any other run is made by the model."""
     text = _composed(key, result)
     return text if text is not None else _validated(key, result)
 

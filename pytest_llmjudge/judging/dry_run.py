@@ -21,12 +21,12 @@ from .cache import JudgeCache
 CHARS_PER_TOKEN = 4
 TOKENS_PER_MESSAGE = 4  # role and separators, as chat formats add them
 REPLY_TOKENS = 60  # {"score": 4, "reasoning": "<one or two sentences>"}
-ASSUMED_ANSWER_CHARS = 800  # a live target's answer, unknown until it is asked
+ASSUMED_RESPONSE_CHARS = 800  # a live target's response, unknown until it is asked
 
 
 @dataclass(frozen=True)
 class PlannedJudgment:
-    """The runs one item asks of one dimension. ``response`` None: a target's answer."""
+    """The runs one item asks of one dimension. ``response`` None: a target's response."""
 
     dimension: Dimension
     ticket: str
@@ -46,7 +46,7 @@ class Estimate:
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float | None
-    target_questions: int  # questions to live targets (their answers are judged)
+    target_questions: int  # questions to live targets (their responses are judged)
 
 
 def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
@@ -74,8 +74,8 @@ def estimate(
             continue
         asked = missing if settings.sampling == "calls" else 1
         calls += asked
-        answer = p.response if p.response is not None else "x" * ASSUMED_ANSWER_CHARS
-        messages = build_messages(p.dimension, p.ticket, answer, p.context)
+        response = p.response if p.response is not None else "x" * ASSUMED_RESPONSE_CHARS
+        messages = build_messages(p.dimension, p.ticket, response, p.context)
         prompt_tokens += asked * estimate_tokens(messages)
     completion_tokens = (judgments - cached) * REPLY_TOKENS if settings.uses_llm else 0
     price = settings.price
@@ -145,7 +145,7 @@ def estimate_lines(
     if e.target_questions:
         lines.append(
             f"questions to targets: {e.target_questions:,}; their answers are unknown until asked "
-            f"(estimated as {ASSUMED_ANSWER_CHARS} characters, never in the cache)"
+            f"(estimated as {ASSUMED_RESPONSE_CHARS} characters, never in the cache)"
         )
     if pairwise:
         lines.append(

@@ -33,7 +33,7 @@ from .loop import LoopThread
 from .planner import Batch, ItemRuns, PlannedRun, RunKey, RunSlot
 from .progress import Progress
 from .runs import RunExecutor
-from .target_answers import TargetAnswers
+from .target_responses import TargetResponses
 from .trace import TraceWriter
 
 WAIT_TICK = 0.5  # seconds between on_wait calls while an item waits
@@ -57,14 +57,14 @@ class JudgeEngine:
     _planned_active: int = field(default=0, init=False)
     _claimed: set[RunKey] = field(default_factory=set, init=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False)
-    _targets: TargetAnswers = field(init=False)
+    _targets: TargetResponses = field(init=False)
     _started: float | None = field(default=None, init=False)  # when the first run started
     #: called about twice a second while an item waits for its judgments (live progress)
     on_wait: Callable[[], None] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         s = self.settings
-        self._targets = TargetAnswers(s.targets, s.max_retries, s.retry_wait)
+        self._targets = TargetResponses(s.targets, s.max_retries, s.retry_wait)
 
     def dimension(self, name: str) -> Dimension:
         try:
@@ -148,7 +148,7 @@ class JudgeEngine:
 
     def batch_left_nothing(self) -> bool:
         """With ``llmjudge_batch``: no request of the batch failed or is pending, so that every
-        run a stored answer's item asks for was judged in it or cached: none to start ahead."""
+        run a stored response's item asks for was judged in it or cached: none to start ahead."""
         plan = self._executor.plan if self._executor is not None else None
         return isinstance(plan, Batch) and plan.left_nothing()
 
@@ -286,7 +286,7 @@ class JudgeEngine:
     def _too_large(self, ticket: str, response: str, context: Context = NO_CONTEXT) -> str | None:
         return oversize_reason(ticket, response, self.settings.max_input_chars, context)
 
-    def _answer_future(
+    def _response_future(
         self, target: str, ticket: str, context: Context
     ) -> concurrent.futures.Future[str]:
         with self._lock:
@@ -294,19 +294,19 @@ class JudgeEngine:
             turns = context.conversation
             return self._targets.future(loop, executor.limit, target, ticket, turns)
 
-    def answer(self, target: str, ticket: str, context: Context = NO_CONTEXT) -> str:
-        """The target's answer to the ticket (asked once per session); JudgeError if none."""
+    def response(self, target: str, ticket: str, context: Context = NO_CONTEXT) -> str:
+        """The target's response to the ticket (asked once per session); JudgeError if none."""
         try:
             # a target echoing a header's token must not carry it to the judge or any file
-            return redact(self._answer_future(target, ticket, context).result())
+            return redact(self._response_future(target, ticket, context).result())
         except TargetError as exc:
             raise JudgeError(f"target {target}: {redact(str(exc))}") from None
 
-    def answer_latency(self, target: str, ticket: str, context: Context) -> float | None:
-        """How long the target took to give that answer, in ms (None before it did)."""
+    def response_latency(self, target: str, ticket: str, context: Context) -> float | None:
+        """How long the target took to give that response, in ms (None before it did)."""
         return self._targets.latency_ms.get((target, ticket, context.conversation))
 
-    def plan_answer(
+    def plan_response(
         self,
         target: str,
         ticket: str,
@@ -315,15 +315,15 @@ class JudgeEngine:
         owner: str = "",
         context: Context = NO_CONTEXT,
     ) -> None:
-        """Ask the target now, and plan the judge runs of its answer as soon as it arrives."""
+        """Ask the target now, and plan the judge runs of its response as soon as it arrives."""
 
         def plan_runs(future: concurrent.futures.Future[str]) -> None:
             if not future.cancelled() and future.exception() is None:
-                # the same (redacted) text answer() gives the item: the same runs
-                answer = redact(future.result())
-                self.plan(dimension_names, ticket, answer, runs, owner, context)
+                # the same (redacted) text response() gives the item: the same runs
+                response = redact(future.result())
+                self.plan(dimension_names, ticket, response, runs, owner, context)
 
-        self._answer_future(target, ticket, context).add_done_callback(plan_runs)
+        self._response_future(target, ticket, context).add_done_callback(plan_runs)
 
     def prefetch(
         self, dimension_names: Sequence[str], ticket: str, response: str, runs: int,

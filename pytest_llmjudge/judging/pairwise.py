@@ -1,7 +1,7 @@
-"""Pairwise judging of targets' answers: for every entry, pair of targets and dimension, one
-request with each answer shown first, ``--judge-runs`` runs each (the choices of one request).
+"""Pairwise judging of targets' responses: for every entry, pair of targets and dimension, one
+request with each response shown first, ``--judge-runs`` runs each (the choices of one request).
 
-Run on the controller once every item has reported (the answers of an entry can come from
+Run on the controller once every item has reported (the responses of an entry can come from
 different xdist workers): each request goes through the session's judge, cache, retry
 policy, budget and in-flight limit, and is counted like any judge request.
 """
@@ -35,7 +35,7 @@ from .runs import RunExecutor
 
 @dataclass(frozen=True)
 class PairRequest:
-    """Two targets' answers to one entry, to be compared on one dimension (``a`` is the
+    """Two targets' responses to one entry, to be compared on one dimension (``a`` is the
     target configured first)."""
 
     key: str  # the entry compared (its compare key)
@@ -44,14 +44,14 @@ class PairRequest:
     b: str
     dimension: Dimension
     ticket: str
-    answer_a: str
-    answer_b: str
+    response_a: str
+    response_b: str
     context: Context
 
 
 @dataclass
 class PairOutcome:
-    """The votes of both orders, as the judge wrote them ("A" is the answer shown first)."""
+    """The votes of both orders, as the judge wrote them ("A" is the response shown first)."""
 
     request: PairRequest
     a_first: list[Winner] = field(default_factory=list)
@@ -61,7 +61,7 @@ class PairOutcome:
 
 def pair_requests(rows: Sequence[ItemResult], settings: Settings) -> list[PairRequest]:
     """Every entry answered by two or more targets, every pair (in configured order), every
-    dimension that applies to the entry. An answer no judge was asked about (``"judge":
+    dimension that applies to the entry. A response no judge was asked about (``"judge":
     false``, a failed check) is not judged side by side either."""
     grouped: dict[str, dict[str, ItemResult]] = {}
     for row in rows:
@@ -76,11 +76,11 @@ def pair_requests(rows: Sequence[ItemResult], settings: Settings) -> list[PairRe
         for a, b in itertools.combinations(ordered, 2):
             for dimension in settings.dimensions.values():
                 if dimension.applies(context):
-                    answers = (str(by_target[a].answer), str(by_target[b].answer))
+                    responses = (str(by_target[a].answer), str(by_target[b].answer))
                     seen = context.for_dimension(dimension)
                     ticket = str(any_row.ticket)
                     requests.append(
-                        PairRequest(key, any_row.id, a, b, dimension, ticket, *answers, seen)
+                        PairRequest(key, any_row.id, a, b, dimension, ticket, *responses, seen)
                     )
     return requests
 
@@ -92,15 +92,15 @@ async def judge_pairs(
 
     async def outcome(request: PairRequest) -> PairOutcome:
         found = PairOutcome(request)
-        # each answer may be within llmjudge_max_input_chars and the two together not
-        both, limit = request.answer_a + request.answer_b, executor.settings.max_input_chars
+        # each response may be within llmjudge_max_input_chars and the two together not
+        both, limit = request.response_a + request.response_b, executor.settings.max_input_chars
         if too_large := oversize_reason(request.ticket, both, limit, request.context):
             found.error = f"both answers side by side: {too_large}"
             return found
         # an order judged is kept beside the other's error (a budget spent between them)
         orders = await asyncio.gather(
-            _order(executor, request, request.answer_a, request.answer_b, runs, usage),
-            _order(executor, request, request.answer_b, request.answer_a, runs, usage),
+            _order(executor, request, request.response_a, request.response_b, runs, usage),
+            _order(executor, request, request.response_b, request.response_a, runs, usage),
             return_exceptions=True,
         )
         found.a_first, found.b_first = ([] if isinstance(o, BaseException) else o for o in orders)

@@ -396,7 +396,7 @@ class Batch:
         return outcomes, reused
 
     def left_nothing(self) -> bool:
-        """No request of the batch failed or is pending: every run a stored answer's item
+        """No request of the batch failed or is pending: every run a stored response's item
         asks for was judged in it or cached."""
         return self.outcome is not None and not self.outcome.failed and not self.outcome.pending
 

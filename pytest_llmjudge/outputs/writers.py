@@ -14,7 +14,7 @@ from ..basics.fileio import shown, write_atomically, write_chunks_atomically
 from ..basics.redaction import redact
 from ..config.settings import Settings
 from ..evalfiles.entry_model import SAVED_ERROR
-from ..evalfiles.entry_rules import check_id
+from ..evalfiles.entry_rules import validate_id
 from ..reports.html import html_report
 from ..reports.markdown import markdown_report, summary_markdown
 from ..schema.results import ResultsFile
@@ -146,7 +146,7 @@ def _one_of_each_id(saved: list[dict[str, Any]]) -> None:
 
 def _valid_id(entry_id: str) -> bool:
     try:
-        check_id(entry_id)
+        validate_id(entry_id)
     except ValueError:
         return False
     return True

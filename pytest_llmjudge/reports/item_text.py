@@ -10,7 +10,8 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..checks.report import checks_sentence, checks_table, distinct_names
+from ..checks.apply import distinct_names
+from .checks_text import checks_sentence, checks_table
 
 if TYPE_CHECKING:
     from ..schema.items import DimensionResult, ItemResult, JudgedItem

@@ -10,9 +10,9 @@ from ..analysis.agreement import interval_lines
 from ..analysis.comparison import comparison_lines
 from ..analysis.gates import dimension_names, suite_means
 from ..basics.wording import counted
-from ..checks.report import checks_sentence, checks_verdict
 from ..judges.heuristic import LABEL
 from ..schema.results import BaselineResult, ItemResult, ResultsFile, TargetComparison
+from .checks_text import checks_sentence, checks_verdict
 from .item_text import failing_dimensions, runs_text
 from .terminal import capped, named, named_of_baseline, not_judged_offline_line
 

@@ -21,6 +21,7 @@ from ..config.settings import Settings
 from ..evalfiles.entry_rules import bounded
 from ..judging.item_judge import DimensionJudge, ItemJudge
 from ..judging.verdict import Attempt, UndecidedVerdict, VerdictPolicy, check_verdict, judge_all
+from ..reports.checks_text import checks_sentence
 from ..reports.item_text import passing_report, undecided_reason
 from ..schema.items import CheckResult, JudgedItem
 from .item_checks import checked
@@ -32,7 +33,7 @@ logger = logging.getLogger("pytest_llmjudge")
 
 def is_eval_item(item: pytest.Item) -> bool:
     """An item of an eval entry that validated (``collect.EvalItem``: it holds the entry)."""
-    return EVAL_ITEM_KEY in item.stash and hasattr(item, "case")
+    return EVAL_ITEM_KEY in item.stash and hasattr(item, "entry")
 
 
 @functools.lru_cache(maxsize=64)  # the items of a file ask for the same path
@@ -81,32 +82,32 @@ def closed_row(item: pytest.Item) -> JudgedItem | None:
 
 def _add_entry(row: JudgedItem, item: Any, attempt: Attempt) -> None:
     """The entry as judged: its texts (excerpts past the input limit), labels and target."""
-    case = item.case
+    entry = item.entry
     settings = item.config.stash[STATE_KEY].settings
     limit = settings.max_input_chars
     # what was judged: a target's answer, or the user's own llmjudge_response's
-    judged = attempt.answer if attempt.answer is not None else case.response
-    row.id, row.line, row.runs = case.id, item.entry.line, _runs(item)
+    judged = attempt.answer if attempt.answer is not None else entry.response
+    row.id, row.line, row.runs = entry.id, item.line, _runs(item)
     # secrets out, as the trace has them: a key pasted into a ticket or an answer reaches no
     # file (results, reports, JUnit) through the row
-    row.ticket = _redacted(bounded(case.ticket, limit))
+    row.ticket = _redacted(bounded(entry.ticket, limit))
     row.response = _redacted(bounded(judged, limit))
     row.conversation = [
-        {"role": t.role, "content": redact(bounded(t.content, limit))} for t in case.conversation
+        {"role": t.role, "content": redact(bounded(t.content, limit))} for t in entry.conversation
     ]
-    row.reference = _redacted(bounded(case.reference, limit))
-    row.cluster = case.cluster
-    row.expected, row.metadata = case.expected, redact_values(case.metadata)
+    row.reference = _redacted(bounded(entry.reference, limit))
+    row.cluster = entry.cluster
+    row.expected, row.metadata = entry.expected, redact_values(entry.metadata)
     # Which implementation answered, and which entry its answer is compared on: a live item
     # knows its target; a replayed one (llmjudge_targets save_responses) carries the target and the
     # original entry in its metadata.
-    target = item.target or case.metadata.get("target")
+    target = item.target or entry.metadata.get("target")
     if isinstance(target, str):
-        source = case.metadata.get("source") if item.target is None else None
+        source = entry.metadata.get("source") if item.target is None else None
         configured = [t.name for t in settings.targets.targets] if settings.targets else []
         row.target = target
         row.target_order = configured.index(target) if target in configured else len(configured)
-        row.compare_key = source if isinstance(source, str) else f"{row.file}::{case.id}"
+        row.compare_key = source if isinstance(source, str) else f"{row.file}::{entry.id}"
         # a live target that failed answered nothing (not the entry's stored response)
         answered = item.target is None or attempt.answer is not None
         row.answer = row.response if answered else None
@@ -165,14 +166,15 @@ def judge_eval_item(
     row = attempt.row
     if isinstance(response, str):  # a wrong type is said by judge_all below
         # what is judged; llmjudge_response may be the user's own, and its text goes to files
-        stored = getattr(getattr(item, "case", None), "response", None)
+        stored = getattr(getattr(item, "entry", None), "response", None)
         attempt.answer = response if response == stored else redact(response)
         found = checked(item, response)
         row.checks = redacted_checks(found.results)
-        if found.error:
-            attempt.errors.append(found.error)
+        if found.errors:
+            error = checks_sentence(found.errors)
+            attempt.errors.append(error)
             row.judged = False
-            pytest.fail(found.error, pytrace=False)
+            pytest.fail(error, pytrace=False)
         if found.skips_judge:
             row.judged = False
             closed_row(item)
@@ -237,7 +239,7 @@ def _offline_unjudged(
     ``judges`` and recorded; under ``llmjudge_strict = offline`` an error of the item."""
     from ..judging.offline import STRICT_KIND, not_judged_offline, strict_error
 
-    reference = getattr(getattr(item, "case", None), "reference", None)
+    reference = getattr(getattr(item, "entry", None), "reference", None)
     unjudged = not_judged_offline(settings, has_reference=reference is not None)
     for name in unjudged:
         judges.pop(name, None)

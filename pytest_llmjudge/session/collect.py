@@ -14,8 +14,8 @@ import pytest
 from ..analysis.judgment import JudgeError
 from ..basics.wording import entry_place
 from ..checks.item import NOT_CHECKED, ItemChecks
-from ..evalfiles.cases import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
-from ..evalfiles.cases import EvalFile as LoadedFile
+from ..evalfiles.eval_file import EvalCase, EvalFileError, InvalidEntry, ValidEntry, load_eval_file
+from ..evalfiles.eval_file import EvalFile as LoadedFile
 from ..judging.verdict import EvalFailed
 from ..reports.item_text import failure_lines
 from .attempt import run_eval_entry
@@ -48,54 +48,54 @@ class EvalFile(pytest.File):
             [t.name for t in targets.targets] if targets is not None else [None]
         )
         shared: dict[str, Any] = {}  # the first item's fixtures, as pytest resolved them
-        for entry in loaded.entries:
-            if isinstance(entry, ValidEntry):
+        for found in loaded.entries:
+            if isinstance(found, ValidEntry):
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    marks, problem = _marks(entry.case)
+                    marks, problem = _marks(found.entry)
                 for warning in caught:  # unknown marks: point at the entry, not at us
-                    shown_entry = entry_place(shown, entry.line, entry.name)
-                    self._warn_at(f"{shown_entry}: {warning.message}", entry.line, warning)
+                    shown_entry = entry_place(shown, found.line, found.name)
+                    self._warn_at(f"{shown_entry}: {warning.message}", found.line, warning)
                 if problem is None:
                     # a saved answer is replayed, never asked of a live target again
-                    for target in [None] if entry.case.replayed else target_names:
+                    for target in [None] if found.entry.replayed else target_names:
                         item = EvalItem.from_parent(
                             self,
-                            name=_item_name(entry.name, target, len(target_names)),
+                            name=_item_name(found.name, target, len(target_names)),
                             callobj=run_eval_entry,
-                            entry=entry,
+                            valid_entry=found,
                             target=target,
                             extra_marks=marks,
-                            checks=item_checks(self.config, entry),
+                            checks=item_checks(self.config, found),
                             **shared,
                         )
                         if not shared and (info := fixture_info(item)) is not None:
                             shared["fixtureinfo"] = info
                         yield item
                     continue
-                place = entry_place(shown, entry.line, entry.name)
-                skip = any(spec.name == "skip" for spec in entry.case.mark_specs())
-                entry = InvalidEntry(entry.index, entry.name, problem, entry.line, place, skip)
-            yield InvalidEvalItem.from_parent(self, name=entry.name, entry=entry)
+                place = entry_place(shown, found.line, found.name)
+                skip = any(spec.name == "skip" for spec in found.entry.mark_specs())
+                found = InvalidEntry(found.index, found.name, problem, found.line, place, skip)
+            yield InvalidEvalItem.from_parent(self, name=found.name, invalid_entry=found)
 
     def _warn_of_ids_used_elsewhere(
         self, entries: list[ValidEntry | InvalidEntry], shown: Path
     ) -> None:
         """An id that another file of the same folder uses too: a warning at the entry."""
         folder_ids = self.config.stash.setdefault(IDS_KEY, {}).setdefault(self.path.parent, {})
-        for entry in entries:
+        for found in entries:
             # a replayed answer (save_responses): each target's file holds the same ids,
             # which is how the comparison pairs its answers
-            if not isinstance(entry, ValidEntry) or "target" in entry.case.metadata:
+            if not isinstance(found, ValidEntry) or "target" in found.entry.metadata:
                 continue
-            first = folder_ids.setdefault(entry.case.id, (shown, entry.line))
+            first = folder_ids.setdefault(found.entry.id, (shown, found.line))
             if first[0] != shown:
                 elsewhere = f"{first[0]}:{first[1]}" if first[1] else str(first[0])
                 self._warn_at(
-                    f"{entry_place(shown, entry.line, entry.name)}: id '{entry.case.id}' is "
+                    f"{entry_place(shown, found.line, found.name)}: id '{found.entry.id}' is "
                     f"used in {elsewhere} too: people and reports tell entries apart by id; "
                     "give one of them another",
-                    entry.line,
+                    found.line,
                 )
 
     def _warn_at(
@@ -127,7 +127,7 @@ def timed_entry_names(config: pytest.Config, path: Path) -> set[str]:
 
 def referenced_entry_names(config: pytest.Config, path: Path) -> set[str]:
     """The names of the items of an eval file whose entry carries a reference (as above)."""
-    return _entry_names(config, path, lambda entry: entry.case.reference is not None)
+    return _entry_names(config, path, lambda found: found.entry.reference is not None)
 
 
 def _entry_names(
@@ -138,13 +138,13 @@ def _entry_names(
     except EvalFileError:
         return set()  # its collection error comes from the workers
     names = set()
-    for entry in loaded.entries:
-        if isinstance(entry, ValidEntry) and chosen(entry):
+    for found in loaded.entries:
+        if isinstance(found, ValidEntry) and chosen(found):
             with warnings.catch_warnings():  # the workers warn of its marks
                 warnings.simplefilter("ignore")
-                valid = _marks(entry.case)[1] is None  # else an invalid entry's item
+                valid = _marks(found.entry)[1] is None  # else an invalid entry's item
             if valid:
-                names.add(entry.name)
+                names.add(found.name)
     return names
 
 
@@ -153,10 +153,10 @@ def _item_name(entry_id: str, target: str | None, targets: int) -> str:
     return entry_id if target is None or targets == 1 else f"{entry_id}[{target}]"
 
 
-def _marks(case: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
+def _marks(entry: EvalCase) -> tuple[list[pytest.MarkDecorator], str | None]:
     """The entry's pytest marks, or why they cannot be made."""
     marks = []
-    for position, spec in enumerate(case.mark_specs()):
+    for position, spec in enumerate(entry.mark_specs()):
         kwargs = spec.kwargs
         # In eval files "flaky" means a flaky eval; pytest-rerunfailures' own "flaky"
         # (rerun the test) would judge the same answer again instead.
@@ -200,7 +200,7 @@ class EvalItem(pytest.Function):
     def __init__(
         self,
         *,
-        entry: ValidEntry,
+        valid_entry: ValidEntry,
         extra_marks: list[pytest.MarkDecorator],
         target: str | None = None,
         checks: ItemChecks = NOT_CHECKED,
@@ -212,23 +212,24 @@ class EvalItem(pytest.Function):
         # conftest that appends a fixture to one item must not give it to the whole file
         self.fixturenames = list(self.fixturenames)
         self.stash[EVAL_ITEM_KEY] = True
-        self.entry = entry
-        self.line = entry.line  # kept when the entry goes (``done``)
+        self.valid_entry = valid_entry  # the entry as read: its place, name and checks
+        self.line = valid_entry.line  # kept when the entry goes (``done``)
         self.target = target  # the live bot whose answer this item judges, if any
         self.checks = checks  # its deterministic checks, run on its answer first
         for mark in extra_marks:
             self.add_marker(mark)
 
     @property
-    def case(self) -> EvalCase:
-        return self.entry.case
+    def entry(self) -> EvalCase:
+        """The entry, validated (what the ``eval_case`` fixture gives)."""
+        return self.valid_entry.entry
 
     def done(self) -> None:
         """Its run is over, reruns included: what it read from its file (the validated
         entry, its checks, its resolved settings) is dropped, since pytest keeps its items
         to the end of the session and nothing reads them again (its row and reports hold
         what the session needs)."""
-        del self.entry
+        del self.valid_entry
         self.checks = NOT_CHECKED
         if ITEM_SETTINGS_KEY in self.stash:
             del self.stash[ITEM_SETTINGS_KEY]
@@ -265,18 +266,18 @@ class InvalidEvalItem(pytest.Item):
     """An entry that could not be validated: an error that names it (nothing unmeasured is
     green), or a skip when the user marked it ``skip``."""
 
-    def __init__(self, *, entry: InvalidEntry, **kwargs: Any) -> None:
+    def __init__(self, *, invalid_entry: InvalidEntry, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         id_as_read_back(self)
         self.stash[EVAL_ITEM_KEY] = True
-        self.entry = entry
-        if entry.marked_skip:
+        self.invalid_entry = invalid_entry
+        if invalid_entry.marked_skip:
             # A skip mark (not pytest.skip()) makes pytest report the eval file's location.
             self.add_marker(pytest.mark.skip(reason=f"marked skip (invalid: {self.message})"))
 
     @property
     def message(self) -> str:
-        return f"{self.entry.place}: {self.entry.reason}"
+        return f"{self.invalid_entry.place}: {self.invalid_entry.reason}"
 
     def setup(self) -> None:
         # pytrace=False: the reason alone, as a judge error reads (a setup error's report is
@@ -287,5 +288,5 @@ class InvalidEvalItem(pytest.Item):
         raise AssertionError("an invalid entry is never run")
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        line = self.entry.line - 1 if self.entry.line else None
+        line = self.invalid_entry.line - 1 if self.invalid_entry.line else None
         return self.path, line, self.name

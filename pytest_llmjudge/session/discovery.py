@@ -94,14 +94,14 @@ OUTSIDE_KEY = pytest.StashKey[list[Path]]()  # eval-shaped files outside llmjudg
 def _note_if_eval_shaped(file_path: Path, config: pytest.Config) -> None:
     """Remember a file the arguments reached that looks like an eval file but lies outside
     ``llmjudge_paths``: the session says why it was not collected."""
-    from ..evalfiles.json_shape import SNIFFED_CHARS, holds_evals, saved_answers
+    from ..evalfiles.json_shape import SNIFFED_CHARS, holds_evals, saved_responses
 
     try:
         with file_path.open(encoding="utf-8-sig") as handle:
             text = handle.read(SNIFFED_CHARS)
     except (OSError, UnicodeDecodeError):
         return
-    if holds_evals(text, file_path.suffix.lower()) and not saved_answers(text):
+    if holds_evals(text, file_path.suffix.lower()) and not saved_responses(text):
         config.stash.setdefault(OUTSIDE_KEY, []).append(file_path)
 
 

@@ -309,7 +309,7 @@ class ResultsReporter:
         facts = session_facts(session, exitstatus, self.started, self.clock, said)
         pairwise = None
         if state.settings.pairwise and exitstatus != pytest.ExitCode.INTERRUPTED:
-            from .pairwise_run import judge_pairwise
+            from .pairwise_judging import judge_pairwise
 
             pairwise, usage = judge_pairwise(state, self.results.rows(), self.results.usage)
             self.results.add_usage(usage)

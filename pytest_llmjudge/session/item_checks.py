@@ -1,6 +1,6 @@
 """The deterministic checks of an eval item as pytest holds them: the suite's (ini
 ``llmjudge_checks``, read once), fixed on the item at collection, and the item's one call
-into ``checks/`` (``check_item``) with its answer and, from a live target, its latency.
+into ``checks/`` (``check_item``) with its response and, from a live target, its latency.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from ..basics.wording import counted
 from ..checks.item import NOT_CHECKED, Checked, ItemChecks, check_item
 from ..checks.parse import CheckSpec, parse_checks
-from ..evalfiles.cases import EvalCase, ValidEntry
+from ..evalfiles.eval_file import EvalCase, ValidEntry
 from .state import STATE_KEY
 
 SUITE_CHECKS_KEY = pytest.StashKey[tuple[CheckSpec, ...]]()
@@ -35,14 +35,14 @@ def suite_checks(config: pytest.Config) -> tuple[CheckSpec, ...]:
     return found
 
 
-def item_checks(config: pytest.Config, entry: ValidEntry) -> ItemChecks:
+def item_checks(config: pytest.Config, valid_entry: ValidEntry) -> ItemChecks:
     """What an entry's item is checked with: the suite's checks, then the entry's (its
     file's defaults first)."""
-    checks, case = (*suite_checks(config), *entry.checks), entry.case
-    if not checks and case.judge:
+    checks, entry = (*suite_checks(config), *valid_entry.checks), valid_entry.entry
+    if not checks and entry.judge:
         return NOT_CHECKED
     first = config.stash[STATE_KEY].settings.checks_mode == "first"
-    return ItemChecks(checks, case.judge, first, case.saved_latency_ms)
+    return ItemChecks(checks, entry.judge, first, entry.saved_latency_ms)
 
 
 def checks_of(item: pytest.Item) -> ItemChecks:
@@ -51,28 +51,28 @@ def checks_of(item: pytest.Item) -> ItemChecks:
     return plan if isinstance(plan, ItemChecks) else NOT_CHECKED
 
 
-def checked(item: pytest.Item, answer: str, plan: ItemChecks | None = None) -> Checked:
-    """The item's checks (or ``plan``, some of them) run on its answer."""
+def checked(item: pytest.Item, response: str, plan: ItemChecks | None = None) -> Checked:
+    """The item's checks (or ``plan``, some of them) applied to its response."""
     plan = checks_of(item) if plan is None else plan
-    latency = answer_latency(item) if plan.timed else None
-    return check_item(plan, answer, _entry(item) if plan.checks else {}, latency)
+    latency = response_latency(item) if plan.timed else None
+    return check_item(plan, response, _entry(item) if plan.checks else {}, latency)
 
 
 def _entry(item: pytest.Item) -> dict[str, Any]:
     """The entry as a python check receives it (what the eval file set, defaults applied)."""
-    case: EvalCase = item.case  # type: ignore[attr-defined]  # an item with checks has one
-    return case.model_dump(mode="json", exclude_defaults=True)
+    entry: EvalCase = item.entry  # type: ignore[attr-defined]  # an item with checks has one
+    return entry.model_dump(mode="json", exclude_defaults=True)
 
 
-def answer_latency(item: pytest.Item) -> float | None:
+def response_latency(item: pytest.Item) -> float | None:
     """How long the item's live target took to answer, in ms: measured now, or when a
-    replayed answer was saved (None for any other stored answer)."""
+    replayed response was saved (None for any other stored response)."""
     target = getattr(item, "target", None)
     if target is None:
         return checks_of(item).saved_latency_ms
-    case = item.case  # type: ignore[attr-defined]  # an eval item with a target
+    entry = item.entry  # type: ignore[attr-defined]  # an eval item with a target
     engine = item.config.stash[STATE_KEY].engine()
-    return engine.answer_latency(target, case.ticket, case.context)
+    return engine.response_latency(target, entry.ticket, entry.context)
 
 
 def judged_in_advance(item: pytest.Item) -> bool:
@@ -80,15 +80,15 @@ def judged_in_advance(item: pytest.Item) -> bool:
     its built-in checks are run now (the user's ``python`` checks run in the item, and may
     still spare the judge there: the runs made ahead are then spent, and cached); a live
     target's answer is checked once it is there, so its runs wait for the item."""
-    case = getattr(item, "case", None)
-    if not isinstance(case, EvalCase) or not case.judge:
+    entry = getattr(item, "entry", None)
+    if not isinstance(entry, EvalCase) or not entry.judge:
         return False
     plan = checks_of(item)
     if not plan.checks:
         return True
-    if getattr(item, "target", None) is not None or case.response is None:
+    if getattr(item, "target", None) is not None or entry.response is None:
         return False
-    return not checked(item, case.response, plan.built_in).skips_judge
+    return not checked(item, entry.response, plan.built_in).skips_judge
 
 
 def say_latency_without_target(config: pytest.Config, timed: int, status: bool = False) -> None:

@@ -33,7 +33,7 @@ def say_offline_notice(config: pytest.Config, referenced: int, status: bool = Fa
 
 def referenced_items(items: list[pytest.Item]) -> int:
     """How many of these eval items' entries carry a reference."""
-    return sum(1 for i in items if isinstance(i, EvalItem) and i.case.reference is not None)
+    return sum(1 for i in items if isinstance(i, EvalItem) and i.entry.reference is not None)
 
 
 def referenced_ids(config: pytest.Config, ids: list[str]) -> int:

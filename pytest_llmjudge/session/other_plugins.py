@@ -74,7 +74,7 @@ def _describe(item: pytest.Item) -> None:
     allure = importlib.import_module("allure")  # allure-pytest's public API, installed with it
     errors = item.stash[ATTEMPT_KEY].errors
     row = closed_row(item)  # judged in setup: the row is closed by now
-    if row is None or not hasattr(item, "case"):
+    if row is None or not hasattr(item, "entry"):
         return
     allure.dynamic.description(item_description(row, errors))
     if row.dimensions or row.checks:

@@ -17,7 +17,7 @@ from ..reports.item_text import flaky_reason, junit_properties
 from ..schema.results import Outcome, SkippedEntry
 from .attempt import attempt_for, closed_row, relative_path
 from .collect import EvalItem, InvalidEvalItem
-from .item_checks import answer_latency
+from .item_checks import response_latency
 from .pytest_internals import crash_message, writes_test_properties
 from .state import ATTEMPT_KEY, STATE_KEY
 
@@ -26,7 +26,7 @@ def invalid_entry(item: pytest.Item) -> SkippedEntry | None:
     """An entry that failed validation at collection (an error, or skipped when marked so)."""
     if not isinstance(item, InvalidEvalItem):
         return None
-    entry = item.entry
+    entry = item.invalid_entry
     file = relative_path(item.path, item.config.rootpath)
     # the reason as the original harness wrote it: FILE:LINE (id): cause
     reason = f"{entry.place}: {entry.reason}" if entry.place else entry.reason
@@ -63,26 +63,26 @@ def _attach_entry(item: EvalItem, report: pytest.TestReport) -> None:
     defaults applied), so that the saved answer replays as the live one ran."""
     if item.config.stash[STATE_KEY].settings.save_responses is None or item.target is None:
         return  # only a live target's answers are saved (a replay never overwrites its file)
-    fields = item.case.model_dump(mode="json", exclude_defaults=True, exclude={"response"})
-    latency = answer_latency(item)
+    fields = item.entry.model_dump(mode="json", exclude_defaults=True, exclude={"response"})
+    latency = response_latency(item)
     if latency is not None:  # a replay checks max_latency_ms on it (not rounded: the same verdict)
         fields["metadata"] = {**fields.get("metadata", {}), SAVED_LATENCY: latency}
     report.llmjudge_entry = fields  # type: ignore[attr-defined]
 
 
-def live_answer(item: pytest.Item, target: str | None) -> str:
+def live_response(item: pytest.Item, target: str | None) -> str:
     """Ask the item's target (once per session per ticket); a failure is the item's error,
     one line with its cause (no traceback through the engine). Without a target: a saved
     target's error, replayed."""
     assert isinstance(item, EvalItem)
     attempt = attempt_for(item)
     if target is None:
-        problem = str(item.case.saved_error)
+        problem = str(item.entry.saved_error)
         attempt.errors.append(problem)
         pytest.fail(problem, pytrace=False)
     try:
         engine = item.config.stash[STATE_KEY].engine()
-        attempt.answer = engine.answer(target, item.case.ticket, item.case.context)
+        attempt.answer = engine.response(target, item.entry.ticket, item.entry.context)
         return attempt.answer
     except JudgeError as exc:
         problem = str(exc)

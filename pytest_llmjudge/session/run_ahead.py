@@ -18,7 +18,7 @@ import pytest
 
 from ..basics.rubrics import Dimension, grouped
 from ..config.settings import Settings
-from ..evalfiles.cases import EvalCase
+from ..evalfiles.eval_file import EvalCase
 from ..judging.dry_run import PlannedJudgment
 from .collect import EvalItem
 from .item_checks import judged_in_advance
@@ -98,16 +98,18 @@ class Planner:
                 runs = settings_for(item).runs
             except ValueError:
                 continue  # a bad marker: the item reports it when it runs
-            case = item.case
+            entry = item.entry
             # an item whose checks spare the judge, or a live one that is checked first once
             # its answer is there, gets no runs ahead (its target is still asked ahead)
-            dimensions = applicable(state.settings, case) if judged_in_advance(item) else []
+            dimensions = applicable(state.settings, entry) if judged_in_advance(item) else []
             if item.target is not None:
-                engine.plan_answer(
-                    item.target, case.ticket, dimensions, runs, item.nodeid, case.context
+                engine.plan_response(
+                    item.target, entry.ticket, dimensions, runs, item.nodeid, entry.context
                 )
-            elif case.response is not None and dimensions:
-                engine.plan(dimensions, case.ticket, case.response, runs, item.nodeid, case.context)
+            elif entry.response is not None and dimensions:
+                engine.plan(
+                    dimensions, entry.ticket, entry.response, runs, item.nodeid, entry.context
+                )
 
     def after_report(self) -> None:
         if self.session.shouldstop or self.session.shouldfail:
@@ -116,18 +118,18 @@ class Planner:
                 state.engine().cancel_planned()
 
 
-def applicable(settings: Settings, case: EvalCase) -> list[str]:
+def applicable(settings: Settings, entry: EvalCase) -> list[str]:
     """The dimensions an entry is judged on: one judged against a reference answer only
     where the entry has one."""
     return [
-        name for name, dimension in settings.dimensions.items() if dimension.applies(case.context)
+        name for name, dimension in settings.dimensions.items() if dimension.applies(entry.context)
     ]
 
 
-def asked_dimensions(settings: Settings, case: EvalCase) -> list[Dimension]:
+def asked_dimensions(settings: Settings, entry: EvalCase) -> list[Dimension]:
     """What an entry's requests ask about: each applicable dimension, or with an LLM and
     ``llmjudge_grouping=item`` all of them as one group."""
-    dimensions = [settings.dimensions[name] for name in applicable(settings, case)]
+    dimensions = [settings.dimensions[name] for name in applicable(settings, entry)]
     if settings.grouping == "item" and settings.uses_llm and len(dimensions) > 1:
         return [grouped(dimensions)]
     return dimensions
@@ -146,14 +148,14 @@ def planned_judgments(
             runs = settings_for(item).runs
         except ValueError:
             continue  # a bad marker: the item reports it when it runs
-        if not item.case.judge or (item.target is None and not judged_in_advance(item)):
+        if not item.entry.judge or (item.target is None and not judged_in_advance(item)):
             continue  # checked only, or its checks fail (a live answer's are not known yet)
-        response = None if item.target is not None else item.case.response
+        response = None if item.target is not None else item.entry.response
         if response is None and item.target is None:
             continue  # nothing to judge: the item reports that when it runs
-        for dimension in asked_dimensions(settings, item.case):
-            context = item.case.context.for_dimension(dimension)
-            where = (item.case.ticket, response, runs, item.target, context, item.nodeid)
+        for dimension in asked_dimensions(settings, item.entry):
+            context = item.entry.context.for_dimension(dimension)
+            where = (item.entry.ticket, response, runs, item.target, context, item.nodeid)
             planned.append(PlannedJudgment(dimension, *where))
     return planned, len(evals)
 
@@ -165,12 +167,17 @@ def pairwise_calls(items: Sequence[pytest.Item], settings: Settings) -> int:
         return 0
     targets: dict[str, list[EvalCase]] = {}
     for item in items:
-        if not isinstance(item, EvalItem) or not item.case.judge:  # "judge": false: no pairs
+        if not isinstance(item, EvalItem) or not item.entry.judge:  # "judge": false: no pairs
             continue
         if item.target is not None and _plannable(item):
-            targets.setdefault(item.path.as_posix() + "::" + item.case.id, []).append(item.case)
+            targets.setdefault(item.path.as_posix() + "::" + item.entry.id, []).append(item.entry)
     per_request = settings.runs if settings.sampling == "calls" else 1
     return sum(
-        len(cases) * (len(cases) - 1) // 2 * len(applicable(settings, cases[0])) * 2 * per_request
-        for cases in targets.values()
+        len(entries)
+        * (len(entries) - 1)
+        // 2
+        * len(applicable(settings, entries[0]))
+        * 2
+        * per_request
+        for entries in targets.values()
     )

@@ -23,7 +23,7 @@ import pytest
 from ..basics.fileio import shown
 from ..config.options import OPTIONS
 from ..config.settings import Settings, SettingsError, resolve_settings, worker_share
-from .option_checks import check_ini_keys, overridden_ini_keys
+from .option_validation import check_ini_keys, overridden_ini_keys
 from .pytest_internals import (
     ini_file_value,
     is_xdist_worker,
@@ -140,9 +140,9 @@ def _resolve_item(item: pytest.Item) -> ItemSettings | str:
             layers.append(marker_overrides(marker.args, marker.kwargs, settings.dimensions))
         except ValueError as exc:
             return f"{item.nodeid}: {exc}"
-    case = getattr(item, "case", None)  # an eval item's entry
-    if case is not None:
-        layers.append(Overrides(case.runs, case.thresholds))
+    entry = getattr(item, "entry", None)  # an eval item's entry
+    if entry is not None:
+        layers.append(Overrides(entry.runs, entry.thresholds))
     return resolve_item_settings(settings.runs, settings.thresholds, *layers)
 
 

@@ -306,7 +306,7 @@ def test_a_targets_latency_is_checked(pytester: pytest.Pytester, slow_bot: BotSe
     assert [r["checks"][0]["error"] for r in rows] == [True, True]
 
 
-def test_saved_answers_replay_their_latency_checks(
+def test_saved_responses_replay_their_latency_checks(
     pytester: pytest.Pytester, slow_bot: BotServer
 ) -> None:
     """save_responses keeps each answer's measured latency: a replay (plain and under xdist)

@@ -99,7 +99,7 @@ LIGHT_MODULES = {
     "pytest_llmjudge.config.settings",
     "pytest_llmjudge.config.rubric_files",
     "pytest_llmjudge.session.state",
-    "pytest_llmjudge.session.option_checks",
+    "pytest_llmjudge.session.option_validation",
     "pytest_llmjudge.config.pricing",
     "pytest_llmjudge.basics.rubrics",
     "pytest_llmjudge.config.targets",

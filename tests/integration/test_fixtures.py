@@ -10,7 +10,7 @@ from helpers import by_id, entry, read_results, run, write_evals
 from judge_server import JudgeServer
 
 
-def test_overriding_llmjudge_response_judges_the_live_answer(
+def test_overriding_llmjudge_response_judges_the_live_response(
     pytester: pytest.Pytester, judge_server: JudgeServer
 ) -> None:
     pytester.makeconftest("""

@@ -357,7 +357,7 @@ def test_saved_responses_replay_the_comparison(
     assert replay["overall"]["python"]["wins"] == 3
 
 
-def test_a_replay_of_saved_answers_gives_the_live_outcomes(
+def test_a_replay_of_saved_responses_gives_the_live_outcomes(
     pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
 ) -> None:
     python = bots(answering("relevance=5 tone=5"))
@@ -424,7 +424,7 @@ def test_a_replay_of_saved_answers_gives_the_live_outcomes(
     assert replay["comparison"]["overall"] == live["comparison"]["overall"]
 
 
-def test_saved_answers_of_one_id_in_two_eval_files_all_replay(
+def test_saved_responses_of_one_id_in_two_eval_files_all_replay(
     pytester: pytest.Pytester, judge_server: JudgeServer, bots: Any
 ) -> None:
     """Two eval files use the id t1 (a warning, not an error): both answers are saved in the

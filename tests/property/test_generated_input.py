@@ -45,7 +45,7 @@ settings.register_profile(
 PROFILE = os.environ.get("LLMJUDGE_HYPOTHESIS_PROFILE", "ci")
 
 # What a user must never see for their own file or server (the plugin's bugs aside).
-# A traceback in pytest's short style names a source line: ``cases.py:148: in parse``.
+# A traceback in pytest's short style names a source line: ``eval_file.py:148: in parse``.
 TRACEBACK = re.compile(r"Traceback|INTERNALERROR|/_pytest/|/pluggy/|\.py:\d+: in ")
 INI = "[pytest]\nmarkers =\n    slow: slow evals\n"
 

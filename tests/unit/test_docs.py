@@ -113,7 +113,7 @@ def test_the_results_example_fits_the_schema() -> None:
 
 
 def test_the_conversation_entry_is_valid() -> None:
-    from pytest_llmjudge.evalfiles.cases import read_entry
+    from pytest_llmjudge.evalfiles.eval_file import read_entry
 
     case, _ = read_entry(json.loads(block("conversation_entry")), ["relevance", "correctness"])
     assert [t.role for t in case.context.conversation] == ["user", "assistant"]

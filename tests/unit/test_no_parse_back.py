@@ -2,11 +2,11 @@
 where an item is judged to the text people read.
 
 The scan reads the package's syntax trees. Text is *display text* when it comes from a
-message builder (a function of a text room, ``reports/`` or ``checks/report``, that returns
-``str``, or any function named like one: ``*_sentence``, ``*_line``, ``*_report``, ...), from
-an exception turned into text (``str(exc)``, ``str(excinfo.value)``, an f-string of it), or
-from pytest's rendering of a report (``longrepr``, ``longreprtext``); a name assigned from
-such text is display text too. A *parse* is a string method that takes text apart or reads
+message builder (a function of the text room, ``reports/``, that returns ``str``, or any
+function named like one: ``*_sentence``, ``*_line``, ``*_report``, ...), from an exception
+turned into text (``str(exc)``, ``str(excinfo.value)``, an f-string of it), or from pytest's
+rendering of a report (``longrepr``, ``longreprtext``); a name assigned from such text is
+display text too. A *parse* is a string method that takes text apart or reads
 its content (``split``, ``partition``, ``removeprefix``, ``startswith``, ``find``, ...), a
 ``re``/``regex`` call given it, or ``"constant" in text``. A parse of display text fails the
 test unless it is listed in ``ALLOWED`` with the reason the text is not the plugin's own.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).parents[2] / "pytest_llmjudge"
-TEXT_ROOMS = ("reports/", "checks/report.py")
+TEXT_ROOMS = ("reports/",)
 BUILDER_SUFFIXES = ("_sentence", "_line", "_lines", "_report", "_text", "_message", "_verdict")
 PARSE_METHODS = {
     "split", "rsplit", "splitlines", "partition", "rpartition", "removeprefix",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_llmjudge.basics.wording import entry_place
-from pytest_llmjudge.evalfiles.cases import InvalidEntry, ValidEntry, parse_eval_text
+from pytest_llmjudge.evalfiles.eval_file import InvalidEntry, ValidEntry, parse_eval_text
 
 DIMS = ("relevance", "tone")
 
@@ -114,7 +114,7 @@ DEEP_ENTRY = (
     ],
 )
 def test_a_file_too_deep_for_the_parser_is_still_checked_as_json(tail: str, message: str) -> None:
-    from pytest_llmjudge.evalfiles.cases import EvalFileError
+    from pytest_llmjudge.evalfiles.eval_file import EvalFileError
 
     text = '[\n{"id": "a", "ticket": "t", "response": "r"},\n' + DEEP_ENTRY + tail
     with pytest.raises(EvalFileError, match=message):

@@ -21,7 +21,12 @@ from pytest_llmjudge.basics.rubrics import (
     grouped,
     pair_version,
 )
-from pytest_llmjudge.evalfiles.cases import EvalFileError, InvalidEntry, ValidEntry, parse_eval_text
+from pytest_llmjudge.evalfiles.eval_file import (
+    EvalFileError,
+    InvalidEntry,
+    ValidEntry,
+    parse_eval_text,
+)
 from pytest_llmjudge.judges import RunResult
 from pytest_llmjudge.judges.http_errors import retry_after_seconds
 from pytest_llmjudge.judges.replies import parse_reply_text
@@ -64,7 +69,7 @@ def test_parse_entries_with_lines_and_defaults() -> None:
     first, second = loaded.entries
     assert isinstance(first, ValidEntry) and isinstance(second, InvalidEntry)
     assert first.line == 4 and second.line == 5
-    assert first.case.marks == ["slow", "x"] and first.case.runs == 2
+    assert first.entry.marks == ["slow", "x"] and first.entry.runs == 2
     assert second.reason == "Missing 'response' field"
 
 

@@ -1,4 +1,4 @@
-"""Asking a live bot (a target) for its answer to a ticket, on the judge's event loop.
+"""Asking a live bot (a target) for its response to a ticket, on the judge's event loop.
 
 Requests go through the async HTTP client that the ``openai`` SDK is built on (httpx2), so
 connections are pooled and ``-x`` or Ctrl-C cancel requests in flight.
@@ -52,7 +52,7 @@ async def ask(
     env: Mapping[str, str],
     conversation: Sequence[Turn] = (),
 ) -> str:
-    """One request to a target; the answer text. RetryableTargetError when worth retrying."""
+    """One request to a target; the response text. RetryableTargetError when worth retrying."""
     if target.url is None:
         raise TargetError("has no URL: give one (name=URL) or override llmjudge_response")
     headers = {
@@ -116,15 +116,15 @@ def _root_cause(exc: BaseException) -> str:
     return reason
 
 
-class TargetAnswers:
-    """The live targets' answers: each (target, ticket, earlier turns) asked once per session,
+class TargetResponses:
+    """The live targets' responses: each (target, ticket, earlier turns) asked once per session,
     retried by the one retry policy, within the session's limit on requests in flight."""
 
     def __init__(self, config: TargetConfig | None, retries: int, wait: float) -> None:
         self.config, self.retries, self.wait = config, retries, wait
         self._client: httpx2.AsyncClient | None = None
-        self._answers: dict[tuple[str, str, tuple[Turn, ...]], Future[str]] = {}
-        #: how long each answer's successful request took, in ms (the target's own time)
+        self._responses: dict[tuple[str, str, tuple[Turn, ...]], Future[str]] = {}
+        #: how long each response's successful request took, in ms (the target's own time)
         self.latency_ms: dict[tuple[str, str, tuple[Turn, ...]], float] = {}
 
     def future(
@@ -135,11 +135,11 @@ class TargetAnswers:
         ticket: str,
         turns: tuple[Turn, ...],
     ) -> Future[str]:
-        """The answer, asked now unless asked before (the caller holds the engine's lock)."""
+        """The response, asked now unless asked before (the caller holds the engine's lock)."""
         key = (target, ticket, turns)
-        if key not in self._answers:
-            self._answers[key] = loop.submit(self._ask(limit, target, ticket, turns))
-        return self._answers[key]
+        if key not in self._responses:
+            self._responses[key] = loop.submit(self._ask(limit, target, ticket, turns))
+        return self._responses[key]
 
     async def _ask(
         self, limit: AdaptiveLimit, target_name: str, ticket: str, turns: tuple[Turn, ...]
@@ -159,10 +159,12 @@ class TargetAnswers:
                     tries += 1
                     async with limit:  # timed once our own limit let the request go
                         started = time.monotonic()
-                        answer = await ask(self._client, target, ticket, config, os.environ, turns)
+                        response = await ask(
+                            self._client, target, ticket, config, os.environ, turns
+                        )
                         elapsed = (time.monotonic() - started) * 1000
                         self.latency_ms[(target_name, ticket, turns)] = elapsed
-                        return answer
+                        return response
         except RetryableTargetError as exc:
             raise TargetError(f"{exc} (after {counted(tries, 'try', 'tries')})") from None
         raise AssertionError("unreachable")  # pragma: no cover

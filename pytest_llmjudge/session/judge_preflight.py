@@ -34,7 +34,7 @@ def before_first_item(session: pytest.Session) -> None:
     if not is_xdist_controller(session.config):
         check_judge_before_items(session)
     if session.config.stash[STATE_KEY].settings.batch:
-        from .batch_run import judge_in_batch
+        from .batch_judging import judge_in_batch
 
         judge_in_batch(session)
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from ..basics.wording import entry_place
 from ..checks.parse import CheckSpec
 from .entry_model import EvalCase, MarkSpec, TurnSpec
-from .entry_rules import check_id, describe_error, oversize_reason, too_deep, validate_mark
+from .entry_rules import describe_error, oversize_reason, too_deep, validate_id, validate_mark
 from .formats import FormatError, RawEntries, read_csv, read_jsonl, read_yaml
 from .json_entries import Unreadable, loads, loads_by_entry, members, trailing_comma
 
@@ -39,8 +39,11 @@ class InvalidEntry:
 
 @dataclass(frozen=True)
 class ValidEntry:
+    """An entry that validated: where it is in its file, the entry itself, its item's name
+    and its checks."""
+
     index: int
-    case: EvalCase  # the entry, validated
+    entry: EvalCase  # the entry, validated
     line: int | None
     name: str  # its item's name: the id, unless an entry before took it as its "#3" name
     checks: tuple[CheckSpec, ...] = ()  # the entry's checks, as read when it was validated
@@ -69,7 +72,7 @@ def read_entry(
     if not isinstance(raw, dict):
         raise ValueError(f"entry must be an object, got {type(raw).__name__}")
     if isinstance(raw.get("id"), str):
-        check_id(raw["id"])
+        validate_id(raw["id"])
     deep = too_deep(raw)
     if deep:
         raise ValueError(deep)
@@ -137,7 +140,7 @@ def _entry_name(raw: Any, index: int, seen: set[str]) -> str:
     raw_id = raw.get("id") if isinstance(raw, dict) else None
     name = raw_id if isinstance(raw_id, str) and raw_id.strip() else f"#{index}"
     try:
-        check_id(name)
+        validate_id(name)
     except ValueError:
         name = f"#{index}"  # the entry is invalid for this very reason; its index names it
     if name in seen:

@@ -1,4 +1,5 @@
-"""Deterministic checks said to people: the sentence of a failed item and the checks' table."""
+"""Deterministic checks said to people: the sentence of a failed item (or of checks that could
+not be applied) and the checks' table."""
 
 from __future__ import annotations
 
@@ -22,20 +23,6 @@ def checks_sentence(results: Sequence[CheckResult]) -> str:
     errors); empty when every check passed."""
     word, parts = checks_verdict(results)
     return f"{word}: {'; '.join(parts)}" if parts else ""
-
-
-def distinct_names(checks: Sequence[CheckResult]) -> list[str]:
-    """Each check's name, told apart where two share one (the ini's check and the entry's):
-    a repeat gets the next number no check is named, ``x``, ``x (2)``; stable, by the checks'
-    order (JUnit properties and baseline keys are these)."""
-    given, names = {check.name for check in checks}, []
-    for check in checks:
-        name, count = check.name, 1
-        while name in names or (count > 1 and name in given):  # (given: another's own name)
-            count += 1
-            name = f"{check.name} ({count})"
-        names.append(name)
-    return names
 
 
 def checks_table(checks: Sequence[CheckResult]) -> str:
