@@ -35,7 +35,6 @@ from .session.pytest_internals import (
 from .session.state import (
     EVAL_ITEM_KEY,
     STATE_KEY,
-    check_outputs,
     clear_cache,
     close_session_log,
     install_log_redaction,
@@ -43,6 +42,7 @@ from .session.state import (
     session_state,
     settings_for,
     touches_judge,
+    validate_outputs,
 )
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", marker)
     try:
         config.stash[STATE_KEY] = session_state(config)
-        check_outputs(config)  # an output that cannot be written is found before judging
+        validate_outputs(config)  # an output that cannot be written is found before judging
         if config.getini("llmjudge_checks"):  # bad suite checks stop the session at start
             from .session.item_checks import suite_checks
 

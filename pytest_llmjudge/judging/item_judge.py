@@ -84,8 +84,8 @@ class ItemJudge:
     def _admit(self, dimension: str, ticket: str, response: str) -> None:
         """Check what is to be judged, and flag instruction-like text in it (never obeyed);
         NotApplicable for a dimension that needs a reference answer when there is none."""
-        _check_text("ticket", ticket)
-        _check_text("response", response)
+        _validate_text("ticket", ticket)
+        _validate_text("response", response)
         if not self._applies(dimension):
             raise NotApplicable(
                 f"{dimension}: not applicable without a reference answer (an entry's "
@@ -161,6 +161,6 @@ class DimensionJudge:
         self.item_judge.prefetch([self.dimension], ticket, response)
 
 
-def _check_text(name: str, value: object) -> None:
+def _validate_text(name: str, value: object) -> None:
     if not isinstance(value, str) or not value.strip():
         raise JudgeError(f"{name} to judge must be a non-empty string, got {value!r}")

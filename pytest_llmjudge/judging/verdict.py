@@ -42,7 +42,7 @@ class Attempt:
 
     def close_row(self) -> JudgedItem:
         """The row, with what was in flight: each judgment's result, the cost, the errors.
-        Once: a closed row is the attempt's."""
+        Done once; what pytest decides later (a flaky eval's xfail) is still written to it."""
         if self.closed:
             return self.row
         self.closed = True
@@ -98,6 +98,10 @@ class EvalFailed(AssertionError):
         self.row = row
         self.policy = policy
 
+    def __reduce__(self) -> tuple[type[EvalFailed], tuple[JudgedItem, VerdictPolicy]]:
+        # pickled and copied with its row (an exception's default passes only its args)
+        return EvalFailed, (self.row, self.policy)
+
     @property
     def verdict(self) -> str:
         """The one-line verdict: what failed."""
@@ -149,7 +153,7 @@ def judge_all(
     return list(attempt.judgments.values())
 
 
-def check_verdict(row: JudgedItem, policy: VerdictPolicy) -> None:
+def assert_verdict(row: JudgedItem, policy: VerdictPolicy) -> None:
     """Raise EvalFailed or UndecidedVerdict unless the row's checks and dimensions pass under
     the policy."""
     decisions = [d.decision for d in row.dimensions.values()]

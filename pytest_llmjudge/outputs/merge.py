@@ -66,8 +66,8 @@ def merge_results(shards: Sequence[tuple[str, ResultsFile]], gates: SuiteGates) 
     """One results file for the union of the shards, gates evaluated over all of it."""
     if not shards:
         raise MergeError("no results files to merge")
-    _check_one_suite(shards)
-    _check_disjoint(shards)
+    _validate_one_suite(shards)
+    _validate_disjoint(shards)
     items = sorted(
         (item for _, shard in shards for item in shard.results),
         key=lambda i: (i.file, i.line or 0, i.nodeid),
@@ -191,7 +191,7 @@ def _compare(merged: ResultsFile, path: Path) -> None:
         merged.baseline = compare_with_baseline(merged.results, loaded.items, str(path))
 
 
-def _check_one_suite(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+def _validate_one_suite(shards: Sequence[tuple[str, ResultsFile]]) -> None:
     """Every shard judged by the first shard's judge and run with its verdict settings (the
     merged meta states one set of them: items judged against other bars are not one suite's
     verdict)."""
@@ -215,7 +215,7 @@ def _check_one_suite(shards: Sequence[tuple[str, ResultsFile]]) -> None:
             )
 
 
-def _check_disjoint(shards: Sequence[tuple[str, ResultsFile]]) -> None:
+def _validate_disjoint(shards: Sequence[tuple[str, ResultsFile]]) -> None:
     seen: dict[str, str] = {}
     for name, shard in shards:
         for item in shard.results:

@@ -97,8 +97,8 @@ class ItemUsage(BaseModel):
 class JudgedItem(BaseModel):
     """What one attempt at an item judged: its results row less what pytest decides after
     (outcome, reason, duration). Made when the attempt starts, filled in as it learns, closed
-    once its verdict is decided; it rides on the test report as plain data (also from an
-    xdist worker).
+    once its judgments are in (at its report, for an error or a hand-written test); it rides
+    on the test report as plain data (also from an xdist worker).
 
     ``relevance`` and ``tone`` are built in; configured dimensions are further keys of the
     same shape.

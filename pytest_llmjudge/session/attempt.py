@@ -20,7 +20,7 @@ from ..basics.redaction import SHOWN_IN_REPORT, redact, redact_values
 from ..config.settings import Settings
 from ..evalfiles.entry_rules import bounded
 from ..judging.item_judge import DimensionJudge, ItemJudge
-from ..judging.verdict import Attempt, UndecidedVerdict, VerdictPolicy, check_verdict, judge_all
+from ..judging.verdict import Attempt, UndecidedVerdict, VerdictPolicy, assert_verdict, judge_all
 from ..reports.checks_text import checks_sentence
 from ..reports.item_text import passing_report, undecided_reason
 from ..schema.items import CheckResult, JudgedItem
@@ -260,7 +260,7 @@ def run_eval_entry(request: pytest.FixtureRequest, llmjudge_judgments: list[Judg
     assert row is not None  # an eval item's
     policy = item.config.stash[STATE_KEY].verdict_policy()
     try:
-        check_verdict(row, policy)
+        assert_verdict(row, policy)
     except UndecidedVerdict:
         pytest.xfail(undecided_reason(row))
     # A failure shows the table in its report; a pass shows it with -rP and in HTML reports

@@ -42,7 +42,7 @@ def overridden_ini_keys(config: pytest.Config) -> set[str]:
     return {str(o).split("=", 1)[0].strip() for o in config.option.override_ini or ()}
 
 
-def check_ini_keys(config: pytest.Config) -> None:
+def validate_ini_keys(config: pytest.Config) -> None:
     """SettingsError for an ``llmjudge_*`` ini key the plugin does not know (a typo would
     quietly leave its default in force), naming the close matches, or, for a removed key,
     what replaces it."""

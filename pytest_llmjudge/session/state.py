@@ -23,7 +23,7 @@ import pytest
 from ..basics.fileio import shown
 from ..config.options import OPTIONS
 from ..config.settings import Settings, SettingsError, resolve_settings, worker_share
-from .option_validation import check_ini_keys, overridden_ini_keys
+from .option_validation import overridden_ini_keys, validate_ini_keys
 from .pytest_internals import (
     ini_file_value,
     is_xdist_worker,
@@ -148,7 +148,7 @@ def _resolve_item(item: pytest.Item) -> ItemSettings | str:
 
 def session_state(config: pytest.Config) -> SessionState:
     """Resolve the settings of this process (an xdist worker gets its share of the limits)."""
-    check_ini_keys(config)
+    validate_ini_keys(config)
     cli = {spec.dest: config.getoption(f"llmjudge_{spec.dest}") for spec in OPTIONS if spec.flag}
     ini = {spec.ini: config.getini(spec.ini) for spec in OPTIONS if spec.ini}
     ini["llmjudge_prices"] = config.getini("llmjudge_prices")
@@ -261,7 +261,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"received signal {signum}")
 
 
-def check_outputs(config: pytest.Config) -> None:
+def validate_outputs(config: pytest.Config) -> None:
     """SettingsError when an output of a session that judges could not be written."""
     if is_xdist_worker(config) or config.getoption("collectonly"):
         return

@@ -5,8 +5,10 @@ driven by an in-process judge class defined here (the plugin itself never fakes 
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -217,19 +219,22 @@ def test_failure_report_has_verdict_table_and_reasoning() -> None:
 
 
 def test_the_verdict_is_read_from_the_row_and_its_failure_carries_the_row() -> None:
-    from pytest_llmjudge.judging.verdict import EvalFailed, VerdictPolicy, check_verdict
+    from pytest_llmjudge.judging.verdict import EvalFailed, VerdictPolicy, assert_verdict
 
     outcomes = [RunOutcome(RunResult(s, f"scored {s}"), None, 1) for s in (3, 3, 2)]
     failing = build_judgment("relevance", outcomes, 3.5).result
     passing = build_judgment("relevance", outcomes, 2.5).result
     row = JudgedItem(id="a", file="e.json", nodeid="e.json::a", relevance=passing)
-    check_verdict(row, VerdictPolicy())  # passes: nothing raised
+    assert_verdict(row, VerdictPolicy())  # passes: nothing raised
     row.relevance = failing
     with pytest.raises(EvalFailed) as raised:
-        check_verdict(row, VerdictPolicy())
+        assert_verdict(row, VerdictPolicy())
     assert raised.value.row is row
     assert raised.value.verdict == "relevance 2.67 < 3.5 (runs 3, 3, 2)"
     assert str(raised.value) == failure_report(row)
+    # copied or pickled (as tools that keep a test's exception do), it keeps its row
+    for kept in (copy.copy(raised.value), pickle.loads(pickle.dumps(raised.value))):
+        assert kept.row == row and str(kept) == str(raised.value)
 
 
 def test_session_results_decide_the_exit_status_and_the_summary_is_said_from_them() -> None:
