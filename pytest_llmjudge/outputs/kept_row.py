@@ -18,16 +18,11 @@ class KeptDimension:
     score: float
     runs: list[int | float]
     std: float
-    agreement: float
     threshold: float
     passed: bool
     unstable: bool
     failed_runs: list[str]
-    text_scores: list[int] | None
-    calls: int
     cached_runs: int
-    prompt_tokens: int
-    completion_tokens: int
     decision: str
     ci_low: float | None
     ci_high: float | None
@@ -39,15 +34,11 @@ class KeptDimension:
 @dataclass(slots=True, frozen=True)
 class KeptUsage:
     calls: int
-    judgments: int
-    prompt_tokens: int
-    completion_tokens: int
-    tokens_unknown: int
 
 
 @dataclass(slots=True, frozen=True)
 class KeptRow:
-    """A row without its texts (ticket, response, conversation, metadata, reasonings)."""
+    """What ``schema.items.Row`` reads of a row: no texts (ticket, response, reasonings...)."""
 
     nodeid: str
     id: str
@@ -56,15 +47,10 @@ class KeptRow:
     outcome: Outcome
     reason: str | None
     error: str | None
-    runs: int | None
     flaky: bool
-    flaky_failed: bool
     attempt: int
-    judged: bool
     injection_suspected: bool
     label_disagreement: bool
-    target: str | None
-    compare_key: str | None
     target_order: int | None
     cluster: str | None
     expected: dict[str, float]
@@ -73,7 +59,6 @@ class KeptRow:
     checks: list[CheckResult]
     usage: KeptUsage
     dimensions: dict[str, KeptDimension]
-    duration_s: float
 
     @property
     def unstable(self) -> bool:
