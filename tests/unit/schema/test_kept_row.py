@@ -16,7 +16,9 @@ from pytest_llmjudge.reports.terminal import means_lines
 from pytest_llmjudge.schema.items import CheckResult, ItemResult, JudgedItem, Outcome
 from pytest_llmjudge.schema.sections import ScoreSummary
 
-OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "xfailed", "xpassed", "flaky_failed")
+OUTCOMES: tuple[Outcome, ...] = (
+    *("passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"),
+)
 
 
 def _row(i: int) -> ItemResult:

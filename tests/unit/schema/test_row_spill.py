@@ -16,6 +16,7 @@ from pytest_llmjudge.outputs.kept_row import KeptRow
 from pytest_llmjudge.outputs.row_spill import RowSpill
 from pytest_llmjudge.outputs.session_results import SessionResults
 from pytest_llmjudge.outputs.writers import dump, write_outputs
+from pytest_llmjudge.reports.markdown import github_annotations, summary_markdown
 from pytest_llmjudge.reports.terminal import terminal_summary
 from pytest_llmjudge.schema.results import (
     ErrorEntry,
@@ -51,8 +52,10 @@ def test_spilled_rows_write_the_same_results_file(tmp_path: Path) -> None:
     facts = session_facts(1)
     expected = dump(kept.finish(settings, {}, facts).results)
     end = spilled.finish(settings, {}, facts)
-    said = terminal_summary(kept.finish(settings, {}, facts).results, None)
-    assert terminal_summary(end.results, None) == said
+    whole = kept.finish(settings, {}, facts).results
+    assert terminal_summary(end.results, None) == terminal_summary(whole, None)
+    assert github_annotations(end.results) == github_annotations(whole)
+    assert summary_markdown(end.results) == summary_markdown(whole)  # the step summary
     _, failures = write_outputs(end.results, settings, {}, None, spilled.spill)
     assert failures == []
     assert settings.output.read_text(encoding="utf-8") == expected
