@@ -39,7 +39,8 @@ class RowSpill:
         self._writable = True
 
     def put(self, row: ItemResult) -> ItemResult | KeptRow:
-        """Write the row; its kept record, to keep (or the row itself, once writing failed)."""
+        """Write the row; its kept record, to keep (or the row itself: a target's, or once
+        writing failed)."""
         self._where.pop(row.nodeid, None)
         if not self._writable:
             return row
@@ -52,7 +53,9 @@ class RowSpill:
             self._writable = False
             return row
         self._where[row.nodeid] = (offset, len(data))
-        return kept(row)
+        # a target's row stays whole: the comparison of targets reads its ticket and answer
+        # (also a replayed file's, whose session has no targets configured)
+        return row if row.target is not None else kept(row)
 
     def row(self, nodeid: str) -> bytes:
         """A row as written (the results file's JSON of it)."""

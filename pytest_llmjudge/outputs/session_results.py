@@ -158,7 +158,8 @@ class SessionResults:
             )
         if settings.fail_on_regression and results.baseline is not None:
             results.gates.append(regression_gate(results.baseline))
-        results.comparison = compare_targets(results.results, settings.tie_tolerance)  # not spilled
+        whole = [row for row in rows if isinstance(row, ItemResult)]  # targets' rows: all
+        results.comparison = compare_targets(whole, settings.tie_tolerance)
         if results.comparison is not None and pairwise is not None:
             results.comparison.pairwise = pairwise
         # nothing compared side by side (one target selected): the gate fails closed

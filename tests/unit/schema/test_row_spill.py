@@ -142,3 +142,25 @@ def test_the_streamed_file_is_pydantics_dump_of_the_same_data(tmp_path: Path, ro
     text = path.read_text(encoding="utf-8")
     assert text == whole.model_dump_json(indent=2) + "\n"
     assert ResultsFile.model_validate_json(text) == whole
+
+
+def test_a_replayed_files_targets_are_compared_when_rows_are_spilled(tmp_path: Path) -> None:
+    """A replay of saved responses configures no targets (its rows are spilled), yet its rows
+    carry them: the comparison of targets is the same as with every row in memory."""
+    rows = []
+    for i in range(4):
+        row = _row(i, "passed")
+        row.target, row.compare_key, row.answer = "ab"[i % 2], f"e.json::k{i // 2}", f"a {i}"
+        rows.append(row)
+    settings = default_settings(runs=2, output=tmp_path / "replay.json")
+    kept, spilled = SessionResults(), SessionResults(spill=RowSpill())
+    for results in (kept, spilled):
+        for row in rows:
+            results.add(row.model_copy(deep=True))
+    facts = session_facts(0)
+    whole = kept.finish(settings, {}, facts).results
+    end = spilled.finish(settings, {}, facts)
+    assert whole.comparison is not None
+    assert end.results.comparison == whole.comparison
+    write_outputs(end.results, settings, {}, None, spilled.spill)
+    assert settings.output.read_text(encoding="utf-8") == dump(whole)
