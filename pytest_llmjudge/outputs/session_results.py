@@ -206,7 +206,7 @@ class SessionResults:
             unstable=[i.nodeid for i in items if i.unstable],
         )
         if self.spill is not None:  # the writer streams the rows from the spill
-            results._kept = items
+            results.keep_rows(items)
         return results
 
 

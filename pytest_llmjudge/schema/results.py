@@ -347,6 +347,10 @@ class ResultsFile(BaseModel):
         """Every item's row: the results', or the kept records of spilled ones."""
         return self.results if self._kept is None else self._kept
 
+    def keep_rows(self, rows: list[Row]) -> None:
+        """The rows of a session whose rows wait in a spill (``results`` stays empty)."""
+        self._kept = rows
+
 
 def json_schema() -> dict[str, Any]:
     """The published JSON Schema of the results file."""

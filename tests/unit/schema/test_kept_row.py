@@ -17,8 +17,8 @@ from pytest_llmjudge.schema.items import CheckResult, ItemResult, JudgedItem, Ou
 from pytest_llmjudge.schema.sections import ScoreSummary
 
 OUTCOMES: tuple[Outcome, ...] = (
-    *("passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed"),
-)
+    "passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky_failed",
+)  # fmt: skip
 
 
 def _row(i: int) -> ItemResult:

@@ -136,7 +136,7 @@ def test_the_streamed_file_is_pydantics_dump_of_the_same_data(tmp_path: Path, ro
     facts = session_facts(rows)
     whole = _every_field(kept.finish(default_settings(runs=2), {}, facts).results)
     streamed = whole.model_copy(update={"results": []})
-    streamed._kept = [records[int(row.id[1:])] for row in whole.results]  # (results' order)
+    streamed.keep_rows([records[int(row.id[1:])] for row in whole.results])  # results' order
     path = tmp_path / "results.json"
     write_chunks_atomically(path, spill.dump(streamed))
     text = path.read_text(encoding="utf-8")
