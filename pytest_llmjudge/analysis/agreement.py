@@ -14,7 +14,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
-from ..schema.results import ItemResult, LabelAgreement, LabelDifference
+from ..schema.results import LabelAgreement, LabelDifference, Row
 from ..schema.sections import CorrectedRate, Interval
 from . import stats
 from .gates import judged
@@ -73,9 +73,9 @@ def _rounded(score: float) -> int:
     return min(5, max(1, math.floor(score + 0.5)))  # 4.5 -> 5: half up, not to even
 
 
-def label_agreement(items: Sequence[ItemResult], margin: float) -> dict[str, LabelAgreement]:
+def label_agreement(items: Sequence[Row], margin: float) -> dict[str, LabelAgreement]:
     """Agreement per dimension with at least MIN_LABELLED labelled, judged items."""
-    found: dict[str, list[tuple[ItemResult, float, float]]] = {}
+    found: dict[str, list[tuple[Row, float, float]]] = {}
     for item in items:
         for name, dimension in item.dimensions.items():
             if name in item.expected:
@@ -144,7 +144,7 @@ def _proportion_interval(successes: int, n: int) -> Interval:
     return _interval(*stats.wilson_interval(successes, n), needed)
 
 
-def corrected_pass_rate(items: Sequence[ItemResult], name: str) -> CorrectedRate | None:
+def corrected_pass_rate(items: Sequence[Row], name: str) -> CorrectedRate | None:
     """A dimension's pass rate over the judged items (``gates.judged``, as the pass-rate gate
     counts), raw and corrected for the judge's sensitivity and specificity on every labelled
     item it scored (label and judge each pass or fail at the item's threshold): corrected
@@ -168,7 +168,7 @@ def corrected_pass_rate(items: Sequence[ItemResult], name: str) -> CorrectedRate
     return correct_rate(base, calibration, thresholds.most_common(1)[0][0])
 
 
-def _label_passed(item: ItemResult, name: str, threshold: float) -> bool | None:
+def _label_passed(item: Row, name: str, threshold: float) -> bool | None:
     label = item.expected.get(name)
     return None if label is None else label >= threshold
 

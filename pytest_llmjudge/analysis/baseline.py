@@ -18,8 +18,9 @@ from ..config.settings import Settings
 from ..schema.results import (
     BaselineResult,
     CheckResult,
-    ItemResult,
     JudgeIdentity,
+    Row,
+    Scores,
     ScoreSummary,
     dimension_keys,
 )
@@ -123,12 +124,12 @@ def _as_scores(checks: Sequence[CheckResult]) -> dict[str, ScoreSummary]:
     }
 
 
-def _compared(item: ItemResult) -> dict[str, ScoreSummary]:
+def _compared(item: Row) -> dict[str, Scores]:
     return {**item.dimensions, **_as_scores(item.checks)}
 
 
 def compare_with_baseline(
-    items: Sequence[ItemResult],
+    items: Sequence[Row],
     baseline: Baseline,
     source: str,
     collected: Collection[str] | None = None,

@@ -7,20 +7,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeVar
 
-from ..schema.results import Gate, ItemResult, LabelAgreement, Summary
+from ..schema.results import Gate, LabelAgreement, Row, Summary
 from .stats import Estimate, bound_decision, interval_fields, mean_estimate, wilson_interval
+
+R = TypeVar("R", bound=Row)
 
 # Outcomes that count in the pass rate: judged items whose verdict gates the merge.
 GATING = ("passed", "xpassed", "failed", "error")
 
 
-def dimension_names(items: Iterable[ItemResult]) -> list[str]:
+def dimension_names(items: Iterable[Row]) -> list[str]:
     """Every dimension judged in these items, in first-seen order."""
     return list(dict.fromkeys(name for item in items for name in item.dimensions))
 
 
-def measured(items: Iterable[ItemResult]) -> list[ItemResult]:
+def measured(items: Iterable[R]) -> list[R]:
     """Items with at least one judged dimension or one deterministic check that decided
     (whatever their outcome): a failed check is a verdict as a low score is."""
     return [
@@ -30,20 +33,18 @@ def measured(items: Iterable[ItemResult]) -> list[ItemResult]:
     ]
 
 
-def judged(items: Iterable[ItemResult]) -> list[ItemResult]:
+def judged(items: Iterable[R]) -> list[R]:
     """Measured items whose outcome gates the merge: the base of the pass rate."""
     return [item for item in measured(items) if item.outcome in GATING]
 
 
-def pass_rate(items: Iterable[ItemResult]) -> tuple[int, int]:
+def pass_rate(items: Iterable[Row]) -> tuple[int, int]:
     """(passed, judged): judged items that passed (xpassed too), and all judged items."""
     base = judged(items)
     return sum(1 for item in base if item.outcome in ("passed", "xpassed")), len(base)
 
 
-def summarize(
-    items: list[ItemResult], skipped_invalid: int, errors: int, invalid: int = 0
-) -> Summary:
+def summarize(items: Sequence[Row], skipped_invalid: int, errors: int, invalid: int = 0) -> Summary:
     """The summary's counts; its judged items are those every gate counts (``judged``).
     ``skipped_invalid``: invalid entries marked skip; ``invalid``: the others (counted in
     ``errors`` too, as pytest and JUnit count them)."""
@@ -67,7 +68,7 @@ def summarize(
     )
 
 
-def suite_scores(items: Iterable[ItemResult]) -> dict[str, list[float]]:
+def suite_scores(items: Iterable[Row]) -> dict[str, list[float]]:
     """Scores per dimension of the judged items (``judged``: an xfail's low score is expected,
     so it does not pull the mean down)."""
     scores: dict[str, list[float]] = {}
@@ -77,12 +78,12 @@ def suite_scores(items: Iterable[ItemResult]) -> dict[str, list[float]]:
     return scores
 
 
-def suite_means(items: Iterable[ItemResult]) -> dict[str, float]:
+def suite_means(items: Iterable[Row]) -> dict[str, float]:
     """Mean score per dimension over the judged items."""
     return {name: math.fsum(v) / len(v) for name, v in suite_scores(items).items()}
 
 
-def suite_estimates(items: Iterable[ItemResult]) -> dict[str, Estimate]:
+def suite_estimates(items: Iterable[Row]) -> dict[str, Estimate]:
     """Per dimension, the mean over judged items of each item's mean of runs, with its SE
     (clustered where entries name clusters)."""
     per_dimension: dict[str, tuple[list[float], list[str | None]]] = {}
@@ -94,7 +95,7 @@ def suite_estimates(items: Iterable[ItemResult]) -> dict[str, Estimate]:
     return {name: mean_estimate(s, c) for name, (s, c) in per_dimension.items()}
 
 
-def interval_note(items: Iterable[ItemResult]) -> str | None:
+def interval_note(items: Iterable[Row]) -> str | None:
     """What a suite's intervals rest on beyond runs judged afresh in this session: runs read
     from the cache repeat earlier judgments, and runs added where an item looked undecided
     (--judge-runs N..M) were not added elsewhere; either can make an interval too narrow."""
@@ -113,7 +114,7 @@ def interval_note(items: Iterable[ItemResult]) -> str | None:
 
 
 def evaluate_gates(
-    items: Sequence[ItemResult],
+    items: Sequence[Row],
     min_pass_rate: float | None,
     min_mean: Mapping[str, float] | None,
     undecided: str = "point",
@@ -235,7 +236,7 @@ def agreement_gates(
     return gates
 
 
-def _pass_rate_gate(items: Sequence[ItemResult], required: float, undecided: str) -> Gate:
+def _pass_rate_gate(items: Sequence[Row], required: float, undecided: str) -> Gate:
     """Passed of judged items, with Wilson's interval (right at 30 items and at 30/30, where
     a normal interval would be empty)."""
     passed, total = pass_rate(items)

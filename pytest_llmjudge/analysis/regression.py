@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ..schema.results import BaselineResult, Change, Gate, ScoreSummary, SuiteChange
+from ..schema.results import BaselineResult, Change, Gate, Scores, SuiteChange
 from .stats import (
     Estimate,
     detectable_difference,
@@ -37,10 +37,10 @@ POWER = 0.8  # of the detectable difference said
 SPREAD_FROM = 5  # items: fewer say too little of the spread of their changes
 
 # (node id, dimension, before, after)
-Compared = tuple[str, str, ScoreSummary, ScoreSummary]
+Compared = tuple[str, str, Scores, Scores]
 
 
-def _sides(pairs: Sequence[Compared]) -> list[tuple[str, ScoreSummary, ScoreSummary]]:
+def _sides(pairs: Sequence[Compared]) -> list[tuple[str, Scores, Scores]]:
     return [(name, before, after) for _, name, before, after in pairs]
 
 

@@ -1,24 +1,22 @@
 """Results rows on disk while the session runs: each item's row is written to a spill file
-as it arrives, and memory keeps only a lean copy (scores, outcome, counts: what the summary,
-the gates and the label agreement read), without the texts (ticket, answer, reasoning...)
-that make up most of a row. At the end the rows stream from the spill into the results JSON
-in results order, never all in memory.
+as it arrives, and memory keeps only its kept record (``kept_row``: scores, outcome, counts:
+what the summary, the gates, the label agreement and the terminal read), without the texts
+(ticket, answer, reasoning...) and pydantic's bookkeeping. At the end the rows stream from
+the spill into the results JSON in results order, never all in memory.
 """
 
 from __future__ import annotations
 
 import functools
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from pydantic import TypeAdapter
 
 from ..config.settings import Settings
-from ..schema.results import ItemResult, ResultsFile
-
-#: a row's fields that hold texts: kept on disk, not in the lean copy
-TEXTS = ("ticket", "response", "answer", "reference")
+from ..schema.results import ItemResult, ResultsFile, Row
+from .kept_row import KeptRow, kept
 
 
 def open_spill() -> RowSpill | None:
@@ -40,8 +38,9 @@ class RowSpill:
         self._where: dict[str, tuple[int, int]] = {}  # node id -> offset, length
         self._writable = True
 
-    def put(self, row: ItemResult) -> ItemResult:
-        """Write the row; its lean copy, to keep (or the row itself, once writing failed)."""
+    def put(self, row: ItemResult) -> ItemResult | KeptRow:
+        """Write the row; its kept record, to keep (or the row itself: a target's, or once
+        writing failed)."""
         self._where.pop(row.nodeid, None)
         if not self._writable:
             return row
@@ -54,7 +53,9 @@ class RowSpill:
             self._writable = False
             return row
         self._where[row.nodeid] = (offset, len(data))
-        return lean(row)
+        # a target's row stays whole: the comparison of targets reads its ticket and answer
+        # (also a replayed file's, whose session has no targets configured)
+        return row if row.target is not None else kept(row)
 
     def row(self, nodeid: str) -> bytes:
         """A row as written (the results file's JSON of it)."""
@@ -62,20 +63,20 @@ class RowSpill:
         self._file.seek(offset)
         return self._file.read(length)
 
-    def full(self, row: ItemResult) -> ItemResult:
-        """The row as it was before it was made lean."""
-        if row.nodeid not in self._where:  # kept whole
+    def full(self, row: ItemResult | KeptRow) -> ItemResult:
+        """The whole row of a kept one."""
+        if isinstance(row, ItemResult):  # kept whole
             return row
         return ItemResult.model_validate_json(self.row(row.nodeid))
 
-    def _text(self, row: ItemResult) -> bytes:
-        if row.nodeid not in self._where:
+    def _text(self, row: Row) -> bytes:
+        if isinstance(row, ItemResult):  # kept whole (an item's lost row too)
             return row.model_dump_json(indent=2).encode()
         return self.row(row.nodeid)
 
     def dump(self, results: ResultsFile) -> Iterator[bytes]:
         """The results file's text (as ``writers.dump`` makes it), its rows read from the
-        spill in the order of ``results.results`` (the lean rows).
+        spill in the order of ``results.rows()`` (the kept records).
 
         The file is written field by field, each value by pydantic as the file's model
         serialises it, in the layout of ``model_dump_json(indent=2)``: one key a line, two
@@ -85,12 +86,12 @@ class RowSpill:
         for i, (name, adapter) in enumerate(_fields().items()):
             yield f'{"," if i else ""}\n  "{name}": '.encode()
             if name == "results":
-                yield from self._rows(results.results)
+                yield from self._rows(results.rows())
             else:
                 yield _nested(adapter.dump_json(getattr(results, name), indent=2), 1)
         yield b"\n}\n"
 
-    def _rows(self, rows: list[ItemResult]) -> Iterator[bytes]:
+    def _rows(self, rows: Sequence[Row]) -> Iterator[bytes]:
         if not rows:
             yield b"[]"
             return
@@ -116,28 +117,6 @@ def _nested(text: bytes, depth: int) -> bytes:
     """A value's JSON as it reads ``depth`` levels in: two spaces a level on each line after
     its first (a JSON string holds no raw newline: every newline is the layout's)."""
     return text.replace(b"\n", b"\n" + b"  " * depth)
-
-
-def lean(row: ItemResult) -> ItemResult:
-    """The row without its texts (the spill has them), made so in place: the session's row
-    is its own (read from the report's data). A target's row stays whole: the comparison of
-    targets reads its ticket and answer (also from a replayed file)."""
-    if row.target is not None:
-        return row
-    for name in TEXTS:
-        if getattr(row, name) is not None:  # (only those given: pydantic records each set)
-            setattr(row, name, None)
-    if row.conversation:
-        row.conversation = []
-    if row.metadata:
-        row.metadata = {}
-    if row.injection_snippets:
-        row.injection_snippets = []
-    for dimension in row.dimensions.values():
-        dimension.reasoning = ""
-        if dimension.run_reasonings:
-            dimension.run_reasonings = []
-    return row
 
 
 def streams_rows(settings: Settings) -> bool:

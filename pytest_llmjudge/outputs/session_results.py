@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from ..analysis.agreement import label_agreement
 from ..analysis.baseline import Baseline, compare_with_baseline, judge_identity
@@ -36,10 +36,12 @@ from ..schema.results import (
     JudgeIdentity,
     Meta,
     ResultsFile,
+    Row,
     ServerLearned,
     SkippedEntry,
     Tokens,
 )
+from .kept_row import KeptRow
 from .notices import session_notices
 from .row_spill import RowSpill
 
@@ -73,7 +75,7 @@ class SessionFacts:
 class SessionResults:
     """Gathers the items' rows (from test reports, also an xdist worker's) on the controller."""
 
-    _items: dict[str, ItemResult] = field(default_factory=dict)
+    _items: dict[str, ItemResult | KeptRow] = field(default_factory=dict)
     usage: Totals = field(default_factory=Totals)  # what the engines sent and were billed
     _invalid: dict[str, tuple[SkippedEntry, str]] = field(default_factory=dict)
     _collect_errors: dict[str, str] = field(default_factory=dict)
@@ -82,7 +84,7 @@ class SessionResults:
     _lost: dict[str, str] = field(default_factory=dict)
     #: node id -> the entry's fields that decide its outcome (llmjudge_targets save_responses)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: where the rows are kept when only their lean copies need be in memory
+    #: where the rows are kept when only their kept records need be in memory
     spill: RowSpill | None = None
 
     @property
@@ -90,8 +92,8 @@ class SessionResults:
         return bool(self._items or self._invalid or self._collect_errors or self._lost)
 
     def add(self, row: ItemResult) -> None:
-        """One attempt's row (the session's own: spilled, it is made lean in place); the
-        latest attempt of an item wins (a rerun replaces it)."""
+        """One attempt's row (spilled, only its kept record stays in memory); the latest
+        attempt of an item wins (a rerun replaces it)."""
         if (replaced := self._items.get(row.nodeid)) is not None:  # its row is gone
             self.usage.billing.cached_outside_rows += sum(
                 d.cached_runs for d in replaced.dimensions.values()
@@ -120,8 +122,9 @@ class SessionResults:
 
     def rows(self) -> list[ItemResult]:
         """Every item's latest row so far (whole, also when spilled)."""
-        spill = self.spill
-        return [row if spill is None else spill.full(row) for row in self._items.values()]
+        if self.spill is None:
+            return cast(list[ItemResult], list(self._items.values()))  # all whole
+        return [self.spill.full(row) for row in self._items.values()]
 
     def finish(
         self,
@@ -137,9 +140,10 @@ class SessionResults:
         if self._lost:
             facts = _with_lost(facts, self._lost)
         results = self._build(settings, facts)
-        results.labels = label_agreement(results.results, settings.label_margin)
+        rows = results.rows()
+        results.labels = label_agreement(rows, settings.label_margin)
         results.gates = evaluate_gates(
-            results.results, settings.min_pass_rate, settings.min_mean, settings.gate_undecided
+            rows, settings.min_pass_rate, settings.min_mean, settings.gate_undecided
         )
         results.gates += agreement_gates(
             results.labels, settings.min_agreement, settings.gate_undecided
@@ -150,11 +154,12 @@ class SessionResults:
             )
         elif settings.baseline is not None:
             results.baseline = compare_with_baseline(
-                results.results, baseline, facts.baseline_shown, collected
+                rows, baseline, facts.baseline_shown, collected
             )
         if settings.fail_on_regression and results.baseline is not None:
             results.gates.append(regression_gate(results.baseline))
-        results.comparison = compare_targets(results.results, settings.tie_tolerance)
+        whole = [row for row in rows if isinstance(row, ItemResult)]  # targets' rows: all
+        results.comparison = compare_targets(whole, settings.tie_tolerance)
         if results.comparison is not None and pairwise is not None:
             results.comparison.pairwise = pairwise
         # nothing compared side by side (one target selected): the gate fails closed
@@ -168,7 +173,7 @@ class SessionResults:
 
     def _build(self, settings: Settings, facts: SessionFacts) -> ResultsFile:
         # File order (targets as configured), whatever order xdist workers finished in.
-        rows = [*self._items.values(), *(lost_row(n, why) for n, why in self._lost.items())]
+        rows: list[Row] = [*self._items.values(), *(lost_row(n, w) for n, w in self._lost.items())]
         items = sorted(rows, key=lambda i: (i.file, i.line or 0, i.target_order or 0, i.nodeid))
         # the original harness lists every entry it could not use under skipped: the invalid
         # ones (which turn the session red) and those the user marked skip
@@ -191,15 +196,18 @@ class SessionResults:
         ]
         errors += [ErrorEntry(file=f, reason=reason) for f, reason in self._collect_errors.items()]
         summary = summarize(items, len(marked_skip), len(errors), len(invalid))
-        return ResultsFile(
+        results = ResultsFile(
             meta=_meta(settings, facts, items, self.usage),
-            results=items,
+            results=[] if self.spill is not None else cast(list[ItemResult], items),  # all whole
             skipped=skipped,
             errors=errors,
             invalid=invalid,
             summary=summary,
             unstable=[i.nodeid for i in items if i.unstable],
         )
+        if self.spill is not None:  # the writer streams the rows from the spill
+            results.keep_rows(items)
+        return results
 
 
 RUNNING = (
@@ -250,7 +258,7 @@ def _with_lost(facts: SessionFacts, lost: dict[str, str]) -> SessionFacts:
 LOST_NAMED = 10  # lost items named in the notice; the results' errors hold them all
 
 
-def _meta(settings: Settings, facts: SessionFacts, items: list[ItemResult], totals: Totals) -> Meta:
+def _meta(settings: Settings, facts: SessionFacts, items: list[Row], totals: Totals) -> Meta:
     usage, server = totals.billed(), totals.server
     dims = [d for i in items for d in i.dimensions.values()]
     tokens = Tokens.of(usage.prompt_tokens, usage.completion_tokens, usage.tokens_unknown)

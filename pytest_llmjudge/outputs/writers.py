@@ -35,7 +35,8 @@ def write_outputs(
     spill: RowSpill | None = None,
 ) -> tuple[list[str], list[str]]:
     """The results JSON, the reports, saved answers and the GitHub step summary, as configured.
-    With ``spill``, the results' rows are lean copies and the file's rows come from it.
+    With ``spill``, the rows wait in it (``results.rows()``: their kept records) and the file's
+    rows come from it.
 
     Each is written on its own: one that fails does not keep the others from being written.
     Returns a line per file written beside the results (``HTML report: report.html``), and

@@ -14,7 +14,7 @@ from ..checks.apply import distinct_names
 from .checks_text import checks_sentence, checks_table
 
 if TYPE_CHECKING:
-    from ..schema.items import DimensionResult, ItemResult, JudgedItem
+    from ..schema.items import DimensionResult, ItemResult, JudgedItem, Row, RowDimension
 
 
 def runs_text(runs: Sequence[float], failed: int) -> str:
@@ -36,20 +36,20 @@ def runs_passed_text(passed: int, runs: int, needed: int) -> str:
     return f"{passed}/{runs} runs passed" + f", {needed} needed" * (passed < needed)
 
 
-def _bounds(dim: DimensionResult) -> str | None:
+def _bounds(dim: RowDimension) -> str | None:
     """``3.10-4.20``; None when one run gives no interval."""
     if dim.ci_low is None or dim.ci_high is None:
         return None
     return f"{dim.ci_low:.2f}-{dim.ci_high:.2f}"
 
 
-def _interval(dim: DimensionResult) -> str:
+def _interval(dim: RowDimension) -> str:
     """``95% CI 3.10-4.20``, or why there is none."""
     bounds = _bounds(dim)
     return "no interval from one run" if bounds is None else f"95% CI {bounds}"
 
 
-def dimension_sentence(name: str, dim: DimensionResult) -> str:
+def dimension_sentence(name: str, dim: RowDimension) -> str:
     """Why a dimension did not pass, with the threshold it was held to and its runs:
     ``relevance 2.67 < 3.5 (runs 3, 3, 2)``. The one sentence every output uses."""
     runs = runs_text(dim.runs, len(dim.failed_runs))
@@ -62,7 +62,7 @@ def dimension_sentence(name: str, dim: DimensionResult) -> str:
     return f"{name} {dim.score:.2f} < {dim.threshold:g} ({runs})"
 
 
-def failing_dimensions(row: JudgedItem) -> str:
+def failing_dimensions(row: JudgedItem | Row) -> str:
     """The sentence of every dimension of the row that did not pass, joined."""
     return "; ".join(dimension_sentence(n, d) for n, d in row.dimensions.items() if not d.passed)
 

@@ -64,7 +64,7 @@ def summary_markdown(results: ResultsFile) -> str:
     ]
     # (the baseline's removed and new items: in its section)
     lines += [line for head, names in named(results, False) for line in _named_list(head, names)]
-    means = suite_means(results.results)
+    means = suite_means(results.rows())
     if means:
         lines += ["Mean scores: " + ", ".join(f"{k} **{v:.2f}**" for k, v in means.items()), ""]
     if results.gates:
@@ -294,7 +294,7 @@ def github_annotations(
         where = f"file={path(entry.file)}" + (f",line={entry.line}" if entry.line else "")
         title = _escape_property(f"llmjudge invalid entry: {entry.id or f'#{entry.index}'}")
         lines.append(f"::error {where},title={title}::{_escape_data(entry.reason)}")
-    for item in results.results:
+    for item in results.rows():
         if item.outcome not in ("failed", "error") or item.nodeid in annotated:
             continue
         message = item.error if item.outcome == "error" else failing_dimensions(item) or "failed"

@@ -14,7 +14,7 @@ from ..config.pricing import provider_host
 from ..judges.heuristic import LABEL
 
 if TYPE_CHECKING:
-    from ..schema.results import BaselineResult, ItemResult, Meta, ResultsFile, Summary
+    from ..schema.results import BaselineResult, Meta, ResultsFile, Row, Summary
 
 
 def outcome_counts(s: Summary) -> str:
@@ -65,7 +65,7 @@ def invalid_places(results: ResultsFile) -> list[str]:
 def error_places(results: ResultsFile) -> list[str]:
     """``evals/a.json::t-1: worker 'gw0' crashed ...``: each errored item, and each eval file
     that could not be read, with why."""
-    items = [f"{i.nodeid}: {i.error or 'error'}" for i in results.results if i.outcome == "error"]
+    items = [f"{i.nodeid}: {i.error or 'error'}" for i in results.rows() if i.outcome == "error"]
     return items + [f"{e.file}: {e.reason}" for e in results.errors if e.id is None]
 
 
@@ -119,7 +119,7 @@ SKIPPED_SHOWN = 5  # skipped items named in the summary; ``-rs`` lists them all
 def skipped_lines(results: ResultsFile) -> list[str]:
     """``2 skipped:`` and the first few items with their reasons (pytest shows them only
     under ``-rs``; a skip whose reason nobody reads hides a gap in the suite)."""
-    skipped = [item for item in results.results if item.outcome == "skipped"]
+    skipped = [item for item in results.rows() if item.outcome == "skipped"]
     if not skipped:
         return []
     lines = [f"{counted(len(skipped), 'item')} skipped:"]
@@ -131,7 +131,7 @@ def skipped_lines(results: ResultsFile) -> list[str]:
     return lines
 
 
-def means_lines(items: Sequence[ItemResult]) -> list[str]:
+def means_lines(items: Sequence[Row]) -> list[str]:
     """The suite's mean per dimension, saying over how many items (and which are left out:
     an xfail's low score is expected, so it does not pull the mean down)."""
     scores = suite_scores(items)
@@ -163,7 +163,7 @@ def terminal_summary(results: ResultsFile, output: str | None) -> list[str]:
     ]
     lines += invalid_lines(results)
     lines += skipped_lines(results)
-    lines += means_lines(results.results)
+    lines += means_lines(results.rows())
     lines.append(_usage_line(meta))
     lines += batch_lines(meta)
     lines += [f"note: {notice}" for notice in [*([meta.note] if meta.note else []), *meta.notices]]
@@ -221,7 +221,7 @@ def _usage_line(meta: Meta) -> str:
 
 
 # items named in the summary: what is said before their node ids, and which they are
-_NAMED: tuple[tuple[str, Callable[[ItemResult], bool]], ...] = (
+_NAMED: tuple[tuple[str, Callable[[Row], bool]], ...] = (
     ("judged far from their human label (not a verdict): ", lambda i: i.label_disagreement),
     (
         "injection suspected (text aimed at the judge; scores unchanged): ",
@@ -251,7 +251,7 @@ def not_judged_offline_line(results: ResultsFile) -> str | None:
     if not results.summary.not_judged_offline:
         return None
     unjudged: dict[str, int] = {}
-    for item in results.results:
+    for item in results.rows():
         for name in item.not_judged_offline:
             unjudged[name] = unjudged.get(name, 0) + 1
     shown = ", ".join(f"{name} ({counted(count, 'item')})" for name, count in unjudged.items())
@@ -282,7 +282,7 @@ def _attention_lines(results: ResultsFile) -> list[str]:
             f"  {line}" for name, a in results.labels.items() for line in interval_lines(name, a)
         ]
     for lead, chosen in _NAMED:
-        named = [item.nodeid for item in results.results if chosen(item)]
+        named = [item.nodeid for item in results.rows() if chosen(item)]
         if named:
             lines.append(lead + _some(named))
     lines += [

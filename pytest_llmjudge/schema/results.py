@@ -7,9 +7,10 @@ nothing from the rest of the package.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, PrivateAttr
 
 from ..basics.wording import counted
 from .items import (
@@ -21,6 +22,9 @@ from .items import (
     ItemUsage,
     JudgedItem,
     Outcome,
+    Row,
+    RowDimension,
+    Scores,
     dimension_keys,
 )
 from .sections import (
@@ -57,7 +61,10 @@ __all__ = [
     "Meta",
     "Outcome",
     "ResultsFile",
+    "Row",
+    "RowDimension",
     "ScoreSummary",
+    "Scores",
     "Significance",
     "SkippedEntry",
     "SuiteChange",
@@ -332,6 +339,17 @@ class ResultsFile(BaseModel):
     )
     baseline: BaselineResult | None = None
     comparison: TargetComparison | None = None
+    #: the session's rows when they wait in a spill (``results`` is then empty: the writer
+    #: streams them from it): their kept records, in results order
+    _kept: list[Row] | None = PrivateAttr(default=None)
+
+    def rows(self) -> Sequence[Row]:
+        """Every item's row: the results', or the kept records of spilled ones."""
+        return self.results if self._kept is None else self._kept
+
+    def keep_rows(self, rows: list[Row]) -> None:
+        """The rows of a session whose rows wait in a spill (``results`` stays empty)."""
+        self._kept = rows
 
 
 def json_schema() -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Rows spilled to disk while the session runs: the results file is the same, byte for byte,
-as when every row stays in memory; memory keeps rows without their texts."""
+as when every row stays in memory; memory keeps each row's kept record."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import pytest
 from pytest_llmjudge.analysis.judgment import RunOutcome, build_judgment
 from pytest_llmjudge.basics.fileio import write_chunks_atomically
 from pytest_llmjudge.judges.base import RunResult
+from pytest_llmjudge.outputs.kept_row import KeptRow
 from pytest_llmjudge.outputs.row_spill import RowSpill
 from pytest_llmjudge.outputs.session_results import SessionResults
 from pytest_llmjudge.outputs.writers import dump, write_outputs
+from pytest_llmjudge.reports.markdown import github_annotations, summary_markdown
 from pytest_llmjudge.reports.terminal import terminal_summary
 from pytest_llmjudge.schema.results import (
     ErrorEntry,
@@ -45,16 +47,15 @@ def test_spilled_rows_write_the_same_results_file(tmp_path: Path) -> None:
     kept, spilled = SessionResults(), SessionResults(spill=RowSpill())
     for results in (kept, spilled):
         for row in [*rows, rerun]:
-            results.add(row.model_copy(deep=True))  # each its own (spilled ones go lean)
-    assert all(
-        r.ticket is None and r.relevance and not r.relevance.reasoning
-        for r in spilled._items.values()
-    )
+            results.add(row.model_copy(deep=True))
+    assert all(isinstance(r, KeptRow) for r in spilled._items.values())
     facts = session_facts(1)
     expected = dump(kept.finish(settings, {}, facts).results)
     end = spilled.finish(settings, {}, facts)
-    said = terminal_summary(kept.finish(settings, {}, facts).results, None)
-    assert terminal_summary(end.results, None) == said
+    whole = kept.finish(settings, {}, facts).results
+    assert terminal_summary(end.results, None) == terminal_summary(whole, None)
+    assert github_annotations(end.results) == github_annotations(whole)
+    assert summary_markdown(end.results) == summary_markdown(whole)  # the step summary
     _, failures = write_outputs(end.results, settings, {}, None, spilled.spill)
     assert failures == []
     assert settings.output.read_text(encoding="utf-8") == expected
@@ -96,7 +97,7 @@ def test_rows_stay_whole_in_memory_once_the_spill_cannot_be_written(tmp_path: Pa
     for results in (kept, spilled):
         for row in [*rows, _row(0, "error")]:  # the rerun of a spilled row stays whole too
             results.add(row.model_copy(deep=True))
-    assert [r.ticket is None for r in spilled._items.values()] == [False, True, False, False, False]
+    assert [isinstance(r, KeptRow) for r in spilled._items.values()] == [0, 1, 0, 0, 0]
     facts = session_facts(1)
     end = spilled.finish(settings, {}, facts)
     _, failures = write_outputs(end.results, settings, {}, None, spill)
@@ -129,15 +130,37 @@ def _every_field(results: ResultsFile) -> ResultsFile:
 @pytest.mark.parametrize("rows", [0, 1, 3])
 def test_the_streamed_file_is_pydantics_dump_of_the_same_data(tmp_path: Path, rows: int) -> None:
     spill, kept = RowSpill(), SessionResults()
-    lean = {i: spill.put(_row(i, "passed")) for i in range(rows)}
+    records = {i: spill.put(_row(i, "passed")) for i in range(rows)}
     for i in range(rows):
         kept.add(_row(i, "passed"))
     facts = session_facts(rows)
     whole = _every_field(kept.finish(default_settings(runs=2), {}, facts).results)
-    in_order = [lean[int(row.id[1:])] for row in whole.results]  # (the results' order)
-    streamed = whole.model_copy(update={"results": in_order})
+    streamed = whole.model_copy(update={"results": []})
+    streamed.keep_rows([records[int(row.id[1:])] for row in whole.results])  # results' order
     path = tmp_path / "results.json"
     write_chunks_atomically(path, spill.dump(streamed))
     text = path.read_text(encoding="utf-8")
     assert text == whole.model_dump_json(indent=2) + "\n"
     assert ResultsFile.model_validate_json(text) == whole
+
+
+def test_a_replayed_files_targets_are_compared_when_rows_are_spilled(tmp_path: Path) -> None:
+    """A replay of saved responses configures no targets (its rows are spilled), yet its rows
+    carry them: the comparison of targets is the same as with every row in memory."""
+    rows = []
+    for i in range(4):
+        row = _row(i, "passed")
+        row.target, row.compare_key, row.answer = "ab"[i % 2], f"e.json::k{i // 2}", f"a {i}"
+        rows.append(row)
+    settings = default_settings(runs=2, output=tmp_path / "replay.json")
+    kept, spilled = SessionResults(), SessionResults(spill=RowSpill())
+    for results in (kept, spilled):
+        for row in rows:
+            results.add(row.model_copy(deep=True))
+    facts = session_facts(0)
+    whole = kept.finish(settings, {}, facts).results
+    end = spilled.finish(settings, {}, facts)
+    assert whole.comparison is not None
+    assert end.results.comparison == whole.comparison
+    write_outputs(end.results, settings, {}, None, spilled.spill)
+    assert settings.output.read_text(encoding="utf-8") == dump(whole)
